@@ -1,0 +1,163 @@
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { simpleGit, type SimpleGit } from 'simple-git';
+import type { Worktree } from '../core/types';
+import type { ActivityDeps } from './deps';
+
+/** The commit trailer that marks a checkpoint with its idempotency key. */
+export const CHECKPOINT_TRAILER = 'Dex-Checkpoint';
+
+/** The committer dex uses when the repository configures none. */
+export const DEX_COMMITTER = { name: 'dex', email: 'dex@localhost' } as const;
+
+/** Where the base commit of the worktree at `worktreePath` is recorded (next to it, outside the tree). */
+const baseFileFor = (worktreePath: string): string => `${resolve(worktreePath)}.base`;
+
+/** A failure that retrying cannot fix: the input is wrong. */
+function nonRetryable(type: string, message: string): ApplicationFailure {
+  return ApplicationFailure.create({ message, type, nonRetryable: true });
+}
+
+function invalidRepository(repoPath: string, why: string): ApplicationFailure {
+  return nonRetryable('InvalidRepository', `${repoPath} is not usable: ${why}`);
+}
+
+/** The trimmed output of git `args`, or undefined when git fails (simple-git reports a bare non-zero exit as ''). */
+async function tryGit(git: SimpleGit, args: string[]): Promise<string | undefined> {
+  try {
+    return (await git.raw(args)).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The repository at `repoPath` and its HEAD commit; non-retryable `InvalidRepository` if there is none. */
+async function openRepository(repoPath: string): Promise<{ git: SimpleGit; head: string }> {
+  if (!existsSync(repoPath) || !statSync(repoPath).isDirectory()) throw invalidRepository(repoPath, 'no such folder');
+  const git = simpleGit(repoPath);
+  if ((await tryGit(git, ['rev-parse', '--git-dir'])) === undefined) throw invalidRepository(repoPath, 'not a git repository');
+  const head = await tryGit(git, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+  if (!head) throw invalidRepository(repoPath, 'the repository has no commit yet');
+  return { git, head };
+}
+
+/** The branch checked out in the worktree at `path`, or undefined when `path` is no worktree of `git`'s repository. */
+async function worktreeBranch(git: SimpleGit, path: string): Promise<string | undefined> {
+  const listing = await git.raw(['worktree', 'list', '--porcelain']);
+  const target = canonical(path);
+  for (const entry of listing.split('\n\n')) {
+    const lines = entry.split('\n');
+    const at = lines.find((l) => l.startsWith('worktree '))?.slice('worktree '.length);
+    if (at === undefined || canonical(at) !== target) continue;
+    const ref = lines.find((l) => l.startsWith('branch '))?.slice('branch '.length);
+    return ref?.replace(/^refs\/heads\//, '') ?? '';
+  }
+  return undefined;
+}
+
+/** The base commit recorded for the worktree at `worktreePath`, if any. */
+async function readBase(worktreePath: string): Promise<string | undefined> {
+  const recorded = await readFile(baseFileFor(worktreePath), 'utf8').catch(() => '');
+  return recorded.trim() || undefined;
+}
+
+/** `path` with symbolic links resolved as far as it exists (git reports real paths). */
+function canonical(path: string): string {
+  return existsSync(path) ? realpathSync(path) : resolve(path);
+}
+
+/** Git in the worktree, with dex as committer when the repository names none, and no signing prompts or hooks. */
+async function worktreeGit(worktreePath: string): Promise<SimpleGit> {
+  const probe = simpleGit(worktreePath);
+  const config = ['commit.gpgsign=false'];
+  if (!(await tryGit(probe, ['config', '--get', 'user.name']))) config.push(`user.name=${DEX_COMMITTER.name}`);
+  if (!(await tryGit(probe, ['config', '--get', 'user.email']))) config.push(`user.email=${DEX_COMMITTER.email}`);
+  return simpleGit({ baseDir: worktreePath, config });
+}
+
+/** The newest commit in `range` whose message carries the trailer `Dex-Checkpoint: <key>`. */
+async function findCheckpoint(git: SimpleGit, range: string, key: string): Promise<string | undefined> {
+  const trailer = `${CHECKPOINT_TRAILER}: ${key}`;
+  const log = await git.raw(['log', '--fixed-strings', `--grep=${trailer}`, '--format=%H%x1f%B%x1e', range]);
+  for (const record of log.split('\x1e')) {
+    const [sha, body] = record.split('\x1f');
+    if (body?.split('\n').some((line) => line.trim() === trailer)) return sha.trim();
+  }
+  return undefined;
+}
+
+/** The git activities: a worktree per task, checkpoint commits in it, rollback and removal. */
+export const createCheckpointActivities = (deps: ActivityDeps) => ({
+  /**
+   * Creates branch `branch` from the repository's HEAD and a worktree for it at
+   * `<dexHome>/worktrees/<worktreeName>`; returns the existing one when it is already there.
+   */
+  async prepareWorktree(input: { repoPath: string; branch: string; worktreeName: string }): Promise<Worktree> {
+    const { git, head } = await openRepository(input.repoPath);
+    if (!/^[\w.-]+$/.test(input.worktreeName) || /^\.+$/.test(input.worktreeName)) {
+      throw nonRetryable('InvalidWorktreeName', `worktree name ${JSON.stringify(input.worktreeName)} must be one plain folder name`);
+    }
+    if ((await tryGit(git, ['check-ref-format', '--branch', input.branch])) === undefined) {
+      throw nonRetryable('InvalidBranch', `${JSON.stringify(input.branch)} is not a valid branch name`);
+    }
+    const path = join(deps.dexHome, 'worktrees', input.worktreeName);
+    const existing = existsSync(path) ? await worktreeBranch(git, path) : undefined;
+    if (existing === input.branch) {
+      const baseSha = (await readBase(path)) ?? (await git.raw(['merge-base', 'HEAD', input.branch])).trim();
+      return { path, branch: input.branch, baseSha };
+    }
+    if (existsSync(path)) {
+      const what = existing === undefined ? 'is no worktree of this repository' : `is a worktree on ${existing || 'a detached HEAD'}`;
+      throw nonRetryable('WorktreeConflict', `${path} ${what}, not on ${input.branch}`);
+    }
+
+    const branchExists = Boolean(await tryGit(git, ['rev-parse', '--verify', '--quiet', `refs/heads/${input.branch}`]));
+    // The base is recorded before the worktree exists, so a retry after a crash keeps the same base.
+    const baseSha =
+      (await readBase(path)) ?? (branchExists ? (await git.raw(['merge-base', 'HEAD', input.branch])).trim() : head);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(baseFileFor(path), `${baseSha}\n`);
+    // Forget worktrees whose folders were deleted by hand, which would block `worktree add`.
+    await git.raw(['worktree', 'prune']);
+    await git.raw(
+      branchExists ? ['worktree', 'add', path, input.branch] : ['worktree', 'add', '-b', input.branch, path, baseSha],
+    );
+    return { path, branch: input.branch, baseSha };
+  },
+
+  /**
+   * Commits everything in the worktree (even nothing) with the trailer `Dex-Checkpoint: <key>`,
+   * unless a commit since the base already carries it; then returns that one with `created: false`.
+   */
+  async commitCheckpoint(input: { worktreePath: string; message: string; key: string }): Promise<{ sha: string; created: boolean }> {
+    if (!input.key || /[\r\n]/.test(input.key)) {
+      throw nonRetryable('InvalidCheckpointKey', 'checkpoint key must be one non-empty line');
+    }
+    const git = await worktreeGit(input.worktreePath);
+    const base = await readBase(input.worktreePath);
+    const found = await findCheckpoint(git, base ? `${base}..HEAD` : 'HEAD', input.key);
+    if (found) return { sha: found, created: false };
+
+    await git.raw(['add', '-A']);
+    await git.raw(['commit', '--allow-empty', '--no-verify', '-m', input.message, '-m', `${CHECKPOINT_TRAILER}: ${input.key}`]);
+    return { sha: (await git.raw(['rev-parse', 'HEAD'])).trim(), created: true };
+  },
+
+  /** Resets the worktree to `sha` and deletes untracked files, leaving `git status` clean. */
+  async rollbackWorktree(input: { worktreePath: string; sha: string }): Promise<void> {
+    const git = simpleGit(input.worktreePath);
+    await git.raw(['reset', '--hard', input.sha]);
+    await git.raw(['clean', '-fd']);
+  },
+
+  /** Removes the worktree (keeping its branch); a worktree that is already gone is fine. */
+  async removeWorktree(input: { repoPath: string; worktreePath: string }): Promise<void> {
+    const git = simpleGit(input.repoPath);
+    if ((await worktreeBranch(git, input.worktreePath)) !== undefined && existsSync(input.worktreePath)) {
+      await git.raw(['worktree', 'remove', '--force', input.worktreePath]);
+    }
+    await git.raw(['worktree', 'prune']);
+  },
+});

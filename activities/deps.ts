@@ -1,0 +1,14 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { Store } from './sqlite-store';
+
+/** What the activities need from the process that hosts them. */
+export interface ActivityDeps {
+  store: Store;
+  /** Root folder for dex's own files on this host (worktrees live under `<dexHome>/worktrees`). */
+  dexHome: string;
+  /**
+   * Makes the Anthropic client for a live call. The worker builds it with `maxRetries: 0`
+   * (Temporal's retry policy is the only one) and the base URL and key it was given.
+   */
+  anthropicClient: (opts: { baseUrl?: string }) => Anthropic;
+}

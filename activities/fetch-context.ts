@@ -1,0 +1,103 @@
+import { readFile, stat } from 'node:fs/promises';
+import { IMPLEMENT_PROMPT, renderPrompt } from '../core/prompt-template';
+import type { ActivityDeps } from './deps';
+import { formatFileList, listFiles } from './file-tree';
+import { resolveInWorktree } from './worktree-paths';
+
+/** Lines of the file tree shown in the first prompt. @default 500 */
+export const PROMPT_TREE_LIMIT = 500;
+
+/** Total characters of named files' contents put into the first prompt. @default 32768 */
+export const NAMED_FILES_LIMIT_CHARS = 32 * 1024;
+
+/** Input of the `fetchContext` activity. */
+export interface FetchContextInput {
+  transcriptId: string;
+  worktreePath: string;
+  taskId: string;
+  title: string;
+  description: string;
+  /** Why an earlier attempt did not land (a rejection reason, a person's note). */
+  retryContext?: string;
+  verify: string[];
+}
+
+/** Output of the `fetchContext` activity: only sizes and names, the prompt stays in the store. */
+export interface FetchContextResult {
+  promptChars: number;
+  fileCount: number;
+  namedFiles: string[];
+}
+
+/** Words of `text` that look like file paths (`src/math.js`, `README.md`), in order, once each. */
+export function pathCandidates(text: string): string[] {
+  const found = new Set<string>();
+  for (const word of text.split(/\s+/)) {
+    const bare = word.replace(/^[`'"(\[<]+/, '').replace(/[`'"),.:;!?\]>]+$/, '');
+    // Loose on purpose: only words naming an existing file of the worktree are used.
+    if (/^[\w./-]+$/.test(bare) && /\w/.test(bare) && /[./]/.test(bare) && !bare.startsWith('/')) found.add(bare);
+  }
+  return [...found];
+}
+
+/** The named files that exist in the worktree, with as much of their text as the budget allows. */
+async function readNamedFiles(root: string, candidates: string[]): Promise<{ path: string; text: string }[]> {
+  const files: { path: string; text: string }[] = [];
+  let budget = NAMED_FILES_LIMIT_CHARS;
+  for (const path of candidates) {
+    if (budget <= 0) break;
+    let bytes: Buffer;
+    try {
+      const abs = resolveInWorktree(root, path);
+      if (!(await stat(abs)).isFile()) continue;
+      bytes = await readFile(abs);
+    } catch {
+      continue; // not a file of the worktree: just a word that looked like one
+    }
+    if (bytes.includes(0)) continue;
+    const full = bytes.toString('utf8');
+    const text = full.length > budget ? `${full.slice(0, budget)}\n… (cut here; read_file shows the rest)` : full;
+    budget -= text.length;
+    files.push({ path, text });
+  }
+  return files;
+}
+
+/** A fence longer than any run of backticks in `text`, so the block cannot end early. */
+function fenceFor(text: string): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  return '`'.repeat(longest + 1);
+}
+
+function formatNamedFiles(files: { path: string; text: string }[]): string {
+  if (files.length === 0) return '';
+  const blocks = files.map(({ path, text }) => {
+    const fence = fenceFor(text);
+    return `## ${path}\n\n${fence}\n${text.replace(/\n$/, '')}\n${fence}`;
+  });
+  return `\nFiles the task names:\n\n${blocks.join('\n\n')}\n`;
+}
+
+/** The activity that writes a task's first prompt. */
+export const createFetchActivities = (deps: ActivityDeps) => ({
+  /**
+   * Renders the first prompt of a task (its file tree and the files it names) and stores it as
+   * the user message at seq 0 of `transcriptId`; a message already stored there is kept.
+   */
+  async fetchContext(input: FetchContextInput): Promise<FetchContextResult> {
+    const root = resolveInWorktree(input.worktreePath, '.');
+    const tree = await listFiles(root, root);
+    const named = await readNamedFiles(root, pathCandidates(`${input.title}\n${input.description}`));
+    const text = renderPrompt(IMPLEMENT_PROMPT, {
+      TASK_ID: input.taskId,
+      TASK_TITLE: input.title,
+      TASK_DESCRIPTION: input.description.trim() || '(no description beyond the title)',
+      FILE_TREE: formatFileList(tree, PROMPT_TREE_LIMIT),
+      NAMED_FILES: formatNamedFiles(named),
+      RETRY_CONTEXT: input.retryContext?.trim() ? `\n# Earlier attempts\n\n${input.retryContext.trim()}\n` : '',
+      VERIFY_COMMANDS: input.verify.length ? input.verify.map((c) => `  - \`${c}\``).join('\n') : '  (none configured)',
+    });
+    deps.store.appendMessage(input.transcriptId, 0, 'user', [{ type: 'text', text }]);
+    return { promptChars: text.length, fileCount: tree.length, namedFiles: named.map((f) => f.path) };
+  },
+});

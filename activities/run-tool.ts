@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ToolCallInput, ToolCallResult } from '../core/types';
+import { executeAgentTool } from './agent-tools';
+import type { ActivityDeps } from './deps';
+
+/** Characters of a tool result that travel back to the workflow. @default 200 */
+export const TOOL_PREVIEW_CHARS = 200;
+
+interface ToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+function isToolUse(block: unknown, id: string): block is ToolUseBlock {
+  const b = block as Partial<ToolUseBlock> | null;
+  return typeof b === 'object' && b !== null && b.type === 'tool_use' && b.id === id;
+}
+
+function toResult(stored: { name: string; content: string; isError: boolean }): ToolCallResult {
+  return { name: stored.name, isError: stored.isError, preview: stored.content.slice(0, TOOL_PREVIEW_CHARS) };
+}
+
+/** The activity that runs one tool call of an assistant message. */
+export const createToolActivities = (deps: ActivityDeps) => ({
+  /**
+   * Runs the `tool_use` block `toolUseId` of the assistant message at `assistantSeq` and stores
+   * its result; a result stored by an earlier attempt is returned without running it again.
+   */
+  async runTool(input: ToolCallInput): Promise<ToolCallResult> {
+    const { store } = deps;
+    const done = store.getToolResult(input.transcriptId, input.toolUseId);
+    if (done) return toResult(done);
+
+    const message = store.getMessage(input.transcriptId, input.assistantSeq);
+    const blocks = message?.role === 'assistant' && Array.isArray(message.content) ? message.content : [];
+    const use = blocks.find((b) => isToolUse(b, input.toolUseId)) as ToolUseBlock | undefined;
+    if (!use) {
+      throw ApplicationFailure.create({
+        message: `no tool_use ${input.toolUseId} in assistant message ${input.assistantSeq} of ${input.transcriptId}`,
+        type: 'ToolUseNotFound',
+        nonRetryable: true,
+      });
+    }
+
+    // A vanished worktree is the host's problem, not the model's: fail instead of storing a tool error.
+    if (!existsSync(input.worktreePath)) {
+      throw ApplicationFailure.create({
+        message: `worktree ${input.worktreePath} does not exist`,
+        type: 'WorktreeMissing',
+        nonRetryable: true,
+      });
+    }
+    const ctx = Context.current();
+    const outcome = await executeAgentTool(use.name, use.input, input.worktreePath, input.limits, ctx.cancellationSignal, () =>
+      ctx.heartbeat(),
+    );
+    const stored = { name: use.name, ...outcome };
+    store.putToolResult(input.transcriptId, input.toolUseId, stored);
+    return toResult(stored);
+  },
+});

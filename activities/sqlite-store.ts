@@ -1,0 +1,255 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** One message of a model transcript, as sent to the Messages API. */
+export interface StoredMessage {
+  seq: number;
+  role: 'user' | 'assistant';
+  content: unknown;
+}
+
+/** A tool's full result, kept out of workflow history. */
+export interface StoredToolResult {
+  name: string;
+  content: string;
+  isError: boolean;
+}
+
+/** One model call's accounting. */
+export interface ModelCallRecord {
+  callKey: string;
+  workflowId: string;
+  taskId: string;
+  phase: string;
+  model: string;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  costUsd: number;
+  durationMs: number;
+  /** The reply's `stop_reason`, so a reused reply reports what the original did. */
+  stopReason?: string | null;
+}
+
+/** One phase's outcome and totals. */
+export interface PhaseRecord {
+  key: string;
+  workflowId: string;
+  taskId: string;
+  phase: string;
+  state: string;
+  turns: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  costUsd: number;
+  durationMs: number;
+  model: string;
+  commitSha: string | null;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS messages (
+  transcript_id TEXT NOT NULL, seq INTEGER NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+  PRIMARY KEY (transcript_id, seq));
+CREATE TABLE IF NOT EXISTS tool_results (
+  transcript_id TEXT NOT NULL, tool_use_id TEXT NOT NULL, name TEXT NOT NULL, content TEXT NOT NULL,
+  is_error INTEGER NOT NULL, created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+  PRIMARY KEY (transcript_id, tool_use_id));
+CREATE TABLE IF NOT EXISTS artifacts (
+  id TEXT PRIMARY KEY, kind TEXT NOT NULL, content TEXT NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));
+CREATE TABLE IF NOT EXISTS model_calls (
+  call_key TEXT PRIMARY KEY, workflow_id TEXT NOT NULL, task_id TEXT NOT NULL, phase TEXT NOT NULL,
+  model TEXT NOT NULL, input INTEGER NOT NULL, output INTEGER NOT NULL, cache_read INTEGER NOT NULL,
+  cache_write INTEGER NOT NULL, cost_usd REAL NOT NULL, duration_ms INTEGER NOT NULL, stop_reason TEXT,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));
+CREATE TABLE IF NOT EXISTS phase_records (
+  key TEXT PRIMARY KEY, workflow_id TEXT NOT NULL, task_id TEXT NOT NULL, phase TEXT NOT NULL,
+  state TEXT NOT NULL, turns INTEGER NOT NULL, input INTEGER NOT NULL, output INTEGER NOT NULL,
+  cache_read INTEGER NOT NULL, cache_write INTEGER NOT NULL, cost_usd REAL NOT NULL,
+  duration_ms INTEGER NOT NULL, model TEXT NOT NULL, commit_sha TEXT,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));
+CREATE TABLE IF NOT EXISTS cassette_claims (
+  scope TEXT NOT NULL, cassette TEXT NOT NULL, line_no INTEGER NOT NULL, call_key TEXT NOT NULL,
+  PRIMARY KEY (scope, cassette, line_no), UNIQUE (scope, cassette, call_key));
+`;
+
+/**
+ * The embedded store (SQLite through better-sqlite3): transcripts, tool results, artifacts,
+ * model-call and phase records. Every write is keyed by a caller-chosen id and ignores a
+ * second write of the same key, so a retried activity never stores anything twice.
+ */
+export class Store {
+  private constructor(private readonly db: Database.Database) {}
+
+  /** Opens (creating if needed) the store at `path`. */
+  static open(path: string): Store {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    db.exec(SCHEMA);
+    return new Store(db);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  appendMessage(transcriptId: string, seq: number, role: StoredMessage['role'], content: unknown): void {
+    this.db
+      .prepare('INSERT OR IGNORE INTO messages (transcript_id, seq, role, content) VALUES (?, ?, ?, ?)')
+      .run(transcriptId, seq, role, JSON.stringify(content));
+  }
+
+  getMessage(transcriptId: string, seq: number): StoredMessage | undefined {
+    const row = this.db
+      .prepare('SELECT seq, role, content FROM messages WHERE transcript_id = ? AND seq = ?')
+      .get(transcriptId, seq) as { seq: number; role: StoredMessage['role']; content: string } | undefined;
+    return row && { seq: row.seq, role: row.role, content: JSON.parse(row.content) };
+  }
+
+  /** The transcript's messages in order, up to and including `uptoSeq` when given. */
+  listMessages(transcriptId: string, uptoSeq = Number.MAX_SAFE_INTEGER): StoredMessage[] {
+    const rows = this.db
+      .prepare('SELECT seq, role, content FROM messages WHERE transcript_id = ? AND seq <= ? ORDER BY seq')
+      .all(transcriptId, uptoSeq) as { seq: number; role: StoredMessage['role']; content: string }[];
+    return rows.map((r) => ({ seq: r.seq, role: r.role, content: JSON.parse(r.content) }));
+  }
+
+  putToolResult(transcriptId: string, toolUseId: string, result: StoredToolResult): void {
+    this.db
+      .prepare(
+        'INSERT OR IGNORE INTO tool_results (transcript_id, tool_use_id, name, content, is_error) VALUES (?, ?, ?, ?, ?)',
+      )
+      .run(transcriptId, toolUseId, result.name, result.content, result.isError ? 1 : 0);
+  }
+
+  getToolResult(transcriptId: string, toolUseId: string): StoredToolResult | undefined {
+    const row = this.db
+      .prepare('SELECT name, content, is_error FROM tool_results WHERE transcript_id = ? AND tool_use_id = ?')
+      .get(transcriptId, toolUseId) as { name: string; content: string; is_error: number } | undefined;
+    return row && { name: row.name, content: row.content, isError: row.is_error === 1 };
+  }
+
+  putArtifact(id: string, kind: string, content: string): void {
+    this.db.prepare('INSERT OR IGNORE INTO artifacts (id, kind, content) VALUES (?, ?, ?)').run(id, kind, content);
+  }
+
+  getArtifact(id: string): { kind: string; content: string } | undefined {
+    return this.db.prepare('SELECT kind, content FROM artifacts WHERE id = ?').get(id) as
+      | { kind: string; content: string }
+      | undefined;
+  }
+
+  recordModelCall(r: ModelCallRecord): void {
+    this.db
+      .prepare(
+        `INSERT OR IGNORE INTO model_calls (call_key, workflow_id, task_id, phase, model, input, output,
+         cache_read, cache_write, cost_usd, duration_ms, stop_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(r.callKey, r.workflowId, r.taskId, r.phase, r.model, r.input, r.output, r.cacheRead, r.cacheWrite, r.costUsd, r.durationMs, r.stopReason ?? null);
+  }
+
+  /** Stores a model reply at `seq` and its accounting together, so neither exists without the other. */
+  recordModelReply(transcriptId: string, seq: number, content: unknown, r: ModelCallRecord): void {
+    this.db.transaction(() => {
+      this.appendMessage(transcriptId, seq, 'assistant', content);
+      this.recordModelCall(r);
+    }).immediate();
+  }
+
+  /** The accounting of the model call `callKey`, if it was recorded. */
+  getModelCall(callKey: string): ModelCallRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM model_calls WHERE call_key = ?').get(callKey) as Record<string, unknown> | undefined;
+    return row && modelCallFromRow(row);
+  }
+
+  listModelCalls(workflowId: string): ModelCallRecord[] {
+    const rows = this.db
+      .prepare('SELECT * FROM model_calls WHERE workflow_id = ? ORDER BY created_at, call_key')
+      .all(workflowId) as Record<string, unknown>[];
+    return rows.map(modelCallFromRow);
+  }
+
+  recordPhase(r: PhaseRecord): void {
+    this.db
+      .prepare(
+        `INSERT OR IGNORE INTO phase_records (key, workflow_id, task_id, phase, state, turns, input, output,
+         cache_read, cache_write, cost_usd, duration_ms, model, commit_sha) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(r.key, r.workflowId, r.taskId, r.phase, r.state, r.turns, r.input, r.output, r.cacheRead, r.cacheWrite, r.costUsd, r.durationMs, r.model, r.commitSha);
+  }
+
+  listPhases(workflowId: string): PhaseRecord[] {
+    const rows = this.db
+      .prepare('SELECT * FROM phase_records WHERE workflow_id = ? ORDER BY created_at, key')
+      .all(workflowId) as Record<string, unknown>[];
+    return rows.map((r) => ({
+      key: r.key as string,
+      workflowId: r.workflow_id as string,
+      taskId: r.task_id as string,
+      phase: r.phase as string,
+      state: r.state as string,
+      turns: r.turns as number,
+      input: r.input as number,
+      output: r.output as number,
+      cacheRead: r.cache_read as number,
+      cacheWrite: r.cache_write as number,
+      costUsd: r.cost_usd as number,
+      durationMs: r.duration_ms as number,
+      model: r.model as string,
+      commitSha: (r.commit_sha as string | null) ?? null,
+    }));
+  }
+
+  /**
+   * Claims a replay-cassette line for `callKey`: the line it already holds, else the first of
+   * `candidates` (line numbers in file order) that no other call in `scope` holds.
+   */
+  claimCassetteLine(scope: string, cassette: string, callKey: string, candidates: number[]): number | undefined {
+    const claim = this.db.transaction((): number | undefined => {
+      const held = this.db
+        .prepare('SELECT line_no FROM cassette_claims WHERE scope = ? AND cassette = ? AND call_key = ?')
+        .get(scope, cassette, callKey) as { line_no: number } | undefined;
+      if (held) return held.line_no;
+      const taken = new Set(
+        (
+          this.db.prepare('SELECT line_no FROM cassette_claims WHERE scope = ? AND cassette = ?').all(scope, cassette) as {
+            line_no: number;
+          }[]
+        ).map((r) => r.line_no),
+      );
+      const free = candidates.find((line) => !taken.has(line));
+      if (free === undefined) return undefined;
+      this.db
+        .prepare('INSERT INTO cassette_claims (scope, cassette, line_no, call_key) VALUES (?, ?, ?, ?)')
+        .run(scope, cassette, free, callKey);
+      return free;
+    });
+    return claim.immediate();
+  }
+}
+
+function modelCallFromRow(r: Record<string, unknown>): ModelCallRecord {
+  return {
+    callKey: r.call_key as string,
+    workflowId: r.workflow_id as string,
+    taskId: r.task_id as string,
+    phase: r.phase as string,
+    model: r.model as string,
+    input: r.input as number,
+    output: r.output as number,
+    cacheRead: r.cache_read as number,
+    cacheWrite: r.cache_write as number,
+    costUsd: r.cost_usd as number,
+    durationMs: r.duration_ms as number,
+    stopReason: (r.stop_reason as string | null) ?? null,
+  };
+}

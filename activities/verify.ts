@@ -1,0 +1,100 @@
+import { existsSync } from 'node:fs';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { VerifyResult } from '../core/types';
+import type { ActivityDeps } from './deps';
+import { outputTail, progressIntervalFor, runShellCommand, type ShellCommandResult } from './shell-command';
+
+/** Bytes of each command's output kept in the report. @default 65536 */
+export const VERIFY_OUTPUT_LIMIT_BYTES = 64 * 1024;
+
+/** The most lines and characters of the failing command's output returned as `tail`. */
+export const VERIFY_TAIL = { lines: 30, chars: 2000 } as const;
+
+/** Input of the `verify` activity. */
+export interface VerifyInput {
+  worktreePath: string;
+  /** Shell commands run in order; the first that fails ends the run. */
+  commands: string[];
+  /** Time each command may take before its process group is killed. */
+  timeoutMs: number;
+  /** Id under which the full report is stored (kind `verify`). */
+  artifactId: string;
+}
+
+/** The last {@link VERIFY_TAIL} lines and characters of `output`. */
+export function tailOf(output: string): string {
+  const lines = output.trimEnd().split('\n').slice(-VERIFY_TAIL.lines).join('\n');
+  return lines.length > VERIFY_TAIL.chars ? lines.slice(-VERIFY_TAIL.chars) : lines;
+}
+
+function describeOutcome(run: ShellCommandResult): string {
+  if (run.timedOut) return 'timed out';
+  if (run.exitCode === null) return `killed by ${run.killedBy}`;
+  return `exit code ${run.exitCode}`;
+}
+
+function formatReport(runs: { command: string; run: ShellCommandResult }[], total: number, passed: boolean): string {
+  const head = passed
+    ? `Verification passed: ${total} command${total === 1 ? '' : 's'}.`
+    : `Verification failed at command ${runs.length} of ${total}.`;
+  const sections = runs.map(({ command, run }) => {
+    return `$ ${command}\n(${describeOutcome(run)}, ${run.durationMs} ms)\n${outputTail(run)}`.trimEnd();
+  });
+  return [head, ...sections].join('\n\n');
+}
+
+/** The key under which the structured result sits next to the report, for retried attempts. */
+const resultKey = (artifactId: string): string => `${artifactId}#result`;
+
+/** The activity that runs a task's verify commands. */
+export const createVerifyActivities = (deps: ActivityDeps) => ({
+  /**
+   * Runs `commands` in the worktree until one fails, heartbeating meanwhile, and stores the
+   * full report as artifact `artifactId`. A retried attempt whose report is stored returns it.
+   */
+  async verify(input: VerifyInput): Promise<VerifyResult> {
+    const { store } = deps;
+    const earlier = store.getArtifact(resultKey(input.artifactId));
+    if (earlier) return JSON.parse(earlier.content) as VerifyResult;
+
+    if (!existsSync(input.worktreePath)) {
+      throw ApplicationFailure.create({
+        message: `worktree ${input.worktreePath} does not exist`,
+        type: 'WorktreeMissing',
+        nonRetryable: true,
+      });
+    }
+    const ctx = Context.current();
+    const runs: { command: string; run: ShellCommandResult }[] = [];
+    for (const command of input.commands) {
+      const run = await runShellCommand(command, input.worktreePath, {
+        timeoutMs: input.timeoutMs,
+        outputLimitBytes: VERIFY_OUTPUT_LIMIT_BYTES,
+        signal: ctx.cancellationSignal,
+        onProgress: () => ctx.heartbeat({ command: runs.length }),
+        progressIntervalMs: progressIntervalFor(ctx.info.heartbeatTimeoutMs),
+      });
+      runs.push({ command, run });
+      if (run.timedOut || run.exitCode !== 0) break;
+    }
+
+    const last = runs.at(-1)?.run;
+    const passed = !last || (!last.timedOut && last.exitCode === 0);
+    const result: VerifyResult = {
+      passed,
+      artifactId: input.artifactId,
+      commands: runs.map(({ command, run }) => ({
+        command,
+        exitCode: run.exitCode,
+        timedOut: run.timedOut,
+        durationMs: run.durationMs,
+      })),
+      tail: passed || !last ? '' : tailOf(last.output),
+    };
+    store.putArtifact(input.artifactId, 'verify', formatReport(runs, input.commands.length, passed));
+    // Written last: once it exists, the report above exists too.
+    store.putArtifact(resultKey(input.artifactId), 'verify-result', JSON.stringify(result));
+    return result;
+  },
+});

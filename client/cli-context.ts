@@ -1,0 +1,39 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { InputError } from './input-error';
+
+/** How a command talks to the person: progress on stderr, the result on stdout (one JSON document with --json). */
+export interface Output {
+  json: boolean;
+  /** A progress or status line on stderr (silent with --json). */
+  info(line: string): void;
+  /** The command's result: `human` as text, or `data` as one JSON document with --json. */
+  result(human: string, data: unknown): void;
+}
+
+/** Makes the output for one command. */
+export function makeOutput(json: boolean): Output {
+  return {
+    json,
+    info: (line) => {
+      if (!json) process.stderr.write(line + '\n');
+    },
+    result: (human, data) => {
+      process.stdout.write(json ? JSON.stringify(data, null, 2) + '\n' : human + '\n');
+    },
+  };
+}
+
+/** Parses a command's arguments; unknown options and missing values are input errors (exit 2). */
+export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {
+  try {
+    return parseArgs({ args: argv, options: { ...options, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new InputError((err as Error).message);
+  }
+}
+
+/** The one positional argument a command needs, or an input error naming it. */
+export function onePositional(positionals: string[], name: string, usage: string): string {
+  if (positionals.length !== 1) throw new InputError(`expected ${name}: ${usage}`);
+  return positionals[0];
+}

@@ -1,0 +1,24 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseCommandArgs, type Output } from '../cli-context';
+import { DEMO_TASK, createSampleRepo } from '../demo/sample-repo';
+import { describeTaskEnd, driveTask, exitCodeFor } from '../drive-task';
+import { readSettings } from '../settings';
+import { buildTaskInput } from '../task-request';
+
+/** The bundled cassette: the demo runs the same way on every machine, without a key. */
+export const DEMO_CASSETTE = join(__dirname, '..', 'demo', 'demo.cassette.jsonl');
+
+/** `dex demo`: makes a sample repository with a failing test and fixes it through a real taskWorkflow. */
+export async function demoCommand(argv: string[], out: Output): Promise<number> {
+  const { values } = parseCommandArgs(argv, { dir: { type: 'string' } });
+  const dir = values.dir ? resolve(values.dir) : join(mkdtempSync(join(tmpdir(), 'dex-demo-')), 'math');
+  createSampleRepo(dir);
+  out.info(`sample repository with a failing test: ${dir}`);
+  const settings = readSettings();
+  const { input, repoName } = buildTaskInput({ ...DEMO_TASK, repo: dir, llm: `replay:${DEMO_CASSETTE}` }, settings);
+  const run = await driveTask(input, repoName, settings, out);
+  out.result(describeTaskEnd(run), { workflowId: run.workflowId, repo: dir, ...run.end, webUi: run.webUi });
+  return run.end ? exitCodeFor(run.end) : 0;
+}

@@ -1,0 +1,46 @@
+import { once } from 'node:events';
+import { parseCommandArgs, type Output } from '../cli-context';
+import { connect } from '../connection';
+import { runDevServerForeground } from '../dev-server';
+import { readSettings, EMBEDDED_ADDRESS, EMBEDDED_UI } from '../settings';
+import { ensureTemporalCli, ensureTestServer } from '../toolchain';
+import { createDexWorker, hostDeps } from '../../worker/start-worker';
+
+/** `dex setup`: installs (or finds in the cache) the Temporal CLI and the Java test server. */
+export async function setupCommand(argv: string[], out: Output): Promise<number> {
+  const { values } = parseCommandArgs(argv, { quiet: { type: 'boolean' } });
+  const log = (line: string) => out.info(line);
+  const temporalCli = ensureTemporalCli(log);
+  const testServer = ensureTestServer(log);
+  if (!values.quiet || out.json) out.result(`Temporal CLI: ${temporalCli}\nTest server: ${testServer}`, { temporalCli, testServer });
+  return 0;
+}
+
+/** `dex server`: the embedded dev server with a persistent SQLite file and the Web UI, in the foreground. */
+export async function serverCommand(argv: string[], out: Output): Promise<number> {
+  parseCommandArgs(argv, {});
+  const settings = readSettings();
+  out.info(`Temporal dev server at ${EMBEDDED_ADDRESS}, Web UI at ${EMBEDDED_UI}, data in ${settings.dexHome}/temporal.db`);
+  const child = runDevServerForeground(settings.dexHome);
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => child.kill(sig));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return code ?? 0;
+}
+
+/** `dex worker`: serves every workflow and this host's activities until SIGINT or SIGTERM. */
+export async function workerCommand(argv: string[], out: Output): Promise<number> {
+  parseCommandArgs(argv, {});
+  const settings = readSettings();
+  const conns = await connect(settings, out.info);
+  const deps = hostDeps(settings.dexHome);
+  const worker = await createDexWorker(
+    { connection: await conns.nativeConnection(), namespace: settings.namespace, taskQueue: settings.taskQueue, hostQueue: settings.hostQueue },
+    deps,
+  );
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());
+  out.info(`dex worker polling ${settings.taskQueue} and ${settings.hostQueue} on ${conns.address}`);
+  await worker.run();
+  deps.store.close();
+  await conns.close();
+  return 0;
+}

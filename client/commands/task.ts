@@ -1,0 +1,27 @@
+import { parseCommandArgs, type Output } from '../cli-context';
+import { describeTaskEnd, driveTask, exitCodeFor } from '../drive-task';
+import { InputError } from '../input-error';
+import { readSettings } from '../settings';
+import { buildTaskInput } from '../task-request';
+
+const USAGE = 'dex task "TITLE" [--description TEXT] [--repo DIR] [--weight W] [--llm SPEC] [--detach]';
+
+/** `dex task "TITLE"`: one task on a repository, checked before anything starts. */
+export async function taskCommand(argv: string[], out: Output): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    repo: { type: 'string' },
+    weight: { type: 'string' },
+    llm: { type: 'string' },
+    description: { type: 'string' },
+    detach: { type: 'boolean' },
+  });
+  if (positionals.length > 1) throw new InputError(`one title expected (quote it): ${USAGE}`);
+  const settings = readSettings();
+  const { input, repoName } = buildTaskInput(
+    { title: positionals[0] ?? '', description: values.description, repo: values.repo, weight: values.weight, llm: values.llm },
+    settings,
+  );
+  const run = await driveTask(input, repoName, settings, out, { detach: values.detach });
+  out.result(describeTaskEnd(run), { workflowId: run.workflowId, ...run.end, webUi: run.webUi });
+  return run.end ? exitCodeFor(run.end) : 0;
+}

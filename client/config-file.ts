@@ -1,0 +1,133 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { DEFAULT_MODEL } from '../core/pricing';
+import type { GateConfig, ToolLimits } from '../core/types';
+import { InputError } from './input-error';
+
+/** The settings a repository's optional `dex.config.yaml` can give (contract §4). */
+export interface DexConfig {
+  /** Commands that must pass for a phase to count as done. @default ["npm test"] when package.json has a test script, else [] */
+  verify: string[];
+  /** Model per phase, `default` for the rest. @default { default: "claude-sonnet-4-6" } */
+  models: Record<string, string>;
+  /** @default 20 */
+  maxIterations: number;
+  /** @default 0 */
+  maxRetries: number;
+  /** @default 8192 */
+  maxTokens: number;
+  gates: { beforePhase?: GateConfig; afterVerify?: GateConfig };
+  tools: ToolLimits;
+}
+
+const FILE = 'dex.config.yaml';
+const TOP_KEYS = ['verify', 'models', 'maxIterations', 'maxRetries', 'maxTokens', 'gates', 'tools'];
+const GATE_NAMES = ['beforePhase', 'afterVerify'];
+const GATE_KEYS = ['deadline', 'defaultAction'];
+const TOOL_KEYS = ['commandTimeoutMs', 'outputLimitBytes'];
+const DURATION = /^\d+(\.\d+)?\s*(ms|s|m|h|d)$/;
+
+function fail(key: string, problem: string): never {
+  throw new InputError(`${FILE}: "${key}" ${problem}`);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function checkKeys(obj: Record<string, unknown>, allowed: string[], prefix: string): void {
+  for (const key of Object.keys(obj)) {
+    if (!allowed.includes(key)) fail(prefix + key, `is not a known key (known: ${allowed.join(', ')})`);
+  }
+}
+
+function positiveInt(v: unknown, key: string, allowZero = false): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < (allowZero ? 0 : 1)) {
+    fail(key, `must be a ${allowZero ? 'non-negative' : 'positive'} whole number`);
+  }
+  return v;
+}
+
+function gate(v: unknown, key: string): GateConfig {
+  if (v === true) return {};
+  if (!isRecord(v)) fail(key, 'must be true or a map with deadline and defaultAction');
+  checkKeys(v, GATE_KEYS, `${key}.`);
+  if (v.deadline !== undefined && (typeof v.deadline !== 'string' || !DURATION.test(v.deadline))) {
+    fail(`${key}.deadline`, 'must be a duration such as "30m" or "24h"');
+  }
+  if (v.defaultAction !== undefined && v.defaultAction !== 'approve' && v.defaultAction !== 'reject') {
+    fail(`${key}.defaultAction`, 'must be "approve" or "reject"');
+  }
+  return { deadline: v.deadline as string | undefined, defaultAction: v.defaultAction as GateConfig['defaultAction'] };
+}
+
+function defaultVerify(repoPath: string): string[] {
+  const pkg = join(repoPath, 'package.json');
+  if (!existsSync(pkg)) return [];
+  try {
+    return JSON.parse(readFileSync(pkg, 'utf8'))?.scripts?.test ? ['npm test'] : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Parses and checks a config document; unknown keys and wrong types are input errors naming the key. */
+export function parseDexConfig(text: string, repoPath: string): DexConfig {
+  let raw: unknown;
+  try {
+    raw = parse(text) ?? {};
+  } catch (err) {
+    throw new InputError(`${FILE}: not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (!isRecord(raw)) throw new InputError(`${FILE}: must be a map of settings`);
+  checkKeys(raw, TOP_KEYS, '');
+
+  const config: DexConfig = {
+    verify: defaultVerify(repoPath),
+    models: { default: DEFAULT_MODEL },
+    maxIterations: 20,
+    maxRetries: 0,
+    maxTokens: 8192,
+    gates: {},
+    tools: { commandTimeoutMs: 120_000, outputLimitBytes: 16_384 },
+  };
+  if (raw.verify !== undefined) {
+    const v = typeof raw.verify === 'string' ? [raw.verify] : raw.verify;
+    if (!Array.isArray(v) || !v.every((c) => typeof c === 'string' && c.trim())) fail('verify', 'must be a command or a list of commands');
+    config.verify = v as string[];
+  }
+  if (raw.models !== undefined) {
+    if (!isRecord(raw.models)) fail('models', 'must be a map of phase to model id');
+    for (const [phase, model] of Object.entries(raw.models)) {
+      if (typeof model !== 'string' || !model) fail(`models.${phase}`, 'must be a model id');
+    }
+    config.models = { ...config.models, ...(raw.models as Record<string, string>) };
+  }
+  if (raw.maxIterations !== undefined) config.maxIterations = positiveInt(raw.maxIterations, 'maxIterations');
+  if (raw.maxRetries !== undefined) config.maxRetries = positiveInt(raw.maxRetries, 'maxRetries', true);
+  if (raw.maxTokens !== undefined) config.maxTokens = positiveInt(raw.maxTokens, 'maxTokens');
+  if (raw.gates !== undefined) {
+    if (!isRecord(raw.gates)) fail('gates', 'must be a map');
+    checkKeys(raw.gates, GATE_NAMES, 'gates.');
+    for (const name of GATE_NAMES) {
+      if (raw.gates[name] !== undefined && raw.gates[name] !== false) {
+        config.gates[name as keyof DexConfig['gates']] = gate(raw.gates[name], `gates.${name}`);
+      }
+    }
+  }
+  if (raw.tools !== undefined) {
+    if (!isRecord(raw.tools)) fail('tools', 'must be a map');
+    checkKeys(raw.tools, TOOL_KEYS, 'tools.');
+    for (const key of TOOL_KEYS) {
+      if (raw.tools[key] !== undefined) config.tools[key as keyof ToolLimits] = positiveInt(raw.tools[key], `tools.${key}`);
+    }
+  }
+  return config;
+}
+
+/** Reads `dex.config.yaml` at the repository root, or the defaults when there is none. */
+export function loadDexConfig(repoPath: string): DexConfig {
+  const path = join(repoPath, FILE);
+  return parseDexConfig(existsSync(path) ? readFileSync(path, 'utf8') : '', repoPath);
+}

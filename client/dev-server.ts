@@ -1,0 +1,32 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureTemporalCli } from './toolchain';
+
+/** The arguments of a persistent dev server: SQLite in WAL mode with NORMAL sync, and the Web UI. */
+export function devServerArgs(dexHome: string, port = 7233, uiPort = 8233): string[] {
+  return [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(port),
+    '--ui-port', String(uiPort),
+    '--db-filename', join(dexHome, 'temporal.db'),
+    '--sqlite-pragma', 'journal_mode=wal',
+    '--sqlite-pragma', 'synchronous=normal',
+    '--log-level', 'warn',
+  ];
+}
+
+/** Starts the dev server in the foreground (for `dex server`), its output on this terminal. */
+export function runDevServerForeground(dexHome: string): ChildProcess {
+  mkdirSync(dexHome, { recursive: true });
+  return spawn(ensureTemporalCli((l) => console.error(l)), devServerArgs(dexHome), { stdio: 'inherit' });
+}
+
+/** Starts the dev server in the background, detached, so it outlives this command; its log goes to `<dexHome>/server.log`. */
+export function startDevServerDetached(dexHome: string, log: (line: string) => void): void {
+  mkdirSync(dexHome, { recursive: true });
+  const out = openSync(join(dexHome, 'server.log'), 'a');
+  const child = spawn(ensureTemporalCli(log), devServerArgs(dexHome), { detached: true, stdio: ['ignore', out, out] });
+  child.unref();
+}

@@ -1,0 +1,40 @@
+import type { Connections } from './connection';
+import type { Settings } from './settings';
+import { createDexWorker, hostDeps, type DexWorker } from '../worker/start-worker';
+import { hasPollers } from './run-handles';
+
+/** A worker this command started for itself, stopped when the command ends. */
+export interface InProcessWorker {
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a worker inside this process when no worker polls the shared queue and this host's
+ * queue (contract §3); returns undefined when one already does.
+ */
+export async function ensureWorker(conns: Connections, settings: Settings, log: (line: string) => void): Promise<InProcessWorker | undefined> {
+  const [workflows, activities] = await Promise.all([
+    hasPollers(conns.client, settings.namespace, settings.taskQueue, 'workflow'),
+    hasPollers(conns.client, settings.namespace, settings.hostQueue, 'activity'),
+  ]);
+  if (workflows && activities) return undefined;
+  log('no dex worker is polling: running one in this process');
+  return startInProcessWorker(conns, settings);
+}
+
+/** Starts a worker for both queues inside this process. */
+export async function startInProcessWorker(conns: Connections, settings: Settings): Promise<InProcessWorker> {
+  const deps = hostDeps(settings.dexHome);
+  const worker: DexWorker = await createDexWorker(
+    { connection: await conns.nativeConnection(), namespace: settings.namespace, taskQueue: settings.taskQueue, hostQueue: settings.hostQueue },
+    deps,
+  );
+  const running = worker.run();
+  return {
+    stop: async () => {
+      worker.shutdown();
+      await running;
+      deps.store.close();
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client, type WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+
+const { TaskQueueType } = temporal.api.enums.v1;
+
+/**
+ * Starts a workflow under the first free id `<prefix>-<n>` (contract §1: readable, stable
+ * ids). Rejecting duplicates makes the server, not a local counter, decide which n is free.
+ */
+export async function startWithNextId(
+  client: Client,
+  prefix: string,
+  workflowType: string,
+  args: unknown[],
+  taskQueue: string,
+): Promise<WorkflowHandle> {
+  for (let n = 1; n < 100_000; n++) {
+    try {
+      return await client.workflow.start(workflowType, {
+        workflowId: `${prefix}-${n}`,
+        taskQueue,
+        args,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+  throw new Error(`no free workflow id under ${prefix}`);
+}
+
+/** True when some worker polls `queue` for tasks of `type` (seen by the server within the last minute). */
+export async function hasPollers(client: Client, namespace: string, queue: string, type: 'workflow' | 'activity'): Promise<boolean> {
+  const response = await client.workflowService.describeTaskQueue({
+    namespace,
+    taskQueue: { name: queue },
+    taskQueueType: type === 'workflow' ? TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+  });
+  return (response.pollers?.length ?? 0) > 0;
+}

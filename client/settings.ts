@@ -1,0 +1,32 @@
+import { hostname, homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** Where to find Temporal and where dex keeps its files, from the environment (contract §1). */
+export interface Settings {
+  /** TEMPORAL_ADDRESS; undefined means: start or reuse the embedded dev server. */
+  address?: string;
+  /** @default "default" */
+  namespace: string;
+  /** @default "dex" */
+  taskQueue: string;
+  /** The task queue of this host's worktrees and store. @default "<taskQueue>@<hostname>" */
+  hostQueue: string;
+  /** dex's own files on this host (store, worktrees, dev server database). @default "~/.dex" */
+  dexHome: string;
+}
+
+/** Reads the settings from `env`. */
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const taskQueue = env.DEX_TASK_QUEUE || 'dex';
+  return {
+    address: env.TEMPORAL_ADDRESS || undefined,
+    namespace: env.TEMPORAL_NAMESPACE || 'default',
+    taskQueue,
+    hostQueue: env.DEX_HOST_QUEUE || `${taskQueue}@${hostname()}`,
+    dexHome: env.DEX_HOME || join(homedir(), '.dex'),
+  };
+}
+
+/** The embedded dev server's address and Web UI (contract §1). */
+export const EMBEDDED_ADDRESS = '127.0.0.1:7233';
+export const EMBEDDED_UI = 'http://127.0.0.1:8233';

@@ -1,0 +1,83 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import type { TaskInput } from '../core/types';
+import { loadDexConfig } from './config-file';
+import { InputError } from './input-error';
+import { parseLlmSpec } from './llm-spec';
+import type { Settings } from './settings';
+
+/** What a person asks for with `dex task`. */
+export interface TaskRequest {
+  title: string;
+  description?: string;
+  repo?: string;
+  weight?: string;
+  llm?: string;
+}
+
+const WEIGHTS = ['trivial', 'small', 'medium', 'large'];
+
+function git(args: string[], cwd: string): string | undefined {
+  try {
+    return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The top folder of the git repository at `dir`, checked to exist and to have a commit. */
+export function resolveRepository(dir: string): string {
+  const path = resolve(dir);
+  if (!existsSync(path)) throw new InputError(`repository not found: ${path}`);
+  if (!statSync(path).isDirectory()) throw new InputError(`repository is not a folder: ${path}`);
+  const top = git(['rev-parse', '--show-toplevel'], path);
+  if (!top) throw new InputError(`not a git repository: ${path}`);
+  if (!git(['rev-parse', '--verify', 'HEAD'], top)) throw new InputError(`the repository has no commit yet: ${top}`);
+  return top;
+}
+
+/** A short, readable id for a task from its title: at most 32 characters, cut at a word boundary. */
+export function taskIdFromTitle(title: string): string {
+  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  if (slug.length <= 32) return slug || 'task';
+  const cut = slug.slice(0, 33);
+  const boundary = cut.lastIndexOf('-');
+  return boundary > 0 ? cut.slice(0, boundary) : cut.slice(0, 32);
+}
+
+/** Names safe in a workflow id and a branch name. */
+export function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'repo';
+}
+
+/** Checks a task request and turns it into the workflow's input; throws InputError before anything starts. */
+export function buildTaskInput(req: TaskRequest, settings: Settings, env: NodeJS.ProcessEnv = process.env): { input: TaskInput; repoName: string } {
+  const title = req.title?.trim() ?? '';
+  if (!title) throw new InputError('the task title is empty');
+  if (req.weight !== undefined && !WEIGHTS.includes(req.weight)) {
+    throw new InputError(`unknown --weight "${req.weight}": use ${WEIGHTS.join(', ')}`);
+  }
+  const repoPath = resolveRepository(req.repo ?? process.cwd());
+  const llm = parseLlmSpec(req.llm, env);
+  const config = loadDexConfig(repoPath);
+  const models = llm.kind === 'anthropic' && llm.model ? { ...config.models, default: llm.model } : config.models;
+  return {
+    repoName: safeName(basename(repoPath)),
+    input: {
+      taskId: taskIdFromTitle(title),
+      title,
+      description: req.description?.trim() ?? '',
+      repoPath,
+      hostQueue: settings.hostQueue,
+      llm,
+      models,
+      maxTokens: config.maxTokens,
+      verify: config.verify,
+      maxIterations: config.maxIterations,
+      maxRetries: config.maxRetries,
+      gates: config.gates,
+      toolLimits: config.tools,
+    },
+  };
+}

@@ -1,0 +1,195 @@
+/**
+ * Types shared by the workflow sandbox, the activities and the client.
+ * Everything here is plain data: it crosses workflow history as JSON.
+ */
+
+/** Token counts of one or more model calls, as the Anthropic API reports them. */
+export interface TokenUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** Where model answers come from. */
+export type LlmSpec =
+  | { kind: 'anthropic'; model?: string; baseUrl?: string }
+  | { kind: 'replay'; path: string };
+
+/** The completion object a phase ends with (contract §5). */
+export type Completion =
+  | { status: 'complete'; summary: string }
+  | { status: 'blocked'; reason: string }
+  | { status: 'continue'; reason: string };
+
+/** What a person may do at a gate; also the default action of a gate with a deadline. */
+export type GateAction = 'approve' | 'reject';
+
+/** A gate's configuration: an optional deadline after which `defaultAction` is taken. */
+export interface GateConfig {
+  /** How long to wait, e.g. "24h" or "30m"; absent: wait forever. */
+  deadline?: string;
+  /** @default "reject" */
+  defaultAction?: GateAction;
+}
+
+/** Limits on the agent's tools. */
+export interface ToolLimits {
+  /** @default 120000 */
+  commandTimeoutMs: number;
+  /** @default 16384 */
+  outputLimitBytes: number;
+}
+
+/** Everything a task run needs, decided by the client before it starts. */
+export interface TaskInput {
+  taskId: string;
+  title: string;
+  description: string;
+  /** Absolute path of the repository on the host that runs `hostQueue`. */
+  repoPath: string;
+  /** Task queue of the host that holds the repository and its worktree. */
+  hostQueue: string;
+  llm: LlmSpec;
+  /** Model per phase; `default` applies when a phase has none. */
+  models: Record<string, string>;
+  maxTokens: number;
+  /** Shell commands that must all pass for the phase to count as done. */
+  verify: string[];
+  /** Model turns a phase may take before it fails. */
+  maxIterations: number;
+  /** How often a rejected gate sends the phase round again before the task ends `rejected`. */
+  maxRetries: number;
+  gates: { beforePhase?: GateConfig; afterVerify?: GateConfig };
+  toolLimits: ToolLimits;
+}
+
+/** The `approve` signal's payload (contract §2). */
+export interface ApproveInput {
+  note?: string;
+  by?: string;
+  budgetUsd?: number;
+}
+
+/** The `reject` signal's payload (contract §2). */
+export interface RejectInput {
+  reason: string;
+  by?: string;
+}
+
+/** Run states (contract §2). */
+export type RunState =
+  | 'running'
+  | 'waiting'
+  | 'paused'
+  | 'completed'
+  | 'failed'
+  | 'rejected'
+  | 'cancelled'
+  | 'budget_exceeded'
+  | 'rolled_back';
+
+/** The `status` query's answer (contract §2). */
+export interface RunStatus {
+  kind: 'task' | 'roadmap' | 'layer' | 'sheet';
+  state: RunState;
+  waitingFor: null | { gate: string; since: string; taskId?: string; reason?: string };
+  current: { taskId?: string; phase?: string; turn?: number; activity?: string };
+  tokens: TokenUsage;
+  costUsd: number;
+  tasks?: { id: string; state: RunState }[];
+  /** Set once the task's checkpoint commit exists. */
+  commit?: string;
+  branch?: string;
+  error?: string;
+}
+
+/** What a finished task reports. */
+export interface TaskResult {
+  taskId: string;
+  state: RunState;
+  branch: string;
+  commit?: string;
+  turns: number;
+  tokens: TokenUsage;
+  costUsd: number;
+  verifyPassed: boolean;
+  summary?: string;
+  error?: string;
+}
+
+// ---- activity inputs and outputs (small: large data stays in the store) ----
+
+/** A prepared git worktree for one task. */
+export interface Worktree {
+  path: string;
+  branch: string;
+  /** The commit the branch started from: the first checkpoint to roll back to. */
+  baseSha: string;
+}
+
+/** Follow-up content that becomes the next user message of a transcript. */
+export interface FollowUp {
+  /** Tool results to send back, by tool_use id, in this order. */
+  toolUseIds?: string[];
+  /** Stored artifacts (e.g. a verify report) whose text is sent to the model. */
+  artifactIds?: string[];
+  /** A short note (a person's approval note, a reminder of the completion format). */
+  text?: string;
+}
+
+/** Input of the `callModel` activity. */
+export interface ModelCallInput {
+  transcriptId: string;
+  /** Sequence number of the user message this call answers; the reply gets `userSeq + 1`. */
+  userSeq: number;
+  /** Becomes the user message at `userSeq`; absent when it is already stored (the first prompt). */
+  followUp?: FollowUp;
+  taskId: string;
+  phase: string;
+  model: string;
+  maxTokens: number;
+  llm: LlmSpec;
+  /** Scope of replay-cassette lines: calls in one scope never take the same line twice. */
+  cassetteScope: string;
+}
+
+/** Output of the `callModel` activity. */
+export interface ModelCallResult {
+  stopReason: string | null;
+  toolUses: { id: string; name: string }[];
+  completion: Completion | null;
+  /** The first characters of the reply's text, for progress display. */
+  textPreview: string;
+  usage: TokenUsage;
+  costUsd: number;
+  model: string;
+  /** True when the reply was already stored by an earlier attempt and no request was made. */
+  reused: boolean;
+}
+
+/** Input of the `runTool` activity. */
+export interface ToolCallInput {
+  transcriptId: string;
+  /** Sequence number of the assistant message holding the tool_use block. */
+  assistantSeq: number;
+  toolUseId: string;
+  worktreePath: string;
+  limits: ToolLimits;
+}
+
+/** Output of the `runTool` activity; the full result stays in the store. */
+export interface ToolCallResult {
+  name: string;
+  isError: boolean;
+  preview: string;
+}
+
+/** Output of the `verify` activity; the full report is a stored artifact. */
+export interface VerifyResult {
+  passed: boolean;
+  artifactId: string;
+  commands: { command: string; exitCode: number | null; timedOut: boolean; durationMs: number }[];
+  /** The last lines of the failing command's output, short. */
+  tail: string;
+}

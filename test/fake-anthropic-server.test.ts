@@ -1,0 +1,91 @@
+import Anthropic, { BadRequestError, InternalServerError, RateLimitError } from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CassetteLine, CassetteResponse } from '../core/cassette';
+import { MODEL } from './call-model-fixture';
+import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
+
+const textReply: CassetteResponse = {
+  model: 'claude-sonnet-4-5-20250929',
+  content: [{ type: 'text', text: 'Done ✓ — {"status":"complete","summary":"ok"}' }],
+  stop_reason: 'end_turn',
+  usage: { input_tokens: 1200, output_tokens: 300, cache_creation_input_tokens: 1000, cache_read_input_tokens: 5000 },
+};
+const toolReply: CassetteResponse = {
+  content: [
+    { type: 'text', text: 'Reading.' },
+    { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'src/math.js', note: 'ünïcode "quoted" {braces}' } },
+    { type: 'tool_use', id: 'toolu_2', name: 'list_files', input: {} },
+  ],
+  stop_reason: 'tool_use',
+  usage: { input_tokens: 50, output_tokens: 40, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+};
+const thinkingReply: CassetteResponse = {
+  content: [
+    { type: 'thinking', thinking: 'The user wants a sum function.', signature: 'sig-123' },
+    { type: 'text', text: 'Here it is.' },
+  ],
+  stop_reason: 'max_tokens',
+  usage: { input_tokens: 7, output_tokens: 100 },
+};
+const lines: CassetteLine[] = [
+  { line: 1, task: 'T1', phase: 'stream', response: toolReply },
+  { line: 2, task: 'T1', phase: 'stream', response: textReply },
+  { line: 6, task: 'T1', phase: 'stream', response: thinkingReply },
+  { line: 3, task: 'T1', phase: 'json', response: toolReply },
+  { line: 4, task: '*', phase: 'faults', response: textReply },
+  { line: 5, task: '*', phase: 'faults', response: textReply },
+];
+
+let fake: FakeAnthropic;
+let client: Anthropic;
+
+beforeAll(async () => {
+  fake = await startFakeAnthropic({ cassette: lines });
+  client = new Anthropic({ apiKey: 'test-key', baseURL: fake.url, maxRetries: 0, logLevel: 'off' });
+});
+
+afterAll(() => fake.close());
+
+const params = { model: MODEL, max_tokens: 100, messages: [{ role: 'user' as const, content: 'hi' }] };
+const headers = (task: string, phase: string) => ({ headers: { 'x-dex-task': task, 'x-dex-phase': phase } });
+
+describe('fake Anthropic server', () => {
+  it('streams events the SDK accumulates into exactly the recorded response', async () => {
+    for (const recorded of [toolReply, textReply, thinkingReply]) {
+      const message = await client.messages.stream(params, headers('T1', 'stream')).finalMessage();
+      expect(JSON.parse(JSON.stringify(message.content))).toEqual(recorded.content);
+      expect(message.stop_reason).toBe(recorded.stop_reason);
+      expect(message.usage).toEqual(recorded.usage);
+    }
+    const request = fake.requests.at(-1)!;
+    expect(request).toMatchObject({ method: 'POST', path: '/v1/messages', body: { ...params, stream: true } });
+    expect(request.headers['x-dex-task']).toBe('T1');
+  });
+
+  it('answers non-streaming requests with the recorded response as JSON', async () => {
+    const message = await client.messages.create(params, headers('T1', 'json'));
+    expect(message.content).toEqual(toolReply.content);
+    expect(message.usage).toEqual(toolReply.usage);
+    expect(message.model).toBe(MODEL);
+  });
+
+  it('answers 400 naming the task and phase when no line is left', async () => {
+    const err = await client.messages.create(params, headers('T1', 'json')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect((err as BadRequestError).apiMessage).toBe('fake Anthropic: no unused cassette line for task "T1" phase "json"');
+  });
+
+  it('serves faults first in, first out, each once, to the task they match', async () => {
+    fake.injectFault({ status: 500, match: { task: 'other' } });
+    fake.injectFault({ status: 429, headers: { 'retry-after': '7' } });
+    const limited = await client.messages.create(params, headers('T9', 'faults')).catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(RateLimitError);
+    expect((limited as RateLimitError).headers.get('retry-after')).toBe('7');
+    expect((limited as RateLimitError).type).toBe('rate_limit_error');
+
+    await expect(client.messages.create(params, headers('T9', 'faults'))).resolves.toMatchObject({ stop_reason: 'end_turn' });
+    const failed = await client.messages.create(params, headers('other', 'faults')).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(InternalServerError);
+    await expect(client.messages.create(params, headers('other', 'faults'))).resolves.toMatchObject({ stop_reason: 'end_turn' });
+  });
+});

@@ -1,0 +1,217 @@
+/**
+ * A fake Anthropic Messages API on 127.0.0.1 for tests: it answers from a replay cassette
+ * (JSON or, for `stream: true`, SSE events the real SDK accumulates back into the recorded
+ * response), records every request, and serves injected faults.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { matchingLineNumbers, parseCassette, type CassetteBlock, type CassetteLine } from '../core/cassette';
+
+/** A fault served instead of an answer; `match.task` limits it to requests with that `x-dex-task`. */
+export type Fault = (
+  | { status: number; body?: object; headers?: Record<string, string> }
+  | { kind: 'timeout' }
+  | { kind: 'malformed' }
+) & { match?: { task?: string } };
+
+/** The parts of a Messages API request body the tests look at. */
+export interface MessagesRequestBody {
+  model?: string;
+  max_tokens?: number;
+  stream?: boolean;
+  system?: { type: string; text: string; cache_control?: unknown }[];
+  tools?: { name: string; cache_control?: unknown }[];
+  messages?: { role: string; content: unknown }[];
+  [field: string]: unknown;
+}
+
+/** One request the fake received. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: MessagesRequestBody | null;
+  time: number;
+}
+
+/** A running fake server. */
+export interface FakeAnthropic {
+  /** Base URL for the SDK's `baseURL`. */
+  url: string;
+  requests: RecordedRequest[];
+  /** Queues a fault for the next matching request (first in, first out). */
+  injectFault(fault: Fault): void;
+  close(): Promise<void>;
+}
+
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
+
+/** Starts the fake on a random port; `cassette` is a cassette file path or parsed lines. */
+export async function startFakeAnthropic(opts: { cassette?: string | CassetteLine[] } = {}): Promise<FakeAnthropic> {
+  const lines =
+    typeof opts.cassette === 'string' ? parseCassette(readFileSync(opts.cassette, 'utf8'), opts.cassette) : (opts.cassette ?? []);
+  const used = new Set<number>();
+  const faults: Fault[] = [];
+  const requests: RecordedRequest[] = [];
+
+  const server = createServer((req, res) => {
+    void readBody(req).then((raw) => {
+      let body: MessagesRequestBody | null = null;
+      try {
+        body = raw ? (JSON.parse(raw) as MessagesRequestBody) : null;
+      } catch {
+        // recorded as null; answered below as a bad request
+      }
+      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, time: Date.now() });
+      const task = header(req, 'x-dex-task');
+      const phase = header(req, 'x-dex-phase');
+      const id = `fake_${requests.length}`;
+
+      if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v1/messages') {
+        return sendError(res, 404, `fake Anthropic: no route ${req.method} ${req.url}`, id);
+      }
+      if (!body) return sendError(res, 400, 'fake Anthropic: the request body is not JSON', id);
+
+      const faultAt = faults.findIndex((f) => f.match?.task === undefined || f.match.task === task);
+      if (faultAt !== -1) {
+        const [fault] = faults.splice(faultAt, 1);
+        if ('status' in fault) return sendError(res, fault.status, undefined, id, fault.body, fault.headers);
+        if (fault.kind === 'timeout') return; // never answered; the client gives up and closes
+        return sendMalformed(res, body.stream === true, id);
+      }
+
+      const free = matchingLineNumbers(lines, task ?? '', phase ?? '').filter((n) => !used.has(n));
+      const line = lines.find((l) => l.line === free[0]);
+      if (!line) {
+        return sendError(res, 400, `fake Anthropic: no unused cassette line for task "${task}" phase "${phase}"`, id);
+      }
+      used.add(line.line);
+      const message = {
+        id: `msg_${id}`,
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        stop_sequence: null,
+        ...line.response,
+      };
+      if (body.stream) return sendStream(res, message, id);
+      res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${id}` });
+      res.end(JSON.stringify(message));
+    });
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    injectFault: (fault) => void faults.push(fault),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string | undefined,
+  id: string,
+  body?: object,
+  headers: Record<string, string> = {},
+): void {
+  const type = ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+  const payload = body ?? { type: 'error', error: { type, message: message ?? `fake ${type}` } };
+  res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${id}`, ...headers });
+  res.end(JSON.stringify(payload));
+}
+
+function sendMalformed(res: ServerResponse, stream: boolean, id: string): void {
+  if (!stream) {
+    res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${id}` });
+    res.end('{"id":"msg_broken","type":"message","content":[{"type":"te');
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': `req_${id}` });
+  const message = { id: `msg_${id}`, type: 'message', role: 'assistant', content: [], usage: { input_tokens: 1, output_tokens: 0 } };
+  res.write(`event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message })}\n\n`);
+  res.end('event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"te\n\n');
+}
+
+type StreamedMessage = { content: CassetteBlock[]; usage: Record<string, unknown> } & Record<string, unknown>;
+
+function sendStream(res: ServerResponse, message: StreamedMessage, id: string): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${id}` });
+  const send = (event: { type: string } & Record<string, unknown>): void => {
+    res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+  };
+  const { content, usage, stop_reason, stop_sequence, ...rest } = message;
+  // As the real API does: input and cache counts arrive in message_start, output_tokens at the end.
+  const started = { ...rest, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 0 } };
+  send({ type: 'message_start', message: started });
+  send({ type: 'ping' });
+  content.forEach((block, index) => {
+    if (block.type === 'text') {
+      send({ type: 'content_block_start', index, content_block: { ...block, text: '' } });
+      for (const text of chunks(String(block.text))) {
+        send({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
+      }
+    } else if (block.type === 'tool_use') {
+      send({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
+      for (const partial_json of chunks(JSON.stringify(block.input ?? {}))) {
+        send({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } });
+      }
+    } else if (block.type === 'thinking') {
+      send({ type: 'content_block_start', index, content_block: { ...block, thinking: '', signature: '' } });
+      for (const thinking of chunks(String(block.thinking))) {
+        send({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking } });
+      }
+      send({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
+    } else {
+      send({ type: 'content_block_start', index, content_block: block });
+    }
+    send({ type: 'content_block_stop', index });
+  });
+  send({
+    type: 'message_delta',
+    delta: { stop_reason: stop_reason ?? null, stop_sequence: stop_sequence ?? null },
+    usage: { output_tokens: usage.output_tokens },
+  });
+  send({ type: 'message_stop' });
+  res.end();
+}
+
+/** `text` in up to three pieces, split on code points, so deltas must be joined to be right. */
+function chunks(text: string): string[] {
+  const points = Array.from(text);
+  const size = Math.max(1, Math.ceil(points.length / 3));
+  const pieces: string[] = [];
+  for (let i = 0; i < points.length; i += size) pieces.push(points.slice(i, i + size).join(''));
+  return pieces.length ? pieces : [''];
+}

@@ -1,0 +1,79 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { join } from 'node:path';
+import { createActivities, type ActivityDeps } from '../activities';
+import { Store } from '../activities/sqlite-store';
+
+/** Where a worker connects and which queues it serves. */
+export interface WorkerPlacement {
+  connection: NativeConnection;
+  namespace: string;
+  /** The shared queue that runs workflows (contract §1: `dex`). */
+  taskQueue: string;
+  /** This host's queue, for the activities that touch its worktrees and store. */
+  hostQueue: string;
+}
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+
+/** The workflow bundle, built once per process: bundling checks that workflow code imports nothing forbidden. */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: quietBundlerLogger });
+  return bundle;
+}
+
+const quietBundlerLogger = {
+  log: () => {},
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: (message: string) => console.warn(message),
+  error: (message: string) => console.error(message),
+};
+
+/** The activities' dependencies on this host: the SQLite store under `dexHome` and a retry-free Anthropic client. */
+export function hostDeps(dexHome: string, env: NodeJS.ProcessEnv = process.env): ActivityDeps {
+  return {
+    store: Store.open(join(dexHome, 'dex.db')),
+    dexHome,
+    anthropicClient: ({ baseUrl }) =>
+      new Anthropic({
+        apiKey: env.ANTHROPIC_API_KEY ?? 'missing-key',
+        baseURL: baseUrl ?? env.ANTHROPIC_BASE_URL ?? undefined,
+        // Temporal's retry policy is the only one: a retry inside the SDK would hide from history.
+        maxRetries: 0,
+        timeout: 5 * 60_000,
+      }),
+  };
+}
+
+/** A worker pair: workflows on the shared queue, activities on this host's queue. */
+export interface DexWorker {
+  run(): Promise<void>;
+  shutdown(): void;
+}
+
+/** Creates the workers for one host. */
+export async function createDexWorker(placement: WorkerPlacement, deps: ActivityDeps): Promise<DexWorker> {
+  const { connection, namespace, taskQueue, hostQueue } = placement;
+  const workflows = await Worker.create({
+    connection,
+    namespace,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+  });
+  const activities = await Worker.create({
+    connection,
+    namespace,
+    taskQueue: hostQueue,
+    activities: createActivities(deps),
+  });
+  return {
+    run: async () => {
+      await Promise.all([workflows.run(), activities.run()]);
+    },
+    shutdown: () => {
+      for (const w of [workflows, activities]) if (w.getState() === 'RUNNING') w.shutdown();
+    },
+  };
+}

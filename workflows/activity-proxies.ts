@@ -1,0 +1,20 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { DexActivities } from '../activities';
+import { gitPolicy, llmPolicy, localIoPolicy, toolPolicy, verifyPolicy } from './policies';
+
+/**
+ * The activities of one task, routed to the task queue of the host that holds its worktree
+ * and store: a task's files never leave the machine it started on.
+ */
+export function hostActivities(hostQueue: string) {
+  const on = { taskQueue: hostQueue };
+  const { callModel } = proxyActivities<DexActivities>({ ...llmPolicy, ...on });
+  const { runTool } = proxyActivities<DexActivities>({ ...toolPolicy, ...on });
+  const { verify } = proxyActivities<DexActivities>({ ...verifyPolicy, ...on });
+  const { prepareWorktree, commitCheckpoint, rollbackWorktree, removeWorktree } = proxyActivities<DexActivities>({ ...gitPolicy, ...on });
+  const { fetchContext, recordPhase } = proxyActivities<DexActivities>({ ...localIoPolicy, ...on });
+  return { callModel, runTool, verify, prepareWorktree, commitCheckpoint, rollbackWorktree, removeWorktree, fetchContext, recordPhase };
+}
+
+/** The activities of one task, as the workflow calls them. */
+export type HostActivities = ReturnType<typeof hostActivities>;

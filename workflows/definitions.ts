@@ -1,0 +1,13 @@
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { ApproveInput, RejectInput, RunStatus } from '../core/types';
+
+/** Passes the gate the run waits at (contract §2). */
+export const approveSignal = defineSignal<[ApproveInput?]>('approve');
+/** Fails the gate the run waits at (contract §2). */
+export const rejectSignal = defineSignal<[RejectInput]>('reject');
+/** Stops the run after the current activity. */
+export const pauseSignal = defineSignal<[unknown?]>('pause');
+/** Lets a paused run go on. */
+export const resumeSignal = defineSignal<[unknown?]>('resume');
+/** The run's state, what it waits for, where it is and what it has spent. */
+export const statusQuery = defineQuery<RunStatus>('status');

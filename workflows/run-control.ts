@@ -1,0 +1,58 @@
+import type { Duration } from '@temporalio/common';
+import { condition, setHandler } from '@temporalio/workflow';
+import type { ApproveInput, GateConfig, RejectInput, RunStatus } from '../core/types';
+import { approveSignal, pauseSignal, rejectSignal, resumeSignal } from './definitions';
+
+/** A person's (or a deadline's) answer at a gate. */
+export type GateDecision =
+  | ({ action: 'approve' } & ApproveInput)
+  | ({ action: 'reject' } & RejectInput);
+
+/**
+ * Gates and pause for one run: installs the approve/reject/pause/resume handlers and lets
+ * the workflow wait for a decision. A signal that arrives while nothing waits is ignored,
+ * so a stray approve can never pass a gate that has not been reached yet.
+ */
+export class RunControl {
+  waitingFor: RunStatus['waitingFor'] = null;
+  paused = false;
+  private decision: GateDecision | undefined;
+
+  constructor() {
+    setHandler(approveSignal, (input) => {
+      if (this.waitingFor) this.decision = { action: 'approve', ...(input ?? {}) };
+    });
+    setHandler(rejectSignal, (input) => {
+      if (this.waitingFor) this.decision = { action: 'reject', by: input?.by, reason: input?.reason || 'rejected' };
+    });
+    setHandler(pauseSignal, () => {
+      this.paused = true;
+    });
+    setHandler(resumeSignal, () => {
+      this.paused = false;
+    });
+  }
+
+  /** Waits at `gate` until a decision arrives or the deadline passes (then takes the default action). */
+  async waitAt(gate: string, config: GateConfig = {}, detail: { taskId?: string; reason?: string } = {}): Promise<GateDecision> {
+    this.decision = undefined;
+    this.waitingFor = { gate, since: new Date().toISOString(), ...detail };
+    try {
+      const decided = config.deadline
+        ? await condition(() => this.decision !== undefined, config.deadline as Duration)
+        : await condition(() => this.decision !== undefined).then(() => true);
+      if (decided && this.decision) return this.decision;
+      const action = config.defaultAction ?? 'reject';
+      const why = `no decision within ${config.deadline}: default action ${action}`;
+      return action === 'approve' ? { action, by: 'deadline', note: why } : { action, by: 'deadline', reason: why };
+    } finally {
+      this.waitingFor = null;
+      this.decision = undefined;
+    }
+  }
+
+  /** Returns once the run is not paused (at once when it is not). */
+  async unpaused(): Promise<void> {
+    if (this.paused) await condition(() => !this.paused);
+  }
+}
