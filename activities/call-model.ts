@@ -151,6 +151,9 @@ function reusedReply(store: Store, callKey: string, role: string, content: unkno
 }
 
 /** The small result that goes into workflow history: no full text, no tool inputs. */
+/** How often a live call heartbeats while it waits for the model. */
+const LIVENESS_HEARTBEAT_MS = 5_000;
+
 function summarize(content: Block[], rest: Omit<ModelCallResult, 'toolUses' | 'completion' | 'textPreview'>): ModelCallResult {
   const text = content
     .filter((b) => b.type === 'text' && typeof b.text === 'string')
@@ -194,7 +197,14 @@ async function liveReply(
     ctx.heartbeat();
     stream.on('connect', () => ctx.heartbeat());
     stream.on('streamEvent', () => ctx.heartbeat());
-    return await stream.finalMessage();
+    // A long prompt can take a while to its first token: heartbeat on a timer too, so the
+    // heartbeat timeout measures whether this worker lives, not how fast the model starts.
+    const alive = setInterval(() => ctx.heartbeat(), LIVENESS_HEARTBEAT_MS);
+    try {
+      return await stream.finalMessage();
+    } finally {
+      clearInterval(alive);
+    }
   } catch (err) {
     if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
     throw classifyModelError(err);

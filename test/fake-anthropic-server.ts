@@ -8,12 +8,12 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { matchingLineNumbers, parseCassette, type CassetteBlock, type CassetteLine } from '../core/cassette';
 
-/** A fault served instead of an answer; `match.task` limits it to requests with that `x-dex-task`. */
+/** A fault served instead of an answer; `match` limits it to requests with that `x-dex-task` and/or `x-dex-call`. */
 export type Fault = (
   | { status: number; body?: object; headers?: Record<string, string> }
   | { kind: 'timeout' }
   | { kind: 'malformed' }
-) & { match?: { task?: string } };
+) & { match?: { task?: string; call?: string } };
 
 /** The parts of a Messages API request body the tests look at. */
 export interface MessagesRequestBody {
@@ -82,7 +82,10 @@ export async function startFakeAnthropic(opts: { cassette?: string | CassetteLin
       }
       if (!body) return sendError(res, 400, 'fake Anthropic: the request body is not JSON', id);
 
-      const faultAt = faults.findIndex((f) => f.match?.task === undefined || f.match.task === task);
+      const call = header(req, 'x-dex-call');
+      const faultAt = faults.findIndex(
+        (f) => (f.match?.task === undefined || f.match.task === task) && (f.match?.call === undefined || f.match.call === call),
+      );
       if (faultAt !== -1) {
         const [fault] = faults.splice(faultAt, 1);
         if ('status' in fault) return sendError(res, fault.status, undefined, id, fault.body, fault.headers);

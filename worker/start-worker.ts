@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { join } from 'node:path';
 import { createActivities, type ActivityDeps } from '../activities';
 import { Store } from '../activities/sqlite-store';
@@ -18,7 +18,7 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
 /** The workflow bundle, built once per process: bundling checks that workflow code imports nothing forbidden. */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: quietBundlerLogger });
+  bundle ??= bundleWorkflowCode({ workflowsPath: join(__dirname, '..', 'workflows', 'index.ts'), logger: quietBundlerLogger });
   return bundle;
 }
 

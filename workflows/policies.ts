@@ -5,24 +5,24 @@ import type { ActivityOptions } from '@temporalio/workflow';
  * errors (non-retryable ones fail at once), so these only shape the retryable ones.
  */
 
-/** Model turns: streamed and heartbeated, so a stuck stream is noticed in a minute; rate limits back off up to a minute. */
+/** Model turns: heartbeated every few seconds, so a dead worker's call is retried within 20 s; rate limits back off up to a minute. */
 export const llmPolicy: ActivityOptions = {
   startToCloseTimeout: '10m',
-  heartbeatTimeout: '60s',
+  heartbeatTimeout: '20s',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 8 },
 };
 
 /** Agent tools: a command may run for minutes (it heartbeats); a tool error is a result, so retries are for crashes. */
 export const toolPolicy: ActivityOptions = {
   startToCloseTimeout: '20m',
-  heartbeatTimeout: '30s',
+  heartbeatTimeout: '15s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
 };
 
 /** Verify runs test suites: long, heartbeated, and a crash mid-run is simply run again. */
 export const verifyPolicy: ActivityOptions = {
   startToCloseTimeout: '60m',
-  heartbeatTimeout: '30s',
+  heartbeatTimeout: '15s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
 };
 

@@ -1,0 +1,118 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The real `dex` binary, spawned. TEMPORAL_ADDRESS is a dead port: a command that got as far
+// as connecting would exit 3, so exit 2 proves it stopped at the input check.
+
+const root = resolve(__dirname, '..');
+const demoCassette = join(root, 'client', 'demo', 'demo.cassette.jsonl');
+const DEAD_SERVER = '127.0.0.1:1';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** What the command left in its DEX_HOME (nothing, when nothing was started). */
+  dexHomeFiles: string[];
+}
+
+let fixtures: string;
+let homes = 0;
+
+function dex(args: string[]): Promise<Run> {
+  const dexHome = join(fixtures, 'homes', String(++homes));
+  mkdirSync(dexHome, { recursive: true });
+  const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: DEAD_SERVER, DEX_HOME: dexHome };
+  delete env.ANTHROPIC_API_KEY;
+  delete env.ANTHROPIC_BASE_URL;
+  delete env.NODE_OPTIONS;
+  return new Promise((done) => {
+    execFile(process.execPath, [join(root, 'bin', 'dex.js'), ...args], { cwd: root, env, timeout: 60_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+      done({ code, stdout, stderr, dexHomeFiles: readdirSync(dexHome) });
+    });
+  });
+}
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync('git', ['-c', 'init.defaultBranch=main', '-c', 'user.name=dex test', '-c', 'user.email=test@dex.localhost', ...args], {
+    cwd,
+    stdio: 'ignore',
+  });
+}
+
+/** A git repository with one commit, and `files` in it. */
+function repoWithCommit(name: string, files: Record<string, string> = {}): string {
+  const dir = join(fixtures, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'README.md'), '# fixture\n');
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
+  git(dir, 'init', '-q');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'start');
+  return dir;
+}
+
+const paths = {} as Record<'plain' | 'noCommits' | 'repo' | 'badConfigRepo' | 'badCassette', string>;
+
+beforeAll(() => {
+  fixtures = mkdtempSync(join(tmpdir(), 'dex-cli-input-'));
+  paths.plain = join(fixtures, 'plain');
+  mkdirSync(paths.plain);
+  paths.noCommits = join(fixtures, 'no-commits');
+  mkdirSync(paths.noCommits);
+  git(paths.noCommits, 'init', '-q');
+  paths.repo = repoWithCommit('repo');
+  paths.badConfigRepo = repoWithCommit('bad-config', { 'dex.config.yaml': 'gates:\n  beforePhse: true\n' });
+  const goodLine = readFirstLine(demoCassette);
+  paths.badCassette = join(fixtures, 'bad.jsonl');
+  writeFileSync(paths.badCassette, `${goodLine}\n\n{"task": "*", "phase": "implement", "response": \n`);
+});
+
+afterAll(() => {
+  rmSync(fixtures, { recursive: true, force: true });
+});
+
+function readFirstLine(file: string): string {
+  return execFileSync('head', ['-n', '1', file], { encoding: 'utf8' }).trim();
+}
+
+describe.concurrent('dex rejects bad input with exit 2 before starting anything', () => {
+  const cases: [string, () => string[], RegExp][] = [
+    ['a missing --repo folder', () => ['task', 'x', '--repo', '/nonexistent'], /repository not found: \/nonexistent/],
+    ['a folder that is not a git repository', () => ['task', 'x', '--repo', paths.plain], /not a git repository: .*plain/],
+    ['a git repository without commits', () => ['task', 'x', '--repo', paths.noCommits], /no commit yet: .*no-commits/],
+    ['an empty title', () => ['task', '', '--repo', paths.repo, '--llm', `replay:${demoCassette}`], /title is empty/],
+    ['an unknown --llm', () => ['task', 'x', '--repo', paths.repo, '--llm', 'gpt4'], /unknown --llm "gpt4"/],
+    ['a malformed cassette line', () => ['task', 'x', '--repo', paths.repo, '--llm', `replay:${paths.badCassette}`], /bad\.jsonl:3: not valid JSON/],
+    ['a missing cassette', () => ['task', 'x', '--repo', paths.repo, '--llm', 'replay:/missing.jsonl'], /cassette not found: \/missing\.jsonl/],
+    ['a bad dex.config.yaml', () => ['task', 'x', '--repo', paths.badConfigRepo, '--llm', `replay:${demoCassette}`], /dex\.config\.yaml: "gates\.beforePhse"/],
+    ['an unknown --weight', () => ['task', 'x', '--repo', paths.repo, '--weight', 'huge'], /unknown --weight "huge"/],
+    ['an unknown option', () => ['task', 'x', '--repo', paths.repo, '--frobnicate'], /--frobnicate/],
+    ['an unknown command', () => ['frobnicate', 'x'], /unknown command "frobnicate"/],
+    ['no --llm and no ANTHROPIC_API_KEY', () => ['task', 'x', '--repo', paths.repo], /ANTHROPIC_API_KEY/],
+  ];
+
+  it.each(cases)('%s', async (_what, args, message) => {
+    const run = await dex(args());
+    expect(run.stderr).toMatch(message);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.dexHomeFiles).toEqual([]);
+  });
+
+  it('prints one JSON document on stdout with --json', async () => {
+    const run = await dex(['task', 'x', '--repo', paths.plain, '--json']);
+    expect(run.code, run.stderr).toBe(2);
+    expect(JSON.parse(run.stdout)).toEqual({ error: expect.stringMatching(/not a git repository/), exitCode: 2 });
+  });
+
+  it('exits 3 when the Temporal server is unreachable', async () => {
+    const run = await dex(['status', 'some-id']);
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(/unreachable at 127\.0\.0\.1:1/);
+  });
+});

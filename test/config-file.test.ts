@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadDexConfig, parseDexConfig } from '../client/config-file';
+import { InputError } from '../client/input-error';
+import { DEFAULT_MODEL } from '../core/pricing';
+
+describe('parseDexConfig', () => {
+  let repo: string;
+  beforeEach(() => {
+    repo = mkdtempSync(join(tmpdir(), 'dex-config-'));
+  });
+  afterEach(() => {
+    rmSync(repo, { recursive: true, force: true });
+  });
+
+  /** The InputError `text` is rejected with; fails the test when it is accepted or throws anything else. */
+  function rejection(text: string): InputError {
+    try {
+      parseDexConfig(text, repo);
+    } catch (err) {
+      expect(err).toBeInstanceOf(InputError);
+      return err as InputError;
+    }
+    throw new Error(`accepted: ${text}`);
+  }
+
+  const defaults = {
+    verify: [],
+    models: { default: DEFAULT_MODEL },
+    maxIterations: 20,
+    maxRetries: 0,
+    maxTokens: 8192,
+    gates: {},
+    tools: { commandTimeoutMs: 120_000, outputLimitBytes: 16_384 },
+  };
+
+  it.each([
+    ['an empty file', ''],
+    ['only comments', '# nothing set yet\n'],
+  ])('gives the defaults for %s', (_what, text) => {
+    expect(parseDexConfig(text, repo)).toEqual(defaults);
+  });
+
+  it('reads every setting of a full config', () => {
+    const text = [
+      'verify: [npm run lint, npm test]',
+      'models: { plan: claude-opus-4-1 }',
+      'maxIterations: 5',
+      'maxRetries: 2',
+      'maxTokens: 4096',
+      'gates:',
+      '  beforePhase: true',
+      '  afterVerify: { deadline: 24h, defaultAction: approve }',
+      'tools: { commandTimeoutMs: 60000 }',
+    ].join('\n');
+    expect(parseDexConfig(text, repo)).toEqual({
+      verify: ['npm run lint', 'npm test'],
+      models: { default: DEFAULT_MODEL, plan: 'claude-opus-4-1' },
+      maxIterations: 5,
+      maxRetries: 2,
+      maxTokens: 4096,
+      gates: { beforePhase: {}, afterVerify: { deadline: '24h', defaultAction: 'approve' } },
+      tools: { commandTimeoutMs: 60_000, outputLimitBytes: 16_384 },
+    });
+  });
+
+  it('takes a single verify command as a list of one', () => {
+    expect(parseDexConfig('verify: make check', repo).verify).toEqual(['make check']);
+  });
+
+  it.each([
+    ['an unknown top-level key', 'maxIteration: 3', '"maxIteration" is not a known key'],
+    ['a misspelt gate', 'gates:\n  beforePhse: true', '"gates.beforePhse" is not a known key'],
+    ['an unknown gate setting', 'gates:\n  afterVerify: { timeout: 1h }', '"gates.afterVerify.timeout" is not a known key'],
+    ['an unknown tool limit', 'tools: { maxOutput: 10 }', '"tools.maxOutput" is not a known key'],
+  ])('rejects %s, naming it', (_what, text, message) => {
+    expect(rejection(text).message).toContain(message);
+  });
+
+  it.each([
+    ['maxIterations: "ten"', 'maxIterations'],
+    ['maxIterations: 0', 'maxIterations'],
+    ['maxRetries: -1', 'maxRetries'],
+    ['verify: 3', 'verify'],
+    ['verify: [npm test, 3]', 'verify'],
+    ['models: { plan: 7 }', 'models.plan'],
+    ['gates:\n  afterVerify:\n    deadline: soon', 'gates.afterVerify.deadline'],
+    ['gates:\n  afterVerify:\n    defaultAction: maybe', 'gates.afterVerify.defaultAction'],
+    ['gates:\n  beforePhase: yes please', 'gates.beforePhase'],
+    ['tools: { commandTimeoutMs: 1.5 }', 'tools.commandTimeoutMs'],
+  ])('rejects the wrong type in `%s`, naming the key', (text, key) => {
+    expect(rejection(text).message).toMatch(new RegExp(`^dex\\.config\\.yaml: "${key.replace(/\./g, '\\.')}" `));
+  });
+
+  it('rejects a file that is not YAML, or not a map', () => {
+    expect(rejection('verify: [npm test').message).toMatch(/not valid YAML/);
+    expect(rejection('- npm test').message).toMatch(/must be a map/);
+  });
+
+  it('verifies with `npm test` when package.json has a test script, and with nothing when it has none', () => {
+    writeFileSync(join(repo, 'package.json'), JSON.stringify({ scripts: { build: 'tsc' } }));
+    expect(parseDexConfig('', repo).verify).toEqual([]);
+    writeFileSync(join(repo, 'package.json'), JSON.stringify({ scripts: { test: 'vitest run' } }));
+    expect(parseDexConfig('', repo).verify).toEqual(['npm test']);
+    expect(parseDexConfig('verify: [make test]', repo).verify).toEqual(['make test']);
+  });
+
+  it('loads dex.config.yaml from the repository root, or the defaults without one', () => {
+    expect(loadDexConfig(repo)).toEqual(defaults);
+    writeFileSync(join(repo, 'dex.config.yaml'), 'maxIterations: 3\n');
+    expect(loadDexConfig(repo).maxIterations).toBe(3);
+    writeFileSync(join(repo, 'dex.config.yaml'), 'maxIterations: three\n');
+    expect(() => loadDexConfig(repo)).toThrow(/"maxIterations"/);
+  });
+});

@@ -1,0 +1,89 @@
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDexWorker, hostDeps, type DexWorker } from '../worker/start-worker';
+import { ensureTemporalCli, ensureTestServer } from '../client/toolchain';
+import { createSampleRepo } from '../client/demo/sample-repo';
+import type { TaskInput } from '../core/types';
+import type { ActivityDeps } from '../activities';
+
+let runtimeInstalled = false;
+
+/** Keeps the SDK's expected warnings (failed workflows, retried activities) out of test output. */
+export function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  runtimeInstalled = true;
+}
+
+/** A real Temporal dev server (the pinned Temporal CLI), one per test file. */
+export async function startDevServer(): Promise<TestWorkflowEnvironment> {
+  quietRuntime();
+  return TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: ensureTemporalCli() }, ip: '127.0.0.1' },
+  });
+}
+
+/** The real Java time-skipping test server, one per test file. */
+export async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
+  quietRuntime();
+  return TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: ensureTestServer() } },
+  });
+}
+
+/** A worker on fresh queues, whose Anthropic client talks to `anthropicUrl`. */
+export async function startTestWorker(
+  env: TestWorkflowEnvironment,
+  opts: { anthropicUrl?: string; queue: string; dexHome?: string },
+): Promise<{ worker: DexWorker; running: Promise<void>; deps: ActivityDeps; taskQueue: string; hostQueue: string; dexHome: string }> {
+  const dexHome = opts.dexHome ?? mkdtempSync(join(tmpdir(), 'dex-home-'));
+  const deps = hostDeps(dexHome, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: opts.anthropicUrl });
+  const taskQueue = opts.queue;
+  const hostQueue = `${opts.queue}@test-host`;
+  const worker = await createDexWorker({ connection: env.nativeConnection, namespace: 'default', taskQueue, hostQueue }, deps);
+  const running = worker.run();
+  return { worker, running, deps, taskQueue, hostQueue, dexHome };
+}
+
+/** A fresh copy of the sample repository (a `sum` that subtracts, and its failing test). */
+export function sampleRepo(): string {
+  const dir = join(mkdtempSync(join(tmpdir(), 'dex-repo-')), 'math');
+  createSampleRepo(dir);
+  return dir;
+}
+
+/** A task input for the sample repository; verify runs its tests. */
+export function taskInput(taskId: string, repoPath: string, hostQueue: string, overrides: Partial<TaskInput> = {}): TaskInput {
+  return {
+    taskId,
+    title: `Fix sum (${taskId})`,
+    description: 'test/math.test.js fails: sum(2, 3) should be 5.',
+    repoPath,
+    hostQueue,
+    llm: { kind: 'anthropic' },
+    models: { default: 'claude-sonnet-4-6' },
+    maxTokens: 1024,
+    verify: ['node --test'],
+    maxIterations: 8,
+    maxRetries: 0,
+    gates: {},
+    toolLimits: { commandTimeoutMs: 30_000, outputLimitBytes: 8_192 },
+    ...overrides,
+  };
+}
+
+/** The commits on `branch` that are not on `main`, newest first. */
+export function commitsOnBranch(repo: string, branch: string): string[] {
+  return execFileSync('git', ['log', '--format=%H %s', `main..${branch}`], { cwd: repo, encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
+}
+
+/** A file's content at a commit. */
+export function fileAt(repo: string, rev: string, path: string): string {
+  return execFileSync('git', ['show', `${rev}:${path}`], { cwd: repo, encoding: 'utf8' });
+}

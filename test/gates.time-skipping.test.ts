@@ -1,0 +1,112 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GateConfig, RunStatus, TaskInput, TaskResult } from '../core/types';
+import { completionTurn, fixSumTurns, toolTurn } from './cassette-builder';
+import { sampleRepo, startTestWorker, startTimeSkippingServer, taskInput } from './dev-server-env';
+import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
+
+const TASKS = ['T-deadline-approve', 'T-deadline-reject', 'T-early-approve', 'T-pause'];
+
+let env: TestWorkflowEnvironment;
+let fake: FakeAnthropic;
+let worker: Awaited<ReturnType<typeof startTestWorker>>;
+
+beforeAll(async () => {
+  env = await startTimeSkippingServer();
+  fake = await startFakeAnthropic({
+    cassette: [
+      ...TASKS.flatMap(fixSumTurns),
+      toolTurn('T-cancel', ['write_file', { path: 'scratch.txt', content: 'half-done work' }]),
+      completionTurn('T-cancel', { status: 'blocked', reason: 'Which sum do you mean?' }),
+    ],
+  });
+  worker = await startTestWorker(env, { anthropicUrl: fake.url, queue: 'dex-ts-gates' });
+});
+
+afterAll(async () => {
+  worker?.worker.shutdown();
+  await worker?.running;
+  worker?.deps.store.close();
+  await fake?.close();
+  await env?.teardown();
+});
+
+async function start(taskId: string, gates: TaskInput['gates']) {
+  const input = taskInput(taskId, sampleRepo(), worker.hostQueue, { gates });
+  return env.client.workflow.start('taskWorkflow', { workflowId: `task-math-${taskId}-1`, taskQueue: worker.taskQueue, args: [input] });
+}
+
+async function statusOf(handle: WorkflowHandle): Promise<RunStatus> {
+  return handle.query<RunStatus>('status');
+}
+
+async function waitForGate(handle: WorkflowHandle, gate: string): Promise<void> {
+  await expect.poll(async () => (await statusOf(handle)).waitingFor?.gate, { timeout: 30_000, interval: 100 }).toBe(gate);
+}
+
+const modelRequests = (task: string) => fake.requests.filter((r) => r.headers['x-dex-task'] === task).length;
+const day: GateConfig = { deadline: '24h', defaultAction: 'approve' };
+
+describe('gates on the time-skipping test server', () => {
+  it('passes a gate whose 24 h deadline runs out, by its default action, at once', async () => {
+    const handle = await start('T-deadline-approve', { beforePhase: day });
+    await waitForGate(handle, 'before:implement');
+    expect(modelRequests('T-deadline-approve')).toBe(0);
+    const before = await env.currentTimeMs();
+
+    await env.sleep('24h');
+    const result = (await handle.result()) as TaskResult;
+
+    expect(result.state).toBe('completed');
+    expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(24 * 3600_000);
+    expect(modelRequests('T-deadline-approve')).toBe(3);
+  });
+
+  it('rejects after verify when the deadline passes with reject as the default', async () => {
+    const handle = await start('T-deadline-reject', { afterVerify: { deadline: '1h', defaultAction: 'reject' } });
+    await waitForGate(handle, 'after-verify:implement');
+    await env.sleep('1h');
+    const err = await handle.result().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe('TaskRejected');
+    expect(cause.message).toContain('no decision within 1h');
+  });
+
+  it('lets an approve signal pass the gate before its deadline', async () => {
+    const handle = await start('T-early-approve', { beforePhase: day });
+    await waitForGate(handle, 'before:implement');
+    const before = await env.currentTimeMs();
+    await handle.signal('approve', { note: 'go', by: 'ana' });
+    const result = (await handle.result()) as TaskResult;
+    expect(result.state).toBe('completed');
+    expect((await env.currentTimeMs()) - before).toBeLessThan(24 * 3600_000);
+  });
+
+  it('pauses before the next activity and goes on after resume', async () => {
+    const handle = await start('T-pause', { beforePhase: {} });
+    await waitForGate(handle, 'before:implement');
+    await handle.signal('pause');
+    await handle.signal('approve');
+    await expect.poll(async () => (await statusOf(handle)).state, { timeout: 30_000, interval: 100 }).toBe('paused');
+    expect(modelRequests('T-pause')).toBe(0);
+    await handle.signal('resume');
+    const result = (await handle.result()) as TaskResult;
+    expect(result.state).toBe('completed');
+  });
+
+  it('cancelled while it waits, it rolls the worktree back to a clean checkout', async () => {
+    const handle = await start('T-cancel', {});
+    await waitForGate(handle, 'blocked');
+    const worktree = join(worker.dexHome, 'worktrees', handle.workflowId);
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: worktree, encoding: 'utf8' })).toContain('scratch.txt');
+    await handle.cancel();
+    const err = await handle.result().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: worktree, encoding: 'utf8' })).toBe('');
+  });
+});

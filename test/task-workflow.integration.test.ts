@@ -1,0 +1,191 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureTemporalCli } from '../client/toolchain';
+import { costOf } from '../core/pricing';
+import type { RunStatus, TaskInput, TaskResult } from '../core/types';
+import { completionTurn, fixSumTurns, TEST_MODEL, toolTurn, usageTotals } from './cassette-builder';
+import { commitsOnBranch, fileAt, sampleRepo, startDevServer, startTestWorker, taskInput } from './dev-server-env';
+import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
+
+const execFileAsync = promisify(execFile);
+
+const CASSETTE = {
+  full: fixSumTurns('T-full'),
+  approve: [
+    completionTurn('T-approve', { status: 'blocked', reason: 'May I change the public API of sum?' }),
+    ...fixSumTurns('T-approve'),
+  ],
+  reject: [
+    toolTurn('T-reject', ['write_file', { path: 'scratch.txt', content: 'half-done work' }]),
+    completionTurn('T-reject', { status: 'blocked', reason: 'Should I delete the tests?' }),
+  ],
+  faults: fixSumTurns('T-faults'),
+  auth: fixSumTurns('T-auth'),
+  escape: [toolTurn('T-escape', ['read_file', { path: '../../etc/passwd' }]), ...fixSumTurns('T-escape')],
+};
+
+let env: TestWorkflowEnvironment;
+let fake: FakeAnthropic;
+let worker: Awaited<ReturnType<typeof startTestWorker>>;
+
+beforeAll(async () => {
+  env = await startDevServer();
+  fake = await startFakeAnthropic({ cassette: Object.values(CASSETTE).flat() });
+  worker = await startTestWorker(env, { anthropicUrl: fake.url, queue: 'dex-it-task' });
+});
+
+afterAll(async () => {
+  worker?.worker.shutdown();
+  await worker?.running;
+  worker?.deps.store.close();
+  await fake?.close();
+  await env?.teardown();
+});
+
+async function start(taskId: string, overrides: Partial<TaskInput> = {}) {
+  const repo = sampleRepo();
+  const input = taskInput(taskId, repo, worker.hostQueue, overrides);
+  const handle = await env.client.workflow.start('taskWorkflow', {
+    workflowId: `task-math-${taskId}-1`,
+    taskQueue: worker.taskQueue,
+    args: [input],
+  });
+  return { repo, handle };
+}
+
+async function failureOf(handle: WorkflowHandle): Promise<ApplicationFailure> {
+  const err = await handle.result().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  const cause = (err as WorkflowFailedError).cause;
+  expect(cause).toBeInstanceOf(ApplicationFailure);
+  return cause as ApplicationFailure;
+}
+
+function requestsFor(task: string) {
+  return fake.requests.filter((r) => r.headers['x-dex-task'] === task);
+}
+
+/** The stock Temporal CLI against this file's server (asynchronous: the worker shares this process). */
+async function temporalCli(...args: string[]): Promise<string> {
+  const { stdout } = await execFileAsync(ensureTemporalCli(), [...args, '--address', env.address, '--namespace', 'default'], {
+    encoding: 'utf8',
+  });
+  return stdout;
+}
+
+async function waitForGate(handle: WorkflowHandle, gate: string): Promise<RunStatus> {
+  await expect
+    .poll(async () => (await handle.query<RunStatus>('status')).waitingFor?.gate, { timeout: 30_000, interval: 100 })
+    .toBe(gate);
+  return handle.query<RunStatus>('status');
+}
+
+describe('taskWorkflow on a real dev server', () => {
+  it('fixes the sample repository: one real commit, verify passing, usage and cost as the cassette says', async () => {
+    const { repo, handle } = await start('T-full');
+    const result = (await handle.result()) as TaskResult;
+
+    expect(result.state).toBe('completed');
+    expect(result.verifyPassed).toBe(true);
+    const commits = commitsOnBranch(repo, result.branch);
+    expect(commits).toHaveLength(1);
+    expect(commits[0]).toContain(result.commit);
+    expect(fileAt(repo, result.commit!, 'src/math.js')).toContain('return a + b;');
+    // The fix lives on the task branch; the base branch is untouched.
+    expect(fileAt(repo, 'main', 'src/math.js')).toContain('return a - b;');
+
+    const expected = usageTotals(CASSETTE.full);
+    expect(result.tokens).toEqual(expected);
+    expect(result.costUsd).toBeCloseTo(costOf(TEST_MODEL, expected), 10);
+    expect(requestsFor('T-full')).toHaveLength(3);
+
+    const first = requestsFor('T-full')[0].body!;
+    expect(first.stream).toBe(true);
+    expect(JSON.stringify(first.system)).toContain('"cache_control"');
+    expect(JSON.stringify((first.tools as unknown[]).at(-1))).toContain('"cache_control"');
+    // The transcript lives in the store: history holds no tool inputs or file contents.
+    const history = JSON.stringify(await handle.fetchHistory());
+    expect(history).not.toContain('return a + b;');
+  });
+
+  it('waits at a blocked gate until the stock CLI approves, and the note reaches the model', async () => {
+    const { handle } = await start('T-approve');
+    const status = await waitForGate(handle, 'blocked');
+    expect(status.state).toBe('waiting');
+    expect(status.waitingFor?.reason).toContain('public API');
+
+    const queried = JSON.parse(await temporalCli('workflow', 'query', '--workflow-id', handle.workflowId, '--type', 'status', '-o', 'json'));
+    expect(JSON.stringify(queried)).toContain('"waiting"');
+
+    await temporalCli('workflow', 'signal', '--workflow-id', handle.workflowId, '--name', 'approve', '--input', '{"note":"yes, keep it small","by":"ana"}');
+    const result = (await handle.result()) as TaskResult;
+    expect(result.state).toBe('completed');
+    const afterApproval = JSON.stringify(requestsFor('T-approve')[1].body!.messages);
+    expect(afterApproval).toContain('yes, keep it small');
+  });
+
+  it('ends rejected when the stock CLI rejects at the blocked gate, and leaves the worktree clean', async () => {
+    const { handle } = await start('T-reject');
+    await waitForGate(handle, 'blocked');
+    await temporalCli('workflow', 'signal', '--workflow-id', handle.workflowId, '--name', 'reject', '--input', '{"reason":"keep the tests"}');
+    const failure = await failureOf(handle);
+    expect(failure.type).toBe('TaskRejected');
+    expect(failure.message).toContain('keep the tests');
+    expect((failure.details?.[0] as TaskResult).state).toBe('rejected');
+    expect((await handle.query<RunStatus>('status')).state).toBe('rejected');
+    const worktree = join(worker.dexHome, 'worktrees', handle.workflowId);
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: worktree, encoding: 'utf8' })).toBe('');
+    expect(existsSync(join(worktree, 'scratch.txt'))).toBe(false);
+  });
+
+  it('retries a 429 (honouring retry-after) and a 529, then completes', async () => {
+    fake.injectFault({ status: 429, headers: { 'retry-after': '1' }, match: { task: 'T-faults' } });
+    fake.injectFault({ status: 529, match: { task: 'T-faults' } });
+    const { handle } = await start('T-faults');
+    const result = (await handle.result()) as TaskResult;
+    expect(result.state).toBe('completed');
+    expect(requestsFor('T-faults')).toHaveLength(5);
+    const [first, second] = requestsFor('T-faults');
+    expect(second.time - first.time).toBeGreaterThanOrEqual(900);
+  });
+
+  it('fails at once with a clear message on a 401', async () => {
+    fake.injectFault({
+      status: 401,
+      body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
+      match: { task: 'T-auth' },
+    });
+    const { handle } = await start('T-auth');
+    const failure = await failureOf(handle);
+    expect(failure.type).toBe('TaskFailed');
+    expect(failure.message).toMatch(/401.*invalid x-api-key/);
+    expect(requestsFor('T-auth')).toHaveLength(1);
+  });
+
+  it('answers a tool call reading ../../etc/passwd with a tool error and goes on', async () => {
+    const { handle } = await start('T-escape');
+    const result = (await handle.result()) as TaskResult;
+    expect(result.state).toBe('completed');
+    const second = JSON.stringify(requestsFor('T-escape')[1].body!.messages);
+    expect(second).toContain('"is_error":true');
+    expect(second).toContain('outside the worktree');
+    expect(second).not.toContain('root:x:0:0');
+  });
+});
+
+// Recorded histories for the replay test come from this file: DEX_RECORD_HISTORIES=1 npx vitest run test/task-workflow.integration.test.ts
+if (process.env.DEX_RECORD_HISTORIES) {
+  afterAll(async () => {
+    const history = await temporalCli('workflow', 'show', '--workflow-id', 'task-math-T-approve-1', '-o', 'json');
+    writeFileSync(join(__dirname, 'histories', 'task-workflow-approve.json'), history);
+  });
+}
