@@ -1,10 +1,9 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { makeOutput, type Output } from './cli-context';
-import { demoCommand } from './commands/demo';
-import { setupCommand, serverCommand, workerCommand } from './commands/host-commands';
-import { listCommand, statusCommand, watchCommand } from './commands/inspect';
-import { signalCommand } from './commands/signal-commands';
-import { taskCommand } from './commands/task';
+import type * as DemoCommands from './commands/demo';
+import type * as HostCommands from './commands/host-commands';
+import type * as TaskCommands from './commands/task';
+import type * as InspectCommands from './commands/inspect';
+import type * as SignalCommands from './commands/signal-commands';
 import { InputError, ServerUnreachable } from './input-error';
 
 const USAGE = `dex — a durable executor for AI-driven work, on Temporal
@@ -22,40 +21,40 @@ Every command takes --json. --llm: anthropic | anthropic:MODEL | replay:FILE.`;
 
 type Command = (argv: string[], out: Output) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = {
-  demo: demoCommand,
-  setup: setupCommand,
-  server: serverCommand,
-  worker: workerCommand,
-  task: taskCommand,
-  status: statusCommand,
-  list: listCommand,
-  watch: watchCommand,
-  approve: (argv, out) => signalCommand('approve', argv, out),
-  reject: (argv, out) => signalCommand('reject', argv, out),
-  pause: (argv, out) => signalCommand('pause', argv, out),
-  resume: (argv, out) => signalCommand('resume', argv, out),
-  cancel: (argv, out) => signalCommand('cancel', argv, out),
+// Commands load on demand (require, as this CommonJS code runs under tsx's CommonJS hook):
+// a mistyped option answers at once, without loading the Temporal SDK.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  demo: async () => (require('./commands/demo') as typeof DemoCommands).demoCommand,
+  setup: async () => (require('./commands/host-commands') as typeof HostCommands).setupCommand,
+  server: async () => (require('./commands/host-commands') as typeof HostCommands).serverCommand,
+  worker: async () => (require('./commands/host-commands') as typeof HostCommands).workerCommand,
+  task: async () => (require('./commands/task') as typeof TaskCommands).taskCommand,
+  status: async () => (require('./commands/inspect') as typeof InspectCommands).statusCommand,
+  list: async () => (require('./commands/inspect') as typeof InspectCommands).listCommand,
+  watch: async () => (require('./commands/inspect') as typeof InspectCommands).watchCommand,
+  ...Object.fromEntries(
+    (['approve', 'reject', 'pause', 'resume', 'cancel'] as const).map((name) => [
+      name,
+      async (): Promise<Command> => {
+        const { signalCommand } = require('./commands/signal-commands') as typeof SignalCommands;
+        return (argv, out) => signalCommand(name, argv, out);
+      },
+    ]),
+  ),
 };
 
 /** Runs one dex command and returns its exit code (contract §3: 0 done, 1 run failed, 2 bad input, 3 server unreachable). */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  const out = makeOutput(rest.includes('--json'));
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
+  const out = makeOutput(argv.includes('--json'));
+  if (name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(USAGE + '\n');
-    return name ? 0 : 2;
+    return 0;
   }
-  const command = COMMANDS[name];
-  if (!command) {
-    process.stderr.write(`dex: unknown command "${name}"\n\n${USAGE}\n`);
-    return 2;
-  }
-  // The SDK's own logs are for operators (DEX_LOG_LEVEL=INFO shows them); a CLI user sees dex's progress lines.
-  const level = (process.env.DEX_LOG_LEVEL ?? (name === 'worker' ? 'WARN' : 'ERROR')).toUpperCase();
-  Runtime.install({ logger: new DefaultLogger(level as ConstructorParameters<typeof DefaultLogger>[0]) });
   try {
-    return await command(rest, out);
+    const load = name ? COMMANDS[name] : undefined;
+    if (!load) throw new InputError(name ? `unknown command "${name}"\n\n${USAGE}` : USAGE);
+    return await (await load())(rest, out);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const code = err instanceof InputError ? 2 : err instanceof ServerUnreachable ? 3 : 1;

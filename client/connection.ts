@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { startDevServerDetached } from './dev-server';
 import { ServerUnreachable } from './input-error';
+import { installRuntimeLogging } from './runtime-logging';
 import { EMBEDDED_ADDRESS, type Settings } from './settings';
 
 /** A client and a worker connection to the same server. */
@@ -41,7 +42,10 @@ export async function connect(settings: Settings, log: (line: string) => void): 
     address,
     connection: conn,
     client: new Client({ connection: conn, namespace: settings.namespace }),
-    nativeConnection: async () => (native ??= await NativeConnection.connect({ address })),
+    nativeConnection: async () => {
+      installRuntimeLogging('ERROR');
+      return (native ??= await NativeConnection.connect({ address }));
+    },
     close: async () => {
       await native?.close();
       await conn.close();

@@ -9,7 +9,12 @@ export interface RunEnd {
   error?: string;
 }
 
-/** One progress line for a status, or undefined when there is nothing to show. */
+function spent(s: RunStatus): string {
+  const tokens = `${s.tokens.input + s.tokens.cacheRead + s.tokens.cacheWrite} in / ${s.tokens.output} out`;
+  return `${tokens} · $${s.costUsd.toFixed(4)}`;
+}
+
+/** One progress line for a status: where the run is, what it does or waits for, what it spent. */
 export function progressLine(s: RunStatus): string {
   const where = [s.current.taskId, s.current.phase].filter(Boolean).join(' ');
   const turn = s.current.turn ? ` turn ${s.current.turn}` : '';
@@ -18,8 +23,15 @@ export function progressLine(s: RunStatus): string {
     : s.state === 'paused'
       ? 'paused'
       : (s.current.activity ?? s.state);
-  const tokens = `${s.tokens.input + s.tokens.cacheRead + s.tokens.cacheWrite} in / ${s.tokens.output} out`;
-  return `[${where}]${turn} ${doing} · ${tokens} · $${s.costUsd.toFixed(4)}`;
+  return `[${where}]${turn} ${doing} · ${spent(s)}`;
+}
+
+/** The progress lines to show for `s`, given the last step already shown; steps the poll missed are included. */
+export function newProgressLines(s: RunStatus, lastSeq: number): { lines: string[]; lastSeq: number } {
+  const steps = (s.recent ?? []).filter((step) => step.seq > lastSeq);
+  const lines = steps.map((step) => `[${s.current.taskId ?? ''}] ${step.text}`);
+  if (lines.length) lines[lines.length - 1] += ` · ${spent(s)}`;
+  return { lines, lastSeq: steps.at(-1)?.seq ?? lastSeq };
 }
 
 /** How a finished workflow ended: its result, or the failure it ended with. */
@@ -51,16 +63,22 @@ export async function followRun(
 ): Promise<RunEnd> {
   const intervalMs = opts.intervalMs ?? 300;
   let nextTick = Date.now() + 2_000;
-  let last = '';
+  let lastLine = '';
+  let lastSeq = 0;
   let done = false;
   const ended = runEnd(handle).finally(() => {
     done = true;
   });
   while (!done) {
     try {
-      const line = progressLine(await handle.query<RunStatus>('status'));
-      if (line !== last) show(line);
-      last = line;
+      const status = await handle.query<RunStatus>('status');
+      const fresh = newProgressLines(status, lastSeq);
+      fresh.lines.forEach(show);
+      lastSeq = fresh.lastSeq;
+      // Waiting, pausing and ending are states, not steps: show them when they change.
+      const line = status.state === 'running' ? '' : progressLine(status);
+      if (line && line !== lastLine) show(line);
+      lastLine = line;
     } catch {
       // The run may not have had its first workflow task yet, or has just closed.
     }

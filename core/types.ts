@@ -98,6 +98,8 @@ export interface RunStatus {
   tokens: TokenUsage;
   costUsd: number;
   tasks?: { id: string; state: RunState }[];
+  /** The latest steps, numbered, so a watcher that polls now and then misses none. */
+  recent?: { seq: number; text: string }[];
   /** Set once the task's checkpoint commit exists. */
   commit?: string;
   branch?: string;

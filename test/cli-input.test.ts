@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,7 +67,7 @@ beforeAll(() => {
   git(paths.noCommits, 'init', '-q');
   paths.repo = repoWithCommit('repo');
   paths.badConfigRepo = repoWithCommit('bad-config', { 'dex.config.yaml': 'gates:\n  beforePhse: true\n' });
-  const goodLine = readFirstLine(demoCassette);
+  const goodLine = readFileSync(demoCassette, 'utf8').split('\n')[0];
   paths.badCassette = join(fixtures, 'bad.jsonl');
   writeFileSync(paths.badCassette, `${goodLine}\n\n{"task": "*", "phase": "implement", "response": \n`);
 });
@@ -75,10 +75,6 @@ beforeAll(() => {
 afterAll(() => {
   rmSync(fixtures, { recursive: true, force: true });
 });
-
-function readFirstLine(file: string): string {
-  return execFileSync('head', ['-n', '1', file], { encoding: 'utf8' }).trim();
-}
 
 describe.concurrent('dex rejects bad input with exit 2 before starting anything', () => {
   const cases: [string, () => string[], RegExp][] = [

@@ -2,6 +2,9 @@ import type { RunState, RunStatus, TokenUsage, VerifyResult } from '../core/type
 import { addUsage, ZERO_USAGE } from '../core/usage';
 import type { RunControl } from './run-control';
 
+/** How many of the latest steps the status keeps. */
+const RECENT_STEPS = 20;
+
 /** What a task run has done so far: the source of its `status` query and its result. */
 export class TaskProgress {
   state: RunState = 'running';
@@ -13,6 +16,8 @@ export class TaskProgress {
   commit?: string;
   error?: string;
   lastVerify?: VerifyResult;
+  private recent: { seq: number; text: string }[] = [];
+  private seq = 0;
 
   constructor(
     private readonly taskId: string,
@@ -25,6 +30,8 @@ export class TaskProgress {
   at(where: { phase: string; turn?: number; activity?: string }): void {
     this.current = { taskId: this.taskId, ...where };
     if (where.turn !== undefined) this.turns = Math.max(this.turns, where.turn);
+    const text = [where.phase, where.turn !== undefined ? `turn ${where.turn}` : undefined, where.activity].filter(Boolean).join(' ');
+    this.recent = [...this.recent.slice(-(RECENT_STEPS - 1)), { seq: ++this.seq, text }];
   }
 
   addUsage(usage: TokenUsage, costUsd: number): void {
@@ -43,6 +50,7 @@ export class TaskProgress {
       current: this.current,
       tokens: this.tokens,
       costUsd: this.costUsd,
+      recent: this.recent,
       ...(this.branch ? { branch: this.branch } : {}),
       ...(this.commit ? { commit: this.commit } : {}),
       ...(this.error ? { error: this.error } : {}),

@@ -2,8 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseCommandArgs, type Output } from '../cli-context';
+import type * as DriveTask from '../drive-task';
 import { DEMO_TASK, createSampleRepo } from '../demo/sample-repo';
-import { describeTaskEnd, driveTask, exitCodeFor } from '../drive-task';
 import { readSettings } from '../settings';
 import { buildTaskInput } from '../task-request';
 
@@ -18,6 +18,8 @@ export async function demoCommand(argv: string[], out: Output): Promise<number> 
   out.info(`sample repository with a failing test: ${dir}`);
   const settings = readSettings();
   const { input, repoName } = buildTaskInput({ ...DEMO_TASK, repo: dir, llm: `replay:${DEMO_CASSETTE}` }, settings);
+  // Loaded only once the input is known to be good: bad input answers without loading the SDK.
+  const { describeTaskEnd, driveTask, exitCodeFor } = require('../drive-task') as typeof DriveTask;
   const run = await driveTask(input, repoName, settings, out);
   out.result(describeTaskEnd(run), { workflowId: run.workflowId, repo: dir, ...run.end, webUi: run.webUi });
   return run.end ? exitCodeFor(run.end) : 0;

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { parseCommandArgs, type Output } from '../cli-context';
 import { connect } from '../connection';
+import { installRuntimeLogging } from '../runtime-logging';
 import { runDevServerForeground } from '../dev-server';
 import { readSettings, EMBEDDED_ADDRESS, EMBEDDED_UI } from '../settings';
 import { ensureTemporalCli, ensureTestServer } from '../toolchain';
@@ -30,6 +31,8 @@ export async function serverCommand(argv: string[], out: Output): Promise<number
 /** `dex worker`: serves every workflow and this host's activities until SIGINT or SIGTERM. */
 export async function workerCommand(argv: string[], out: Output): Promise<number> {
   parseCommandArgs(argv, {});
+  // A long-running worker is an operator's process: its warnings belong in its log.
+  installRuntimeLogging('WARN');
   const settings = readSettings();
   const conns = await connect(settings, out.info);
   const deps = hostDeps(settings.dexHome);

@@ -1,5 +1,5 @@
 import { parseCommandArgs, type Output } from '../cli-context';
-import { describeTaskEnd, driveTask, exitCodeFor } from '../drive-task';
+import type * as DriveTask from '../drive-task';
 import { InputError } from '../input-error';
 import { readSettings } from '../settings';
 import { buildTaskInput } from '../task-request';
@@ -21,6 +21,8 @@ export async function taskCommand(argv: string[], out: Output): Promise<number> 
     { title: positionals[0] ?? '', description: values.description, repo: values.repo, weight: values.weight, llm: values.llm },
     settings,
   );
+  // Loaded only once the input is known to be good: bad input answers without loading the SDK.
+  const { describeTaskEnd, driveTask, exitCodeFor } = require('../drive-task') as typeof DriveTask;
   const run = await driveTask(input, repoName, settings, out, { detach: values.detach });
   out.result(describeTaskEnd(run), { workflowId: run.workflowId, ...run.end, webUi: run.webUi });
   return run.end ? exitCodeFor(run.end) : 0;

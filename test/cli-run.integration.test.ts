@@ -1,0 +1,123 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureTemporalCli } from '../client/toolchain';
+import { completionTurn, fixSumTurns, toJsonl } from './cassette-builder';
+import { sampleRepo, startDevServer } from './dev-server-env';
+
+const execFileAsync = promisify(execFile);
+const DEX = join(__dirname, '..', 'bin', 'dex.js');
+
+let env: TestWorkflowEnvironment;
+let queueCount = 0;
+
+beforeAll(async () => {
+  env = await startDevServer();
+});
+
+afterAll(async () => {
+  await env?.teardown();
+});
+
+/** The environment of a dex command against this file's server, on queues no other test polls. */
+function dexEnv(): NodeJS.ProcessEnv {
+  const queue = `dex-cli-${++queueCount}`;
+  return {
+    ...process.env,
+    TEMPORAL_ADDRESS: env.address,
+    DEX_HOME: mkdtempSync(join(tmpdir(), 'dex-cli-home-')),
+    DEX_TASK_QUEUE: queue,
+    DEX_HOST_QUEUE: `${queue}@host`,
+    ANTHROPIC_API_KEY: '',
+  };
+}
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `dex …` to its end; `onStderr` sees progress as it comes. */
+function dex(args: string[], envVars: NodeJS.ProcessEnv, onStderr?: (text: string) => void): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [DEX, ...args], { env: envVars });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      onStderr?.(stderr);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function cassetteFile(lines: Parameters<typeof toJsonl>[0]): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'dex-cassette-')), 'run.cassette.jsonl');
+  writeFileSync(file, toJsonl(lines));
+  return file;
+}
+
+describe('the dex command on a real dev server', () => {
+  it('dex demo --json fixes the sample repository and reports the commit, tokens and cost', async () => {
+    const run = await dex(['demo', '--json'], dexEnv());
+    expect(run.code, run.stderr).toBe(0);
+    const doc = JSON.parse(run.stdout);
+    expect(doc.state).toBe('completed');
+    expect(doc.result.commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(doc.result.tokens).toEqual({ input: 1630, output: 290, cacheRead: 4608, cacheWrite: 1536 });
+    expect(doc.result.costUsd).toBeGreaterThan(0);
+  });
+
+  it('dex demo prints the commit SHA, the tokens, the cost and the run; dex status and dex list find it', async () => {
+    const envVars = dexEnv();
+    const run = await dex(['demo'], envVars);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/commit: [0-9a-f]{40} on dex\//);
+    expect(run.stdout).toMatch(/tokens: 1630 input, 290 output, 4608 cache read, 1536 cache write/);
+    expect(run.stdout).toMatch(/cost: \$0\.\d{4} over 4 model turns/);
+    expect(run.stderr).toMatch(/turn \d+ tool:edit_file/);
+    const id = run.stdout.split(':')[0];
+
+    const status = await dex(['status', id, '--json'], envVars);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout).state).toBe('completed');
+    const list = await dex(['list', '--json'], envVars);
+    expect(JSON.parse(list.stdout).map((r: { id: string }) => r.id)).toContain(id);
+  });
+
+  it('a blocked task waits; reject through the stock temporal CLI ends it rejected with exit 1', async () => {
+    const cassette = cassetteFile([completionTurn('*', { status: 'blocked', reason: 'Is deleting the test fine?' })]);
+    let signalled: Promise<unknown> | undefined;
+    const run = await dex(['task', 'Fix sum', '--repo', sampleRepo(), '--llm', `replay:${cassette}`], dexEnv(), (stderr) => {
+      const id = /started (\S+)/.exec(stderr)?.[1];
+      if (id && !signalled && stderr.includes('waiting at gate "blocked"')) {
+        signalled = execFileAsync(ensureTemporalCli(), [
+          'workflow', 'signal', '--address', env.address, '--workflow-id', id, '--name', 'reject', '--input', '{"reason":"no"}',
+        ]);
+      }
+    });
+    await signalled;
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/rejected/);
+  });
+
+  it('a blocked task goes on after dex approve and exits 0', async () => {
+    const envVars = dexEnv();
+    const cassette = cassetteFile([completionTurn('*', { status: 'blocked', reason: 'OK to edit src/math.js?' }), ...fixSumTurns('*')]);
+    let approved: Promise<Finished> | undefined;
+    const run = await dex(['task', 'Fix sum', '--repo', sampleRepo(), '--llm', `replay:${cassette}`], envVars, (stderr) => {
+      const id = /started (\S+)/.exec(stderr)?.[1];
+      if (id && !approved && stderr.includes('waiting at gate "blocked"')) approved = dex(['approve', id, '--note', 'yes'], envVars);
+    });
+    expect((await approved)?.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/completed/);
+  });
+});

@@ -1,0 +1,90 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TaskResult } from '../core/types';
+import { completionTurn, toolTurn, usageTotals } from './cassette-builder';
+import { commitsOnBranch, sampleRepo, startDevServer, taskInput } from './dev-server-env';
+import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
+
+const TASK = 'T-crash';
+const WORKFLOW_ID = `task-math-${TASK}-1`;
+const QUEUE = 'dex-crash';
+const HOST_QUEUE = 'dex-crash@host-a';
+// The third model call (reply stored at transcript seq 5) hangs until the worker is killed.
+const HANGING_CALL = `${WORKFLOW_ID}/implement/1#5`;
+
+const CASSETTE = [
+  toolTurn(TASK, ['read_file', { path: 'src/math.js' }]),
+  toolTurn(TASK, ['edit_file', { path: 'src/math.js', old_string: 'return a - b;', new_string: 'return a + b;' }]),
+  toolTurn(TASK, ['run_command', { command: 'node --test' }]),
+  completionTurn(TASK, { status: 'complete', summary: 'sum adds' }),
+];
+
+let env: TestWorkflowEnvironment;
+let fake: FakeAnthropic;
+const workers: ChildProcess[] = [];
+const dexHome = mkdtempSync(join(tmpdir(), 'dex-crash-home-'));
+
+/** A real `dex worker` process, as a user would start it. */
+function startWorkerProcess(): ChildProcess {
+  const child = spawn(process.execPath, [join(__dirname, '..', 'bin', 'dex.js'), 'worker'], {
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: env.address,
+      DEX_HOME: dexHome,
+      DEX_TASK_QUEUE: QUEUE,
+      DEX_HOST_QUEUE: HOST_QUEUE,
+      ANTHROPIC_API_KEY: 'test-key',
+      ANTHROPIC_BASE_URL: fake.url,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  workers.push(child);
+  return child;
+}
+
+beforeAll(async () => {
+  env = await startDevServer();
+  fake = await startFakeAnthropic({ cassette: CASSETTE });
+});
+
+afterAll(async () => {
+  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+  await fake?.close();
+  await env?.teardown();
+});
+
+describe('a worker killed with SIGKILL in the middle of a task', () => {
+  it('is replaced by a new worker that finishes the task: one commit, no completed model turn requested again', async () => {
+    fake.injectFault({ kind: 'timeout', match: { call: HANGING_CALL } });
+    const first = startWorkerProcess();
+    const repo = sampleRepo();
+    const handle = await env.client.workflow.start('taskWorkflow', {
+      workflowId: WORKFLOW_ID,
+      taskQueue: QUEUE,
+      args: [taskInput(TASK, repo, HOST_QUEUE)],
+    });
+
+    await expect.poll(() => fake.requests.some((r) => r.headers['x-dex-call'] === HANGING_CALL), { timeout: 60_000, interval: 100 }).toBe(true);
+    first.kill('SIGKILL');
+    await once(first, 'exit');
+
+    startWorkerProcess();
+    const result = (await handle.result()) as TaskResult;
+
+    expect(result.state).toBe('completed');
+    expect(commitsOnBranch(repo, result.branch)).toHaveLength(1);
+    const calls = fake.requests.map((r) => String(r.headers['x-dex-call']));
+    const perCall = new Map<string, number>();
+    for (const c of calls) perCall.set(c, (perCall.get(c) ?? 0) + 1);
+    // Every call was made once, except the one in flight when the worker died.
+    expect([...perCall.entries()].filter(([, n]) => n > 1)).toEqual([[HANGING_CALL, 2]]);
+    expect(perCall.size).toBe(4);
+    // Each answered turn is counted once: the call that died unanswered costs nothing.
+    expect(result.tokens).toEqual(usageTotals(CASSETTE));
+  }, 120_000);
+});
