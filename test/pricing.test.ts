@@ -32,7 +32,7 @@ describe('pricing', () => {
   });
 
   it('prices the default model', () => {
-    expect(DEFAULT_MODEL).toBe('claude-sonnet-4-5');
+    expect(DEFAULT_MODEL).toBe('claude-sonnet-4-6');
     expect(priceOf(DEFAULT_MODEL).input).toBe(3);
   });
 
