@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ToolCallInput, ToolCallResult } from '../core/types';
 import { executeAgentTool } from './agent-tools';
 import type { ActivityDeps } from './deps';
+import { assertWorktreeExists } from './worktree-paths';
 
 /** Characters of a tool result that travel back to the workflow. @default 200 */
 export const TOOL_PREVIEW_CHARS = 200;
@@ -46,14 +46,7 @@ export const createToolActivities = (deps: ActivityDeps) => ({
       });
     }
 
-    // A vanished worktree is the host's problem, not the model's: fail instead of storing a tool error.
-    if (!existsSync(input.worktreePath)) {
-      throw ApplicationFailure.create({
-        message: `worktree ${input.worktreePath} does not exist`,
-        type: 'WorktreeMissing',
-        nonRetryable: true,
-      });
-    }
+    assertWorktreeExists(input.worktreePath);
     const ctx = Context.current();
     const outcome = await executeAgentTool(use.name, use.input, input.worktreePath, input.limits, ctx.cancellationSignal, () =>
       ctx.heartbeat(),

@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import type { VerifyResult } from '../core/types';
 import type { ActivityDeps } from './deps';
+import { assertWorktreeExists } from './worktree-paths';
 import { outputTail, progressIntervalFor, runShellCommand, type ShellCommandResult } from './shell-command';
 
 /** Bytes of each command's output kept in the report. @default 65536 */
@@ -58,13 +57,7 @@ export const createVerifyActivities = (deps: ActivityDeps) => ({
     const earlier = store.getArtifact(resultKey(input.artifactId));
     if (earlier) return JSON.parse(earlier.content) as VerifyResult;
 
-    if (!existsSync(input.worktreePath)) {
-      throw ApplicationFailure.create({
-        message: `worktree ${input.worktreePath} does not exist`,
-        type: 'WorktreeMissing',
-        nonRetryable: true,
-      });
-    }
+    assertWorktreeExists(input.worktreePath);
     const ctx = Context.current();
     const runs: { command: string; run: ShellCommandResult }[] = [];
     for (const command of input.commands) {

@@ -1,4 +1,5 @@
-import { lstatSync, realpathSync } from 'node:fs';
+import { ApplicationFailure } from '@temporalio/common';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** A tool input the agent got wrong; its message is shown to the model as the tool result. */
@@ -67,4 +68,14 @@ export function resolveInWorktree(root: string, relPath: string): string {
     throw new ToolInputError(`path ${JSON.stringify(relPath)} leads into .git; git internals are off limits`);
   }
   return real;
+}
+
+/**
+ * Fails (non-retryable) when the task's worktree is gone: that is the host's problem, not
+ * the model's, so it must not come back to the model as a tool error.
+ */
+export function assertWorktreeExists(worktreePath: string): void {
+  if (!existsSync(worktreePath)) {
+    throw ApplicationFailure.create({ message: `worktree ${worktreePath} does not exist`, type: 'WorktreeMissing', nonRetryable: true });
+  }
 }

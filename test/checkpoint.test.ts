@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCheckpointActivities } from '../activities/checkpoint';
 import { Store } from '../activities/sqlite-store';
 import { runActivity } from './mock-activity';
+import { offlineDeps } from './offline-deps';
 
 describe('checkpoint activities', () => {
   let dir: string;
@@ -31,13 +32,7 @@ describe('checkpoint activities', () => {
     await repoGit.add('.').commit('initial');
     initialSha = (await repoGit.revparse(['HEAD'])).trim();
     store = Store.open(join(dir, 'home', 'dex.db'));
-    acts = createCheckpointActivities({
-      store,
-      dexHome: join(dir, 'home'),
-      anthropicClient: () => {
-        throw new Error('no model calls in this test');
-      },
-    });
+    acts = createCheckpointActivities(offlineDeps(store, join(dir, 'home')));
   });
   afterEach(() => {
     store.close();

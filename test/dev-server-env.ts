@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDexWorker, hostDeps, type DexWorker } from '../worker/start-worker';
+import { createDexWorker, hostDeps } from '../worker/start-worker';
 import { ensureTemporalCli, ensureTestServer } from '../client/toolchain';
 import { createSampleRepo } from '../client/demo/sample-repo';
 import type { TaskInput } from '../core/types';
@@ -35,18 +35,37 @@ export async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment
   });
 }
 
+/** A running test worker and where it works. */
+export interface TestWorker {
+  deps: ActivityDeps;
+  taskQueue: string;
+  hostQueue: string;
+  dexHome: string;
+  stop(): Promise<void>;
+}
+
 /** A worker on fresh queues, whose Anthropic client talks to `anthropicUrl`. */
 export async function startTestWorker(
   env: TestWorkflowEnvironment,
   opts: { anthropicUrl?: string; queue: string; dexHome?: string },
-): Promise<{ worker: DexWorker; running: Promise<void>; deps: ActivityDeps; taskQueue: string; hostQueue: string; dexHome: string }> {
+): Promise<TestWorker> {
   const dexHome = opts.dexHome ?? mkdtempSync(join(tmpdir(), 'dex-home-'));
   const deps = hostDeps(dexHome, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: opts.anthropicUrl });
   const taskQueue = opts.queue;
   const hostQueue = `${opts.queue}@test-host`;
   const worker = await createDexWorker({ connection: env.nativeConnection, namespace: 'default', taskQueue, hostQueue }, deps);
   const running = worker.run();
-  return { worker, running, deps, taskQueue, hostQueue, dexHome };
+  return {
+    deps,
+    taskQueue,
+    hostQueue,
+    dexHome,
+    stop: async () => {
+      worker.shutdown();
+      await running;
+      deps.store.close();
+    },
+  };
 }
 
 /** A fresh copy of the sample repository (a `sum` that subtracts, and its failing test). */

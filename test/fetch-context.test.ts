@@ -6,6 +6,7 @@ import { NAMED_FILES_LIMIT_CHARS, createFetchActivities, pathCandidates, type Fe
 import { Store } from '../activities/sqlite-store';
 import { IMPLEMENT_PROMPT, renderPrompt } from '../core/prompt-template';
 import { runActivity } from './mock-activity';
+import { offlineDeps } from './offline-deps';
 
 describe('renderPrompt', () => {
   it('fills known variables, empties unknown ones, and does not expand values', () => {
@@ -46,13 +47,7 @@ describe('fetchContext', () => {
     writeFileSync(join(worktree, 'package.json'), '{"name":"demo"}\n');
     writeFileSync(join(worktree, 'node_modules', 'dep', 'index.js'), '');
     store = Store.open(join(dir, 'store.db'));
-    activities = createFetchActivities({
-      store,
-      dexHome: dir,
-      anthropicClient: () => {
-        throw new Error('no model calls in this test');
-      },
-    });
+    activities = createFetchActivities(offlineDeps(store, dir));
   });
   afterEach(() => {
     store.close();

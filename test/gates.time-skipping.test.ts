@@ -6,14 +6,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GateConfig, RunStatus, TaskInput, TaskResult } from '../core/types';
 import { completionTurn, fixSumTurns, toolTurn } from './cassette-builder';
-import { sampleRepo, startTestWorker, startTimeSkippingServer, taskInput } from './dev-server-env';
+import { sampleRepo, startTestWorker, type TestWorker, startTimeSkippingServer, taskInput } from './dev-server-env';
 import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
 
 const TASKS = ['T-deadline-approve', 'T-deadline-reject', 'T-early-approve', 'T-pause'];
 
 let env: TestWorkflowEnvironment;
 let fake: FakeAnthropic;
-let worker: Awaited<ReturnType<typeof startTestWorker>>;
+let worker: TestWorker;
 
 beforeAll(async () => {
   env = await startTimeSkippingServer();
@@ -28,9 +28,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  worker?.worker.shutdown();
-  await worker?.running;
-  worker?.deps.store.close();
+  await worker?.stop();
   await fake?.close();
   await env?.teardown();
 });

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ActivityDeps } from '../activities/deps';
 import { createToolActivities } from '../activities/run-tool';
 import { Store } from '../activities/sqlite-store';
 import type { ToolCallInput } from '../core/types';
 import { mockActivityEnv, runActivity } from './mock-activity';
+import { offlineDeps } from './offline-deps';
 
 describe('runTool', () => {
   let dir: string;
@@ -20,14 +20,7 @@ describe('runTool', () => {
     worktree = join(dir, 'wt');
     mkdirSync(worktree);
     store = Store.open(join(dir, 'store.db'));
-    const deps: ActivityDeps = {
-      store,
-      dexHome: dir,
-      anthropicClient: () => {
-        throw new Error('no model calls in this test');
-      },
-    };
-    activities = createToolActivities(deps);
+    activities = createToolActivities(offlineDeps(store, dir));
     store.appendMessage('t1', 0, 'user', [{ type: 'text', text: 'do it' }]);
     store.appendMessage('t1', 1, 'assistant', [
       { type: 'text', text: 'appending' },

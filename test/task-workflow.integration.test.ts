@@ -10,7 +10,7 @@ import { ensureTemporalCli } from '../client/toolchain';
 import { costOf } from '../core/pricing';
 import type { RunStatus, TaskInput, TaskResult } from '../core/types';
 import { completionTurn, fixSumTurns, TEST_MODEL, toolTurn, usageTotals } from './cassette-builder';
-import { commitsOnBranch, fileAt, sampleRepo, startDevServer, startTestWorker, taskInput } from './dev-server-env';
+import { commitsOnBranch, fileAt, sampleRepo, startDevServer, startTestWorker, type TestWorker, taskInput } from './dev-server-env';
 import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
 
 const execFileAsync = promisify(execFile);
@@ -32,7 +32,7 @@ const CASSETTE = {
 
 let env: TestWorkflowEnvironment;
 let fake: FakeAnthropic;
-let worker: Awaited<ReturnType<typeof startTestWorker>>;
+let worker: TestWorker;
 
 beforeAll(async () => {
   env = await startDevServer();
@@ -41,9 +41,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  worker?.worker.shutdown();
-  await worker?.running;
-  worker?.deps.store.close();
+  await worker?.stop();
   await fake?.close();
   await env?.teardown();
 });

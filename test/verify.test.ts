@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../activities/sqlite-store';
 import { createVerifyActivities, tailOf, type VerifyInput } from '../activities/verify';
 import { mockActivityEnv, runActivity } from './mock-activity';
+import { offlineDeps } from './offline-deps';
 
 describe('verify', () => {
   let dir: string;
@@ -17,13 +18,7 @@ describe('verify', () => {
     worktree = join(dir, 'wt');
     mkdirSync(worktree);
     store = Store.open(join(dir, 'store.db'));
-    activities = createVerifyActivities({
-      store,
-      dexHome: dir,
-      anthropicClient: () => {
-        throw new Error('no model calls in this test');
-      },
-    });
+    activities = createVerifyActivities(offlineDeps(store, dir));
   });
   afterEach(() => {
     store.close();

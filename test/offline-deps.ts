@@ -1,0 +1,13 @@
+import type { ActivityDeps } from '../activities';
+import type { Store } from '../activities/sqlite-store';
+
+/** Activity dependencies for tests that make no model call: asking for a client fails the test. */
+export function offlineDeps(store: Store, dexHome: string): ActivityDeps {
+  return {
+    store,
+    dexHome,
+    anthropicClient: () => {
+      throw new Error('no model calls in this test');
+    },
+  };
+}
