@@ -1,13 +1,16 @@
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure } from '@temporalio/common';
-import type { RunState, RunStatus, TaskResult } from '../core/types';
+import type { RunState, RunStatus } from '../core/types';
 
-/** How a run ended, as the CLI reports it. */
-export interface RunEnd {
+/** How a run ended, as the CLI reports it; `result` is the workflow's result (or the failure's first detail). */
+export interface RunEnd<R = unknown> {
   state: RunState | 'terminated';
-  result?: TaskResult;
+  result?: R;
   error?: string;
 }
+
+/** A run result that says its own state, as every dex workflow's result does. */
+type WithState = { state?: RunState };
 
 function spent(s: RunStatus): string {
   const tokens = `${s.tokens.input + s.tokens.cacheRead + s.tokens.cacheWrite} in / ${s.tokens.output} out`;
@@ -35,18 +38,18 @@ export function newProgressLines(s: RunStatus, lastSeq: number): { lines: string
 }
 
 /** How a finished workflow ended: its result, or the failure it ended with. */
-export async function runEnd(handle: WorkflowHandle): Promise<RunEnd> {
+export async function runEnd<R>(handle: WorkflowHandle): Promise<RunEnd<R>> {
   try {
-    const result = (await handle.result()) as TaskResult;
-    return { state: result.state, result };
+    const result = (await handle.result()) as R;
+    return { state: (result as WithState)?.state ?? 'completed', result };
   } catch (err) {
     if (!(err instanceof WorkflowFailedError)) throw err;
     const cause = err.cause;
     if (cause instanceof CancelledFailure) return { state: 'cancelled', error: 'cancelled' };
     if (cause instanceof TerminatedFailure) return { state: 'terminated', error: cause.message };
     if (cause instanceof ApplicationFailure) {
-      const result = cause.details?.[0] as TaskResult | undefined;
-      return { state: result?.state ?? 'failed', result, error: cause.message };
+      const result = cause.details?.[0] as R | undefined;
+      return { state: (result as WithState | undefined)?.state ?? 'failed', result, error: cause.message };
     }
     return { state: 'failed', error: cause?.message ?? err.message };
   }
@@ -56,17 +59,17 @@ export async function runEnd(handle: WorkflowHandle): Promise<RunEnd> {
  * Shows live progress on stderr (one line a change) until the run ends, and returns how it
  * ended. `onTick` runs about every two seconds meanwhile (to notice a run no worker serves).
  */
-export async function followRun(
+export async function followRun<R = unknown>(
   handle: WorkflowHandle,
   show: (line: string) => void,
   opts: { intervalMs?: number; onTick?: () => Promise<void> } = {},
-): Promise<RunEnd> {
+): Promise<RunEnd<R>> {
   const intervalMs = opts.intervalMs ?? 300;
   let nextTick = Date.now() + 2_000;
   let lastLine = '';
   let lastSeq = 0;
   let done = false;
-  const ended = runEnd(handle).finally(() => {
+  const ended = runEnd<R>(handle).finally(() => {
     done = true;
   });
   while (!done) {

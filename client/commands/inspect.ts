@@ -5,15 +5,16 @@ import { connect } from '../connection';
 import { followRun, progressLine, runEnd } from '../follow-run';
 import { exitCodeFor } from '../drive-task';
 import { InputError } from '../input-error';
+import { renderRunEnd } from '../render-run-end';
 import { readSettings } from '../settings';
 
 const WORKFLOW_TYPES = ['taskWorkflow', 'roadmapWorkflow', 'layerWorkflow', 'sheetWorkflow'];
 
-async function existingHandle(client: Client, id: string): Promise<{ handle: WorkflowHandle; running: boolean }> {
+async function existingHandle(client: Client, id: string): Promise<{ handle: WorkflowHandle; running: boolean; type: string }> {
   const handle = client.workflow.getHandle(id);
   try {
     const d = await handle.describe();
-    return { handle, running: d.status.name === 'RUNNING' };
+    return { handle, running: d.status.name === 'RUNNING', type: d.type };
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new InputError(`no run with id ${id}`);
     throw err;
@@ -35,7 +36,7 @@ export async function statusCommand(argv: string[], out: Output): Promise<number
   const id = onePositional(positionals, 'a run id', 'dex status ID');
   const conns = await connect(readSettings(), out.info);
   try {
-    const { handle, running } = await existingHandle(conns.client, id);
+    const { handle, running, type } = await existingHandle(conns.client, id);
     if (running) {
       const status = await liveStatus(conns.connection, handle);
       if (!status) {
@@ -46,11 +47,7 @@ export async function statusCommand(argv: string[], out: Output): Promise<number
       return 0;
     }
     const end = await runEnd(handle);
-    const r = end.result;
-    const human = [`${id}: ${end.state}${end.error ? ` — ${end.error}` : ''}`];
-    if (r?.commit) human.push(`commit: ${r.commit} on ${r.branch}`);
-    if (r) human.push(`tokens: ${r.tokens.input} in / ${r.tokens.output} out · $${r.costUsd.toFixed(4)} · ${r.turns} turns`);
-    out.result(human.join('\n'), { id, ...end });
+    out.result(renderRunEnd(type, id, end), { id, ...end });
     return 0;
   } finally {
     await conns.close();

@@ -1,0 +1,67 @@
+import type { Output } from './cli-context';
+import { connect, type Connections } from './connection';
+import { followRun, type RunEnd } from './follow-run';
+import { ensureWorker, startInProcessWorker } from './in-process-worker';
+import { startWithNextId } from './run-handles';
+import { EMBEDDED_UI, type Settings } from './settings';
+import { isStarved } from './worker-starvation';
+
+/** How long work may wait unclaimed before this command serves it itself. */
+const STARVED_AFTER_MS = 5_000;
+
+/** Exit code for how a run ended (contract §3). */
+export function exitCodeFor(end: RunEnd<unknown>): number {
+  return end.state === 'completed' ? 0 : 1;
+}
+
+/** The Web UI page of a run, when dex knows where the UI is. */
+export function webUiLink(settings: Settings, workflowId: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const ui = env.TEMPORAL_UI_URL || (settings.address ? undefined : EMBEDDED_UI);
+  return ui && `${ui}/namespaces/${settings.namespace}/workflows/${encodeURIComponent(workflowId)}`;
+}
+
+/** What a run the CLI started produced: its id, and how it ended unless detached. */
+export interface DrivenRun<R> {
+  workflowId: string;
+  end?: RunEnd<R>;
+  webUi?: string;
+}
+
+/** Which workflow to start, under which id prefix (`<prefix>-<n>`), with which arguments. */
+export interface RunStart {
+  workflowType: string;
+  idPrefix: string;
+  args: unknown[];
+}
+
+/**
+ * Starts a checked run of any workflow type and, unless detached, runs a worker in this
+ * process when none polls (or the one that polls does not answer), follows the run's
+ * progress on stderr and returns how it ended.
+ */
+export async function driveRun<R>(
+  start: RunStart,
+  settings: Settings,
+  out: Output,
+  opts: { detach?: boolean; connections?: Connections } = {},
+): Promise<DrivenRun<R>> {
+  const conns = opts.connections ?? (await connect(settings, out.info));
+  let worker = opts.detach ? undefined : await ensureWorker(conns, settings, out.info);
+  try {
+    const handle = await startWithNextId(conns.client, start.idPrefix, start.workflowType, start.args, settings.taskQueue);
+    const webUi = webUiLink(settings, handle.workflowId);
+    out.info(`started ${handle.workflowId}${webUi ? `  ${webUi}` : ''}`);
+    if (opts.detach) return { workflowId: handle.workflowId, webUi };
+    const end = await followRun<R>(handle, out.info, {
+      onTick: async () => {
+        if (worker || !(await isStarved(handle, STARVED_AFTER_MS))) return;
+        out.info('the polling worker does not answer: running one in this process');
+        worker = await startInProcessWorker(conns, settings);
+      },
+    });
+    return { workflowId: handle.workflowId, end, webUi };
+  } finally {
+    await worker?.stop();
+    if (!opts.connections) await conns.close();
+  }
+}

@@ -1,0 +1,21 @@
+import type { TaskResult } from '../core/types';
+import type { RunEnd } from './follow-run';
+
+/** How `dex status` shows a finished run of each workflow type. */
+const RENDERERS: Record<string, (end: RunEnd<never>) => string[]> = {
+  taskWorkflow: (end) => {
+    const r = end.result as TaskResult | undefined;
+    if (!r) return [];
+    return [
+      ...(r.commit ? [`commit: ${r.commit} on ${r.branch}`] : []),
+      `tokens: ${r.tokens.input} in / ${r.tokens.output} out · $${r.costUsd.toFixed(4)} · ${r.turns} turns`,
+    ];
+  },
+};
+
+/** A finished run as text: its state and error, then what its workflow type reports. */
+export function renderRunEnd(workflowType: string, id: string, end: RunEnd<unknown>): string {
+  const head = `${id}: ${end.state}${end.error ? ` — ${end.error}` : ''}`;
+  const body = RENDERERS[workflowType]?.(end as RunEnd<never>) ?? [];
+  return [head, ...body].join('\n');
+}
