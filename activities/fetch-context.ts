@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { PHASE_INSTRUCTIONS } from '../core/phases';
 import { IMPLEMENT_PROMPT, renderPrompt } from '../core/prompt-template';
 import type { ActivityDeps } from './deps';
 import { formatFileList, listFiles } from './file-tree';
@@ -20,6 +21,10 @@ export interface FetchContextInput {
   /** Why an earlier attempt did not land (a rejection reason, a person's note). */
   retryContext?: string;
   verify: string[];
+  /** The phase this prompt starts. @default "implement" */
+  phase?: string;
+  /** Stored artifacts of earlier phases, by the prompt variable that shows them (SPEC_CONTENT, …). */
+  artifacts?: Record<string, string>;
 }
 
 /** Output of the `fetchContext` activity: only sizes and names, the prompt stays in the store. */
@@ -78,6 +83,16 @@ function formatNamedFiles(files: { path: string; text: string }[]): string {
   return `\nFiles the task names:\n\n${blocks.join('\n\n')}\n`;
 }
 
+/** The phase's instructions and what earlier phases left (spec, design, review findings). */
+function phaseSection(phase: string, artifacts: Record<string, string>, read: (id: string) => string | undefined): string {
+  const parts = [`\n# Phase: ${phase}\n\n${PHASE_INSTRUCTIONS[phase] ?? `Do the ${phase} step of the task.`}\n`];
+  for (const [variable, id] of Object.entries(artifacts)) {
+    const text = read(id);
+    if (text) parts.push(`\n## ${variable.replace(/_/g, ' ').toLowerCase()}\n\n${text.trim()}\n`);
+  }
+  return parts.join('');
+}
+
 /** The activity that writes a task's first prompt. */
 export const createFetchActivities = (deps: ActivityDeps) => ({
   /**
@@ -92,6 +107,7 @@ export const createFetchActivities = (deps: ActivityDeps) => ({
       TASK_ID: input.taskId,
       TASK_TITLE: input.title,
       TASK_DESCRIPTION: input.description.trim() || '(no description beyond the title)',
+      PHASE_SECTION: phaseSection(input.phase ?? 'implement', input.artifacts ?? {}, (id) => deps.store.getArtifact(id)?.content),
       FILE_TREE: formatFileList(tree, PROMPT_TREE_LIMIT),
       NAMED_FILES: formatNamedFiles(named),
       RETRY_CONTEXT: input.retryContext?.trim() ? `\n# Earlier attempts\n\n${input.retryContext.trim()}\n` : '',

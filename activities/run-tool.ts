@@ -4,6 +4,7 @@ import type { ToolCallInput, ToolCallResult } from '../core/types';
 import { executeAgentTool } from './agent-tools';
 import type { ActivityDeps } from './deps';
 import { assertWorktreeExists } from './worktree-paths';
+import { worktreeFingerprint } from './worktree-fingerprint';
 
 /** Characters of a tool result that travel back to the workflow. @default 200 */
 export const TOOL_PREVIEW_CHARS = 200;
@@ -24,6 +25,18 @@ function toResult(stored: { name: string; content: string; isError: boolean }): 
   return { name: stored.name, isError: stored.isError, preview: stored.content.slice(0, TOOL_PREVIEW_CHARS) };
 }
 
+/** Tools that never change the worktree: no fingerprint is taken after them. */
+const READ_ONLY_TOOLS = new Set(['read_file', 'list_files']);
+
+function withFingerprint(result: ToolCallResult, worktreePath: string): ToolCallResult {
+  if (READ_ONLY_TOOLS.has(result.name)) return result;
+  try {
+    return { ...result, fingerprint: worktreeFingerprint(worktreePath) };
+  } catch {
+    return result; // not a git worktree (unit tests): runaway protection just sees no fingerprint
+  }
+}
+
 /** The activity that runs one tool call of an assistant message. */
 export const createToolActivities = (deps: ActivityDeps) => ({
   /**
@@ -33,7 +46,7 @@ export const createToolActivities = (deps: ActivityDeps) => ({
   async runTool(input: ToolCallInput): Promise<ToolCallResult> {
     const { store } = deps;
     const done = store.getToolResult(input.transcriptId, input.toolUseId);
-    if (done) return toResult(done);
+    if (done) return withFingerprint(toResult(done), input.worktreePath);
 
     const message = store.getMessage(input.transcriptId, input.assistantSeq);
     const blocks = message?.role === 'assistant' && Array.isArray(message.content) ? message.content : [];
@@ -53,6 +66,6 @@ export const createToolActivities = (deps: ActivityDeps) => ({
     );
     const stored = { name: use.name, ...outcome };
     store.putToolResult(input.transcriptId, input.toolUseId, stored);
-    return toResult(stored);
+    return withFingerprint(toResult(stored), input.worktreePath);
   },
 });

@@ -14,15 +14,16 @@ export function renderPrompt(template: string, vars: Record<string, string>): st
 }
 
 /**
- * The first prompt of the `implement` phase. Variables: TASK_ID, TASK_TITLE, TASK_DESCRIPTION,
- * FILE_TREE, NAMED_FILES, RETRY_CONTEXT, VERIFY_COMMANDS.
+ * The first prompt of a phase. Variables: TASK_ID, TASK_TITLE, TASK_DESCRIPTION, PHASE_SECTION
+ * (the phase's instructions and the artifacts of earlier phases: spec, design, review findings),
+ * FILE_TREE, NAMED_FILES, RETRY_CONTEXT (with verification results), VERIFY_COMMANDS.
  */
 export const IMPLEMENT_PROMPT = `You are working on one task in a git worktree of a software project.
 
 # Task {{TASK_ID}}: {{TASK_TITLE}}
 
 {{TASK_DESCRIPTION}}
-
+{{PHASE_SECTION}}
 # The worktree
 
 Files (the worktree root is the current folder of every command and tool):

@@ -62,6 +62,30 @@ export interface TaskInput {
   maxRetries: number;
   gates: { beforePhase?: GateConfig; afterVerify?: GateConfig };
   toolLimits: ToolLimits;
+  /** The phases (or a task type's steps) in order. @default ["implement"] */
+  phases?: string[];
+  /** The task type whose step pattern `phases` is, shown in status as steps. */
+  type?: string;
+  /** Where a failed phase goes back to. @default test/review/validate → implement, design → spec */
+  retryMap?: Record<string, string>;
+  /** Spending limit of this task, checked before every model call. */
+  budget?: Budget;
+  /** Runaway protection: stop a phase and wait at a gate. */
+  runaway?: RunawayLimits;
+}
+
+/** A spending limit in USD and/or tokens (input + output + cache). */
+export interface Budget {
+  usd?: number;
+  tokens?: number;
+}
+
+/** When a phase is stopped as a runaway. */
+export interface RunawayLimits {
+  /** The same verify failure this many times in a row. @default 3 */
+  sameFailure: number;
+  /** This many tool turns in a row with no change to the worktree. @default 8 */
+  noChangeTurns: number;
 }
 
 /** The `approve` signal's payload (contract §2). */
@@ -98,6 +122,10 @@ export interface RunStatus {
   tokens: TokenUsage;
   costUsd: number;
   tasks?: { id: string; state: RunState }[];
+  /** A typed task's steps (design note 003). */
+  steps?: { current?: string; completed: string[]; pending: string[] };
+  /** Spending limit in force, when there is one. */
+  budget?: Budget;
   /** The latest steps, numbered, so a watcher that polls now and then misses none. */
   recent?: { seq: number; text: string }[];
   /** Set once the task's checkpoint commit exists. */
@@ -185,6 +213,8 @@ export interface ToolCallResult {
   name: string;
   isError: boolean;
   preview: string;
+  /** The worktree's state after a tool that may change it (absent after read-only tools). */
+  fingerprint?: string;
 }
 
 /** Output of the `verify` activity; the full report is a stored artifact. */

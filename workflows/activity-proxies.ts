@@ -12,8 +12,19 @@ export function hostActivities(hostQueue: string) {
   const { runTool } = proxyActivities<DexActivities>({ ...toolPolicy, ...on });
   const { verify } = proxyActivities<DexActivities>({ ...verifyPolicy, ...on });
   const { prepareWorktree, commitCheckpoint, rollbackWorktree, removeWorktree } = proxyActivities<DexActivities>({ ...gitPolicy, ...on });
-  const { fetchContext, recordPhase } = proxyActivities<DexActivities>({ ...localIoPolicy, ...on });
-  return { callModel, runTool, verify, prepareWorktree, commitCheckpoint, rollbackWorktree, removeWorktree, fetchContext, recordPhase };
+  const { fetchContext, recordPhase, keepPhaseArtifact } = proxyActivities<DexActivities>({ ...localIoPolicy, ...on });
+  return {
+    callModel,
+    runTool,
+    verify,
+    prepareWorktree,
+    commitCheckpoint,
+    rollbackWorktree,
+    removeWorktree,
+    fetchContext,
+    recordPhase,
+    keepPhaseArtifact,
+  };
 }
 
 /** The activities of one task, as the workflow calls them. */

@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { ApproveInput, RejectInput, RunStatus } from '../core/types';
+import type { ApproveInput, RejectInput, RunState, RunStatus, TokenUsage } from '../core/types';
 
 /** Passes the gate the run waits at (contract §2). */
 export const approveSignal = defineSignal<[ApproveInput?]>('approve');
@@ -11,3 +11,16 @@ export const pauseSignal = defineSignal<[unknown?]>('pause');
 export const resumeSignal = defineSignal<[unknown?]>('resume');
 /** The run's state, what it waits for, where it is and what it has spent. */
 export const statusQuery = defineQuery<RunStatus>('status');
+
+/** What a child task tells its roadmap when its state changes. */
+export interface TaskUpdate {
+  taskId: string;
+  state: RunState;
+  waitingFor: RunStatus['waitingFor'];
+  phase?: string;
+  tokens: TokenUsage;
+  costUsd: number;
+}
+
+/** A child task's update to its parent roadmap. */
+export const taskUpdateSignal = defineSignal<[TaskUpdate]>('taskUpdate');

@@ -18,7 +18,7 @@ export class RunControl {
   paused = false;
   private decision: GateDecision | undefined;
 
-  constructor() {
+  constructor(private readonly onChange: () => Promise<void> = async () => {}) {
     setHandler(approveSignal, (input) => {
       if (this.waitingFor) this.decision = { action: 'approve', ...(input ?? {}) };
     });
@@ -37,6 +37,7 @@ export class RunControl {
   async waitAt(gate: string, config: GateConfig = {}, detail: { taskId?: string; reason?: string } = {}): Promise<GateDecision> {
     this.decision = undefined;
     this.waitingFor = { gate, since: new Date().toISOString(), ...detail };
+    await this.onChange();
     try {
       const decided = config.deadline
         ? await condition(() => this.decision !== undefined, config.deadline as Duration)
@@ -48,6 +49,7 @@ export class RunControl {
     } finally {
       this.waitingFor = null;
       this.decision = undefined;
+      await this.onChange();
     }
   }
 

@@ -1,4 +1,4 @@
-import type { RunState, RunStatus, TokenUsage, VerifyResult } from '../core/types';
+import type { Budget, RunState, RunStatus, TokenUsage, VerifyResult } from '../core/types';
 import { addUsage, ZERO_USAGE } from '../core/usage';
 import type { RunControl } from './run-control';
 
@@ -16,12 +16,16 @@ export class TaskProgress {
   commit?: string;
   error?: string;
   lastVerify?: VerifyResult;
+  budget?: Budget;
+  completedPhases: string[] = [];
   private recent: { seq: number; text: string }[] = [];
   private seq = 0;
 
   constructor(
     private readonly taskId: string,
     private readonly control: RunControl,
+    private readonly phases: string[],
+    private readonly typed: boolean,
   ) {
     this.current = { taskId };
   }
@@ -29,7 +33,7 @@ export class TaskProgress {
   /** Records where the run is now. */
   at(where: { phase: string; turn?: number; activity?: string }): void {
     this.current = { taskId: this.taskId, ...where };
-    if (where.turn !== undefined) this.turns = Math.max(this.turns, where.turn);
+    if (where.turn !== undefined) this.turns += where.activity === 'model' ? 1 : 0;
     const text = [where.phase, where.turn !== undefined ? `turn ${where.turn}` : undefined, where.activity].filter(Boolean).join(' ');
     this.recent = [...this.recent.slice(-(RECENT_STEPS - 1)), { seq: ++this.seq, text }];
   }
@@ -39,18 +43,34 @@ export class TaskProgress {
     this.costUsd += costUsd;
   }
 
-  /** The `status` query's answer: a live state is refined by what the run control knows. */
+  /** The run's state as a person sees it: a live run that waits is `waiting` (or `budget_exceeded`), or `paused`. */
+  liveState(): RunState {
+    if (this.state !== 'running') return this.state;
+    if (this.control.waitingFor) return this.control.waitingFor.gate === 'budget' ? 'budget_exceeded' : 'waiting';
+    return this.control.paused ? 'paused' : 'running';
+  }
+
+  /** The `status` query's answer. */
   status(): RunStatus {
-    const live = this.state === 'running';
-    const state: RunState = live && this.control.waitingFor ? 'waiting' : live && this.control.paused ? 'paused' : this.state;
+    const current = this.current.phase;
     return {
       kind: 'task',
-      state,
+      state: this.liveState(),
       waitingFor: this.control.waitingFor,
       current: this.current,
       tokens: this.tokens,
       costUsd: this.costUsd,
       recent: this.recent,
+      ...(this.typed
+        ? {
+            steps: {
+              current: this.state === 'running' ? current : undefined,
+              completed: this.completedPhases,
+              pending: this.phases.filter((p) => !this.completedPhases.includes(p) && p !== current),
+            },
+          }
+        : {}),
+      ...(this.budget ? { budget: this.budget } : {}),
       ...(this.branch ? { branch: this.branch } : {}),
       ...(this.commit ? { commit: this.commit } : {}),
       ...(this.error ? { error: this.error } : {}),

@@ -1,0 +1,35 @@
+import { workflowInfo } from '@temporalio/workflow';
+import { CHANGING_PHASES } from '../core/phases';
+import { runAgentPhase, type PhaseArgs, type PhaseOutcome } from './agent-phase';
+
+/**
+ * One attempt at a phase with its gates: the optional gate before it, the agent's work, the
+ * optional gate after verify, and the checkpoint commit of a verified phase that changes files
+ * (one commit per verified phase, idempotent by its key).
+ */
+export async function attemptPhase(args: PhaseArgs): Promise<PhaseOutcome> {
+  const { input, phase, control, progress, acts } = args;
+  const { workflowId } = workflowInfo();
+  let retryContext = args.retryContext;
+  if (input.gates.beforePhase) {
+    const decision = await control.waitAt(`before:${phase}`, input.gates.beforePhase, { taskId: input.taskId });
+    if (decision.action === 'reject') return { kind: 'rejected', reason: decision.reason };
+    if (decision.note) retryContext = [retryContext, `Note from a person: ${decision.note}`].filter(Boolean).join('\n');
+  }
+  const outcome = await runAgentPhase({ ...args, retryContext });
+  if (outcome.kind !== 'verified') return outcome;
+  if (input.gates.afterVerify && CHANGING_PHASES.has(phase)) {
+    const decision = await control.waitAt(`after-verify:${phase}`, input.gates.afterVerify, { taskId: input.taskId });
+    if (decision.action === 'reject') return { kind: 'rejected', reason: decision.reason };
+  }
+  if (!CHANGING_PHASES.has(phase)) return outcome;
+  await control.unpaused();
+  progress.at({ phase, activity: 'commit' });
+  const { sha } = await acts.commitCheckpoint({
+    worktreePath: args.worktreePath,
+    message: `dex(${input.taskId}): ${phase}: ${input.title}\n\n${outcome.summary}`,
+    key: `${workflowId}/${phase}/${args.attempt}`,
+  });
+  progress.commit = sha;
+  return outcome;
+}

@@ -1,0 +1,46 @@
+import type { RunawayLimits } from '../core/types';
+
+/** Runaway limits when a task sets none. */
+export const DEFAULT_RUNAWAY: RunawayLimits = { sameFailure: 3, noChangeTurns: 8 };
+
+/**
+ * Notices a phase that goes round in circles: the same verify failure N times in a row, or N
+ * tool turns in a row that leave the worktree as it was. Deterministic: it sees only what the
+ * activities returned.
+ */
+export class RunawayWatch {
+  private readonly limits: RunawayLimits;
+  private lastFailure: string | undefined;
+  private sameFailures = 0;
+  private lastFingerprint: string | undefined;
+  private unchangedTurns = 0;
+
+  constructor(
+    limits: RunawayLimits | undefined,
+    private readonly changesFiles: boolean,
+  ) {
+    this.limits = limits ?? DEFAULT_RUNAWAY;
+  }
+
+  /** After a tool turn; returns why the phase is a runaway, if it is. */
+  afterToolTurn(fingerprint: string | undefined): string | undefined {
+    if (!this.changesFiles) return undefined;
+    const unchanged = fingerprint === undefined || fingerprint === this.lastFingerprint;
+    this.lastFingerprint = fingerprint ?? this.lastFingerprint;
+    this.unchangedTurns = unchanged ? this.unchangedTurns + 1 : 0;
+    if (this.unchangedTurns < this.limits.noChangeTurns) return undefined;
+    this.unchangedTurns = 0;
+    return `${this.limits.noChangeTurns} turns in a row without a change to the worktree`;
+  }
+
+  /** After a failed verify; returns why the phase is a runaway, if it is. */
+  afterVerifyFailure(tail: string): string | undefined {
+    // Timings and counts differ between runs of the same failure: compare without numbers.
+    const failure = tail.replace(/\d+(\.\d+)?/g, 'N');
+    this.sameFailures = failure === this.lastFailure ? this.sameFailures + 1 : 1;
+    this.lastFailure = failure;
+    if (this.sameFailures < this.limits.sameFailure) return undefined;
+    this.sameFailures = 0;
+    return `the same verify failure ${this.limits.sameFailure} times in a row`;
+  }
+}
