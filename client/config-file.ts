@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { DEFAULT_MODEL } from '../core/pricing';
-import type { GateConfig, ToolLimits } from '../core/types';
+import { DEFAULT_PHASES_BY_WEIGHT, DEFAULT_RETRY_MAP, DEFAULT_RUNAWAY } from '../core/phases';
+import { WEIGHTS, type Weight } from '../core/roadmap';
+import type { Budget, GateConfig, RunawayLimits, ToolLimits } from '../core/types';
 import { InputError } from './input-error';
 
 /** The settings a repository's optional `dex.config.yaml` can give (contract §4). */
@@ -19,10 +21,25 @@ export interface DexConfig {
   maxTokens: number;
   gates: { beforePhase?: GateConfig; afterVerify?: GateConfig };
   tools: ToolLimits;
+  /** Phases per weight. @default trivial: implement; small: implement, test; medium: spec, implement, review, test; large: research … docs */
+  phases: Record<Weight, string[]>;
+  /** Where a failed phase goes back to. @default test/review/validate → implement, design → spec */
+  retryMap: Record<string, string>;
+  /** Spending limits per task and per run. */
+  budgets: { task?: Budget; run?: Budget };
+  runaway: RunawayLimits;
+  /** Roadmap tasks running at once. @default 2 */
+  maxParallel: number;
+  /** A roadmap run continues as new after this many tasks. @default 25 */
+  continueAsNewAfterTasks: number;
 }
 
 const FILE = 'dex.config.yaml';
-const TOP_KEYS = ['verify', 'models', 'maxIterations', 'maxRetries', 'maxTokens', 'gates', 'tools'];
+const TOP_KEYS = [
+  'verify', 'models', 'maxIterations', 'maxRetries', 'maxTokens', 'gates', 'tools',
+  'phases', 'retryMap', 'budgets', 'runaway', 'maxParallel', 'continueAsNewAfterTasks',
+];
+const BUDGET_KEYS = ['usd', 'tokens'];
 const GATE_NAMES = ['beforePhase', 'afterVerify'];
 const GATE_KEYS = ['deadline', 'defaultAction'];
 const TOOL_KEYS = ['commandTimeoutMs', 'outputLimitBytes'];
@@ -91,6 +108,12 @@ export function parseDexConfig(text: string, repoPath: string): DexConfig {
     maxTokens: 8192,
     gates: {},
     tools: { commandTimeoutMs: 120_000, outputLimitBytes: 16_384 },
+    phases: { ...DEFAULT_PHASES_BY_WEIGHT },
+    retryMap: { ...DEFAULT_RETRY_MAP },
+    budgets: {},
+    runaway: { ...DEFAULT_RUNAWAY },
+    maxParallel: 2,
+    continueAsNewAfterTasks: 25,
   };
   if (raw.verify !== undefined) {
     const v = typeof raw.verify === 'string' ? [raw.verify] : raw.verify;
@@ -123,7 +146,47 @@ export function parseDexConfig(text: string, repoPath: string): DexConfig {
       if (raw.tools[key] !== undefined) config.tools[key as keyof ToolLimits] = positiveInt(raw.tools[key], `tools.${key}`);
     }
   }
+  parseRoadmapSettings(raw, config);
   return config;
+}
+
+function stringMap(v: unknown, key: string): Record<string, string> {
+  if (!isRecord(v) || !Object.values(v).every((x) => typeof x === 'string' && x)) fail(key, 'must be a map of phase to phase');
+  return v as Record<string, string>;
+}
+
+function budget(v: unknown, key: string): Budget {
+  if (!isRecord(v)) fail(key, 'must be a map with usd and/or tokens');
+  checkKeys(v, BUDGET_KEYS, `${key}.`);
+  if (v.usd !== undefined && !(typeof v.usd === 'number' && v.usd > 0)) fail(`${key}.usd`, 'must be a positive number');
+  return { usd: v.usd as number | undefined, tokens: v.tokens === undefined ? undefined : positiveInt(v.tokens, `${key}.tokens`) };
+}
+
+/** The settings that shape roadmaps: phases, the retry map, budgets, runaway limits, parallelism. */
+function parseRoadmapSettings(raw: Record<string, unknown>, config: DexConfig): void {
+  if (raw.phases !== undefined) {
+    if (!isRecord(raw.phases)) fail('phases', 'must be a map of weight to a list of phases');
+    checkKeys(raw.phases, [...WEIGHTS], 'phases.');
+    for (const [weight, list] of Object.entries(raw.phases)) {
+      if (!Array.isArray(list) || !list.length || !list.every((p) => typeof p === 'string' && p)) fail(`phases.${weight}`, 'must be a list of phase names');
+      config.phases[weight as Weight] = list as string[];
+    }
+  }
+  if (raw.retryMap !== undefined) config.retryMap = stringMap(raw.retryMap, 'retryMap');
+  if (raw.budgets !== undefined) {
+    if (!isRecord(raw.budgets)) fail('budgets', 'must be a map with task and/or run');
+    checkKeys(raw.budgets, ['task', 'run'], 'budgets.');
+    if (raw.budgets.task !== undefined) config.budgets.task = budget(raw.budgets.task, 'budgets.task');
+    if (raw.budgets.run !== undefined) config.budgets.run = budget(raw.budgets.run, 'budgets.run');
+  }
+  if (raw.runaway !== undefined) {
+    if (!isRecord(raw.runaway)) fail('runaway', 'must be a map with sameFailure and/or noChangeTurns');
+    checkKeys(raw.runaway, ['sameFailure', 'noChangeTurns'], 'runaway.');
+    if (raw.runaway.sameFailure !== undefined) config.runaway.sameFailure = positiveInt(raw.runaway.sameFailure, 'runaway.sameFailure');
+    if (raw.runaway.noChangeTurns !== undefined) config.runaway.noChangeTurns = positiveInt(raw.runaway.noChangeTurns, 'runaway.noChangeTurns');
+  }
+  if (raw.maxParallel !== undefined) config.maxParallel = positiveInt(raw.maxParallel, 'maxParallel');
+  if (raw.continueAsNewAfterTasks !== undefined) config.continueAsNewAfterTasks = positiveInt(raw.continueAsNewAfterTasks, 'continueAsNewAfterTasks');
 }
 
 /** Reads `dex.config.yaml` at the repository root, or the defaults when there is none. */

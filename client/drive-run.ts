@@ -2,7 +2,7 @@ import type { Output } from './cli-context';
 import { connect, type Connections } from './connection';
 import { followRun, type RunEnd } from './follow-run';
 import { ensureWorker, startInProcessWorker } from './in-process-worker';
-import { startWithNextId } from './run-handles';
+import { startWithId, startWithNextId } from './run-handles';
 import { EMBEDDED_UI, type Settings } from './settings';
 import { isStarved } from './worker-starvation';
 
@@ -27,10 +27,11 @@ export interface DrivenRun<R> {
   webUi?: string;
 }
 
-/** Which workflow to start, under which id prefix (`<prefix>-<n>`), with which arguments. */
+/** Which workflow to start, under which id (`workflowId`, or `<idPrefix>-<n>` with the first free n), with which arguments. */
 export interface RunStart {
   workflowType: string;
-  idPrefix: string;
+  idPrefix?: string;
+  workflowId?: string;
   args: unknown[];
 }
 
@@ -48,7 +49,9 @@ export async function driveRun<R>(
   const conns = opts.connections ?? (await connect(settings, out.info));
   let worker = opts.detach ? undefined : await ensureWorker(conns, settings, out.info);
   try {
-    const handle = await startWithNextId(conns.client, start.idPrefix, start.workflowType, start.args, settings.taskQueue);
+    const handle = start.workflowId
+      ? await startWithId(conns.client, start.workflowId, start.workflowType, start.args, settings.taskQueue)
+      : await startWithNextId(conns.client, start.idPrefix!, start.workflowType, start.args, settings.taskQueue);
     const webUi = webUiLink(settings, handle.workflowId);
     out.info(`started ${handle.workflowId}${webUi ? `  ${webUi}` : ''}`);
     if (opts.detach) return { workflowId: handle.workflowId, webUi };

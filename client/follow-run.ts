@@ -32,7 +32,8 @@ export function progressLine(s: RunStatus): string {
 /** The progress lines to show for `s`, given the last step already shown; steps the poll missed are included. */
 export function newProgressLines(s: RunStatus, lastSeq: number): { lines: string[]; lastSeq: number } {
   const steps = (s.recent ?? []).filter((step) => step.seq > lastSeq);
-  const lines = steps.map((step) => `[${s.current.taskId ?? ''}] ${step.text}`);
+  const prefix = s.kind === 'task' ? `[${s.current.taskId ?? ''}] ` : `[${s.kind}] `;
+  const lines = steps.map((step) => `${prefix}${step.text}`);
   if (lines.length) lines[lines.length - 1] += ` · ${spent(s)}`;
   return { lines, lastSeq: steps.at(-1)?.seq ?? lastSeq };
 }

@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { InputError } from './input-error';
 
 const { TaskQueueType } = temporal.api.enums.v1;
 
@@ -27,6 +28,19 @@ export async function startWithNextId(
     }
   }
   throw new Error(`no free workflow id under ${prefix}`);
+}
+
+/**
+ * Starts a workflow under exactly `workflowId`; a run of it that is still going is an input
+ * error (exit 2) naming it, while an ended one may be run again.
+ */
+export async function startWithId(client: Client, workflowId: string, workflowType: string, args: unknown[], taskQueue: string): Promise<WorkflowHandle> {
+  try {
+    return await client.workflow.start(workflowType, { workflowId, taskQueue, args, workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) throw new InputError(`${workflowId} is already running: dex watch ${workflowId}`);
+    throw err;
+  }
 }
 
 /** True when some worker polls `queue` for tasks of `type` (seen by the server within the last minute). */

@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
+import { phasesFor } from '../core/phases';
+import type { Weight } from '../core/roadmap';
 import type { TaskInput } from '../core/types';
+import { WEIGHTS } from '../core/roadmap';
 import { loadDexConfig } from './config-file';
 import { InputError } from './input-error';
 import { parseLlmSpec } from './llm-spec';
@@ -16,7 +19,6 @@ export interface TaskRequest {
   llm?: string;
 }
 
-const WEIGHTS = ['trivial', 'small', 'medium', 'large'];
 
 function git(args: string[], cwd: string): string | undefined {
   try {
@@ -55,7 +57,7 @@ export function safeName(name: string): string {
 export function buildTaskInput(req: TaskRequest, settings: Settings, env: NodeJS.ProcessEnv = process.env): { input: TaskInput; repoName: string } {
   const title = req.title?.trim() ?? '';
   if (!title) throw new InputError('the task title is empty');
-  if (req.weight !== undefined && !WEIGHTS.includes(req.weight)) {
+  if (req.weight !== undefined && !(WEIGHTS as readonly string[]).includes(req.weight)) {
     throw new InputError(`unknown --weight "${req.weight}": use ${WEIGHTS.join(', ')}`);
   }
   const repoPath = resolveRepository(req.repo ?? process.cwd());
@@ -78,6 +80,10 @@ export function buildTaskInput(req: TaskRequest, settings: Settings, env: NodeJS
       maxRetries: config.maxRetries,
       gates: config.gates,
       toolLimits: config.tools,
+      phases: req.weight ? phasesFor({ weight: req.weight as Weight }, config.phases) : ['implement'],
+      retryMap: config.retryMap,
+      budget: config.budgets.task,
+      runaway: config.runaway,
     },
   };
 }

@@ -1,4 +1,8 @@
 import type { Weight } from './roadmap';
+import type { RunawayLimits } from './types';
+
+/** Runaway limits when a task sets none. */
+export const DEFAULT_RUNAWAY: RunawayLimits = { sameFailure: 3, noChangeTurns: 8 };
 
 /**
  * Which phases a task goes through, where a failed phase sends the work back to, and what

@@ -93,12 +93,16 @@ export interface ApproveInput {
   note?: string;
   by?: string;
   budgetUsd?: number;
+  /** Sent to a roadmap: the task whose gate this is for (default: the task that waits). */
+  taskId?: string;
 }
 
 /** The `reject` signal's payload (contract §2). */
 export interface RejectInput {
   reason: string;
   by?: string;
+  /** Sent to a roadmap: the task whose gate this is for (default: the task that waits). */
+  taskId?: string;
 }
 
 /** Run states (contract §2). */
@@ -121,7 +125,8 @@ export interface RunStatus {
   current: { taskId?: string; phase?: string; turn?: number; activity?: string };
   tokens: TokenUsage;
   costUsd: number;
-  tasks?: { id: string; state: RunState }[];
+  /** A roadmap's (or sheet's) items: `pending` before they start, `skipped` when a dependency failed. */
+  tasks?: { id: string; state: RunState | 'pending' | 'skipped'; phase?: string; blockedBy?: string }[];
   /** A typed task's steps (design note 003). */
   steps?: { current?: string; completed: string[]; pending: string[] };
   /** Spending limit in force, when there is one. */
@@ -224,4 +229,59 @@ export interface VerifyResult {
   commands: { command: string; exitCode: number | null; timedOut: boolean; durationMs: number }[];
   /** The last lines of the failing command's output, short. */
   tail: string;
+}
+
+// ---- roadmaps ----
+
+/** Everything a roadmap run needs, decided by the client before it starts. */
+export interface RoadmapInput {
+  repoPath: string;
+  /** The roadmap file, relative to the repository. */
+  roadmapFile: string;
+  /** The branch finished tasks land on (the repository's checkout). */
+  baseBranch: string;
+  /** What every task of the roadmap shares (queue, model, verify, limits, gates). */
+  taskDefaults: Omit<TaskInput, 'taskId' | 'title' | 'description' | 'phases' | 'type' | 'budget'>;
+  /** Phases per weight. */
+  phasesByWeight: Record<'trivial' | 'small' | 'medium' | 'large', string[]>;
+  /** Tasks running at once. @default 2 */
+  maxParallel: number;
+  /** Continue as new after this many tasks have ended in one run. @default 25 */
+  continueAsNewAfterTasks: number;
+  /** Spending limit of each task. */
+  taskBudget?: Budget;
+  /** Spending limit of the whole run. */
+  runBudget?: Budget;
+  /** State carried across continue-as-new. */
+  carried?: RoadmapCarried;
+}
+
+/** A roadmap task's state in the run. */
+export interface RoadmapTaskState {
+  id: string;
+  state: RunState | 'pending' | 'skipped';
+  phase?: string;
+  workflowId?: string;
+  commit?: string;
+  blockedBy?: string;
+  error?: string;
+  tokens: TokenUsage;
+  costUsd: number;
+}
+
+/** What a roadmap run carries into its next run after continue-as-new. */
+export interface RoadmapCarried {
+  tasks: RoadmapTaskState[];
+  runs: number;
+  runBudget?: Budget;
+}
+
+/** What a finished roadmap reports. */
+export interface RoadmapResult {
+  state: RunState;
+  tasks: RoadmapTaskState[];
+  tokens: TokenUsage;
+  costUsd: number;
+  /** How many workflow runs the roadmap took (1 + continue-as-new count). */
+  runs: number;
 }

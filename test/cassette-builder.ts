@@ -35,6 +35,11 @@ export function completionTurn(task: string, completion: Record<string, string>)
   return line(task, [{ type: 'text', text: `Done here.\n\n\`\`\`json\n${JSON.stringify(completion)}\n\`\`\`` }], 'end_turn');
 }
 
+/** The same lines, answering calls of `phase` instead of `implement`. */
+export function inPhase(phase: string, lines: CassetteLine[]): CassetteLine[] {
+  return lines.map((l) => ({ ...l, phase }));
+}
+
 /** The turns that fix the sample repository's `sum`: read, edit, complete. */
 export function fixSumTurns(task: string): CassetteLine[] {
   return [

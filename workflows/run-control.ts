@@ -18,18 +18,31 @@ export class RunControl {
   paused = false;
   private decision: GateDecision | undefined;
 
-  constructor(private readonly onChange: () => Promise<void> = async () => {}) {
-    setHandler(approveSignal, (input) => {
-      if (this.waitingFor) this.decision = { action: 'approve', ...(input ?? {}) };
+  /**
+   * @param onChange runs when the run starts or stops waiting.
+   * @param forward receives the signals this run does not take itself (a roadmap hands
+   *   approve/reject to the task that waits, and pause/resume to every running task).
+   */
+  constructor(
+    private readonly onChange: () => Promise<void> = async () => {},
+    private readonly forward?: (signal: 'approve' | 'reject' | 'pause' | 'resume', payload: unknown) => Promise<void>,
+  ) {
+    setHandler(approveSignal, async (input) => {
+      if (this.waitingFor && !input?.taskId) this.decision = { action: 'approve', ...(input ?? {}) };
+      else await this.forward?.('approve', input ?? {});
     });
-    setHandler(rejectSignal, (input) => {
-      if (this.waitingFor) this.decision = { action: 'reject', by: input?.by, reason: input?.reason || 'rejected' };
+    setHandler(rejectSignal, async (input) => {
+      if (this.waitingFor && !input?.taskId) {
+        this.decision = { action: 'reject', by: input?.by, reason: input?.reason || 'rejected' };
+      } else await this.forward?.('reject', input);
     });
-    setHandler(pauseSignal, () => {
+    setHandler(pauseSignal, async () => {
       this.paused = true;
+      await this.forward?.('pause', {});
     });
-    setHandler(resumeSignal, () => {
+    setHandler(resumeSignal, async () => {
       this.paused = false;
+      await this.forward?.('resume', {});
     });
   }
 

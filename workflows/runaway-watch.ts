@@ -1,7 +1,5 @@
+import { DEFAULT_RUNAWAY } from '../core/phases';
 import type { RunawayLimits } from '../core/types';
-
-/** Runaway limits when a task sets none. */
-export const DEFAULT_RUNAWAY: RunawayLimits = { sameFailure: 3, noChangeTurns: 8 };
 
 /**
  * Notices a phase that goes round in circles: the same verify failure N times in a row, or N

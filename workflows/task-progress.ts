@@ -1,9 +1,7 @@
 import type { Budget, RunState, RunStatus, TokenUsage, VerifyResult } from '../core/types';
 import { addUsage, ZERO_USAGE } from '../core/usage';
+import { RecentSteps } from './recent-steps';
 import type { RunControl } from './run-control';
-
-/** How many of the latest steps the status keeps. */
-const RECENT_STEPS = 20;
 
 /** What a task run has done so far: the source of its `status` query and its result. */
 export class TaskProgress {
@@ -18,8 +16,7 @@ export class TaskProgress {
   lastVerify?: VerifyResult;
   budget?: Budget;
   completedPhases: string[] = [];
-  private recent: { seq: number; text: string }[] = [];
-  private seq = 0;
+  private readonly recent = new RecentSteps();
 
   constructor(
     private readonly taskId: string,
@@ -35,7 +32,7 @@ export class TaskProgress {
     this.current = { taskId: this.taskId, ...where };
     if (where.turn !== undefined) this.turns += where.activity === 'model' ? 1 : 0;
     const text = [where.phase, where.turn !== undefined ? `turn ${where.turn}` : undefined, where.activity].filter(Boolean).join(' ');
-    this.recent = [...this.recent.slice(-(RECENT_STEPS - 1)), { seq: ++this.seq, text }];
+    this.recent.add(text);
   }
 
   addUsage(usage: TokenUsage, costUsd: number): void {
@@ -60,7 +57,7 @@ export class TaskProgress {
       current: this.current,
       tokens: this.tokens,
       costUsd: this.costUsd,
-      recent: this.recent,
+      recent: this.recent.list(),
       ...(this.typed
         ? {
             steps: {

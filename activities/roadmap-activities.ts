@@ -1,0 +1,69 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { simpleGit } from 'simple-git';
+import { parseRoadmap, RoadmapError, tickTask, type RoadmapTask } from '../core/roadmap';
+import type { ActivityDeps } from './deps';
+
+/** The trailer that marks the commit landing a task on the base branch. */
+export const MERGE_TRAILER = 'Dex-Merge';
+
+/** How landing a task's branch went. */
+export type MergeOutcome = { status: 'merged'; sha: string } | { status: 'conflict'; files: string[] } | { status: 'blocked'; reason: string };
+
+/** Activities that read a roadmap and land finished task branches on the base branch. */
+export const createRoadmapActivities = (_deps: ActivityDeps) => ({
+  /** Reads and parses the roadmap at `roadmapFile` (relative to the repository); a bad roadmap fails at once. */
+  async readRoadmap(input: { repoPath: string; roadmapFile: string }): Promise<RoadmapTask[]> {
+    try {
+      return parseRoadmap(await readFile(join(input.repoPath, input.roadmapFile), 'utf8'));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      throw ApplicationFailure.create({ message: `${input.roadmapFile}: ${message}`, type: 'InvalidRoadmap', nonRetryable: err instanceof RoadmapError });
+    }
+  },
+
+  /**
+   * Merges `branch` into the base branch in the repository's checkout, ticking the task's box
+   * in the roadmap in the same commit. Idempotent: a base branch that already has the commit
+   * with this `key` returns it. A conflict is aborted and reported, never left half-done.
+   */
+  async mergeTaskBranch(input: {
+    repoPath: string;
+    baseBranch: string;
+    branch: string;
+    roadmapFile: string;
+    taskId: string;
+    title: string;
+    key: string;
+  }): Promise<MergeOutcome> {
+    const git = simpleGit(input.repoPath);
+    const log = await git.raw(['log', input.baseBranch, '--format=%H%x1f%B%x1e', '-n', '500']);
+    for (const entry of log.split('\x1e')) {
+      const [sha, body] = entry.trim().split('\x1f');
+      if (sha && body?.includes(`${MERGE_TRAILER}: ${input.key}`)) return { status: 'merged', sha };
+    }
+    const head = (await git.raw(['rev-parse', '--abbrev-ref', 'HEAD'])).trim();
+    if (head !== input.baseBranch) {
+      return { status: 'blocked', reason: `the repository's checkout is on ${head}, not on the base branch ${input.baseBranch}` };
+    }
+    const dirty = (await git.raw(['status', '--porcelain', '--untracked-files=no'])).trim();
+    if (dirty) return { status: 'blocked', reason: `the repository's checkout has uncommitted changes:\n${dirty}` };
+
+    try {
+      await git.raw(['-c', 'user.name=dex', '-c', 'user.email=dex@localhost', 'merge', '--no-ff', '--no-commit', input.branch]);
+    } catch {
+      const files = (await git.raw(['diff', '--name-only', '--diff-filter=U'])).split('\n').filter(Boolean);
+      await git.raw(['merge', '--abort']).catch(() => undefined);
+      return { status: 'conflict', files };
+    }
+    const roadmapPath = join(input.repoPath, input.roadmapFile);
+    await writeFile(roadmapPath, tickTask(await readFile(roadmapPath, 'utf8'), input.taskId));
+    await git.add(input.roadmapFile);
+    await git.raw([
+      '-c', 'user.name=dex', '-c', 'user.email=dex@localhost', '-c', 'commit.gpgsign=false',
+      'commit', '--no-verify', '-m', `dex: land ${input.taskId}: ${input.title}\n\n${MERGE_TRAILER}: ${input.key}`,
+    ]);
+    return { status: 'merged', sha: (await git.revparse(['HEAD'])).trim() };
+  },
+});

@@ -1,0 +1,88 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, relative, resolve } from 'node:path';
+import { phasesFor } from '../core/phases';
+import { parseRoadmap, RoadmapError, type RoadmapTask } from '../core/roadmap';
+import type { RoadmapInput } from '../core/types';
+import { loadDexConfig } from './config-file';
+import { InputError } from './input-error';
+import { parseLlmSpec } from './llm-spec';
+import type { Settings } from './settings';
+import { resolveRepository, safeName } from './task-request';
+
+/** What a person asks for with `dex run`. */
+export interface RoadmapRequest {
+  roadmap: string;
+  repo?: string;
+  llm?: string;
+}
+
+/** A checked roadmap run: the workflow's input, its id and its tasks. */
+export interface CheckedRoadmap {
+  input: RoadmapInput;
+  workflowId: string;
+  tasks: RoadmapTask[];
+}
+
+/**
+ * Checks a roadmap request and turns it into the workflow's input; throws InputError (exit 2)
+ * before anything starts: a missing file, no tasks, a duplicate id, an unknown dependency or a
+ * cycle (naming the ids), an unknown task type, a bad config or `--llm`.
+ */
+export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: NodeJS.ProcessEnv = process.env): CheckedRoadmap {
+  const file = resolve(req.roadmap);
+  if (!existsSync(file)) throw new InputError(`roadmap not found: ${file}`);
+  const repoPath = resolveRepository(req.repo ?? dirname(file));
+  const roadmapFile = relative(repoPath, file);
+  if (roadmapFile.startsWith('..')) throw new InputError(`the roadmap ${file} is not inside the repository ${repoPath}`);
+  const text = readFileSync(file, 'utf8');
+  let tasks: RoadmapTask[];
+  try {
+    tasks = parseRoadmap(text);
+  } catch (err) {
+    if (err instanceof RoadmapError) throw new InputError(`${roadmapFile}: ${err.message}`);
+    throw err;
+  }
+  const config = loadDexConfig(repoPath);
+  for (const task of tasks) {
+    try {
+      phasesFor(task, config.phases);
+    } catch (err) {
+      throw new InputError(`${roadmapFile}: task ${task.id}: ${(err as Error).message}`);
+    }
+  }
+  const baseBranch = execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: repoPath, encoding: 'utf8' }).trim();
+  if (baseBranch === 'HEAD') throw new InputError(`the repository ${repoPath} is not on a branch: check out the branch tasks should land on`);
+  const llm = parseLlmSpec(req.llm, env);
+  const models = llm.kind === 'anthropic' && llm.model ? { ...config.models, default: llm.model } : config.models;
+  const hash = createHash('sha256').update(`${repoPath}\n${roadmapFile}\n${text}`).digest('hex').slice(0, 8);
+  return {
+    workflowId: `roadmap-${safeName(basename(repoPath))}-${hash}`,
+    tasks,
+    input: {
+      repoPath,
+      roadmapFile,
+      baseBranch,
+      taskDefaults: {
+        repoPath,
+        hostQueue: settings.hostQueue,
+        llm,
+        models,
+        maxTokens: config.maxTokens,
+        verify: config.verify,
+        maxIterations: config.maxIterations,
+        maxRetries: config.maxRetries,
+        gates: config.gates,
+        toolLimits: config.tools,
+        retryMap: config.retryMap,
+        runaway: config.runaway,
+      },
+      phasesByWeight: config.phases,
+      maxParallel: config.maxParallel,
+      continueAsNewAfterTasks: config.continueAsNewAfterTasks,
+      taskBudget: config.budgets.task,
+      runBudget: config.budgets.run,
+    },
+  };
+}

@@ -1,0 +1,155 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { costOf } from '../core/pricing';
+import type { RoadmapResult, RunStatus } from '../core/types';
+import { completionTurn, inPhase, TEST_MODEL, toolTurn, usageTotals } from './cassette-builder';
+import { startDevServer, startTestWorker, type TestWorker } from './dev-server-env';
+import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
+import { checkoutFile, roadmapRepo, startRoadmap, subjects } from './roadmap-fixture';
+
+const write = (task: string, path: string, content: string) => [
+  toolTurn(task, ['write_file', { path, content }]),
+  completionTurn(task, { status: 'complete', summary: `wrote ${path}` }),
+];
+
+const FIVE = {
+  T1: write('T1', 'src/double.js', "const { sum } = require('./math');\nmodule.exports = { double: (a) => sum(a, a) };\n"),
+  T2: write('T2', 'src/mul.js', 'module.exports = { mul: (a, b) => a * b };\n'),
+  T3: write('T3', 'test/mul.test.js', "const test = require('node:test');\nconst assert = require('node:assert');\nconst { mul } = require('../src/mul');\ntest('mul', () => assert.strictEqual(mul(2, 3), 6));\n"),
+  T4: write('T4', 'docs/notes.md', '# Notes\n'),
+  T5: write('T5', 'src/sub.js', 'module.exports = { sub: (a, b) => a - b };\n'),
+};
+
+const FIVE_ROADMAP = `# Roadmap
+
+- [ ] T1: Add double in src/double.js (weight: trivial)
+- [ ] T2: Add mul in src/mul.js (depends: T1)
+- [ ] T3: Test mul (depends: T2)
+- [ ] T4: Write docs/notes.md
+- [ ] T5: Add sub in src/sub.js
+`;
+
+const RETRY = [
+  ...write('R1', 'src/mul.js', 'module.exports = { mul: (a, b) => a + b };\n'),
+  ...inPhase('test', [completionTurn('R1', { status: 'blocked', reason: 'FAILURE: mul(2, 3) expected 6, got 5' })]),
+  ...write('R1', 'src/mul.js', 'module.exports = { mul: (a, b) => a * b };\n'),
+  ...inPhase('test', [completionTurn('R1', { status: 'complete', summary: 'mul is tested' })]),
+];
+
+const BUDGET = [...write('B1', 'src/mul.js', 'module.exports = { mul: (a, b) => a * b };\n')];
+
+const REJECT = [
+  completionTurn('J1', { status: 'blocked', reason: 'Should sum be removed?' }),
+  ...write('J3', 'src/sub.js', 'module.exports = { sub: (a, b) => a - b };\n'),
+];
+
+let env: TestWorkflowEnvironment;
+let fake: FakeAnthropic;
+let worker: TestWorker;
+
+beforeAll(async () => {
+  env = await startDevServer();
+  fake = await startFakeAnthropic({ cassette: [...Object.values(FIVE).flat(), ...RETRY, ...BUDGET, ...REJECT] });
+  worker = await startTestWorker(env, { anthropicUrl: fake.url, queue: 'dex-it-roadmap' });
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await fake?.close();
+  await env?.teardown();
+});
+
+const requestsOf = (task: string) => fake.requests.filter((r) => r.headers['x-dex-task'] === task);
+const span = (task: string) => {
+  const times = requestsOf(task).map((r) => r.time);
+  return [Math.min(...times), Math.max(...times)];
+};
+
+async function failure(handle: WorkflowHandle): Promise<ApplicationFailure> {
+  const err = await handle.result().catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  return (err as WorkflowFailedError).cause as ApplicationFailure;
+}
+
+async function waitFor(handle: WorkflowHandle, pred: (s: RunStatus) => boolean): Promise<RunStatus> {
+  await expect.poll(async () => pred(await handle.query<RunStatus>('status')), { timeout: 60_000, interval: 100 }).toBe(true);
+  return handle.query<RunStatus>('status');
+}
+
+describe('roadmapWorkflow on a real dev server', () => {
+  it('runs a chain and two independent tasks: overlap, ticked boxes, passing tests, one commit per verified phase', async () => {
+    const repo = roadmapRepo(FIVE_ROADMAP, 'verify: ["node --test"]\nmaxParallel: 3\n');
+    const { handle } = await startRoadmap(env, worker, repo);
+    const result = (await handle.result()) as RoadmapResult;
+
+    expect(result.state).toBe('completed');
+    expect(result.tasks.map((t) => [t.id, t.state])).toEqual(['T1', 'T2', 'T3', 'T4', 'T5'].map((id) => [id, 'completed']));
+    // Independent tasks ran at the same time as the chain's first task.
+    const [t1Start, t1End] = span('T1');
+    for (const id of ['T4', 'T5']) {
+      const [start, end] = span(id);
+      expect(start).toBeLessThan(t1End);
+      expect(end).toBeGreaterThan(t1Start);
+    }
+    // The chain ran in order.
+    expect(span('T2')[0]).toBeGreaterThan(span('T1')[1]);
+    expect(span('T3')[0]).toBeGreaterThan(span('T2')[1]);
+
+    expect(checkoutFile(repo, 'ROADMAP.md')).not.toContain('- [ ]');
+    execFileSync('node', ['--test'], { cwd: repo, stdio: 'ignore' });
+    const log = subjects(repo);
+    for (const id of ['T1', 'T2', 'T3', 'T4', 'T5']) {
+      expect(log.filter((s) => s.startsWith(`dex(${id}): implement:`))).toHaveLength(1);
+      expect(log.filter((s) => s.startsWith(`dex: land ${id}:`))).toHaveLength(1);
+    }
+    const expected = usageTotals(Object.values(FIVE).flat());
+    expect(result.tokens).toEqual(expected);
+    expect(result.costUsd).toBeCloseTo(costOf(TEST_MODEL, expected), 10);
+  });
+
+  it('sends a failing test phase back to implement, whose next request holds the failure output', async () => {
+    const repo = roadmapRepo('- [ ] R1: Add mul with a test (weight: small)\n', 'verify: ["node --test"]\nmaxRetries: 2\n');
+    const { handle } = await startRoadmap(env, worker, repo);
+    const result = (await handle.result()) as RoadmapResult;
+    expect(result.state).toBe('completed');
+    const phases = requestsOf('R1').map((r) => r.headers['x-dex-phase']);
+    expect(phases).toEqual(['implement', 'implement', 'test', 'implement', 'implement', 'test']);
+    const retried = JSON.stringify(requestsOf('R1')[3].body!.messages);
+    expect(retried).toContain('FAILURE: mul(2, 3) expected 6, got 5');
+    expect(retried).toContain('The test phase failed');
+  });
+
+  it('waits in budget_exceeded until approve raises the budget, then finishes with exact totals', async () => {
+    const repo = roadmapRepo('- [ ] B1: Add mul\n', 'verify: ["node --test"]\nbudgets:\n  task: { usd: 0.0001 }\n');
+    const { handle } = await startRoadmap(env, worker, repo);
+    const waiting = await waitFor(handle, (s) => s.state === 'budget_exceeded');
+    expect(waiting.waitingFor).toMatchObject({ gate: 'budget', taskId: 'B1' });
+    expect(requestsOf('B1')).toHaveLength(1);
+
+    await handle.signal('approve', { budgetUsd: 5, by: 'ana' });
+    const result = (await handle.result()) as RoadmapResult;
+    expect(result.state).toBe('completed');
+    expect(result.tokens).toEqual(usageTotals(BUDGET));
+    expect(result.costUsd).toBeCloseTo(costOf(TEST_MODEL, usageTotals(BUDGET)), 10);
+  });
+
+  it('skips the dependents of a rejected task, naming it, and finishes the independent ones', async () => {
+    const roadmap = '- [ ] J1: Remove sum\n- [ ] J2: Use the new sum (depends: J1)\n- [ ] J4: After J2 (depends: J2)\n- [ ] J3: Add sub\n';
+    const repo = roadmapRepo(roadmap, 'verify: ["node --test"]\n');
+    const { handle } = await startRoadmap(env, worker, repo);
+    await waitFor(handle, (s) => s.waitingFor?.gate === 'blocked' && s.waitingFor.taskId === 'J1');
+    await handle.signal('reject', { reason: 'keep sum' });
+
+    const cause = await failure(handle);
+    const result = cause.details?.[0] as RoadmapResult;
+    const byId = Object.fromEntries(result.tasks.map((t) => [t.id, t]));
+    expect(byId.J1.state).toBe('rejected');
+    expect(byId.J2).toMatchObject({ state: 'skipped', blockedBy: 'J1' });
+    expect(byId.J4).toMatchObject({ state: 'skipped', blockedBy: 'J1' });
+    expect(byId.J3.state).toBe('completed');
+    expect(checkoutFile(repo, 'ROADMAP.md')).toContain('- [x] J3: Add sub');
+  });
+});

@@ -1,0 +1,85 @@
+import { dependencyDepths, dependentsOf } from '../core/dependency-phases';
+import type { RoadmapTask } from '../core/roadmap';
+import type { RoadmapTaskState, RunStatus, TokenUsage } from '../core/types';
+import { addUsage, ZERO_USAGE } from '../core/usage';
+import type { TaskUpdate } from './definitions';
+
+/** States a roadmap task can no longer leave. */
+const ENDED = new Set<RoadmapTaskState['state']>(['completed', 'failed', 'rejected', 'cancelled', 'skipped']);
+
+/**
+ * The state of every task of a roadmap run: which may start (its dependencies have landed),
+ * which wait, which ended and why. Deterministic bookkeeping only; the workflow acts on it.
+ */
+export class RoadmapBoard {
+  readonly tasks: RoadmapTaskState[];
+  private readonly depth: Map<string, number>;
+  /** Live updates of running tasks (state, gate, phase), from their taskUpdate signals. */
+  readonly live = new Map<string, TaskUpdate>();
+
+  constructor(
+    private readonly plan: RoadmapTask[],
+    carried?: RoadmapTaskState[],
+  ) {
+    this.depth = dependencyDepths(plan.map((t) => ({ id: t.id, needs: t.depends })));
+    const before = new Map((carried ?? []).map((t) => [t.id, t]));
+    this.tasks = plan.map(
+      (t) => before.get(t.id) ?? { id: t.id, state: t.done ? 'completed' : 'pending', tokens: ZERO_USAGE, costUsd: 0 },
+    );
+  }
+
+  get(id: string): RoadmapTaskState {
+    return this.tasks.find((t) => t.id === id)!;
+  }
+
+  /** Pending tasks whose dependencies have all landed, shallowest first, then in roadmap order. */
+  ready(): RoadmapTask[] {
+    return this.plan
+      .filter((t) => this.get(t.id).state === 'pending' && t.depends.every((d) => this.get(d).state === 'completed'))
+      .sort((a, b) => this.depth.get(a.id)! - this.depth.get(b.id)!);
+  }
+
+  /** True when no task can change any more. */
+  finished(): boolean {
+    return this.tasks.every((t) => ENDED.has(t.state));
+  }
+
+  update(id: string, change: Partial<RoadmapTaskState>): void {
+    Object.assign(this.get(id), change);
+  }
+
+  /** Ends a task that failed or was rejected, and skips every task that depends on it. */
+  fail(id: string, state: 'failed' | 'rejected' | 'cancelled', error: string): void {
+    this.update(id, { state, error });
+    for (const dependent of dependentsOf(this.plan.map((t) => ({ id: t.id, needs: t.depends })), id)) {
+      if (this.get(dependent).state === 'pending') this.update(dependent, { state: 'skipped', blockedBy: id });
+    }
+  }
+
+  /** Tokens and cost of every task, ended ones from their results and running ones from their updates. */
+  spent(): { tokens: TokenUsage; costUsd: number } {
+    let tokens: TokenUsage = ZERO_USAGE;
+    let costUsd = 0;
+    for (const t of this.tasks) {
+      const live = this.live.get(t.id);
+      const usage = ENDED.has(t.state) || !live ? t : live;
+      tokens = addUsage(tokens, usage.tokens);
+      costUsd += usage.costUsd;
+    }
+    return { tokens, costUsd };
+  }
+
+  /** The tasks for the `status` query, with the live state of running ones. */
+  statusTasks(): NonNullable<RunStatus['tasks']> {
+    return this.tasks.map((t) => {
+      const live = this.live.get(t.id);
+      const running = t.state === 'running' && live;
+      return { ...t, state: running ? live.state : t.state, phase: running ? live.phase : t.phase };
+    });
+  }
+
+  /** The first running task that waits at a gate, if any. */
+  waitingTask(): TaskUpdate | undefined {
+    return this.tasks.map((t) => (t.state === 'running' ? this.live.get(t.id) : undefined)).find((u) => u?.waitingFor);
+  }
+}
