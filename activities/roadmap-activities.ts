@@ -41,7 +41,8 @@ export const createRoadmapActivities = (_deps: ActivityDeps) => ({
     const log = await git.raw(['log', input.baseBranch, '--format=%H%x1f%B%x1e', '-n', '500']);
     for (const entry of log.split('\x1e')) {
       const [sha, body] = entry.trim().split('\x1f');
-      if (sha && body?.includes(`${MERGE_TRAILER}: ${input.key}`)) return { status: 'merged', sha };
+      // The whole trailer line: a key must not match as the prefix of another (T1 of T10).
+      if (sha && body?.split('\n').some((line) => line.trim() === `${MERGE_TRAILER}: ${input.key}`)) return { status: 'merged', sha };
     }
     const head = (await git.raw(['rev-parse', '--abbrev-ref', 'HEAD'])).trim();
     if (head !== input.baseBranch) {

@@ -56,7 +56,7 @@ function repoWithCommit(name: string, files: Record<string, string> = {}): strin
   return dir;
 }
 
-const paths = {} as Record<'plain' | 'noCommits' | 'repo' | 'badConfigRepo' | 'badCassette', string>;
+const paths = {} as Record<'plain' | 'noCommits' | 'repo' | 'badConfigRepo' | 'badCassette' | 'cycle' | 'unknownDep' | 'noTasks', string>;
 
 beforeAll(() => {
   fixtures = mkdtempSync(join(tmpdir(), 'dex-cli-input-'));
@@ -67,6 +67,10 @@ beforeAll(() => {
   git(paths.noCommits, 'init', '-q');
   paths.repo = repoWithCommit('repo');
   paths.badConfigRepo = repoWithCommit('bad-config', { 'dex.config.yaml': 'gates:\n  beforePhse: true\n' });
+  const roadmap = (text: string, name: string) => join(repoWithCommit(name, { 'ROADMAP.md': text }), 'ROADMAP.md');
+  paths.cycle = roadmap('- [ ] A: one (depends: C)\n- [ ] B: two (depends: A)\n- [ ] C: three (depends: B)\n', 'cycle');
+  paths.unknownDep = roadmap('- [ ] A: one (depends: Z)\n', 'unknown-dep');
+  paths.noTasks = roadmap('# Nothing\n', 'no-tasks');
   const goodLine = readFileSync(demoCassette, 'utf8').split('\n')[0];
   paths.badCassette = join(fixtures, 'bad.jsonl');
   writeFileSync(paths.badCassette, `${goodLine}\n\n{"task": "*", "phase": "implement", "response": \n`);
@@ -90,6 +94,10 @@ describe.concurrent('dex rejects bad input with exit 2 before starting anything'
     ['an unknown option', () => ['task', 'x', '--repo', paths.repo, '--frobnicate'], /--frobnicate/],
     ['an unknown command', () => ['frobnicate', 'x'], /unknown command "frobnicate"/],
     ['no --llm and no ANTHROPIC_API_KEY', () => ['task', 'x', '--repo', paths.repo], /ANTHROPIC_API_KEY/],
+    ['a roadmap with a dependency cycle', () => ['run', paths.cycle, '--llm', `replay:${demoCassette}`], /dependency cycle: A -> C -> B -> A/],
+    ['a roadmap with an unknown dependency', () => ['run', paths.unknownDep, '--llm', `replay:${demoCassette}`], /A depends on unknown id Z/],
+    ['a roadmap without tasks', () => ['run', paths.noTasks, '--llm', `replay:${demoCassette}`], /no tasks/],
+    ['a missing roadmap', () => ['run', '/nonexistent/ROADMAP.md'], /roadmap not found/],
   ];
 
   it.each(cases)('%s', async (_what, args, message) => {

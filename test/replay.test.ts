@@ -38,3 +38,16 @@ describe('replaying a recorded taskWorkflow history', () => {
     await expect(replay(history, 'task-math-T-approve-1')).rejects.toBeInstanceOf(DeterminismViolationError);
   });
 });
+
+describe('replaying a recorded roadmapWorkflow history', () => {
+  it('replays a roadmap that waited in budget_exceeded and went on after approve', async () => {
+    const history = JSON.parse(readFileSync(join(__dirname, 'histories', 'roadmap-workflow-budget.json'), 'utf8'));
+    const started = history.events[0].workflowExecutionStartedEventAttributes;
+    expect(started.workflowType.name).toBe('roadmapWorkflow');
+    const id = (history.events as Record<string, any>[]).find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)!
+      .startChildWorkflowExecutionInitiatedEventAttributes.workflowId as string;
+    // Child ids derive from the roadmap's id (task-<repo>-<task>-<hash8> under roadmap-<repo>-<hash8>).
+    const hash = /^task-math-B1-([0-9a-f]{8})$/.exec(id)![1];
+    await expect(replay(history, `roadmap-math-${hash}`)).resolves.toBeUndefined();
+  });
+});

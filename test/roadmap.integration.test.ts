@@ -2,6 +2,9 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureTemporalCli } from '../client/toolchain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costOf } from '../core/pricing';
 import type { RoadmapResult, RunStatus } from '../core/types';
@@ -45,6 +48,9 @@ const REJECT = [
   completionTurn('J1', { status: 'blocked', reason: 'Should sum be removed?' }),
   ...write('J3', 'src/sub.js', 'module.exports = { sub: (a, b) => a - b };\n'),
 ];
+
+/** Runs whose histories the replay test keeps (DEX_RECORD_HISTORIES=1 writes them to test/histories/). */
+const recorded: Record<string, string> = {};
 
 let env: TestWorkflowEnvironment;
 let fake: FakeAnthropic;
@@ -129,6 +135,7 @@ describe('roadmapWorkflow on a real dev server', () => {
     expect(waiting.waitingFor).toMatchObject({ gate: 'budget', taskId: 'B1' });
     expect(requestsOf('B1')).toHaveLength(1);
 
+    recorded.budget = handle.workflowId;
     await handle.signal('approve', { budgetUsd: 5, by: 'ana' });
     const result = (await handle.result()) as RoadmapResult;
     expect(result.state).toBe('completed');
@@ -153,3 +160,14 @@ describe('roadmapWorkflow on a real dev server', () => {
     expect(checkoutFile(repo, 'ROADMAP.md')).toContain('- [x] J3: Add sub');
   });
 });
+
+if (process.env.DEX_RECORD_HISTORIES) {
+  afterAll(async () => {
+    const history = execFileSync(
+      ensureTemporalCli(),
+      ['workflow', 'show', '--workflow-id', recorded.budget, '-o', 'json', '--address', env.address, '--namespace', 'default'],
+      { encoding: 'utf8' },
+    );
+    writeFileSync(join(__dirname, 'histories', 'roadmap-workflow-budget.json'), history);
+  });
+}
