@@ -2,7 +2,10 @@ import { createModelActivities } from './call-model';
 import { createCheckpointActivities } from './checkpoint';
 import type { ActivityDeps } from './deps';
 import { createFetchActivities } from './fetch-context';
+import { createLayerActivities } from './layer-activities';
+import { createRoadmapActivities } from './roadmap-activities';
 import { createToolActivities } from './run-tool';
+import { createSheetActivities } from './sheet';
 import { createStoreActivities } from './store';
 import { createVerifyActivities } from './verify';
 
@@ -16,6 +19,9 @@ export const createActivities = (deps: ActivityDeps) => ({
   ...createVerifyActivities(deps),
   ...createCheckpointActivities(deps),
   ...createStoreActivities(deps),
+  ...createRoadmapActivities(deps),
+  ...createLayerActivities(deps),
+  ...createSheetActivities(deps),
 });
 
 /** The activities as the workflows see them (import this type only). */

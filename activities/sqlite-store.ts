@@ -235,6 +235,11 @@ export class Store {
     });
     return claim.immediate();
   }
+
+  /** The database itself, for a feature's store module that keeps its own tables beside these (see activities/layer-store.ts). */
+  get database(): Database.Database {
+    return this.db;
+  }
 }
 
 function modelCallFromRow(r: Record<string, unknown>): ModelCallRecord {

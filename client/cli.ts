@@ -2,8 +2,11 @@ import { makeOutput, type Output } from './cli-context';
 import type * as DemoCommands from './commands/demo';
 import type * as HostCommands from './commands/host-commands';
 import type * as TaskCommands from './commands/task';
+import type * as RunCommands from './commands/run';
 import type * as InspectCommands from './commands/inspect';
 import type * as SignalCommands from './commands/signal-commands';
+import type * as SheetCommands from './commands/sheet';
+import type * as LayerCommands from './commands/layer';
 import { InputError, ServerUnreachable } from './input-error';
 
 const USAGE = `dex — a durable executor for AI-driven work, on Temporal
@@ -12,7 +15,10 @@ const USAGE = `dex — a durable executor for AI-driven work, on Temporal
   dex setup                        install the Temporal CLI and the test server (cached)
   dex server                       the embedded Temporal dev server + Web UI
   dex worker                       a worker for all workflows and this host's activities
+  dex run ROADMAP.md [--repo DIR] [--llm SPEC] [--detach]
   dex task "TITLE" [--description TEXT] [--repo DIR] [--weight W] [--llm SPEC] [--detach]
+  dex sheet FILE.sheet.yaml [--plan] [--confirm] [--llm SPEC] [--detach]
+  dex layer FILE.layer.yaml [--llm SPEC] [--detach] | dex messages import FILE.jsonl | dex insights list [--topic KEY]
   dex status ID | dex list | dex watch ID
   dex approve ID [--note TEXT] | dex reject ID --reason TEXT | dex cancel ID
   dex pause ID | dex resume ID
@@ -28,7 +34,12 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   setup: async () => (require('./commands/host-commands') as typeof HostCommands).setupCommand,
   server: async () => (require('./commands/host-commands') as typeof HostCommands).serverCommand,
   worker: async () => (require('./commands/host-commands') as typeof HostCommands).workerCommand,
+  run: async () => (require('./commands/run') as typeof RunCommands).runCommand,
   task: async () => (require('./commands/task') as typeof TaskCommands).taskCommand,
+  sheet: async () => (require('./commands/sheet') as typeof SheetCommands).sheetCommand,
+  layer: async () => (require('./commands/layer') as typeof LayerCommands).layerCommand,
+  messages: async () => (require('./commands/layer') as typeof LayerCommands).messagesCommand,
+  insights: async () => (require('./commands/layer') as typeof LayerCommands).insightsCommand,
   status: async () => (require('./commands/inspect') as typeof InspectCommands).statusCommand,
   list: async () => (require('./commands/inspect') as typeof InspectCommands).listCommand,
   watch: async () => (require('./commands/inspect') as typeof InspectCommands).watchCommand,

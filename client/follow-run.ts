@@ -92,5 +92,11 @@ export async function followRun<R = unknown>(
     }
     await Promise.race([ended, new Promise((r) => setTimeout(r, intervalMs))]);
   }
+  try {
+    // The steps between the last poll and the end (a closed run still answers its query).
+    newProgressLines(await handle.query<RunStatus>('status'), lastSeq).lines.forEach(show);
+  } catch {
+    // No worker is left to answer: the steps shown so far are all there is.
+  }
   return ended;
 }

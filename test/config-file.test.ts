@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadDexConfig, parseDexConfig } from '../client/config-file';
 import { InputError } from '../client/input-error';
+import { DEFAULT_PHASES_BY_WEIGHT, DEFAULT_RETRY_MAP, DEFAULT_RUNAWAY } from '../core/phases';
 import { DEFAULT_MODEL } from '../core/pricing';
 
 describe('parseDexConfig', () => {
@@ -34,6 +35,12 @@ describe('parseDexConfig', () => {
     maxTokens: 8192,
     gates: {},
     tools: { commandTimeoutMs: 120_000, outputLimitBytes: 16_384 },
+    phases: DEFAULT_PHASES_BY_WEIGHT,
+    retryMap: DEFAULT_RETRY_MAP,
+    budgets: {},
+    runaway: DEFAULT_RUNAWAY,
+    maxParallel: 2,
+    continueAsNewAfterTasks: 25,
   };
 
   it.each([
@@ -54,6 +61,12 @@ describe('parseDexConfig', () => {
       '  beforePhase: true',
       '  afterVerify: { deadline: 24h, defaultAction: approve }',
       'tools: { commandTimeoutMs: 60000 }',
+      'phases: { small: [implement, review] }',
+      'retryMap: { review: implement }',
+      'budgets: { task: { usd: 0.5 }, run: { usd: 5, tokens: 1000000 } }',
+      'runaway: { sameFailure: 2 }',
+      'maxParallel: 4',
+      'continueAsNewAfterTasks: 10',
     ].join('\n');
     expect(parseDexConfig(text, repo)).toEqual({
       verify: ['npm run lint', 'npm test'],
@@ -63,6 +76,12 @@ describe('parseDexConfig', () => {
       maxTokens: 4096,
       gates: { beforePhase: {}, afterVerify: { deadline: '24h', defaultAction: 'approve' } },
       tools: { commandTimeoutMs: 60_000, outputLimitBytes: 16_384 },
+      phases: { ...DEFAULT_PHASES_BY_WEIGHT, small: ['implement', 'review'] },
+      retryMap: { review: 'implement' },
+      budgets: { task: { usd: 0.5, tokens: undefined }, run: { usd: 5, tokens: 1_000_000 } },
+      runaway: { ...DEFAULT_RUNAWAY, sameFailure: 2 },
+      maxParallel: 4,
+      continueAsNewAfterTasks: 10,
     });
   });
 
@@ -75,6 +94,8 @@ describe('parseDexConfig', () => {
     ['a misspelt gate', 'gates:\n  beforePhse: true', '"gates.beforePhse" is not a known key'],
     ['an unknown gate setting', 'gates:\n  afterVerify: { timeout: 1h }', '"gates.afterVerify.timeout" is not a known key'],
     ['an unknown tool limit', 'tools: { maxOutput: 10 }', '"tools.maxOutput" is not a known key'],
+    ['an unknown weight in phases', 'phases: { huge: [implement] }', '"phases.huge" is not a known key'],
+    ['an unknown budget', 'budgets: { day: { usd: 1 } }', '"budgets.day" is not a known key'],
   ])('rejects %s, naming it', (_what, text, message) => {
     expect(rejection(text).message).toContain(message);
   });

@@ -126,6 +126,7 @@ describe('roadmapWorkflow on a real dev server', () => {
     const retried = JSON.stringify(requestsOf('R1')[3].body!.messages);
     expect(retried).toContain('FAILURE: mul(2, 3) expected 6, got 5');
     expect(retried).toContain('The test phase failed');
+    expect(JSON.stringify(requestsOf('R1')[2].body!.messages)).toContain('Test phase:');
   });
 
   it('waits in budget_exceeded until approve raises the budget, then finishes with exact totals', async () => {

@@ -39,11 +39,11 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   const hash = info.workflowId.split('-').pop();
   const repoName = info.workflowId.replace(/^roadmap-/, '').replace(/-[^-]+$/, '');
 
+  const recent = new RecentSteps();
   const plan = await readRoadmap({ repoPath: input.repoPath, roadmapFile: input.roadmapFile });
   const board = new RoadmapBoard(plan, input.carried?.tasks);
   let runBudget = input.carried?.runBudget ?? input.runBudget;
   let state: RunState = 'running';
-  const recent = new RecentSteps();
 
   const childId = (taskId: string) => `task-${repoName}-${taskId}-${hash}`;
   const control = new RunControl(undefined, async (signal, payload) => {
@@ -55,7 +55,13 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
     for (const id of to) await getExternalWorkflowHandle(childId(id)).signal(signal, rest);
   });
   setHandler(taskUpdateSignal, (update) => {
+    const before = board.live.get(update.taskId);
     board.live.set(update.taskId, update);
+    if (update.waitingFor && update.waitingFor.gate !== before?.waitingFor?.gate) {
+      recent.add(`${update.taskId} waits at gate "${update.waitingFor.gate}"${update.waitingFor.reason ? `: ${update.waitingFor.reason}` : ''}`);
+    } else if (update.phase && update.phase !== before?.phase && update.state === 'running') {
+      recent.add(`${update.taskId} ${update.phase}`);
+    }
   });
   setHandler(statusQuery, (): RunStatus => {
     const waiting = control.waitingFor ?? board.waitingTask()?.waitingFor ?? null;

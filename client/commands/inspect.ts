@@ -43,7 +43,8 @@ export async function statusCommand(argv: string[], out: Output): Promise<number
         out.result(`${id}: running (no worker answered the status query; start one with \`dex worker\`)`, { id, state: 'running' });
         return 0;
       }
-      out.result(`${id}: ${status.state}\n${progressLine(status)}`, { id, ...status });
+      const tasks = (status.tasks ?? []).map((t) => `  ${t.id.padEnd(8)} ${t.state.padEnd(16)} ${t.phase ?? ''}${t.blockedBy ? ` blocked by ${t.blockedBy}` : ''}`);
+      out.result([`${id}: ${status.state}`, progressLine(status), ...tasks].join('\n'), { id, ...status });
       return 0;
     }
     const end = await runEnd(handle);

@@ -1,0 +1,79 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { layerStore } from '../../activities/layer-store';
+import { Store } from '../../activities/sqlite-store';
+import type { LayerRunRecord } from '../../core/layer-types';
+import { onePositional, parseCommandArgs, type Output } from '../cli-context';
+import type * as DriveRun from '../drive-run';
+import { InputError } from '../input-error';
+import { buildLayerInput } from '../layer-request';
+import { renderLayerRun } from '../render-layer-run';
+import { readSettings } from '../settings';
+import { safeName } from '../task-request';
+import { parseTopicMessages } from '../topic-messages-file';
+
+const LAYER_USAGE = 'dex layer FILE.layer.yaml [--llm SPEC] [--detach]';
+const MESSAGES_USAGE = 'dex messages import FILE.jsonl';
+const INSIGHTS_USAGE = 'dex insights list [--topic KEY] [--run ID]';
+
+/** `dex layer FILE.layer.yaml`: one layer run, checked before anything starts. */
+export async function layerCommand(argv: string[], out: Output): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, { llm: { type: 'string' }, detach: { type: 'boolean' } });
+  const file = onePositional(positionals, 'a layer file', LAYER_USAGE);
+  const settings = readSettings();
+  const input = buildLayerInput(file, { llm: values.llm }, settings);
+  // Loaded only once the input is known to be good: bad input answers without loading the SDK.
+  const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;
+  const run = await driveRun<LayerRunRecord>(
+    { workflowType: 'layerWorkflow', idPrefix: `layer-${safeName(input.layer.name)}`, args: [input] },
+    settings,
+    out,
+    { detach: values.detach },
+  );
+  const { end } = run;
+  const human = end
+    ? [`${run.workflowId}: ${end.state}${end.error ? ` — ${end.error}` : ''}`, ...(end.result ? renderLayerRun(end.result) : [])].join('\n')
+    : `${run.workflowId} started${run.webUi ? `\nWeb UI: ${run.webUi}` : ''}`;
+  out.result(human, { workflowId: run.workflowId, ...end, webUi: run.webUi });
+  return end ? exitCodeFor(end) : 0;
+}
+
+/** `dex messages import FILE.jsonl`: topic messages into this host's store (no Temporal needed). */
+export async function messagesCommand(argv: string[], out: Output): Promise<number> {
+  const { positionals } = parseCommandArgs(argv, {});
+  const [sub, file, ...extra] = positionals;
+  if (sub !== 'import' || !file || extra.length) throw new InputError(`usage: ${MESSAGES_USAGE}`);
+  const path = resolve(file);
+  if (!existsSync(path)) throw new InputError(`messages file not found: ${path}`);
+  const messages = parseTopicMessages(readFileSync(path, 'utf8'), path);
+  const topics = [...new Set(messages.map((m) => m.topic))].sort();
+  const counts = withStore((store) => layerStore(store).importMessages(messages));
+  out.result(`imported ${counts.added} message(s) (${counts.skipped} already stored) on ${topics.length} topic(s): ${topics.join(', ')}`, { ...counts, topics });
+  return 0;
+}
+
+/** `dex insights list [--topic KEY] [--run ID]`: stored insights, newest first. */
+export async function insightsCommand(argv: string[], out: Output): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, { topic: { type: 'string' }, run: { type: 'string' } });
+  if (positionals.length !== 1 || positionals[0] !== 'list') throw new InputError(`usage: ${INSIGHTS_USAGE}`);
+  const insights = withStore((store) => layerStore(store).listInsights({ topic: values.topic, layerRunId: values.run }));
+  const human = insights.length
+    ? insights
+        .map((i) => {
+          const numbers = `confidence ${i.confidence} · importance ${i.importance} · novelty ${i.novelty} · strength ${i.strength}`;
+          return `${i.createdAt}  [${i.topic}] ${i.category}${i.unparsed ? ' (unparsed)' : ''}\n  ${i.content}\n  ${numbers} · run ${i.layerRunId}`;
+        })
+        .join('\n')
+    : 'no insights yet';
+  out.result(human, insights);
+  return 0;
+}
+
+function withStore<T>(use: (store: Store) => T): T {
+  const store = Store.open(join(readSettings().dexHome, 'dex.db'));
+  try {
+    return use(store);
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,46 @@
+import { describePlan } from '../../core/sheet';
+import type { SheetResult } from '../../core/sheet-types';
+import { onePositional, parseCommandArgs, type Output } from '../cli-context';
+import type * as DriveRun from '../drive-run';
+import type * as RenderRunEnd from '../render-run-end';
+import { readSettings } from '../settings';
+import { buildSheetInput, planSheetFile } from '../sheet-file';
+import { safeName } from '../task-request';
+
+const USAGE = 'dex sheet FILE.sheet.yaml [--plan] [--confirm] [--llm SPEC] [--detach]';
+
+/** `dex sheet FILE`: checks and plans a sheet (tollgate 1), then runs it as a `sheetWorkflow` unless `--plan`. */
+export async function sheetCommand(argv: string[], out: Output): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    plan: { type: 'boolean' },
+    confirm: { type: 'boolean' },
+    llm: { type: 'string' },
+    detach: { type: 'boolean' },
+  });
+  const file = onePositional(positionals, 'one sheet file', USAGE);
+  const plan = planSheetFile(file);
+  if (values.plan) {
+    const phases = plan.phases.map((phase) =>
+      phase.map((i) => {
+        const s = plan.statements[i];
+        return { index: s.index, id: s.id, depth: s.depth, produces: s.produces ?? null, consumes: s.consumes };
+      }),
+    );
+    out.result(describePlan(plan), { name: plan.name, transaction: plan.transaction, maxParallel: plan.maxParallel, order: plan.order, phases });
+    return 0;
+  }
+  const settings = readSettings();
+  const input = buildSheetInput(file, plan, { confirm: values.confirm, llm: values.llm }, settings);
+  // Loaded only once the input is known to be good: bad input answers without loading the SDK.
+  const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;
+  const { renderRunEnd } = require('../render-run-end') as typeof RenderRunEnd;
+  const run = await driveRun<SheetResult>(
+    { workflowType: 'sheetWorkflow', idPrefix: `sheet-${safeName(plan.name)}`, args: [input] },
+    settings,
+    out,
+    { detach: values.detach },
+  );
+  const human = run.end ? renderRunEnd('sheetWorkflow', run.workflowId, run.end) : `${run.workflowId} started${run.webUi ? `\nWeb UI: ${run.webUi}` : ''}`;
+  out.result(human, { workflowId: run.workflowId, ...run.end, webUi: run.webUi });
+  return run.end ? exitCodeFor(run.end) : 0;
+}

@@ -1,0 +1,179 @@
+/**
+ * Types of layer runs (contract §1: `layerWorkflow`): the checked layer file, the workflow's
+ * input, what each target reports and the run record. Plain data: it crosses history as JSON.
+ */
+import type { LlmSpec, RunState, TokenUsage } from './types';
+
+/** The node types a layer may use. */
+export const NODE_TYPES = [
+  'fetch_messages',
+  'fetch_insights',
+  'llm_call',
+  'store_insight',
+  'reduce',
+  'output',
+  'synthesize_to_global',
+  'update_self_concept',
+] as const;
+
+/** One of {@link NODE_TYPES}. */
+export type NodeType = (typeof NODE_TYPES)[number];
+
+/** How `store_insight` treats a model answer that is not the insight JSON. @default "repair" */
+export type ParseMode = 'strict' | 'graceful' | 'repair';
+
+/** One node of a layer, its params checked and defaulted; paths are absolute. */
+export type LayerNode =
+  | { name: string; type: 'fetch_messages'; params: { lookbackHours: number; limitPerChannel: number; maxContextTokens?: number } }
+  | { name: string; type: 'fetch_insights'; params: { retrievalProfile: RetrievalProfile; maxPerTopic: number } }
+  | { name: string; type: 'llm_call'; params: LlmCallParams }
+  | { name: string; type: 'store_insight'; params: { category: string; parse: ParseMode } }
+  | { name: string; type: 'reduce'; params: Record<string, never> }
+  | { name: string; type: 'output'; params: { path?: string } }
+  | { name: string; type: 'synthesize_to_global'; params: LlmCallParams & { category: string; parse: ParseMode } }
+  | { name: string; type: 'update_self_concept'; params: { documentPath: string } };
+
+/** Params of a node that calls the model. */
+export interface LlmCallParams {
+  /** Absolute path of the prompt template, rendered in an activity. */
+  promptTemplate: string;
+  /** Absent: the layer's model. */
+  model?: string;
+  /** @default 500 */
+  maxTokens: number;
+}
+
+/** Which prior insights `fetch_insights` prefers. @default "balanced" */
+export type RetrievalProfile = 'recent' | 'strongest' | 'balanced';
+
+/** Which topics a layer runs for: named keys, or the store's topics with recent messages. */
+export type LayerTargets =
+  | { keys: string[] }
+  | { select: { lookbackHours: number; minMessages: number; limit?: number } };
+
+/** The salience rules of a layer: what an attempt costs a topic and how much a failure gives back. */
+export interface SalienceRules {
+  /** @default 1 */
+  cost: number;
+  /** Fraction of the cost refunded when the target fails. @default 0.5 */
+  refund: number;
+}
+
+/** A checked `*.layer.yaml`. */
+export interface LayerSpec {
+  name: string;
+  targets: LayerTargets;
+  nodes: LayerNode[];
+  salience: SalienceRules;
+  /** The layer's model when a node names none. */
+  model?: string;
+}
+
+/** The `layerWorkflow` input, decided by the client before it starts. */
+export interface LayerInput {
+  layer: LayerSpec;
+  /** sha256 of the layer file and its templates, so a run records exactly which layer ran. */
+  hash: string;
+  /** Task queue of the host that holds the store and the templates. */
+  hostQueue: string;
+  llm: LlmSpec;
+  /** The model of nodes that name none (the layer's, else `--llm anthropic:MODEL`, else dex's default). */
+  defaultModel: string;
+}
+
+/** A fetched or reduced context, kept in the store under `key`; the workflow passes only the key. */
+export interface ContextRef {
+  key: string;
+  count: number;
+}
+
+/** Where a target's pipeline stands between nodes: references into the store, never the data. */
+export interface TargetContext {
+  messages?: ContextRef;
+  insights?: ContextRef;
+  /** The last model answer: transcript and sequence number of the reply. */
+  reply?: { transcriptId: string; seq: number };
+  /** Names and states of the targets, for a global part's prompt. */
+  targets?: { key: string; status: string }[];
+}
+
+/** The input of `layerTargetWorkflow`: one target through the per-target (or global) part of the nodes. */
+export interface LayerTargetInput {
+  runId: string;
+  target: string;
+  nodes: LayerNode[];
+  hostQueue: string;
+  llm: LlmSpec;
+  defaultModel: string;
+  layerName: string;
+  salience: SalienceRules;
+  /** The run's clock at its start (ms): lookbacks count back from here, so a resumed target fetches the same. */
+  now: number;
+  /** Whether the target pays salience (the global topic does not). */
+  paysSalience: boolean;
+  seed?: TargetContext;
+}
+
+/** How one target ended. */
+export interface LayerTargetResult {
+  target: string;
+  status: 'success' | 'failed' | 'skipped';
+  reason?: string;
+  error?: { node: string; message: string };
+  insightIds: string[];
+  tokens: TokenUsage;
+  costUsd: number;
+  modelCalls: number;
+  model?: string;
+  messages: number;
+  messagesTrimmed: number;
+  contextTokens: number;
+  salienceSpent: number;
+  outputs: { node: string; text: string }[];
+}
+
+/** Layer run status: `failed` every target failed, `partial` some did, `dry` no insight made, else `success`. */
+export type LayerRunStatus = 'success' | 'partial' | 'dry' | 'failed';
+
+/** The audit record of one layer run, stored at its end and returned as its result. */
+export interface LayerRunRecord {
+  id: string;
+  /** `completed`, or `failed` when every target failed (contract §2 states). */
+  state: RunState;
+  status: LayerRunStatus;
+  layerName: string;
+  layerHash: string;
+  startedAt: string;
+  endedAt: string;
+  targetsMatched: number;
+  targetsProcessed: number;
+  targetsSkipped: number;
+  targetsFailed: number;
+  insightsCreated: number;
+  model: string;
+  tokens: TokenUsage;
+  tokensIn: number;
+  tokensOut: number;
+  tokensTotal: number;
+  costUsd: number;
+  messagesTrimmed: number;
+  contextTokens: number;
+  skipped: { target: string; reason: string }[];
+  errors: { target: string; node: string; error: string }[];
+  outputs: { target: string; node: string; text: string }[];
+}
+
+/** The numbers of an insight, as the model gives them (0..1) or as defaults. */
+export interface InsightNumbers {
+  confidence: number;
+  importance: number;
+  novelty: number;
+  /** Multiplies the salience spent into the insight's strength. @default 1 */
+  strengthAdjustment: number;
+  valence: { joy: number | null; concern: number | null; curiosity: number | null; warmth: number | null; tension: number | null };
+}
+
+/** An insight parsed from a model answer. */
+export interface ParsedInsight extends InsightNumbers {
+  content: string;
+}

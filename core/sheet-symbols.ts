@@ -1,0 +1,101 @@
+/**
+ * `@symbol` references in sheet statements: finding them and substituting produced values.
+ * Pure: the client finds them to plan, the workflow substitutes them before a statement runs.
+ */
+import type { StatementAction } from './sheet-types';
+
+/**
+ * `@name` not glued to a word before it (so `me@example.com` is no reference), or `@@`, which
+ * stands for a literal `@`.
+ */
+const REFERENCE = /(?<![A-Za-z0-9_])@(@|[A-Za-z_][A-Za-z0-9_]*)/g;
+
+/** The names (without `@`) referenced in `text`, each once, in order of first use. */
+export function symbolsIn(text: string): string[] {
+  const names: string[] = [];
+  for (const m of text.matchAll(REFERENCE)) if (m[1] !== '@' && !names.includes(m[1])) names.push(m[1]);
+  return names;
+}
+
+/** A value as one word for `/bin/sh`: single-quoted, so nothing in it is run or expanded. */
+export function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The value as literal text inside a double-quoted shell string. */
+function doubleQuoted(value: string): string {
+  return value.replace(/["\\$`]/g, '\\$&');
+}
+
+/** `text` with each `@name` replaced by its value as is; an unknown name is an error. */
+export function substituteText(text: string, values: Readonly<Record<string, string>>): string {
+  return text.replace(REFERENCE, (_, name: string) => (name === '@' ? '@' : valueOf(values, name)));
+}
+
+function valueOf(values: Readonly<Record<string, string>>, name: string): string {
+  const value = values[name];
+  if (value === undefined) throw new Error(`@${name} has no value`);
+  return value;
+}
+
+/**
+ * A shell command with each `@name` replaced by its value as literal text, whatever quotes the
+ * reference stands in: bare, it becomes one single-quoted word; inside '…' or "…" it is escaped
+ * for that quoting. A value (say, a model's reply) can never run or expand anything.
+ */
+export function substituteShell(command: string, values: Readonly<Record<string, string>>): string {
+  const reference = /@(@|[A-Za-z_][A-Za-z0-9_]*)/y;
+  let out = '';
+  let quote: 'none' | 'single' | 'double' = 'none';
+  for (let i = 0; i < command.length; ) {
+    const c = command[i];
+    reference.lastIndex = i;
+    const m = c === '@' && !/[A-Za-z0-9_]/.test(command[i - 1] ?? '') ? reference.exec(command) : null;
+    if (m) {
+      if (m[1] === '@') out += '@';
+      else {
+        const value = valueOf(values, m[1]);
+        out += quote === 'double' ? doubleQuoted(value) : quote === 'single' ? `'${shellQuote(value)}'` : shellQuote(value);
+      }
+      i += m[0].length;
+      continue;
+    }
+    if (c === '\\' && quote !== 'single') {
+      out += command.slice(i, i + 2);
+      i += 2;
+      continue;
+    }
+    if (c === "'" && quote !== 'double') quote = quote === 'single' ? 'none' : 'single';
+    if (c === '"' && quote !== 'single') quote = quote === 'double' ? 'none' : 'double';
+    out += c;
+    i++;
+  }
+  return out;
+}
+
+/** The texts of an action that may hold references. */
+export function actionTexts(action: StatementAction): string[] {
+  switch (action.run) {
+    case 'shell':
+      return [action.command];
+    case 'llm':
+      return [action.prompt];
+    case 'task':
+      return [action.task.title, action.task.description];
+  }
+}
+
+/** The action with produced values in place of its references (shell commands quoted: see substituteShell). */
+export function substituteAction(action: StatementAction, values: Readonly<Record<string, string>>): StatementAction {
+  switch (action.run) {
+    case 'shell':
+      return { ...action, command: substituteShell(action.command, values) };
+    case 'llm':
+      return { ...action, prompt: substituteText(action.prompt, values) };
+    case 'task':
+      return {
+        ...action,
+        task: { ...action.task, title: substituteText(action.task.title, values), description: substituteText(action.task.description, values) },
+      };
+  }
+}

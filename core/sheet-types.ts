@@ -1,0 +1,104 @@
+/**
+ * The data of a sheet run (contract §1, `sheetWorkflow`): what the client plans and hands to
+ * the workflow, and what the workflow reports. Plain JSON: it crosses workflow history.
+ */
+import type { LlmSpec, RunState, RunStatus, TaskInput, TokenUsage } from './types';
+
+/** How a statement (or its undo) runs, with `@symbol` references still in its text. */
+export type StatementAction =
+  | { run: 'shell'; command: string }
+  | { run: 'llm'; prompt: string; model: string; maxTokens: number }
+  /** A child `taskWorkflow`; its title and description may hold `@symbols`. */
+  | { run: 'task'; task: TaskInput };
+
+/** One statement as planned: where it stands in the file and in the DAG. */
+export interface PlannedStatement {
+  /** Position in the sheet file, from 0. */
+  index: number;
+  id: string;
+  /** 0 with no dependencies, else 1 + the deepest statement it needs. */
+  depth: number;
+  /** The symbol it produces (without `@`). */
+  produces?: string;
+  /** The symbols its action and undo read (without `@`). */
+  consumes: string[];
+  /** Ids of the statements that produce what it consumes. */
+  needs: string[];
+  action: StatementAction;
+  undo?: StatementAction;
+}
+
+/** Everything a sheet run needs, decided by the client before it starts. */
+export interface SheetInput {
+  name: string;
+  /** On a failure, undo every completed statement in reverse order and end `rolled_back`. */
+  transaction: boolean;
+  /** How many statements of one phase run at once. */
+  maxParallel: number;
+  /** Wait at the `plan` gate for approve/reject before running anything. */
+  confirm: boolean;
+  statements: PlannedStatement[];
+  /** Statement indexes by depth: phase n holds the statements at depth n. */
+  phases: number[][];
+  /** Task queue of the host that runs shell commands and model calls. */
+  hostQueue: string;
+  /** Folder shell statements run in (the sheet file's folder). */
+  cwd: string;
+  /** Absent when the sheet has no llm statement. */
+  llm?: LlmSpec;
+  commandTimeoutMs: number;
+}
+
+/** What became of one statement. */
+export type StatementStatus = 'success' | 'failed' | 'skipped';
+
+/** Why a statement failed or was skipped. */
+export interface StatementError {
+  /** `exit_code`, `timeout`, `model_error`, `task_failed`, `value_too_large`, `blocked`, `aborted`, `rejected`. */
+  code: string;
+  message: string;
+  /** The id of the failed statement this one waited for. */
+  blocked_by?: string;
+}
+
+/** One statement's outcome in the sheet result. */
+export interface StatementResult {
+  index: number;
+  id: string;
+  dag_depth: number;
+  status: StatementStatus;
+  error?: StatementError;
+  /** What it produced (the value of its symbol). */
+  value?: string;
+  /** `done` once its undo ran, `failed` when the undo failed (transactions only). */
+  undo?: 'done' | 'failed';
+}
+
+/** The sheet's result (design note 004: SheetExecutionResult). */
+export interface SheetResult {
+  name: string;
+  state: RunState;
+  phasesCompleted: number;
+  phasesTotal: number;
+  statements: StatementResult[];
+  tokens: TokenUsage;
+  costUsd: number;
+  error?: string;
+}
+
+/** The sheet's `status` query: the contract's fields plus each statement's state. */
+export interface SheetStatus extends RunStatus {
+  kind: 'sheet';
+  statements: { id: string; index: number; depth: number; status: StatementStatus | 'pending' | 'running' }[];
+}
+
+/** The longest value a statement may produce: values cross workflow history and are substituted into later statements. */
+export const VALUE_LIMIT_CHARS = 16_000;
+
+/** What running one statement's action produced (a failure is a result, not an exception). */
+export interface ActionOutcome {
+  value?: string;
+  error?: { code: string; message: string };
+  tokens?: TokenUsage;
+  costUsd?: number;
+}

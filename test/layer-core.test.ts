@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { layerStore } from '../activities/layer-store';
+import { Store } from '../activities/sqlite-store';
+import { renderRunEnd } from '../client/render-run-end';
+import { DEFAULT_NUMBERS, parseInsight } from '../core/insight-parse';
+import { estimateTokens, formatMessage, trimOldestToFit } from '../core/layer-context';
+import { parseLayerFile } from '../core/layer-file';
+import { buildLayerRunRecord, emptyTargetResult, layerRunStatus, splitNodes } from '../core/layer-run';
+import type { LayerInput, LayerTargetResult } from '../core/layer-types';
+import { messagesFor } from './layer-fixtures';
+
+const asIs = (path: string) => `/abs/${path}`;
+
+describe('parseLayerFile', () => {
+  it('fills the documented defaults and resolves paths', () => {
+    const spec = parseLayerFile(
+      `name: nightly\ntargets: { select: { lookback_hours: 12 } }\nnodes:\n  - { name: f, type: fetch_messages }\n  - { name: i, type: fetch_insights }\n  - { name: r, type: llm_call, params: { prompt_template: p.md } }\n  - { name: s, type: store_insight, params: { category: c } }\n`,
+      'nightly.layer.yaml',
+      asIs,
+    );
+    expect(spec).toEqual({
+      name: 'nightly',
+      targets: { select: { lookbackHours: 12, minMessages: 1 } },
+      salience: { cost: 1, refund: 0.5 },
+      nodes: [
+        { name: 'f', type: 'fetch_messages', params: { lookbackHours: 24, limitPerChannel: 50 } },
+        { name: 'i', type: 'fetch_insights', params: { retrievalProfile: 'balanced', maxPerTopic: 5 } },
+        { name: 'r', type: 'llm_call', params: { promptTemplate: '/abs/p.md', maxTokens: 500 } },
+        { name: 's', type: 'store_insight', params: { category: 'c', parse: 'repair' } },
+      ],
+    });
+  });
+
+  it('names the node of a duplicate name and of a wrong param type', () => {
+    const twice = 'name: x\ntargets: [a]\nnodes:\n  - { name: f, type: fetch_messages }\n  - { name: f, type: fetch_insights }\n';
+    expect(() => parseLayerFile(twice, 'x', asIs)).toThrow('node "f": the name is used twice');
+    const wrong = 'name: x\ntargets: [a]\nnodes:\n  - { name: f, type: fetch_messages, params: { lookback_hours: soon } }\n';
+    expect(() => parseLayerFile(wrong, 'x', asIs)).toThrow(/node "f": params\.lookback_hours must be number/);
+  });
+});
+
+describe('parseInsight', () => {
+  it('reads the JSON in a fenced block, clamping numbers to 0..1', () => {
+    const text = 'Thoughts.\n```json\n{"content":"c","confidence":1.7,"importance":0.2,"valence":{"joy":0.4}}\n```';
+    expect(parseInsight(text)).toEqual({ ...DEFAULT_NUMBERS, content: 'c', confidence: 1, importance: 0.2, valence: { ...DEFAULT_NUMBERS.valence, joy: 0.4 } });
+  });
+
+  it('finds none in prose or in JSON without content', () => {
+    expect(parseInsight('The team worries about deadlines.')).toBeNull();
+    expect(parseInsight('{"confidence":0.9}')).toBeNull();
+  });
+});
+
+describe('trimOldestToFit', () => {
+  it('keeps the newest messages that fit in the token budget, oldest first', () => {
+    const messages = messagesFor(['t'], 6);
+    const per = estimateTokens(formatMessage(messages[0]) + '\n');
+    const fit = trimOldestToFit(messages, per * 2 + 1);
+    expect(fit.kept.map((m) => m.id)).toEqual(['t-m4', 't-m5']);
+    expect(fit.trimmed).toBe(4);
+    expect(trimOldestToFit(messages, undefined).trimmed).toBe(0);
+  });
+});
+
+describe('layer run status and record', () => {
+  const ok = (target: string, insights = 1): LayerTargetResult => ({ ...emptyTargetResult(target), insightIds: Array.from({ length: insights }, (_, i) => `${target}/${i}`) });
+  const failed = (target: string): LayerTargetResult => ({ ...emptyTargetResult(target), status: 'failed', error: { node: 'n', message: 'boom' } });
+  const skipped = (target: string): LayerTargetResult => ({ ...emptyTargetResult(target), status: 'skipped', reason: 'no messages' });
+
+  it('is failed when no target succeeded, partial when some failed, dry with no insight, else success', () => {
+    expect(layerRunStatus([failed('a'), failed('b')])).toBe('failed');
+    expect(layerRunStatus([failed('a'), skipped('b')])).toBe('failed');
+    expect(layerRunStatus([failed('a'), ok('b')])).toBe('partial');
+    expect(layerRunStatus([ok('a', 0), skipped('b')])).toBe('dry');
+    expect(layerRunStatus([])).toBe('dry');
+    expect(layerRunStatus([ok('a')], failed('global'))).toBe('partial');
+    expect(layerRunStatus([ok('a')])).toBe('success');
+  });
+
+  it('splits the nodes at the first reduce or synthesize_to_global', () => {
+    const n = (name: string, type: string) => ({ name, type, params: {} }) as never;
+    expect(splitNodes([n('f', 'fetch_messages'), n('r', 'reduce'), n('o', 'output')])).toEqual({ perTarget: [n('f', 'fetch_messages')], global: [n('r', 'reduce'), n('o', 'output')] });
+  });
+
+  it('renders for dex status', () => {
+    const input = { layer: { name: 'nightly' }, hash: 'ab'.repeat(32), defaultModel: 'claude-sonnet-4-6' } as LayerInput;
+    const record = buildLayerRunRecord({ id: 'layer-nightly-1', input, startedAt: 's', endedAt: 'e', targets: [ok('a'), failed('b'), skipped('c')] });
+    const text = renderRunEnd('layerWorkflow', 'layer-nightly-1', { state: 'completed', result: record });
+    expect(text).toContain('layer nightly (abababababab): partial');
+    expect(text).toContain('targets: 3 matched, 2 processed, 1 skipped, 1 failed · insights created: 1');
+    expect(text).toContain('error b at n: boom');
+    expect(text).toContain('skipped c: no messages');
+  });
+});
+
+describe('the layer store', () => {
+  it('stores an insight once per id and spends salience once per key', () => {
+    const store = Store.open(':memory:');
+    const layers = layerStore(store);
+    layers.importMessages(messagesFor(['t'], 2));
+    const insight = { id: 'run/t/store', topic: 't', category: 'c', content: 'x', ...DEFAULT_NUMBERS, strength: 1, layerRunId: 'run', salienceSpent: 1, unparsed: false };
+    expect(layers.putInsight(insight)).toBe(true);
+    expect(layers.putInsight({ ...insight, content: 'y' })).toBe(false);
+    expect(layers.listInsights({ topic: 't' }).map((i) => i.content)).toEqual(['x']);
+
+    expect(layers.spendSalience('run/t/salience', 't', 1.5, 'attempt')).toEqual({ spent: true, balance: 0.5 });
+    expect(layers.spendSalience('run/t/salience', 't', 1.5, 'attempt')).toEqual({ spent: true, balance: 0.5 });
+    expect(layers.spendSalience('run2/t/salience', 't', 1.5, 'attempt')).toEqual({ spent: false, balance: 0.5 });
+    store.close();
+  });
+});

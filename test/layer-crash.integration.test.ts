@@ -1,0 +1,101 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { layerStore } from '../activities/layer-store';
+import { Store } from '../activities/sqlite-store';
+import { buildLayerInput } from '../client/layer-request';
+import { readSettings } from '../client/settings';
+import type { LayerRunRecord } from '../core/layer-types';
+import { usageTotals } from './cassette-builder';
+import { startDevServer } from './dev-server-env';
+import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
+import { insightLine, layerDir, messagesFor } from './layer-fixtures';
+
+const QUEUE = 'dex-layer-crash';
+const HOST_QUEUE = 'dex-layer-crash@host-a';
+const RUN_ID = 'layer-crash-1';
+const TOPICS = ['crash-1', 'crash-2', 'crash-3', 'crash-4', 'crash-5'];
+const ANSWERS = TOPICS.map((t) => insightLine(t, 'reflect'));
+// The third target's model call hangs until the worker is killed.
+const HANGING_CALL = `${RUN_ID}/crash-3/reflect#1`;
+
+let env: TestWorkflowEnvironment;
+let fake: FakeAnthropic;
+const workers: ChildProcess[] = [];
+const dexHome = mkdtempSync(join(tmpdir(), 'dex-layer-crash-home-'));
+
+/** A real `dex worker` process, as a user would start it. */
+function startWorkerProcess(): ChildProcess {
+  const child = spawn(process.execPath, [join(__dirname, '..', 'bin', 'dex.js'), 'worker'], {
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: env.address,
+      DEX_HOME: dexHome,
+      DEX_TASK_QUEUE: QUEUE,
+      DEX_HOST_QUEUE: HOST_QUEUE,
+      ANTHROPIC_API_KEY: 'test-key',
+      ANTHROPIC_BASE_URL: fake.url,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  workers.push(child);
+  return child;
+}
+
+function withStore<T>(use: (store: Store) => T): T {
+  const store = Store.open(join(dexHome, 'dex.db'));
+  try {
+    return use(store);
+  } finally {
+    store.close();
+  }
+}
+
+beforeAll(async () => {
+  env = await startDevServer();
+  fake = await startFakeAnthropic({ cassette: ANSWERS });
+});
+
+afterAll(async () => {
+  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+  await fake?.close();
+  await env?.teardown();
+});
+
+describe('a worker killed with SIGKILL in the middle of a layer run', () => {
+  it('is replaced by a new worker that completes the run: no insight stored twice, no completed model call repeated', async () => {
+    withStore((store) => layerStore(store).importMessages(messagesFor(TOPICS)));
+    const layer = layerDir({ name: 'crash', topics: TOPICS, cassette: ANSWERS });
+    const input = buildLayerInput(layer.file, { llm: 'anthropic' }, { ...readSettings({}), hostQueue: HOST_QUEUE }, { ANTHROPIC_API_KEY: 'test-key' });
+    fake.injectFault({ kind: 'timeout', match: { call: HANGING_CALL } });
+    const first = startWorkerProcess();
+    const handle = await env.client.workflow.start('layerWorkflow', { workflowId: RUN_ID, taskQueue: QUEUE, args: [input] });
+
+    await expect.poll(() => fake.requests.some((r) => r.headers['x-dex-call'] === HANGING_CALL), { timeout: 60_000, interval: 100 }).toBe(true);
+    first.kill('SIGKILL');
+    await once(first, 'exit');
+    // Two targets were done before the crash.
+    expect(withStore((store) => layerStore(store).listInsights({ layerRunId: RUN_ID })).map((i) => i.topic).sort()).toEqual(['crash-1', 'crash-2']);
+
+    startWorkerProcess();
+    const record = (await handle.result()) as LayerRunRecord;
+
+    expect(record.status).toBe('success');
+    expect(record.insightsCreated).toBe(5);
+    const insights = withStore((store) => layerStore(store).listInsights({ layerRunId: RUN_ID }));
+    expect(insights.map((i) => i.topic).sort()).toEqual(TOPICS);
+    const perCall = new Map<string, number>();
+    for (const r of fake.requests) perCall.set(String(r.headers['x-dex-call']), (perCall.get(String(r.headers['x-dex-call'])) ?? 0) + 1);
+    // Every call was made once, except the one in flight when the worker died.
+    expect([...perCall.entries()].filter(([, n]) => n > 1)).toEqual([[HANGING_CALL, 2]]);
+    expect(perCall.size).toBe(5);
+    // Each answered call is counted once: the call that died unanswered costs nothing.
+    expect(record.tokens).toEqual(usageTotals(ANSWERS));
+    // Salience was spent once per target, though the third target's attempt ran on two workers.
+    expect(withStore((store) => layerStore(store).salienceBalance('crash-3'))).toBe(2);
+  }, 120_000);
+});

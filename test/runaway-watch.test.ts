@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { RunawayWatch } from '../workflows/runaway-watch';
+
+describe('runaway protection', () => {
+  it('stops a phase after the same verify failure N times in a row, whatever the timings say', () => {
+    const watch = new RunawayWatch({ sameFailure: 3, noChangeTurns: 8 }, true);
+    expect(watch.afterVerifyFailure('not ok 1 - sum (2.1ms)')).toBeUndefined();
+    expect(watch.afterVerifyFailure('not ok 1 - sum (3.7ms)')).toBeUndefined();
+    expect(watch.afterVerifyFailure('not ok 1 - sum (1.0ms)')).toBe('the same verify failure 3 times in a row');
+  });
+
+  it('counts again from one when the failure changes', () => {
+    const watch = new RunawayWatch({ sameFailure: 2, noChangeTurns: 8 }, true);
+    expect(watch.afterVerifyFailure('A failed')).toBeUndefined();
+    expect(watch.afterVerifyFailure('B failed')).toBeUndefined();
+    expect(watch.afterVerifyFailure('B failed')).toMatch(/2 times/);
+  });
+
+  it('stops after N tool turns that leave the worktree as it was, and not when turns change it', () => {
+    const watch = new RunawayWatch({ sameFailure: 3, noChangeTurns: 3 }, true);
+    expect(watch.afterToolTurn('f1')).toBeUndefined();
+    expect(watch.afterToolTurn(undefined)).toBeUndefined();
+    expect(watch.afterToolTurn('f1')).toBeUndefined();
+    expect(watch.afterToolTurn('f2')).toBeUndefined();
+    expect(watch.afterToolTurn('f2')).toBeUndefined();
+    expect(watch.afterToolTurn(undefined)).toBeUndefined();
+    expect(watch.afterToolTurn('f2')).toBe('3 turns in a row without a change to the worktree');
+  });
+
+  it('never counts unchanged turns in a phase that changes no files', () => {
+    const watch = new RunawayWatch({ sameFailure: 3, noChangeTurns: 1 }, false);
+    expect(watch.afterToolTurn(undefined)).toBeUndefined();
+    expect(watch.afterToolTurn(undefined)).toBeUndefined();
+  });
+});

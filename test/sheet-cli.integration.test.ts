@@ -1,0 +1,133 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevServer } from './dev-server-env';
+
+// The real `dex` binary, spawned. Input checks run against a dead TEMPORAL_ADDRESS: a command
+// that got as far as connecting would exit 3, so exit 2 proves nothing was started.
+
+const DEX = join(__dirname, '..', 'bin', 'dex.js');
+const DEAD_SERVER = '127.0.0.1:1';
+
+let env: TestWorkflowEnvironment;
+
+beforeAll(async () => {
+  env = await startDevServer();
+});
+
+afterAll(async () => {
+  await env?.teardown();
+});
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  dexHome: string;
+}
+
+function dex(args: string[], address: string, onStderr?: (text: string) => void): Promise<Finished> {
+  const dexHome = mkdtempSync(join(tmpdir(), 'dex-sheet-home-'));
+  const queue = `dex-sheet-cli-${Math.random().toString(36).slice(2, 8)}`;
+  const vars: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: address, DEX_HOME: dexHome, DEX_TASK_QUEUE: queue, DEX_HOST_QUEUE: `${queue}@host` };
+  delete vars.ANTHROPIC_API_KEY;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [DEX, ...args], { env: vars });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      onStderr?.(stderr);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr, dexHome }));
+  });
+}
+
+function sheet(lines: string[]): { dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'dex-sheet-cli-'));
+  const file = join(dir, 'onboard.sheet.yaml');
+  writeFileSync(file, lines.join('\n') + '\n');
+  return { dir, file };
+}
+
+describe('dex sheet: tollgate 1 in the client', () => {
+  it('exits 2 naming the statements of a cycle, with nothing started', async () => {
+    const { dir, file } = sheet([
+      'statements:',
+      '  - { id: isda, run: shell, command: "touch ran; echo @csa", as: "@isda" }',
+      '  - { id: csa, run: shell, command: "touch ran; echo @isda", as: "@csa" }',
+    ]);
+    const run = await dex(['sheet', file], DEAD_SERVER);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain('dependency cycle between statements: "isda" -> "csa" -> "isda"');
+    expect(existsSync(join(dir, 'ran'))).toBe(false);
+    expect(readdirSync(run.dexHome)).toEqual([]);
+  });
+
+  it('exits 2 naming an unbound symbol and the statement that uses it, with nothing started', async () => {
+    const { file } = sheet(['statements:', '  - { id: csa, run: shell, command: "echo @isda" }']);
+    const run = await dex(['sheet', file, '--json'], DEAD_SERVER);
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toEqual({
+      error: `${file}: unbound symbol @isda: statement "csa" uses it, but no statement produces it (as: "@isda")`,
+      exitCode: 2,
+    });
+  });
+
+  it('exits 2 on a sheet that does not match the schema, naming the key', async () => {
+    const { file } = sheet(['statements:', '  - { id: a, run: shell, cmd: "echo" }']);
+    const run = await dex(['sheet', file], DEAD_SERVER);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('statement "a" (statements[0]): unknown key "cmd"');
+  });
+
+  it('--plan prints the phases and exits 0 without connecting to Temporal', async () => {
+    const { dir, file } = sheet([
+      'statements:',
+      '  - { id: csa, run: shell, command: "touch ran; echo @isda" }',
+      '  - { id: isda, run: shell, command: "echo @cbu @cp", as: "@isda" }',
+      '  - { id: cbu, run: shell, command: "echo cbu-1", as: "@cbu" }',
+      '  - { id: cp, run: shell, command: "echo cp-1", as: "@cp" }',
+    ]);
+    const run = await dex(['sheet', file, '--plan'], DEAD_SERVER);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(
+      ['sheet onboard: 4 statements in 3 phases', 'phase 0: cbu (#2 → @cbu), cp (#3 → @cp)', 'phase 1: isda (#1 → @isda)', 'phase 2: csa (#0)', ''].join('\n'),
+    );
+    const json = JSON.parse((await dex(['sheet', file, '--plan', '--json'], DEAD_SERVER)).stdout);
+    expect(json.order).toEqual([2, 3, 1, 0]);
+    expect(json.phases[1]).toEqual([{ index: 1, id: 'isda', depth: 1, produces: 'isda', consumes: ['cbu', 'cp'] }]);
+    expect(existsSync(join(dir, 'ran'))).toBe(false);
+  });
+});
+
+describe('dex sheet on a real dev server', () => {
+  it('runs a sheet, exits 1 when a statement failed, and dex status renders the result as a table', async () => {
+    const { file } = sheet([
+      'statements:',
+      '  - { id: cbu, run: shell, command: "echo cbu-1", as: "@cbu" }',
+      '  - { id: isda, run: shell, command: "echo no counterparty for @cbu >&2; exit 4", as: "@isda" }',
+      '  - { id: csa, run: shell, command: "echo @isda" }',
+    ]);
+    const run = await dex(['sheet', file], env.address);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/started sheet-onboard-\d+/);
+    const id = /^(sheet-onboard-\d+): failed/.exec(run.stdout)?.[1];
+    expect(id, run.stdout).toBeDefined();
+
+    const status = await dex(['status', id!], env.address);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout.split('\n').slice(1, 6)).toEqual([
+      'phases: 1/3 completed · $0.0000',
+      '#  statement  depth  status   value / error',
+      '0  cbu        0      success  cbu-1',
+      '1  isda       1      failed   exit_code: exit code 4: no counterparty for cbu-1',
+      '2  csa        2      skipped  blocked (blocked by isda): blocked: statement "isda" failed',
+    ]);
+  });
+});

@@ -1,0 +1,26 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { DexActivities } from '../activities';
+import { llmPolicy, localIoPolicy } from './policies';
+
+/** The activities of a layer run, on the host queue of the machine that holds its store and templates. */
+export function layerActivities(hostQueue: string) {
+  const on = { taskQueue: hostQueue };
+  const { callLayerModel } = proxyActivities<DexActivities>({ ...llmPolicy, ...on });
+  const local = proxyActivities<DexActivities>({ ...localIoPolicy, ...on });
+  return {
+    callLayerModel,
+    resolveLayerTargets: local.resolveLayerTargets,
+    spendTargetSalience: local.spendTargetSalience,
+    refundTargetSalience: local.refundTargetSalience,
+    fetchLayerMessages: local.fetchLayerMessages,
+    fetchLayerInsights: local.fetchLayerInsights,
+    reduceLayerResults: local.reduceLayerResults,
+    renderLayerPrompt: local.renderLayerPrompt,
+    storeLayerInsight: local.storeLayerInsight,
+    writeLayerText: local.writeLayerText,
+    recordLayerRun: local.recordLayerRun,
+  };
+}
+
+/** The activities of a layer run, as its workflows call them. */
+export type LayerActivities = ReturnType<typeof layerActivities>;

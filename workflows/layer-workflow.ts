@@ -1,0 +1,91 @@
+import { ApplicationFailure, executeChild, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import { buildLayerRunRecord, emptyTargetResult, GLOBAL_TOPIC, splitNodes } from '../core/layer-run';
+import type { LayerInput, LayerNode, LayerRunRecord, LayerTargetResult, TargetContext } from '../core/layer-types';
+import { statusQuery } from './definitions';
+import { LayerProgress } from './layer-progress';
+import { layerActivities } from './layer-proxies';
+import { layerTargetWorkflow } from './layer-target-workflow';
+import { RunControl } from './run-control';
+
+export { layerTargetWorkflow };
+
+/**
+ * One layer run (contract §1): each target in its own child workflow, one after another, a
+ * target's failure recorded and the rest going on (fail-forward); then the global part, if
+ * the layer has one, over what all targets made. The audit record is stored at the end.
+ */
+export async function layerWorkflow(input: LayerInput): Promise<LayerRunRecord> {
+  const runId = workflowInfo().workflowId;
+  const startedAt = new Date().toISOString();
+  const now = Date.now();
+  const acts = layerActivities(input.hostQueue);
+  const control = new RunControl();
+  const progress = new LayerProgress(control);
+  setHandler(statusQuery, () => progress.status());
+
+  const { perTarget, global } = splitNodes(input.layer.nodes);
+  progress.at('layer', 'targets');
+  const targets = await acts.resolveLayerTargets({ targets: input.layer.targets, now });
+  progress.step(`${targets.length} targets: ${targets.join(', ') || '(none)'}`);
+
+  const results: LayerTargetResult[] = [];
+  for (const target of targets) {
+    await control.unpaused();
+    results.push(await runTarget(target, perTarget, true));
+  }
+
+  let globalResult: LayerTargetResult | undefined;
+  if (global.length > 0) {
+    await control.unpaused();
+    const reduceNode = global[0].type === 'reduce' ? global[0].name : 'reduce';
+    progress.at(GLOBAL_TOPIC, reduceNode);
+    const seed: TargetContext = {
+      insights: await acts.reduceLayerResults({ key: `${runId}/${GLOBAL_TOPIC}/${reduceNode}`, insightIds: results.flatMap((r) => r.insightIds) }),
+      targets: results.map((r) => ({ key: r.target, status: r.status })),
+    };
+    globalResult = await runTarget(GLOBAL_TOPIC, global[0].type === 'reduce' ? global.slice(1) : global, false, seed);
+  }
+
+  const record = buildLayerRunRecord({ id: runId, input, startedAt, endedAt: new Date().toISOString(), targets: results, global: globalResult });
+  await acts.recordLayerRun(record);
+  progress.finish(record);
+  if (record.state === 'failed') {
+    throw ApplicationFailure.create({
+      type: 'LayerFailed',
+      nonRetryable: true,
+      message: `every target failed: ${record.errors.map((e) => `${e.target} at ${e.node}: ${e.error}`).join('; ')}`,
+      details: [record],
+    });
+  }
+  return record;
+
+  async function runTarget(target: string, nodes: LayerNode[], paysSalience: boolean, seed?: TargetContext): Promise<LayerTargetResult> {
+    progress.at(target, 'running');
+    let result: LayerTargetResult;
+    try {
+      result = await executeChild(layerTargetWorkflow, {
+        workflowId: `${runId}/${target}`,
+        args: [
+          {
+            runId,
+            target,
+            nodes,
+            hostQueue: input.hostQueue,
+            llm: input.llm,
+            defaultModel: input.defaultModel,
+            layerName: input.layer.name,
+            salience: input.layer.salience,
+            now,
+            paysSalience,
+            ...(seed ? { seed } : {}),
+          },
+        ],
+      });
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      result = { ...emptyTargetResult(target), status: 'failed', error: { node: '(target workflow)', message: (err as Error).message } };
+    }
+    progress.targetDone(result);
+    return result;
+  }
+}

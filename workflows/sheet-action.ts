@@ -1,0 +1,74 @@
+import {
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { DexActivities } from '../activities';
+import { VALUE_LIMIT_CHARS, type ActionOutcome, type SheetInput, type StatementAction } from '../core/sheet-types';
+import type { TaskResult } from '../core/types';
+import { llmPolicy, toolPolicy } from './policies';
+import { taskWorkflow } from './task-workflow';
+
+/** The activities of sheet statements on the host that holds the sheet's folder and store. */
+function sheetActivities(hostQueue: string) {
+  const on = { taskQueue: hostQueue };
+  const { runSheetCommand } = proxyActivities<DexActivities>({ ...toolPolicy, ...on });
+  const { answerPrompt } = proxyActivities<DexActivities>({ ...llmPolicy, ...on });
+  return { runSheetCommand, answerPrompt };
+}
+
+/** The innermost message of a failure chain: what actually went wrong. */
+function innermost(err: unknown): string {
+  let cur: unknown = err;
+  while (cur instanceof Error && (cur as { cause?: unknown }).cause instanceof Error) cur = (cur as { cause?: unknown }).cause;
+  return cur instanceof Error ? cur.message : String(err);
+}
+
+/**
+ * Runs one action (references already substituted) of statement `statementId`; `step` is `do` or
+ * `undo`. A failure is an outcome; only cancellation is thrown.
+ */
+export async function runAction(input: SheetInput, statementId: string, step: 'do' | 'undo', action: StatementAction): Promise<ActionOutcome> {
+  const { workflowId } = workflowInfo();
+  const acts = sheetActivities(input.hostQueue);
+  const key = `${workflowId}/${statementId}/${step}`;
+  try {
+    switch (action.run) {
+      case 'shell':
+        return await acts.runSheetCommand({ key, command: action.command, cwd: input.cwd, timeoutMs: input.commandTimeoutMs });
+      case 'llm': {
+        if (!input.llm) throw ApplicationFailure.create({ type: 'NoModel', nonRetryable: true, message: 'the sheet was planned without --llm' });
+        const answer = await acts.answerPrompt({
+          transcriptId: key,
+          statementId,
+          prompt: action.prompt,
+          model: action.model,
+          maxTokens: action.maxTokens,
+          llm: input.llm,
+          cassetteScope: workflowId,
+        });
+        const spent = { tokens: answer.tokens, costUsd: answer.costUsd };
+        if (answer.text.length > VALUE_LIMIT_CHARS) {
+          return { ...spent, error: { code: 'value_too_large', message: `the reply is over ${VALUE_LIMIT_CHARS} characters; it is stored as transcript ${key}` } };
+        }
+        return { ...spent, value: answer.text };
+      }
+      case 'task': {
+        const result = await executeChild(taskWorkflow, { workflowId: `${workflowId}-${statementId}${step === 'undo' ? '-undo' : ''}`, args: [action.task] });
+        return { value: result.commit ?? '', tokens: result.tokens, costUsd: result.costUsd };
+      }
+    }
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    if (err instanceof ChildWorkflowFailure) {
+      const cause = err.cause;
+      const task = cause instanceof ApplicationFailure ? (cause.details?.[0] as TaskResult | undefined) : undefined;
+      return { error: { code: 'task_failed', message: innermost(err) }, tokens: task?.tokens, costUsd: task?.costUsd };
+    }
+    const code = action.run === 'llm' ? 'model_error' : 'activity_failed';
+    return { error: { code, message: innermost(err) } };
+  }
+}

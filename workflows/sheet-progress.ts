@@ -1,0 +1,138 @@
+import type { SheetInput, SheetResult, SheetStatus, StatementError, StatementResult } from '../core/sheet-types';
+import type { RunState, TokenUsage } from '../core/types';
+import { addUsage, ZERO_USAGE } from '../core/usage';
+import type { RunControl } from './run-control';
+
+/** How many of the latest steps the status keeps. */
+const RECENT_STEPS = 30;
+/** How much of a value a progress line shows. */
+const PREVIEW_CHARS = 60;
+
+type LiveStatus = SheetStatus['statements'][number]['status'];
+
+/** Each statement's state within a sheet run: the source of the `status` query and the result. */
+export class SheetProgress {
+  state: RunState = 'running';
+  error?: string;
+  tokens: TokenUsage = ZERO_USAGE;
+  costUsd = 0;
+  private phase = '';
+  private readonly live: LiveStatus[];
+  private readonly results: StatementResult[];
+  private recent: { seq: number; text: string }[] = [];
+  private seq = 0;
+
+  constructor(
+    private readonly input: SheetInput,
+    private readonly control: RunControl,
+  ) {
+    this.live = input.statements.map(() => 'pending');
+    this.results = input.statements.map((s) => ({ index: s.index, id: s.id, dag_depth: s.depth, status: 'skipped' }));
+  }
+
+  /** Records a step for watchers. */
+  step(text: string): void {
+    this.recent = [...this.recent.slice(-(RECENT_STEPS - 1)), { seq: ++this.seq, text }];
+  }
+
+  /** Enters phase `n`. */
+  enterPhase(n: number): void {
+    this.phase = `phase ${n + 1}/${this.input.phases.length}`;
+    this.step(`${this.phase}: ${this.input.phases[n].map((i) => this.input.statements[i].id).join(', ')}`);
+  }
+
+  isPending(i: number): boolean {
+    return this.live[i] === 'pending';
+  }
+
+  get anyFailed(): boolean {
+    return this.live.includes('failed');
+  }
+
+  start(i: number): void {
+    this.live[i] = 'running';
+  }
+
+  succeed(i: number, value: string): void {
+    this.live[i] = 'success';
+    this.results[i] = { ...this.results[i], status: 'success', value };
+    const preview = value.length > PREVIEW_CHARS ? `${value.slice(0, PREVIEW_CHARS)}…` : value;
+    const produces = this.input.statements[i].produces;
+    this.step(`${this.results[i].id}: success${produces ? ` → @${produces} = ${JSON.stringify(preview)}` : ''}`);
+  }
+
+  fail(i: number, error: StatementError): void {
+    this.live[i] = 'failed';
+    this.results[i] = { ...this.results[i], status: 'failed', error };
+    this.step(`${this.results[i].id}: failed (${error.code}) ${error.message}`);
+  }
+
+  /** Marks a statement that has not run as skipped; an earlier reason stays. */
+  skip(i: number, error: StatementError): void {
+    if (this.live[i] !== 'pending') return;
+    this.live[i] = 'skipped';
+    this.results[i] = { ...this.results[i], status: 'skipped', error };
+    this.step(`${this.results[i].id}: skipped (${error.message})`);
+  }
+
+  undone(i: number, ok: boolean, message?: string): void {
+    this.results[i] = { ...this.results[i], undo: ok ? 'done' : 'failed' };
+    this.step(`${this.results[i].id}: undo ${ok ? 'done' : `failed: ${message}`}`);
+  }
+
+  addUsage(tokens: TokenUsage | undefined, costUsd: number | undefined): void {
+    if (tokens) this.tokens = addUsage(this.tokens, tokens);
+    this.costUsd += costUsd ?? 0;
+  }
+
+  /** The result the sheet ends with. */
+  result(): SheetResult {
+    const done = this.input.phases.filter((phase) => phase.every((i) => this.results[i].status === 'success')).length;
+    return {
+      name: this.input.name,
+      state: this.state,
+      phasesCompleted: done,
+      phasesTotal: this.input.phases.length,
+      statements: this.results,
+      tokens: this.tokens,
+      costUsd: this.costUsd,
+      ...(this.error ? { error: this.error } : {}),
+    };
+  }
+
+  /** The `status` query's answer (contract §2, kind `sheet`). */
+  status(): SheetStatus {
+    const live = this.state === 'running';
+    const state: RunState = live && this.control.waitingFor ? 'waiting' : live && this.control.paused ? 'paused' : this.state;
+    const running = this.input.statements.filter((_, i) => this.live[i] === 'running').map((s) => s.id);
+    return {
+      kind: 'sheet',
+      state,
+      waitingFor: this.control.waitingFor,
+      current: { taskId: this.input.name, ...(this.phase ? { phase: this.phase } : {}), ...(running.length ? { activity: running.join(', ') } : {}) },
+      tokens: this.tokens,
+      costUsd: this.costUsd,
+      tasks: this.input.statements.map((s, i) => ({ id: s.id, state: taskState(this.live[i], this.results[i]) })),
+      statements: this.input.statements.map((s, i) => ({ id: s.id, index: s.index, depth: s.depth, status: this.live[i] })),
+      recent: this.recent,
+      ...(this.error ? { error: this.error } : {}),
+    };
+  }
+}
+
+/** A statement's state in the contract's terms (`tasks` of the status query). */
+function taskState(live: LiveStatus, result: StatementResult): RunState {
+  if (result.undo === 'done') return 'rolled_back';
+  switch (live) {
+    case 'pending':
+      return 'waiting';
+    case 'running':
+      return 'running';
+    case 'success':
+      return 'completed';
+    case 'failed':
+      return 'failed';
+    case 'skipped':
+      return 'cancelled';
+  }
+}

@@ -1,0 +1,101 @@
+import { ApplicationFailure, setHandler } from '@temporalio/workflow';
+import { dependentsOf } from '../core/dependency-phases';
+import { runBounded } from '../core/run-bounded';
+import { substituteAction } from '../core/sheet-symbols';
+import type { SheetInput, SheetResult } from '../core/sheet-types';
+import { statusQuery } from './definitions';
+import { RunControl } from './run-control';
+import { runAction } from './sheet-action';
+import { SheetProgress } from './sheet-progress';
+
+/** The failure type a sheet that did not complete ends with, by its state. */
+const FAILURE_TYPES: Partial<Record<SheetResult['state'], string>> = {
+  failed: 'SheetFailed',
+  rejected: 'SheetRejected',
+  rolled_back: 'SheetRolledBack',
+};
+
+/**
+ * A sheet (design note 004, tollgate 2): optionally waits at the `plan` gate, then runs the
+ * planned phases in order, the statements of a phase concurrently (at most `maxParallel`),
+ * substituting the values earlier statements produced. A failure skips everything downstream;
+ * in a transaction it stops the sheet and undoes every completed statement, newest first.
+ */
+export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
+  const control = new RunControl();
+  const progress = new SheetProgress(input, control);
+  setHandler(statusQuery, () => progress.status());
+  const values: Record<string, string> = {};
+  const completed: number[] = [];
+
+  if (input.confirm) {
+    const decision = await control.waitAt('plan');
+    if (decision.action === 'reject') {
+      const message = `the plan was rejected: ${decision.reason}`;
+      input.statements.forEach((s) => progress.skip(s.index, { code: 'rejected', message }));
+      return finish('rejected', message);
+    }
+  }
+
+  for (const [n, phase] of input.phases.entries()) {
+    if (input.transaction && progress.anyFailed) break;
+    progress.enterPhase(n);
+    await runBounded(
+      phase.filter((i) => progress.isPending(i)),
+      input.maxParallel,
+      (i) => runStatement(i),
+    );
+  }
+
+  const failed = progress.result().statements.filter((r) => r.status === 'failed');
+  if (failed.length === 0) return finish('completed');
+  const firstFailure = `statement "${failed[0].id}" failed: ${failed[0].error?.message}`;
+  if (!input.transaction) return finish('failed', firstFailure);
+
+  // A transaction: nothing more starts, and what completed is undone, newest first.
+  const aborted = { code: 'aborted', message: `the transaction stopped after "${failed[0].id}" failed`, blocked_by: failed[0].id };
+  for (const s of input.statements) progress.skip(s.index, aborted);
+  const undoFailures: string[] = [];
+  for (const i of [...completed].reverse()) {
+    const s = input.statements[i];
+    if (!s.undo) continue;
+    await control.unpaused();
+    const outcome = await runAction(input, s.id, 'undo', substituteAction(s.undo, values));
+    progress.addUsage(outcome.tokens, outcome.costUsd);
+    progress.undone(i, !outcome.error, outcome.error?.message);
+    if (outcome.error) undoFailures.push(`undo of "${s.id}" failed: ${outcome.error.message}`);
+  }
+  return undoFailures.length ? finish('failed', [firstFailure, ...undoFailures].join('; ')) : finish('rolled_back', `${firstFailure}; rolled back`);
+
+  async function runStatement(i: number): Promise<void> {
+    // In a transaction, a failure elsewhere in this phase stops what has not started yet.
+    if (input.transaction && progress.anyFailed) return;
+    await control.unpaused();
+    const s = input.statements[i];
+    progress.start(i);
+    const outcome = await runAction(input, s.id, 'do', substituteAction(s.action, values));
+    progress.addUsage(outcome.tokens, outcome.costUsd);
+    if (outcome.error) {
+      progress.fail(i, outcome.error);
+      for (const id of dependentsOf(input.statements, s.id)) {
+        const blocked = input.statements.find((d) => d.id === id)!;
+        progress.skip(blocked.index, { code: 'blocked', message: `blocked: statement "${s.id}" failed`, blocked_by: s.id });
+      }
+      return;
+    }
+    const value = outcome.value ?? '';
+    if (s.produces) values[s.produces] = value;
+    completed.push(i);
+    progress.succeed(i, value);
+  }
+
+  function finish(state: SheetResult['state'], error?: string): SheetResult {
+    progress.state = state;
+    if (error) progress.error = error;
+    const result = progress.result();
+    const type = FAILURE_TYPES[state];
+    // A sheet that did not complete ends failed in Temporal too; its result rides along as the failure's detail.
+    if (type) throw ApplicationFailure.create({ type, nonRetryable: true, message: error ?? state, details: [result] });
+    return result;
+  }
+}
