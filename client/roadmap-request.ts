@@ -9,7 +9,7 @@ import { loadDexConfig } from './config-file';
 import { InputError } from './input-error';
 import { parseLlmSpec } from './llm-spec';
 import type { Settings } from './settings';
-import { resolveRepository, safeName } from './task-request';
+import { resolveRepository, safeName, taskDefaultsFrom } from './task-request';
 
 /** What a person asks for with `dex run`. */
 export interface RoadmapRequest {
@@ -55,7 +55,6 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
   const baseBranch = execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: repoPath, encoding: 'utf8' }).trim();
   if (baseBranch === 'HEAD') throw new InputError(`the repository ${repoPath} is not on a branch: check out the branch tasks should land on`);
   const llm = parseLlmSpec(req.llm, env);
-  const models = llm.kind === 'anthropic' && llm.model ? { ...config.models, default: llm.model } : config.models;
   const hash = createHash('sha256').update(`${repoPath}\n${roadmapFile}\n${text}`).digest('hex').slice(0, 8);
   return {
     workflowId: `roadmap-${safeName(basename(repoPath))}-${hash}`,
@@ -64,20 +63,7 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
       repoPath,
       roadmapFile,
       baseBranch,
-      taskDefaults: {
-        repoPath,
-        hostQueue: settings.hostQueue,
-        llm,
-        models,
-        maxTokens: config.maxTokens,
-        verify: config.verify,
-        maxIterations: config.maxIterations,
-        maxRetries: config.maxRetries,
-        gates: config.gates,
-        toolLimits: config.tools,
-        retryMap: config.retryMap,
-        runaway: config.runaway,
-      },
+      taskDefaults: taskDefaultsFrom(config, llm, repoPath, settings.hostQueue),
       phasesByWeight: config.phases,
       maxParallel: config.maxParallel,
       continueAsNewAfterTasks: config.continueAsNewAfterTasks,

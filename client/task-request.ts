@@ -3,9 +3,9 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { phasesFor } from '../core/phases';
 import type { Weight } from '../core/roadmap';
-import type { TaskInput } from '../core/types';
+import type { LlmSpec, RoadmapInput, TaskInput } from '../core/types';
 import { WEIGHTS } from '../core/roadmap';
-import { loadDexConfig } from './config-file';
+import { loadDexConfig, type DexConfig } from './config-file';
 import { InputError } from './input-error';
 import { parseLlmSpec } from './llm-spec';
 import type { Settings } from './settings';
@@ -53,6 +53,24 @@ export function safeName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'repo';
 }
 
+/** What every task on `repoPath` takes from the config, `--llm` and this host: everything but the task itself. */
+export function taskDefaultsFrom(config: DexConfig, llm: LlmSpec, repoPath: string, hostQueue: string): RoadmapInput['taskDefaults'] {
+  return {
+    repoPath,
+    hostQueue,
+    llm,
+    models: llm.kind === 'anthropic' && llm.model ? { ...config.models, default: llm.model } : config.models,
+    maxTokens: config.maxTokens,
+    verify: config.verify,
+    maxIterations: config.maxIterations,
+    maxRetries: config.maxRetries,
+    gates: config.gates,
+    toolLimits: config.tools,
+    retryMap: config.retryMap,
+    runaway: config.runaway,
+  };
+}
+
 /** Checks a task request and turns it into the workflow's input; throws InputError before anything starts. */
 export function buildTaskInput(req: TaskRequest, settings: Settings, env: NodeJS.ProcessEnv = process.env): { input: TaskInput; repoName: string } {
   const title = req.title?.trim() ?? '';
@@ -63,27 +81,15 @@ export function buildTaskInput(req: TaskRequest, settings: Settings, env: NodeJS
   const repoPath = resolveRepository(req.repo ?? process.cwd());
   const llm = parseLlmSpec(req.llm, env);
   const config = loadDexConfig(repoPath);
-  const models = llm.kind === 'anthropic' && llm.model ? { ...config.models, default: llm.model } : config.models;
   return {
     repoName: safeName(basename(repoPath)),
     input: {
+      ...taskDefaultsFrom(config, llm, repoPath, settings.hostQueue),
       taskId: taskIdFromTitle(title),
       title,
       description: req.description?.trim() ?? '',
-      repoPath,
-      hostQueue: settings.hostQueue,
-      llm,
-      models,
-      maxTokens: config.maxTokens,
-      verify: config.verify,
-      maxIterations: config.maxIterations,
-      maxRetries: config.maxRetries,
-      gates: config.gates,
-      toolLimits: config.tools,
       phases: req.weight ? phasesFor({ weight: req.weight as Weight }, config.phases) : ['implement'],
-      retryMap: config.retryMap,
       budget: config.budgets.task,
-      runaway: config.runaway,
     },
   };
 }
