@@ -3,38 +3,22 @@
  * Anthropic API or from a replay cassette. The reply is stored before the activity reports,
  * so a retry after a crash reuses it instead of paying for the call again.
  */
-import { readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { SYSTEM_PROMPT } from '../core/agent-system-prompt';
 import { AGENT_TOOLS } from '../core/agent-tools';
-import { CassetteError, matchingLineNumbers, parseCassette, type CassetteLine } from '../core/cassette';
 import { extractCompletion } from '../core/completion';
-import { costOf, priceOf } from '../core/pricing';
-import type { Completion, FollowUp, LlmSpec, ModelCallInput, ModelCallResult, TokenUsage } from '../core/types';
+import { costOf } from '../core/pricing';
+import type { Completion, FollowUp, ModelCallInput, ModelCallResult } from '../core/types';
 import type { ActivityDeps } from './deps';
-import { classifyModelError } from './model-errors';
+import { CassetteFiles, modelReply, requirePrice, tokenUsage } from './model-reply';
 import type { ModelCallRecord, Store } from './sqlite-store';
 
 const PREVIEW_CHARS = 200;
 const COMPLETION_CHARS = 2_000;
 const EPHEMERAL = { type: 'ephemeral' } as const;
 const EMPTY_REPLY = '(empty reply)';
-
-/** A model reply, whether streamed live or read from a cassette. */
-interface ModelReply {
-  content: unknown[];
-  usage: {
-    input_tokens: number;
-    output_tokens: number;
-    cache_read_input_tokens?: number | null;
-    cache_creation_input_tokens?: number | null;
-  };
-  stop_reason?: string | null;
-  model?: string;
-}
 
 /** A content block as stored in a transcript. */
 type Block = { type: string } & Record<string, unknown>;
@@ -56,29 +40,30 @@ export const createModelActivities = (deps: ActivityDeps) => {
       const stored = store.getMessage(transcriptId, replySeq);
       if (stored) return reusedReply(store, callKey, stored.role, stored.content);
 
-      try {
-        priceOf(input.model);
-      } catch (err) {
-        throw ApplicationFailure.create({ type: 'UnknownModel', nonRetryable: true, message: (err as Error).message });
-      }
+      requirePrice(input.model);
       const messages = transcriptUpTo(store, transcriptId, userSeq);
       const started = Date.now();
-      const reply =
-        input.llm.kind === 'replay'
-          ? cassetteReply(store, cassettes, input, input.llm.path, callKey)
-          : await liveReply(deps, input, input.llm, messages, callKey);
+      const reply = await modelReply(deps, cassettes, {
+        llm: input.llm,
+        cassetteScope: input.cassetteScope,
+        task: input.taskId,
+        phase: input.phase,
+        callKey,
+        params: {
+          model: input.model,
+          max_tokens: input.maxTokens,
+          system: [{ type: 'text', text: SYSTEM_PROMPT, cache_control: EPHEMERAL }],
+          tools: AGENT_TOOLS.map((tool, i) => (i === AGENT_TOOLS.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool)),
+          messages: withConversationBreakpoint(messages),
+        },
+      });
 
       // A JSON round trip drops the SDK's non-enumerable helper fields, which the API would refuse.
       const content = JSON.parse(JSON.stringify(reply.content)) as Block[];
       // Claude sometimes ends a turn with no content, and the API refuses an empty assistant
       // message in the history it is sent next turn.
       if (content.length === 0) content.push({ type: 'text', text: EMPTY_REPLY });
-      const usage: TokenUsage = {
-        input: reply.usage.input_tokens,
-        output: reply.usage.output_tokens,
-        cacheRead: reply.usage.cache_read_input_tokens ?? 0,
-        cacheWrite: reply.usage.cache_creation_input_tokens ?? 0,
-      };
+      const usage = tokenUsage(reply.usage);
       const costUsd = costOf(input.model, usage);
       const model = reply.model ?? input.model;
       const stopReason = reply.stop_reason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
@@ -151,9 +136,6 @@ function reusedReply(store: Store, callKey: string, role: string, content: unkno
 }
 
 /** The small result that goes into workflow history: no full text, no tool inputs. */
-/** How often a live call heartbeats while it waits for the model. */
-const LIVENESS_HEARTBEAT_MS = 5_000;
-
 function summarize(content: Block[], rest: Omit<ModelCallResult, 'toolUses' | 'completion' | 'textPreview'>): ModelCallResult {
   const text = content
     .filter((b) => b.type === 'text' && typeof b.text === 'string')
@@ -171,46 +153,6 @@ function clipped(completion: Completion | null): Completion | null {
     : { status: completion.status, reason: completion.reason.slice(0, COMPLETION_CHARS) };
 }
 
-async function liveReply(
-  deps: ActivityDeps,
-  input: ModelCallInput,
-  llm: Extract<LlmSpec, { kind: 'anthropic' }>,
-  messages: Anthropic.MessageParam[],
-  callKey: string,
-): Promise<ModelReply> {
-  const ctx = Context.current();
-  const client = deps.anthropicClient({ baseUrl: llm.baseUrl });
-  try {
-    const stream = client.messages.stream(
-      {
-        model: input.model,
-        max_tokens: input.maxTokens,
-        system: [{ type: 'text', text: SYSTEM_PROMPT, cache_control: EPHEMERAL }],
-        tools: AGENT_TOOLS.map((tool, i) => (i === AGENT_TOOLS.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool)),
-        messages: withConversationBreakpoint(messages),
-      },
-      {
-        headers: { 'x-dex-task': input.taskId, 'x-dex-phase': input.phase, 'x-dex-call': callKey },
-        signal: ctx.cancellationSignal,
-      },
-    );
-    ctx.heartbeat();
-    stream.on('connect', () => ctx.heartbeat());
-    stream.on('streamEvent', () => ctx.heartbeat());
-    // A long prompt can take a while to its first token: heartbeat on a timer too, so the
-    // heartbeat timeout measures whether this worker lives, not how fast the model starts.
-    const alive = setInterval(() => ctx.heartbeat(), LIVENESS_HEARTBEAT_MS);
-    try {
-      return await stream.finalMessage();
-    } finally {
-      clearInterval(alive);
-    }
-  } catch (err) {
-    if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
-    throw classifyModelError(err);
-  }
-}
-
 /**
  * Marks the last message as a cache breakpoint too: each turn re-sends the whole transcript,
  * so caching it up to here makes the next turn read it at a tenth of the input price.
@@ -224,55 +166,6 @@ function withConversationBreakpoint(messages: Anthropic.MessageParam[]): Anthrop
   if (!tail) return messages;
   blocks[blocks.length - 1] = { ...tail, cache_control: EPHEMERAL } as Anthropic.ContentBlockParam;
   return [...messages.slice(0, -1), { ...last, content: blocks } as Anthropic.MessageParam];
-}
-
-function cassetteReply(
-  store: Store,
-  cassettes: CassetteFiles,
-  input: ModelCallInput,
-  path: string,
-  callKey: string,
-): ModelReply {
-  const file = resolve(path);
-  const lines = cassettes.load(file);
-  const candidates = matchingLineNumbers(lines, input.taskId, input.phase);
-  const lineNo = store.claimCassetteLine(input.cassetteScope, file, callKey, candidates);
-  if (lineNo === undefined) {
-    throw ApplicationFailure.create({
-      type: 'CassetteExhausted',
-      nonRetryable: true,
-      message: `replay cassette ${file} has no unused line for task "${input.taskId}" phase "${input.phase}"`,
-    });
-  }
-  const line = lines.find((l) => l.line === lineNo);
-  if (!line) {
-    throw cassetteInvalid(`${file}:${lineNo}: the line claimed by ${callKey} is gone; the cassette changed during the run`);
-  }
-  Context.current().heartbeat();
-  return line.response as ModelReply;
-}
-
-/** Parsed cassettes, re-read when a file's modification time or size changes. */
-class CassetteFiles {
-  private readonly parsed = new Map<string, { mtimeMs: number; size: number; lines: CassetteLine[] }>();
-
-  load(file: string): CassetteLine[] {
-    try {
-      const { mtimeMs, size } = statSync(file);
-      const cached = this.parsed.get(file);
-      if (cached && cached.mtimeMs === mtimeMs && cached.size === size) return cached.lines;
-      const lines = parseCassette(readFileSync(file, 'utf8'), file);
-      this.parsed.set(file, { mtimeMs, size, lines });
-      return lines;
-    } catch (err) {
-      if (err instanceof CassetteError) throw cassetteInvalid(err.message);
-      throw cassetteInvalid(`replay cassette ${file} cannot be read: ${(err as Error).message}`);
-    }
-  }
-}
-
-function cassetteInvalid(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: 'CassetteInvalid', nonRetryable: true, message });
 }
 
 function transcriptError(message: string): ApplicationFailure {

@@ -1,8 +1,9 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDex, type DexRun } from './dex-cli';
 
 // The real `dex` binary, spawned. TEMPORAL_ADDRESS is a dead port: a command that got as far
 // as connecting would exit 3, so exit 2 proves it stopped at the input check.
@@ -11,10 +12,7 @@ const root = resolve(__dirname, '..');
 const demoCassette = join(root, 'client', 'demo', 'demo.cassette.jsonl');
 const DEAD_SERVER = '127.0.0.1:1';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+interface Run extends DexRun {
   /** What the command left in its DEX_HOME (nothing, when nothing was started). */
   dexHomeFiles: string[];
 }
@@ -22,19 +20,12 @@ interface Run {
 let fixtures: string;
 let homes = 0;
 
-function dex(args: string[]): Promise<Run> {
+async function dex(args: string[]): Promise<Run> {
   const dexHome = join(fixtures, 'homes', String(++homes));
   mkdirSync(dexHome, { recursive: true });
-  const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: DEAD_SERVER, DEX_HOME: dexHome };
-  delete env.ANTHROPIC_API_KEY;
-  delete env.ANTHROPIC_BASE_URL;
-  delete env.NODE_OPTIONS;
-  return new Promise((done) => {
-    execFile(process.execPath, [join(root, 'bin', 'dex.js'), ...args], { cwd: root, env, timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
-      done({ code, stdout, stderr, dexHomeFiles: readdirSync(dexHome) });
-    });
-  });
+  const env: NodeJS.ProcessEnv = { TEMPORAL_ADDRESS: DEAD_SERVER, DEX_HOME: dexHome, ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, NODE_OPTIONS: undefined };
+  const run = await runDex(args, { env, cwd: root, timeoutMs: 60_000 });
+  return { ...run, dexHomeFiles: readdirSync(dexHome) };
 }
 
 function git(cwd: string, ...args: string[]): void {

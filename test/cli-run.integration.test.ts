@@ -1,5 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTemporalCli } from '../client/toolchain';
 import { completionTurn, fixSumTurns, toJsonl } from './cassette-builder';
 import { sampleRepo, startDevServer } from './dev-server-env';
+import { runDex, type DexRun } from './dex-cli';
 
 const execFileAsync = promisify(execFile);
-const DEX = join(__dirname, '..', 'bin', 'dex.js');
 
 let env: TestWorkflowEnvironment;
 let queueCount = 0;
@@ -27,7 +27,6 @@ afterAll(async () => {
 function dexEnv(): NodeJS.ProcessEnv {
   const queue = `dex-cli-${++queueCount}`;
   return {
-    ...process.env,
     TEMPORAL_ADDRESS: env.address,
     DEX_HOME: mkdtempSync(join(tmpdir(), 'dex-cli-home-')),
     DEX_TASK_QUEUE: queue,
@@ -36,26 +35,9 @@ function dexEnv(): NodeJS.ProcessEnv {
   };
 }
 
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs `dex …` to its end; `onStderr` sees progress as it comes. */
-function dex(args: string[], envVars: NodeJS.ProcessEnv, onStderr?: (text: string) => void): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [DEX, ...args], { env: envVars });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      onStderr?.(stderr);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function dex(args: string[], envVars: NodeJS.ProcessEnv, onStderr?: (text: string) => void): Promise<DexRun> {
+  return runDex(args, { env: envVars, onStderr });
 }
 
 function cassetteFile(lines: Parameters<typeof toJsonl>[0]): string {
@@ -111,7 +93,7 @@ describe('the dex command on a real dev server', () => {
   it('a blocked task goes on after dex approve and exits 0', async () => {
     const envVars = dexEnv();
     const cassette = cassetteFile([completionTurn('*', { status: 'blocked', reason: 'OK to edit src/math.js?' }), ...fixSumTurns('*')]);
-    let approved: Promise<Finished> | undefined;
+    let approved: Promise<DexRun> | undefined;
     const run = await dex(['task', 'Fix sum', '--repo', sampleRepo(), '--llm', `replay:${cassette}`], envVars, (stderr) => {
       const id = /started (\S+)/.exec(stderr)?.[1];
       if (id && !approved && stderr.includes('waiting at gate "blocked"')) approved = dex(['approve', id, '--note', 'yes'], envVars);

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -6,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { layerStore } from '../activities/layer-store';
 import { Store } from '../activities/sqlite-store';
 import { DEFAULT_NUMBERS } from '../core/insight-parse';
+import { runDex, type DexRun } from './dex-cli';
 import { layerDir, messagesFor } from './layer-fixtures';
 
 // The real `dex` binary, spawned. TEMPORAL_ADDRESS is a dead port: a command that got as far
@@ -14,20 +14,9 @@ import { layerDir, messagesFor } from './layer-fixtures';
 
 const root = resolve(__dirname, '..');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function dex(args: string[], dexHome: string, cwd = root): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1', DEX_HOME: dexHome, ANTHROPIC_API_KEY: 'test-key' };
-  delete env.NODE_OPTIONS;
-  return new Promise((done) => {
-    execFile(process.execPath, [join(root, 'bin', 'dex.js'), ...args], { cwd, env, timeout: 60_000 }, (err, stdout, stderr) => {
-      done({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr });
-    });
-  });
+function dex(args: string[], dexHome: string, cwd = root): Promise<DexRun> {
+  const env: NodeJS.ProcessEnv = { TEMPORAL_ADDRESS: '127.0.0.1:1', DEX_HOME: dexHome, ANTHROPIC_API_KEY: 'test-key', NODE_OPTIONS: undefined };
+  return runDex(args, { env, cwd, timeoutMs: 60_000 });
 }
 
 const home = () => mkdtempSync(join(tmpdir(), 'dex-layer-cli-home-'));

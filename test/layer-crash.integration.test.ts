@@ -1,6 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { usageTotals } from './cassette-builder';
 import { startDevServer } from './dev-server-env';
 import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
 import { insightLine, layerDir, messagesFor } from './layer-fixtures';
+import { crashWorker, killDexWorkers, requestsPerCall, spawnDexWorker } from './worker-process';
 
 const QUEUE = 'dex-layer-crash';
 const HOST_QUEUE = 'dex-layer-crash@host-a';
@@ -25,25 +25,11 @@ const HANGING_CALL = `${RUN_ID}/crash-3/reflect#1`;
 
 let env: TestWorkflowEnvironment;
 let fake: FakeAnthropic;
-const workers: ChildProcess[] = [];
 const dexHome = mkdtempSync(join(tmpdir(), 'dex-layer-crash-home-'));
 
-/** A real `dex worker` process, as a user would start it. */
+/** A real `dex worker` process on this file's server, queues and fake. */
 function startWorkerProcess(): ChildProcess {
-  const child = spawn(process.execPath, [join(__dirname, '..', 'bin', 'dex.js'), 'worker'], {
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: env.address,
-      DEX_HOME: dexHome,
-      DEX_TASK_QUEUE: QUEUE,
-      DEX_HOST_QUEUE: HOST_QUEUE,
-      ANTHROPIC_API_KEY: 'test-key',
-      ANTHROPIC_BASE_URL: fake.url,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  workers.push(child);
-  return child;
+  return spawnDexWorker({ address: env.address, dexHome, taskQueue: QUEUE, hostQueue: HOST_QUEUE, anthropicUrl: fake.url });
 }
 
 function withStore<T>(use: (store: Store) => T): T {
@@ -61,7 +47,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+  killDexWorkers();
   await fake?.close();
   await env?.teardown();
 });
@@ -76,8 +62,7 @@ describe('a worker killed with SIGKILL in the middle of a layer run', () => {
     const handle = await env.client.workflow.start('layerWorkflow', { workflowId: RUN_ID, taskQueue: QUEUE, args: [input] });
 
     await expect.poll(() => fake.requests.some((r) => r.headers['x-dex-call'] === HANGING_CALL), { timeout: 60_000, interval: 100 }).toBe(true);
-    first.kill('SIGKILL');
-    await once(first, 'exit');
+    await crashWorker(first);
     // Two targets were done before the crash.
     expect(withStore((store) => layerStore(store).listInsights({ layerRunId: RUN_ID })).map((i) => i.topic).sort()).toEqual(['crash-1', 'crash-2']);
 
@@ -88,8 +73,7 @@ describe('a worker killed with SIGKILL in the middle of a layer run', () => {
     expect(record.insightsCreated).toBe(5);
     const insights = withStore((store) => layerStore(store).listInsights({ layerRunId: RUN_ID }));
     expect(insights.map((i) => i.topic).sort()).toEqual(TOPICS);
-    const perCall = new Map<string, number>();
-    for (const r of fake.requests) perCall.set(String(r.headers['x-dex-call']), (perCall.get(String(r.headers['x-dex-call'])) ?? 0) + 1);
+    const perCall = requestsPerCall(fake.requests);
     // Every call was made once, except the one in flight when the worker died.
     expect([...perCall.entries()].filter(([, n]) => n > 1)).toEqual([[HANGING_CALL, 2]]);
     expect(perCall.size).toBe(5);

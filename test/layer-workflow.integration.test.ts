@@ -15,6 +15,7 @@ import { costOf } from '../core/pricing';
 import type { RunStatus } from '../core/types';
 import { TEST_MODEL, usageTotals } from './cassette-builder';
 import { startDevServer, startTestWorker, type TestWorker } from './dev-server-env';
+import { runDex, type DexRun } from './dex-cli';
 import { answerLine, insightLine, layerDir, messagesFor } from './layer-fixtures';
 
 let env: TestWorkflowEnvironment;
@@ -206,19 +207,9 @@ describe('layer run statuses', () => {
 
 describe('the dex CLI over a layer run', () => {
   /** The real `dex` binary against this file's server and worker. */
-  async function dex(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const env2: NodeJS.ProcessEnv = {
-      ...process.env,
-      TEMPORAL_ADDRESS: env.address,
-      DEX_HOME: worker.dexHome,
-      DEX_TASK_QUEUE: worker.taskQueue,
-      DEX_HOST_QUEUE: worker.hostQueue,
-    };
-    delete env2.NODE_OPTIONS;
-    return promisify(execFile)(process.execPath, [join(__dirname, '..', 'bin', 'dex.js'), ...args], { env: env2, encoding: 'utf8' }).then(
-      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-      (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
-    );
+  function dex(...args: string[]): Promise<DexRun> {
+    const vars = { TEMPORAL_ADDRESS: env.address, DEX_HOME: worker.dexHome, DEX_TASK_QUEUE: worker.taskQueue, DEX_HOST_QUEUE: worker.hostQueue, NODE_OPTIONS: undefined };
+    return runDex(args, { env: vars });
   }
 
   it('dex layer runs the file and prints the record; dex status ID renders it', async () => {

@@ -1,15 +1,14 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevServer } from './dev-server-env';
+import { runDex, type DexRun } from './dex-cli';
 
 // The real `dex` binary, spawned. Input checks run against a dead TEMPORAL_ADDRESS: a command
 // that got as far as connecting would exit 3, so exit 2 proves nothing was started.
 
-const DEX = join(__dirname, '..', 'bin', 'dex.js');
 const DEAD_SERVER = '127.0.0.1:1';
 
 let env: TestWorkflowEnvironment;
@@ -22,30 +21,12 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  dexHome: string;
-}
-
-function dex(args: string[], address: string, onStderr?: (text: string) => void): Promise<Finished> {
+/** Runs `dex …` against `address` with a fresh DEX_HOME and queues, and no API key. */
+async function dex(args: string[], address: string): Promise<DexRun & { dexHome: string }> {
   const dexHome = mkdtempSync(join(tmpdir(), 'dex-sheet-home-'));
   const queue = `dex-sheet-cli-${Math.random().toString(36).slice(2, 8)}`;
-  const vars: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: address, DEX_HOME: dexHome, DEX_TASK_QUEUE: queue, DEX_HOST_QUEUE: `${queue}@host` };
-  delete vars.ANTHROPIC_API_KEY;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [DEX, ...args], { env: vars });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      onStderr?.(stderr);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr, dexHome }));
-  });
+  const vars: NodeJS.ProcessEnv = { TEMPORAL_ADDRESS: address, DEX_HOME: dexHome, DEX_TASK_QUEUE: queue, DEX_HOST_QUEUE: `${queue}@host`, ANTHROPIC_API_KEY: undefined };
+  return { ...(await runDex(args, { env: vars })), dexHome };
 }
 
 function sheet(lines: string[]): { dir: string; file: string } {

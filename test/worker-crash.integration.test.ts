@@ -1,6 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import type { TaskResult } from '../core/types';
 import { completionTurn, toolTurn, usageTotals } from './cassette-builder';
 import { commitsOnBranch, sampleRepo, startDevServer, taskInput } from './dev-server-env';
 import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
+import { crashWorker, killDexWorkers, requestsPerCall, spawnDexWorker } from './worker-process';
 
 const TASK = 'T-crash';
 const WORKFLOW_ID = `task-math-${TASK}-1`;
@@ -26,25 +26,11 @@ const CASSETTE = [
 
 let env: TestWorkflowEnvironment;
 let fake: FakeAnthropic;
-const workers: ChildProcess[] = [];
 const dexHome = mkdtempSync(join(tmpdir(), 'dex-crash-home-'));
 
-/** A real `dex worker` process, as a user would start it. */
+/** A real `dex worker` process on this file's server, queues and fake. */
 function startWorkerProcess(): ChildProcess {
-  const child = spawn(process.execPath, [join(__dirname, '..', 'bin', 'dex.js'), 'worker'], {
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: env.address,
-      DEX_HOME: dexHome,
-      DEX_TASK_QUEUE: QUEUE,
-      DEX_HOST_QUEUE: HOST_QUEUE,
-      ANTHROPIC_API_KEY: 'test-key',
-      ANTHROPIC_BASE_URL: fake.url,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  workers.push(child);
-  return child;
+  return spawnDexWorker({ address: env.address, dexHome, taskQueue: QUEUE, hostQueue: HOST_QUEUE, anthropicUrl: fake.url });
 }
 
 beforeAll(async () => {
@@ -53,7 +39,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+  killDexWorkers();
   await fake?.close();
   await env?.teardown();
 });
@@ -70,17 +56,14 @@ describe('a worker killed with SIGKILL in the middle of a task', () => {
     });
 
     await expect.poll(() => fake.requests.some((r) => r.headers['x-dex-call'] === HANGING_CALL), { timeout: 60_000, interval: 100 }).toBe(true);
-    first.kill('SIGKILL');
-    await once(first, 'exit');
+    await crashWorker(first);
 
     startWorkerProcess();
     const result = (await handle.result()) as TaskResult;
 
     expect(result.state).toBe('completed');
     expect(commitsOnBranch(repo, result.branch)).toHaveLength(1);
-    const calls = fake.requests.map((r) => String(r.headers['x-dex-call']));
-    const perCall = new Map<string, number>();
-    for (const c of calls) perCall.set(c, (perCall.get(c) ?? 0) + 1);
+    const perCall = requestsPerCall(fake.requests);
     // Every call was made once, except the one in flight when the worker died.
     expect([...perCall.entries()].filter(([, n]) => n > 1)).toEqual([[HANGING_CALL, 2]]);
     expect(perCall.size).toBe(4);

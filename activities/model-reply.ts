@@ -1,0 +1,127 @@
+/**
+ * What the model activities (`callModel`, `callLayerModel`, and through it `answerPrompt`)
+ * share: a model reply, read from a replay cassette or streamed live from the Anthropic API,
+ * and its usage in dex's terms.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type Anthropic from '@anthropic-ai/sdk';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { CassetteError, matchingLineNumbers, parseCassette, type CassetteLine, type CassetteResponse, type CassetteUsage } from '../core/cassette';
+import { priceOf } from '../core/pricing';
+import type { LlmSpec, TokenUsage } from '../core/types';
+import type { ActivityDeps } from './deps';
+import { classifyModelError } from './model-errors';
+import type { Store } from './sqlite-store';
+
+/** How often a live call heartbeats while it waits for the model. */
+const LIVENESS_HEARTBEAT_MS = 5_000;
+
+/** One model call: where its reply comes from and who it is for. */
+export interface ModelRequest {
+  llm: LlmSpec;
+  /** Calls in one scope never take the same cassette line twice. */
+  cassetteScope: string;
+  /** The cassette task and phase, also sent as the `x-dex-task` and `x-dex-phase` headers. */
+  task: string;
+  phase: string;
+  /** `<transcriptId>#<replySeq>`: claims the cassette line and is sent as `x-dex-call`. */
+  callKey: string;
+  /** The Messages API request body, sent when the model is called live. */
+  params: Anthropic.MessageStreamParams;
+}
+
+/** Fails the call for good (UnknownModel) when `model` has no price: its cost could not be counted. */
+export function requirePrice(model: string): void {
+  try {
+    priceOf(model);
+  } catch (err) {
+    throw ApplicationFailure.create({ type: 'UnknownModel', nonRetryable: true, message: (err as Error).message });
+  }
+}
+
+/** The reply to `request`: the next unused matching cassette line, or the live model's streamed answer. */
+export function modelReply(deps: ActivityDeps, cassettes: CassetteFiles, request: ModelRequest): Promise<CassetteResponse> {
+  const { llm } = request;
+  return llm.kind === 'replay' ? Promise.resolve(cassetteReply(deps.store, cassettes, llm.path, request)) : streamedReply(deps, llm, request);
+}
+
+/** The token counts of an API (or recorded) usage object. */
+export function tokenUsage(usage: CassetteUsage): TokenUsage {
+  return {
+    input: usage.input_tokens,
+    output: usage.output_tokens,
+    cacheRead: usage.cache_read_input_tokens ?? 0,
+    cacheWrite: usage.cache_creation_input_tokens ?? 0,
+  };
+}
+
+/** Parsed cassettes, re-read when a file's modification time or size changes. */
+export class CassetteFiles {
+  private readonly parsed = new Map<string, { mtimeMs: number; size: number; lines: CassetteLine[] }>();
+
+  /** The lines of cassette `file`; an unreadable or malformed file fails for good (CassetteInvalid). */
+  load(file: string): CassetteLine[] {
+    try {
+      const { mtimeMs, size } = statSync(file);
+      const cached = this.parsed.get(file);
+      if (cached && cached.mtimeMs === mtimeMs && cached.size === size) return cached.lines;
+      const lines = parseCassette(readFileSync(file, 'utf8'), file);
+      this.parsed.set(file, { mtimeMs, size, lines });
+      return lines;
+    } catch (err) {
+      if (err instanceof CassetteError) throw cassetteInvalid(err.message);
+      throw cassetteInvalid(`replay cassette ${file} cannot be read: ${(err as Error).message}`);
+    }
+  }
+}
+
+function cassetteReply(store: Store, cassettes: CassetteFiles, path: string, request: ModelRequest): CassetteResponse {
+  const file = resolve(path);
+  const lines = cassettes.load(file);
+  const candidates = matchingLineNumbers(lines, request.task, request.phase);
+  const lineNo = store.claimCassetteLine(request.cassetteScope, file, request.callKey, candidates);
+  if (lineNo === undefined) {
+    throw ApplicationFailure.create({
+      type: 'CassetteExhausted',
+      nonRetryable: true,
+      message: `replay cassette ${file} has no unused line for task "${request.task}" phase "${request.phase}"`,
+    });
+  }
+  const line = lines.find((l) => l.line === lineNo);
+  if (!line) {
+    throw cassetteInvalid(`${file}:${lineNo}: the line claimed by ${request.callKey} is gone; the cassette changed during the run`);
+  }
+  Context.current().heartbeat();
+  return line.response;
+}
+
+async function streamedReply(deps: ActivityDeps, llm: Extract<LlmSpec, { kind: 'anthropic' }>, request: ModelRequest): Promise<CassetteResponse> {
+  const ctx = Context.current();
+  const client = deps.anthropicClient({ baseUrl: llm.baseUrl });
+  try {
+    const stream = client.messages.stream(request.params, {
+      headers: { 'x-dex-task': request.task, 'x-dex-phase': request.phase, 'x-dex-call': request.callKey },
+      signal: ctx.cancellationSignal,
+    });
+    ctx.heartbeat();
+    stream.on('connect', () => ctx.heartbeat());
+    stream.on('streamEvent', () => ctx.heartbeat());
+    // A long prompt can take a while to its first token: heartbeat on a timer too, so the
+    // heartbeat timeout measures whether this worker lives, not how fast the model starts.
+    const alive = setInterval(() => ctx.heartbeat(), LIVENESS_HEARTBEAT_MS);
+    try {
+      return (await stream.finalMessage()) as unknown as CassetteResponse;
+    } finally {
+      clearInterval(alive);
+    }
+  } catch (err) {
+    if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
+    throw classifyModelError(err);
+  }
+}
+
+function cassetteInvalid(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: 'CassetteInvalid', nonRetryable: true, message });
+}

@@ -1,0 +1,59 @@
+/**
+ * Real `dex worker` child processes for the crash tests: started as a user would start one,
+ * killed with SIGKILL as a crash would, and counted afterwards by the model calls they made.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import type { RecordedRequest } from './fake-anthropic-server';
+
+/** Where a worker process connects, what it serves, and the fake Messages API it calls. */
+export interface DexWorkerOptions {
+  address: string;
+  dexHome: string;
+  taskQueue: string;
+  hostQueue: string;
+  anthropicUrl: string;
+}
+
+// Every worker this test file started, so that none outlives it.
+const spawned: ChildProcess[] = [];
+
+/** Starts a real `dex worker` process, as a user would start it. */
+export function spawnDexWorker(opts: DexWorkerOptions): ChildProcess {
+  const child = spawn(process.execPath, [join(__dirname, '..', 'bin', 'dex.js'), 'worker'], {
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: opts.address,
+      DEX_HOME: opts.dexHome,
+      DEX_TASK_QUEUE: opts.taskQueue,
+      DEX_HOST_QUEUE: opts.hostQueue,
+      ANTHROPIC_API_KEY: 'test-key',
+      ANTHROPIC_BASE_URL: opts.anthropicUrl,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  spawned.push(child);
+  return child;
+}
+
+/** Kills `worker` with SIGKILL, as a crash would, and waits until it has exited. */
+export async function crashWorker(worker: ChildProcess): Promise<void> {
+  worker.kill('SIGKILL');
+  await once(worker, 'exit');
+}
+
+/** Kills every worker started by `spawnDexWorker` that still runs (for `afterAll`). */
+export function killDexWorkers(): void {
+  for (const w of spawned) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+}
+
+/** How many requests the fake received for each `x-dex-call` key. */
+export function requestsPerCall(requests: readonly RecordedRequest[]): Map<string, number> {
+  const perCall = new Map<string, number>();
+  for (const r of requests) {
+    const call = String(r.headers['x-dex-call']);
+    perCall.set(call, (perCall.get(call) ?? 0) + 1);
+  }
+  return perCall;
+}
