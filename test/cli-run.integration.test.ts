@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTemporalCli } from '../client/toolchain';
-import { completionTurn, fixSumTurns, toJsonl } from './cassette-builder';
+import { completionTurn, fixSumTurns, toJsonl, toolTurn } from './cassette-builder';
+import { checkoutFile, roadmapRepo } from './roadmap-fixture';
 import { sampleRepo, startDevServer } from './dev-server-env';
 import { runDex, type DexRun } from './dex-cli';
 
@@ -101,5 +102,29 @@ describe('the dex command on a real dev server', () => {
     expect((await approved)?.code).toBe(0);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/completed/);
+  });
+
+  it('dex run lands a roadmap, prints the task table and exits 0; dex status shows the tasks', async () => {
+    const envVars = dexEnv();
+    const repo = roadmapRepo('- [ ] A1: Add notes\n- [ ] A2: More notes (depends: A1)\n', 'verify: ["node --test"]\n');
+    const cassette = cassetteFile([
+      toolTurn('A1', ['write_file', { path: 'NOTES.md', content: 'one\n' }]),
+      completionTurn('A1', { status: 'complete', summary: 'notes' }),
+      toolTurn('A2', ['write_file', { path: 'MORE.md', content: 'two\n' }]),
+      completionTurn('A2', { status: 'complete', summary: 'more notes' }),
+    ]);
+    const run = await dex(['run', join(repo, 'ROADMAP.md'), '--llm', `replay:${cassette}`], envVars);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^roadmap-math-[0-9a-f]{8}: completed/);
+    expect(run.stdout).toMatch(/A1 +completed +[0-9a-f]{10}/);
+    expect(run.stdout).toMatch(/A2 +completed +[0-9a-f]{10}/);
+    expect(run.stderr).toMatch(/\[roadmap\] A1 landed on main/);
+    expect(run.stderr).toMatch(/\[roadmap\] A2 started/);
+    expect(checkoutFile(repo, 'ROADMAP.md')).toBe('- [x] A1: Add notes\n- [x] A2: More notes (depends: A1)\n');
+
+    const id = run.stdout.split(':')[0];
+    const status = await dex(['status', id], envVars);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/A2 +completed/);
   });
 });
