@@ -5,17 +5,17 @@ import type { ActivityOptions } from '@temporalio/workflow';
  * errors (non-retryable ones fail at once), so these only shape the retryable ones.
  */
 
-/** Model turns: heartbeated every few seconds, so a dead worker's call is retried within 20 s; rate limits back off up to a minute. */
+/** Model turns: heartbeated every 5 s, so a dead worker's call is retried within 10 s (bench B3); rate limits back off up to a minute. */
 export const llmPolicy: ActivityOptions = {
   startToCloseTimeout: '10m',
-  heartbeatTimeout: '20s',
+  heartbeatTimeout: '10s',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 8 },
 };
 
-/** Agent tools: a command may run for minutes (it heartbeats); a tool error is a result, so retries are for crashes. */
+/** Agent tools: a command may run for minutes (it heartbeats every 2 s); a tool error is a result, so retries are for crashes. */
 export const toolPolicy: ActivityOptions = {
   startToCloseTimeout: '20m',
-  heartbeatTimeout: '15s',
+  heartbeatTimeout: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
 };
 

@@ -1,0 +1,105 @@
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { ensureTemporalCli } from '../client/toolchain';
+import { quietRuntime } from '../test/dev-server-env';
+import { createBenchActivities } from './bench-activities';
+
+/** A dev server for one benchmark run, and the pid of its process (for its CPU time). */
+export interface BenchServer {
+  env: TestWorkflowEnvironment;
+  pid: number | undefined;
+  stop(): Promise<void>;
+}
+
+/** A free TCP port on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  return port;
+}
+
+/**
+ * Starts the pinned Temporal CLI dev server (in memory, as the tests use it) as a child of
+ * this process: its banner must not reach stdout, which carries the --json result, and its
+ * pid gives the server's CPU time.
+ */
+export async function startBenchServer(): Promise<BenchServer> {
+  quietRuntime();
+  const port = await freePort();
+  const child = spawn(
+    ensureTemporalCli(),
+    ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--log-level', 'error'],
+    { stdio: 'ignore' },
+  );
+  const address = `127.0.0.1:${port}`;
+  let env: TestWorkflowEnvironment | undefined;
+  for (let attempt = 0; !env; attempt++) {
+    try {
+      env = await TestWorkflowEnvironment.createFromExistingServer({ address });
+      await env.client.workflowService.getSystemInfo({});
+    } catch (err) {
+      env = undefined;
+      if (attempt > 300 || child.exitCode !== null) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  const ready = env;
+  return {
+    env: ready,
+    pid: child.pid,
+    stop: async () => {
+      await ready.teardown();
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await once(child, 'exit');
+    },
+  };
+}
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+
+/** The bench workflows, bundled once per process on their own (they are not part of dex's bundle). */
+export function benchBundle(): Promise<WorkflowBundleWithSourceMap> {
+  const silent = () => {};
+  bundle ??= bundleWorkflowCode({
+    workflowsPath: join(__dirname, 'workflows', 'pipeline-workflow.ts'),
+    logger: { log: silent, trace: silent, debug: silent, info: silent, warn: silent, error: (m: string) => console.error(m) },
+  });
+  return bundle;
+}
+
+/** A running bench worker. */
+export interface BenchWorker {
+  worker: Worker;
+  stop(): Promise<void>;
+}
+
+/** A worker for the bench workflows and the fake model step on `taskQueue`. */
+export async function startBenchWorker(
+  env: TestWorkflowEnvironment,
+  taskQueue: string,
+  opts: { onStart?: (step: number) => void; options?: Partial<WorkerOptions> } = {},
+): Promise<BenchWorker> {
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    namespace: 'default',
+    taskQueue,
+    workflowBundle: await benchBundle(),
+    activities: createBenchActivities({ onStart: opts.onStart }),
+    ...opts.options,
+  });
+  const running = worker.run();
+  return {
+    worker,
+    stop: async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    },
+  };
+}

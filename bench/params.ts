@@ -1,0 +1,29 @@
+/** How much each section measures: the full run, or the quick smoke run (under two minutes). */
+export interface BenchParams {
+  quick: boolean;
+  b1: { n: number[]; runs: number; warmup: number };
+  b2: { m: number[]; steps: number; latencyMs: number };
+  b3: { scenarios: ('mid-activity' | 'between-activities')[] };
+  b4: { turns: number[]; probeMaxSteps: number };
+  b5: { parked: number[]; signalRuns: number };
+}
+
+/** The full benchmark: the sizes the issue names. */
+export const FULL: BenchParams = {
+  quick: false,
+  b1: { n: [1, 5, 20, 100], runs: 20, warmup: 2 },
+  b2: { m: [1, 4, 16, 64], steps: 10, latencyMs: 200 },
+  b3: { scenarios: ['mid-activity', 'between-activities'] },
+  b4: { turns: [10, 50, 200], probeMaxSteps: 20_000 },
+  b5: { parked: [100, 1000], signalRuns: 10 },
+};
+
+/** The smoke run for CI: every section and every system, smaller. */
+export const QUICK: BenchParams = {
+  quick: true,
+  b1: { n: [1, 5, 20], runs: 3, warmup: 1 },
+  b2: { m: [1, 4, 16], steps: 10, latencyMs: 200 },
+  b3: { scenarios: ['between-activities'] },
+  b4: { turns: [10], probeMaxSteps: 20_000 },
+  b5: { parked: [100], signalRuns: 3 },
+};

@@ -1,0 +1,85 @@
+/**
+ * `npm run bench [-- --quick] [-- --json]`: B1–B5 in one run on this machine. Progress goes to
+ * stderr; the results go to bench/results/<timestamp>.json and bench/results/latest.json,
+ * and with --json to stdout as one JSON document.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { B1_SYSTEMS, runB1 } from './b1-overhead';
+import { runB2 } from './b2-concurrency';
+import { runB3 } from './b3-crash';
+import { runB4 } from './b4-history';
+import { runB5 } from './b5-gates';
+import { startBenchServer, type BenchServer } from './dex-env';
+import { FULL, QUICK, type BenchParams } from './params';
+
+type Section = (server: BenchServer, params: BenchParams, log: (line: string) => void) => Promise<unknown>;
+
+/** The sections in the order they run; roadmap and layer benchmarks join this list when they exist. */
+const SECTIONS: [string, Section][] = [
+  ['b1', runB1],
+  ['b4', runB4],
+  ['b5', runB5],
+  ['b2', runB2],
+  ['b3', runB3],
+];
+
+/** The B1 systems with no per-step number for some N: the smoke check fails on any. */
+function missingB1(b1: unknown, params: BenchParams): string[] {
+  const result = b1 as Record<string, { perStepMs?: Record<string, { median: number }> }> | undefined;
+  return B1_SYSTEMS.filter((system) => params.b1.n.some((n) => !Number.isFinite(result?.[system]?.perStepMs?.[n]?.median)));
+}
+
+async function main(): Promise<number> {
+  const args = new Set(process.argv.slice(2));
+  const params = args.has('--quick') ? QUICK : FULL;
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const startedAt = new Date();
+  const server = await startBenchServer();
+  const results: Record<string, unknown> = {};
+  const failures: string[] = [];
+  try {
+    for (const [name, section] of SECTIONS) {
+      const t0 = Date.now();
+      try {
+        results[name] = await section(server, params, log);
+      } catch (err) {
+        failures.push(name);
+        results[name] = { error: err instanceof Error ? err.message : String(err) };
+        log(`${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      }
+      log(`${name} took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    }
+  } finally {
+    await server.stop();
+  }
+  const missing = missingB1(results.b1, params);
+  const doc = {
+    startedAt: startedAt.toISOString(),
+    seconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
+    quick: params.quick,
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+    params,
+    ...results,
+  };
+  const dir = join(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  const text = JSON.stringify(doc, null, 2) + '\n';
+  // A quick (smoke) run never replaces the full run that docs/performance.md is written from.
+  const latest = params.quick ? 'latest-quick.json' : 'latest.json';
+  writeFileSync(join(dir, `${startedAt.toISOString().replace(/[:.]/g, '-')}${params.quick ? '-quick' : ''}.json`), text);
+  writeFileSync(join(dir, latest), text);
+  if (args.has('--json')) process.stdout.write(text);
+  else log(`results: ${join(dir, latest)} (${doc.seconds} s)`);
+  if (missing.length) log(`no B1 numbers from: ${missing.join(', ')}`);
+  return failures.length || missing.length ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+
+/** Median and 95th percentile of a sample, in the sample's unit. */
+export interface Summary {
+  median: number;
+  p95: number;
+  runs: number;
+}
+
+/** The value at quantile `q` (nearest rank) of `values`. */
+export function quantile(values: number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+/** Median and p95 of `values`, rounded to 3 decimals. */
+export function summarize(values: number[]): Summary {
+  return { median: round(quantile(values, 0.5)), p95: round(quantile(values, 0.95)), runs: values.length };
+}
+
+/** `x` rounded to `digits` decimals. */
+export function round(x: number, digits = 3): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+/** Milliseconds since an arbitrary origin, with sub-millisecond resolution. */
+export function nowMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+/** How long `fn` takes, in milliseconds. */
+export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const start = nowMs();
+  const value = await fn();
+  return { ms: nowMs() - start, value };
+}
+
+/** Samples this process's RSS every `everyMs` until stopped; returns the peak in MiB. */
+export function rssSampler(everyMs = 50): { stop(): number } {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, everyMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return mib(Math.max(peak, process.memoryUsage().rss));
+    },
+  };
+}
+
+/** Polls `check` every `everyMs` until it holds. */
+export async function until(check: () => Promise<boolean> | boolean, everyMs = 10): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, everyMs));
+}
+
+/** Bytes as MiB, one decimal. */
+export function mib(bytes: number): number {
+  return round(bytes / 1024 / 1024, 1);
+}
+
+/** CPU seconds (user + system) a process has used so far, from `/proc/<pid>/stat`. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may contain spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return (utime + stime) / 100;
+}
