@@ -51,12 +51,15 @@ export const createRoadmapActivities = (_deps: ActivityDeps) => ({
     const dirty = (await git.raw(['status', '--porcelain', '--untracked-files=no'])).trim();
     if (dirty) return { status: 'blocked', reason: `the repository's checkout has uncommitted changes:\n${dirty}` };
 
-    try {
-      await git.raw(['-c', 'user.name=dex', '-c', 'user.email=dex@localhost', 'merge', '--no-ff', '--no-commit', input.branch]);
-    } catch {
-      const files = (await git.raw(['diff', '--name-only', '--diff-filter=U'])).split('\n').filter(Boolean);
+    // git exits 1 on a conflict, which simple-git does not always raise: ask git what is unmerged.
+    const merge = await git
+      .raw(['-c', 'user.name=dex', '-c', 'user.email=dex@localhost', 'merge', '--no-ff', '--no-commit', input.branch])
+      .then(() => undefined, (err: unknown) => err);
+    const unmerged = (await git.raw(['diff', '--name-only', '--diff-filter=U'])).split('\n').filter(Boolean);
+    if (unmerged.length || merge) {
       await git.raw(['merge', '--abort']).catch(() => undefined);
-      return { status: 'conflict', files };
+      if (!unmerged.length) throw merge;
+      return { status: 'conflict', files: unmerged };
     }
     const roadmapPath = join(input.repoPath, input.roadmapFile);
     await writeFile(roadmapPath, tickTask(await readFile(roadmapPath, 'utf8'), input.taskId));

@@ -52,13 +52,18 @@ const REJECT = [
 /** Runs whose histories the replay test keeps (DEX_RECORD_HISTORIES=1 writes them to test/histories/). */
 const recorded: Record<string, string> = {};
 
+const CONFLICT = [
+  ...write('C1', 'src/shared.js', 'module.exports = 1;\n'),
+  ...write('C2', 'src/shared.js', 'module.exports = 2;\n'),
+];
+
 let env: TestWorkflowEnvironment;
 let fake: FakeAnthropic;
 let worker: TestWorker;
 
 beforeAll(async () => {
   env = await startDevServer();
-  fake = await startFakeAnthropic({ cassette: [...Object.values(FIVE).flat(), ...RETRY, ...BUDGET, ...REJECT] });
+  fake = await startFakeAnthropic({ cassette: [...Object.values(FIVE).flat(), ...RETRY, ...BUDGET, ...REJECT, ...CONFLICT] });
   worker = await startTestWorker(env, { anthropicUrl: fake.url, queue: 'dex-it-roadmap' });
 });
 
@@ -159,6 +164,24 @@ describe('roadmapWorkflow on a real dev server', () => {
     expect(byId.J4).toMatchObject({ state: 'skipped', blockedBy: 'J1' });
     expect(byId.J3.state).toBe('completed');
     expect(checkoutFile(repo, 'ROADMAP.md')).toContain('- [x] J3: Add sub');
+  });
+
+  it('waits at the merge gate when a branch does not merge cleanly; reject fails that task, the base stays clean', async () => {
+    const repo = roadmapRepo('- [ ] C1: Write shared one\n- [ ] C2: Write shared two\n', 'verify: ["node --test"]\nmaxParallel: 2\n');
+    const { handle } = await startRoadmap(env, worker, repo);
+    const waiting = await waitFor(handle, (s) => s.waitingFor?.gate === 'merge');
+    // Whichever finished second cannot land on top of the first.
+    const second = waiting.waitingFor!.taskId!;
+    const first = second === 'C1' ? 'C2' : 'C1';
+    expect(waiting.waitingFor!.reason).toContain('merge conflict in src/shared.js');
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: repo, encoding: 'utf8' })).toBe('');
+
+    await handle.signal('reject', { reason: 'resolve it by hand later' });
+    const result = (await failure(handle)).details?.[0] as RoadmapResult;
+    expect(Object.fromEntries(result.tasks.map((t) => [t.id, t.state]))).toEqual({ [first]: 'completed', [second]: 'failed' });
+    expect(checkoutFile(repo, 'src/shared.js')).toBe(`module.exports = ${first.slice(1)};\n`);
+    expect(checkoutFile(repo, 'ROADMAP.md')).toContain(`- [x] ${first}`);
+    expect(checkoutFile(repo, 'ROADMAP.md')).toContain(`- [ ] ${second}`);
   });
 });
 

@@ -11,12 +11,16 @@ export async function notifyParent(taskId: string, progress: TaskProgress, phase
   const parent = workflowInfo().parent;
   if (!parent) return;
   const s = progress.status();
-  await getExternalWorkflowHandle(parent.workflowId, parent.runId).signal(taskUpdateSignal, {
-    taskId,
-    state: s.state,
-    waitingFor: s.waitingFor,
-    phase: phase ?? s.current.phase,
-    tokens: s.tokens,
-    costUsd: s.costUsd,
-  });
+  try {
+    await getExternalWorkflowHandle(parent.workflowId, parent.runId).signal(taskUpdateSignal, {
+      taskId,
+      state: s.state,
+      waitingFor: s.waitingFor,
+      phase: phase ?? s.current.phase,
+      tokens: s.tokens,
+      costUsd: s.costUsd,
+    });
+  } catch {
+    // The parent has closed (or continued as new): an update it cannot take changes nothing for the task.
+  }
 }
