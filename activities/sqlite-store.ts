@@ -168,14 +168,14 @@ export class Store {
   /** The accounting of the model call `callKey`, if it was recorded. */
   getModelCall(callKey: string): ModelCallRecord | undefined {
     const row = this.db.prepare('SELECT * FROM model_calls WHERE call_key = ?').get(callKey) as Record<string, unknown> | undefined;
-    return row && modelCallFromRow(row);
+    return row && fromRow<ModelCallRecord>(row);
   }
 
   listModelCalls(workflowId: string): ModelCallRecord[] {
     const rows = this.db
       .prepare('SELECT * FROM model_calls WHERE workflow_id = ? ORDER BY created_at, call_key')
       .all(workflowId) as Record<string, unknown>[];
-    return rows.map(modelCallFromRow);
+    return rows.map((r) => fromRow<ModelCallRecord>(r));
   }
 
   recordPhase(r: PhaseRecord): void {
@@ -191,22 +191,7 @@ export class Store {
     const rows = this.db
       .prepare('SELECT * FROM phase_records WHERE workflow_id = ? ORDER BY created_at, key')
       .all(workflowId) as Record<string, unknown>[];
-    return rows.map((r) => ({
-      key: r.key as string,
-      workflowId: r.workflow_id as string,
-      taskId: r.task_id as string,
-      phase: r.phase as string,
-      state: r.state as string,
-      turns: r.turns as number,
-      input: r.input as number,
-      output: r.output as number,
-      cacheRead: r.cache_read as number,
-      cacheWrite: r.cache_write as number,
-      costUsd: r.cost_usd as number,
-      durationMs: r.duration_ms as number,
-      model: r.model as string,
-      commitSha: (r.commit_sha as string | null) ?? null,
-    }));
+    return rows.map((r) => fromRow<PhaseRecord>(r));
   }
 
   /**
@@ -242,19 +227,14 @@ export class Store {
   }
 }
 
-function modelCallFromRow(r: Record<string, unknown>): ModelCallRecord {
-  return {
-    callKey: r.call_key as string,
-    workflowId: r.workflow_id as string,
-    taskId: r.task_id as string,
-    phase: r.phase as string,
-    model: r.model as string,
-    input: r.input as number,
-    output: r.output as number,
-    cacheRead: r.cache_read as number,
-    cacheWrite: r.cache_write as number,
-    costUsd: r.cost_usd as number,
-    durationMs: r.duration_ms as number,
-    stopReason: (r.stop_reason as string | null) ?? null,
-  };
+/**
+ * A row as the record type it was written from: snake_case columns become camelCase fields;
+ * `created_at`, which the database adds, is left out.
+ */
+function fromRow<T>(row: Record<string, unknown>): T {
+  const record: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (column !== 'created_at') record[column.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase())] = value;
+  }
+  return record as T;
 }

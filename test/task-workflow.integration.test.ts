@@ -110,6 +110,11 @@ describe('taskWorkflow on a real dev server', () => {
     expect(first.stream).toBe(true);
     expect(JSON.stringify(first.system)).toContain('"cache_control"');
     expect(JSON.stringify((first.tools as unknown[]).at(-1))).toContain('"cache_control"');
+    // The phase record in the store: its tokens, cost, duration, model and commit.
+    const [phase] = worker.deps.store.listPhases(handle.workflowId);
+    expect(phase).toMatchObject({ phase: 'implement', state: 'verified', turns: 3, model: TEST_MODEL, commitSha: result.commit, ...expected });
+    expect(phase.costUsd).toBeCloseTo(result.costUsd, 10);
+    expect(phase.durationMs).toBeGreaterThan(0);
     // The transcript lives in the store: history holds no tool inputs or file contents.
     const history = JSON.stringify(await handle.fetchHistory());
     expect(history).not.toContain('return a + b;');
