@@ -3,6 +3,7 @@ import { emptyTargetResult } from '../core/layer-run';
 import type { LayerNode, LayerTargetInput, LayerTargetResult, LlmCallParams, ParseMode, TargetContext } from '../core/layer-types';
 import { addUsage } from '../core/usage';
 import { layerActivities } from './layer-proxies';
+import { innermostMessage } from '../core/failure-message';
 
 /** The follow-up of a `repair` store: one more model call asking for the insight as JSON. */
 const REPAIR_PROMPT =
@@ -158,9 +159,3 @@ function round(n: number): number {
   return Math.round(n * 1000) / 1000;
 }
 
-/** The innermost message of a failure chain: what actually went wrong. */
-function innermostMessage(err: unknown): string {
-  let cur: unknown = err;
-  while (cur instanceof Error && (cur as { cause?: unknown }).cause instanceof Error) cur = (cur as { cause?: unknown }).cause;
-  return cur instanceof Error ? cur.message : String(err);
-}

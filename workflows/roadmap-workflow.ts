@@ -100,14 +100,15 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   let endedThisRun = 0;
 
   const start = async (task: RoadmapTask): Promise<void> => {
+    const args = childInput(task);
     const handle = await startChild<typeof taskWorkflow>('taskWorkflow', {
       workflowId: childId(task.id),
-      args: [childInput(task)],
+      args: [args],
       taskQueue: info.taskQueue,
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
     });
     board.update(task.id, { state: 'running', workflowId: handle.workflowId });
-    recent.add(`${task.id} started (${childInput(task).phases!.join(', ')})`);
+    recent.add(`${task.id} started (${args.phases!.join(', ')})`);
     handle.result().then(
       (result) => ended.push({ id: task.id, result }),
       (err: unknown) => {

@@ -11,6 +11,7 @@ import { VALUE_LIMIT_CHARS, type ActionOutcome, type SheetInput, type StatementA
 import type { TaskResult } from '../core/types';
 import { llmPolicy, toolPolicy } from './policies';
 import { taskWorkflow } from './task-workflow';
+import { innermostMessage } from '../core/failure-message';
 
 /** The activities of sheet statements on the host that holds the sheet's folder and store. */
 function sheetActivities(hostQueue: string) {
@@ -20,12 +21,6 @@ function sheetActivities(hostQueue: string) {
   return { runSheetCommand, answerPrompt };
 }
 
-/** The innermost message of a failure chain: what actually went wrong. */
-function innermost(err: unknown): string {
-  let cur: unknown = err;
-  while (cur instanceof Error && (cur as { cause?: unknown }).cause instanceof Error) cur = (cur as { cause?: unknown }).cause;
-  return cur instanceof Error ? cur.message : String(err);
-}
 
 /**
  * Runs one action (references already substituted) of statement `statementId`; `step` is `do` or
@@ -66,9 +61,9 @@ export async function runAction(input: SheetInput, statementId: string, step: 'd
     if (err instanceof ChildWorkflowFailure) {
       const cause = err.cause;
       const task = cause instanceof ApplicationFailure ? (cause.details?.[0] as TaskResult | undefined) : undefined;
-      return { error: { code: 'task_failed', message: innermost(err) }, tokens: task?.tokens, costUsd: task?.costUsd };
+      return { error: { code: 'task_failed', message: innermostMessage(err) }, tokens: task?.tokens, costUsd: task?.costUsd };
     }
     const code = action.run === 'llm' ? 'model_error' : 'activity_failed';
-    return { error: { code, message: innermost(err) } };
+    return { error: { code, message: innermostMessage(err) } };
   }
 }

@@ -16,6 +16,7 @@ import { attemptPhase } from './phase-attempt';
 import { retryDelayMs, retryTarget } from './phase-retry';
 import { RunControl } from './run-control';
 import { TaskProgress } from './task-progress';
+import { innermostMessage } from '../core/failure-message';
 
 /**
  * One task on one repository: a branch and worktree of its own, its phases in order (by
@@ -126,7 +127,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
       throw err;
     }
     if (err instanceof ApplicationFailure && (err.type === 'TaskFailed' || err.type === 'TaskRejected')) throw err;
-    const message = describeFailure(err);
+    const message = innermostMessage(err);
     const result = await finish('failed', { error: message });
     throw ApplicationFailure.create({ message, type: 'TaskFailed', nonRetryable: true, details: [result] });
   }
@@ -138,9 +139,3 @@ function describeForRetry(phase: string, outcome: Exclude<PhaseOutcome, { kind: 
   return [`The ${phase} phase failed: ${outcome.error}`, outcome.output ? `Its output:\n${outcome.output}` : ''].filter(Boolean).join('\n');
 }
 
-/** The innermost message of a failure chain: what actually went wrong. */
-function describeFailure(err: unknown): string {
-  let cur: unknown = err;
-  while (cur instanceof Error && (cur as { cause?: unknown }).cause instanceof Error) cur = (cur as { cause?: unknown }).cause;
-  return cur instanceof Error ? cur.message : String(err);
-}
