@@ -11,9 +11,10 @@ RUN npm ci --omit=dev && npm cache clean --force
 
 FROM node:20-bookworm-slim
 # git: worktrees and checkpoint commits. The repositories volume may belong to another uid,
-# and git refuses such checkouts unless they are marked safe.
+# and git refuses such checkouts unless they are marked safe. bubblewrap: the sandbox of the
+# agent's commands (docs/security.md); util-linux brings prlimit for its resource limits.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends git ca-certificates \
+ && apt-get install -y --no-install-recommends git ca-certificates bubblewrap util-linux \
  && rm -rf /var/lib/apt/lists/* \
  && git config --system --add safe.directory '*'
 WORKDIR /app

@@ -1,10 +1,12 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { simpleGit, type SimpleGit } from 'simple-git';
+import type { SimpleGit } from 'simple-git';
+import { matchesAnyGlob } from '../core/path-glob';
 import type { Worktree } from '../core/types';
 import type { ActivityDeps } from './deps';
+import { dexGit } from './dex-git';
 
 /** The commit trailer that marks a checkpoint with its idempotency key. */
 export const CHECKPOINT_TRAILER = 'Dex-Checkpoint';
@@ -36,7 +38,7 @@ async function tryGit(git: SimpleGit, args: string[]): Promise<string | undefine
 /** The repository at `repoPath` and its HEAD commit; non-retryable `InvalidRepository` if there is none. */
 async function openRepository(repoPath: string): Promise<{ git: SimpleGit; head: string }> {
   if (!existsSync(repoPath) || !statSync(repoPath).isDirectory()) throw invalidRepository(repoPath, 'no such folder');
-  const git = simpleGit(repoPath);
+  const git = dexGit(repoPath);
   if ((await tryGit(git, ['rev-parse', '--git-dir'])) === undefined) throw invalidRepository(repoPath, 'not a git repository');
   const head = await tryGit(git, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
   if (!head) throw invalidRepository(repoPath, 'the repository has no commit yet');
@@ -68,13 +70,52 @@ function canonical(path: string): string {
   return existsSync(path) ? realpathSync(path) : resolve(path);
 }
 
-/** Git in the worktree, with dex as committer when the repository names none, and no signing prompts or hooks. */
+/** Git in the worktree, with dex as committer when the repository names none (dex-git turns off signing and hooks). */
 async function worktreeGit(worktreePath: string): Promise<SimpleGit> {
-  const probe = simpleGit(worktreePath);
-  const config = ['commit.gpgsign=false'];
+  const probe = dexGit(worktreePath);
+  const config: string[] = [];
   if (!(await tryGit(probe, ['config', '--get', 'user.name']))) config.push(`user.name=${DEX_COMMITTER.name}`);
   if (!(await tryGit(probe, ['config', '--get', 'user.email']))) config.push(`user.email=${DEX_COMMITTER.email}`);
-  return simpleGit({ baseDir: worktreePath, config });
+  return dexGit(worktreePath, config);
+}
+
+/**
+ * The paths (relative, sorted) of every `.git` entry below `root` in any letter case, other than
+ * the root's own `.git`. Symbolic links are listed, never followed, and no `.git` is entered.
+ */
+async function nestedGitEntries(root: string): Promise<string[]> {
+  const found: string[] = [];
+  let level = [''];
+  while (level.length) {
+    const next: string[] = [];
+    // A level's folders are read a batch at a time: concurrent enough to be quick on a big tree.
+    for (let start = 0; start < level.length; start += 64) {
+      await Promise.all(
+        level.slice(start, start + 64).map(async (folder) => {
+          // A folder that cannot be read is one git cannot see into either, so it cannot commit from there.
+          const entries = await readdir(join(root, folder), { withFileTypes: true }).catch(() => []);
+          for (const entry of entries) {
+            const path = folder ? `${folder}/${entry.name}` : entry.name;
+            if (entry.name.toLowerCase() === '.git') {
+              if (path !== '.git') found.push(path);
+            } else if (entry.isDirectory()) next.push(path);
+          }
+        }),
+      );
+    }
+    level = next;
+  }
+  return found.sort();
+}
+
+/**
+ * The paths whose content `git add -A` would change against HEAD: tracked changes, staged or not
+ * (a rename as its deletion and its addition), and untracked files that are not ignored.
+ */
+async function changedPaths(git: SimpleGit): Promise<string[]> {
+  const tracked = await git.raw(['diff', 'HEAD', '--name-only', '--no-renames', '--no-ext-diff', '--no-textconv', '-z']);
+  const untracked = await git.raw(['ls-files', '--others', '--exclude-standard', '-z']);
+  return [...new Set(`${tracked}\0${untracked}`.split('\0').filter(Boolean))].sort();
 }
 
 /** The newest commit in `range` whose message carries the trailer `Dex-Checkpoint: <key>`. */
@@ -130,8 +171,17 @@ export const createCheckpointActivities = (deps: ActivityDeps) => ({
   /**
    * Commits everything in the worktree (even nothing) with the trailer `Dex-Checkpoint: <key>`,
    * unless a commit since the base already carries it; then returns that one with `created: false`.
+   * Refuses (non-retryable `NestedGitRepository`) a worktree holding a git repository of its own.
+   * When the changes touch a path matching `protectedPaths` and `allowProtected` is not set, it
+   * commits nothing and returns `{ sha: '', created: false, protectedChanges }`.
    */
-  async commitCheckpoint(input: { worktreePath: string; message: string; key: string }): Promise<{ sha: string; created: boolean }> {
+  async commitCheckpoint(input: {
+    worktreePath: string;
+    message: string;
+    key: string;
+    protectedPaths?: string[];
+    allowProtected?: boolean;
+  }): Promise<{ sha: string; created: boolean; protectedChanges?: string[] }> {
     if (!input.key || /[\r\n]/.test(input.key)) {
       throw nonRetryable('InvalidCheckpointKey', 'checkpoint key must be one non-empty line');
     }
@@ -140,6 +190,21 @@ export const createCheckpointActivities = (deps: ActivityDeps) => ({
     const found = await findCheckpoint(git, base ? `${base}..HEAD` : 'HEAD', input.key);
     if (found) return { sha: found, created: false };
 
+    // `add -A` would record a nested repository as a gitlink, and a later checkout of it could
+    // bring its config (fsmonitor, hooks, filters) along: dex commits none.
+    const nested = await nestedGitEntries(input.worktreePath);
+    if (nested.length) {
+      throw nonRetryable(
+        'NestedGitRepository',
+        `the worktree holds a nested git repository at ${nested.join(', ')}; dex does not commit nested repositories`,
+      );
+    }
+    const protectedPaths = input.protectedPaths ?? [];
+    if (protectedPaths.length && !input.allowProtected) {
+      const protectedChanges = (await changedPaths(git)).filter((path) => matchesAnyGlob(path, protectedPaths));
+      if (protectedChanges.length) return { sha: '', created: false, protectedChanges };
+    }
+
     await git.raw(['add', '-A']);
     await git.raw(['commit', '--allow-empty', '--no-verify', '-m', input.message, '-m', `${CHECKPOINT_TRAILER}: ${input.key}`]);
     return { sha: (await git.raw(['rev-parse', 'HEAD'])).trim(), created: true };
@@ -147,14 +212,15 @@ export const createCheckpointActivities = (deps: ActivityDeps) => ({
 
   /** Resets the worktree to `sha` and deletes untracked files, leaving `git status` clean. */
   async rollbackWorktree(input: { worktreePath: string; sha: string }): Promise<void> {
-    const git = simpleGit(input.worktreePath);
+    const git = dexGit(input.worktreePath);
     await git.raw(['reset', '--hard', input.sha]);
-    await git.raw(['clean', '-fd']);
+    // The second -f removes untracked nested repositories too, which `-fd` leaves in place.
+    await git.raw(['clean', '-ffd']);
   },
 
   /** Removes the worktree (keeping its branch); a worktree that is already gone is fine. */
   async removeWorktree(input: { repoPath: string; worktreePath: string }): Promise<void> {
-    const git = simpleGit(input.repoPath);
+    const git = dexGit(input.repoPath);
     if ((await worktreeBranch(git, input.worktreePath)) !== undefined && existsSync(input.worktreePath)) {
       await git.raw(['worktree', 'remove', '--force', input.worktreePath]);
     }

@@ -1,8 +1,9 @@
-import { readFile, stat } from 'node:fs/promises';
 import { PHASE_INSTRUCTIONS } from '../core/phases';
 import { IMPLEMENT_PROMPT, renderPrompt } from '../core/prompt-template';
 import type { ActivityDeps } from './deps';
+import { READ_FILE_LIMIT_BYTES } from './agent-tools';
 import { formatFileList, listFiles } from './file-tree';
+import { readWorktreeFile } from './worktree-files';
 import { resolveInWorktree } from './worktree-paths';
 
 /** Lines of the file tree shown in the first prompt. @default 500 */
@@ -53,9 +54,8 @@ async function readNamedFiles(root: string, candidates: string[]): Promise<{ pat
     if (budget <= 0) break;
     let bytes: Buffer;
     try {
-      const abs = resolveInWorktree(root, path);
-      if (!(await stat(abs)).isFile()) continue;
-      bytes = await readFile(abs);
+      // Opened once and checked as opened, as the agent's read_file does: no link, FIFO or device gets in.
+      bytes = await readWorktreeFile(root, path, READ_FILE_LIMIT_BYTES);
     } catch {
       continue; // not a file of the worktree: just a word that looked like one
     }

@@ -1,28 +1,84 @@
-import { readdir } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { type FileHandle, readdir } from 'node:fs/promises';
+import { relative, sep } from 'node:path';
+import { inFolder, onWorktreePath, openSubfolder, openWorktreeFolder } from './worktree-files';
+import { isGitName, worktreePathParts } from './worktree-paths';
 
-/** Folder names never listed: git internals and installed dependencies. */
+/** Folder names never listed: git internals (in any letter case) and installed dependencies. */
 export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
 
 /**
- * The files below `dir` (absolute, inside `root`) as sorted paths relative to `root`, with `/`
- * separators. Skips {@link SKIPPED_FOLDERS}; symbolic links are listed, never followed.
+ * How many levels below the folder listed a listing walks; a folder deeper down is listed as
+ * `path/` alone. Each level holds an open fd, and a command can nest folders thousands deep.
+ * @default 64
+ */
+export const LIST_DEPTH_LIMIT = 64;
+
+/** Not found while listing: it was removed after readdir saw it. */
+const isGone = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT';
+
+/**
+ * Adds the files in the open folder `dir` (at `prefix` from the root) to `found`, walking
+ * subfolders by fd, each opened with O_NOFOLLOW relative to its parent: links are listed, never followed.
+ */
+async function walk(dir: FileHandle, prefix: string, depth: number, found: string[]): Promise<void> {
+  const entries = await readdir(inFolder(dir), { withFileTypes: true });
+  for (const entry of entries) {
+    if (isGitName(entry.name)) continue;
+    const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    if (!entry.isDirectory()) {
+      found.push(path);
+      continue;
+    }
+    if (SKIPPED_FOLDERS.has(entry.name)) continue;
+    if (depth >= LIST_DEPTH_LIMIT) {
+      found.push(`${path}/`);
+      continue;
+    }
+    let sub: FileHandle;
+    try {
+      sub = await openSubfolder(dir, entry.name);
+    } catch (err) {
+      if (isGone(err)) continue;
+      // ENOTDIR: swapped for a link or a file since readdir; listed, not followed.
+      if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') found.push(path);
+      else throw err;
+      continue;
+    }
+    try {
+      await walk(sub, path, depth + 1, found);
+    } finally {
+      await sub.close();
+    }
+  }
+}
+
+/**
+ * The files at or below `path` (relative to the worktree at `root`) as sorted paths relative
+ * to the root, with `/` separators; a path naming a file gives that file alone. Skips
+ * {@link SKIPPED_FOLDERS}; symbolic links are listed, never followed, and refused as `path` or a
+ * part of it. Throws {@link ToolInputError}s about `path`.
+ */
+export async function listWorktreeFiles(root: string, path: string): Promise<string[]> {
+  const prefix = worktreePathParts(path).join('/');
+  const dir = await openWorktreeFolder(root, path);
+  if (dir === undefined) return [prefix];
+  return onWorktreePath(path, async () => {
+    const found: string[] = [];
+    try {
+      await walk(dir, prefix, 0, found);
+    } finally {
+      await dir.close();
+    }
+    return found.sort();
+  });
+}
+
+/**
+ * The files below `dir` (absolute, inside `root`) as {@link listWorktreeFiles} lists them:
+ * for callers holding host paths.
  */
 export async function listFiles(root: string, dir: string): Promise<string[]> {
-  const found: string[] = [];
-  const walk = async (current: string): Promise<void> => {
-    const entries = await readdir(current, { withFileTypes: true });
-    for (const entry of entries) {
-      const full = join(current, entry.name);
-      if (entry.isDirectory()) {
-        if (!SKIPPED_FOLDERS.has(entry.name)) await walk(full);
-      } else if (entry.name !== '.git') {
-        found.push(relative(root, full).split(sep).join('/'));
-      }
-    }
-  };
-  await walk(dir);
-  return found.sort();
+  return listWorktreeFiles(root, relative(root, dir).split(sep).join('/'));
 }
 
 /** `paths` one a line, cut after `cap` lines with a note saying how many were left out. */

@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ToolCallInput, ToolCallResult } from '../core/types';
 import { executeAgentTool } from './agent-tools';
 import type { ActivityDeps } from './deps';
+import { assertSandboxAvailable } from './sandbox/sandbox-availability';
 import { assertWorktreeExists } from './worktree-paths';
 import { worktreeFingerprint } from './worktree-fingerprint';
 
@@ -60,10 +61,15 @@ export const createToolActivities = (deps: ActivityDeps) => ({
     }
 
     assertWorktreeExists(input.worktreePath);
+    assertSandboxAvailable(input.sandbox);
     const ctx = Context.current();
-    const outcome = await executeAgentTool(use.name, use.input, input.worktreePath, input.limits, ctx.cancellationSignal, () =>
-      ctx.heartbeat(),
-    );
+    const outcome = await executeAgentTool(use.name, use.input, {
+      root: input.worktreePath,
+      limits: input.limits,
+      sandbox: input.sandbox,
+      signal: ctx.cancellationSignal,
+      onProgress: () => ctx.heartbeat(),
+    });
     const stored = { name: use.name, ...outcome };
     store.putToolResult(input.transcriptId, input.toolUseId, stored);
     return withFingerprint(toResult(stored), input.worktreePath);

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { HIDDEN_ENV } from '../core/sandbox-policy';
 
 /** How often a running command reports progress when not told otherwise. @default 2000 */
 export const PROGRESS_INTERVAL_MS = 2000;
@@ -56,11 +57,9 @@ class OutputTail {
   }
 }
 
-/** Environment variables a command does not see: the model's credentials must not reach the model. */
-export const HIDDEN_ENV = /^(ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN)$/;
 
 /** The worker's environment without {@link HIDDEN_ENV}. */
-function commandEnv(): NodeJS.ProcessEnv {
+export function commandEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !HIDDEN_ENV.test(name)));
 }
 
@@ -73,20 +72,32 @@ function killGroup(pid: number): void {
   }
 }
 
+/** How long the output pipes may stay open after the command exited before they are cut. @default 1000 */
+const PIPE_GRACE_MS = 1000;
+
+/** A process to start: its argv, working folder and complete environment. */
+export interface ProcessSpec {
+  argv: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
 /**
- * Runs `command` with `/bin/sh -c` in `cwd`, in a process group of its own, so that a timeout
- * or an abort kills everything it started.
+ * Runs `spec` in a process group of its own, so that a timeout or an abort kills everything it
+ * started. The timeout bounds wall time: once the process exited, pipes that something else
+ * still holds are cut after a short grace.
  */
-export function runShellCommand(command: string, cwd: string, opts: ShellCommandOptions): Promise<ShellCommandResult> {
+export function runProcess(spec: ProcessSpec, opts: ShellCommandOptions): Promise<ShellCommandResult> {
   const { signal } = opts;
   if (signal?.aborted) return Promise.reject(signal.reason);
   const started = Date.now();
   return new Promise((resolvePromise, reject) => {
     const tail = new OutputTail(opts.outputLimitBytes);
     let timedOut = false;
-    const child = spawn('/bin/sh', ['-c', command], {
-      cwd,
-      env: commandEnv(),
+    let settled = false;
+    const child = spawn(spec.argv[0], spec.argv.slice(1), {
+      cwd: spec.cwd,
+      env: spec.env,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -104,36 +115,51 @@ export function runShellCommand(command: string, cwd: string, opts: ShellCommand
     const ticker = opts.onProgress && setInterval(opts.onProgress, opts.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
     const onAbort = (): void => kill();
     signal?.addEventListener('abort', onAbort, { once: true });
+    let graceTimer: NodeJS.Timeout | undefined;
 
-    const finish = (): void => {
+    const settle = (code: number | null, killedBy: NodeJS.Signals | null): void => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
+      clearTimeout(graceTimer);
       if (ticker) clearInterval(ticker);
       signal?.removeEventListener('abort', onAbort);
-    };
-    // Background processes the command left behind would hold the pipes open and keep
-    // 'close' from firing; the command is over, so they go too.
-    child.on('exit', kill);
-    child.on('error', (err) => {
-      finish();
-      reject(err);
-    });
-    child.on('close', (code, killedBy) => {
-      finish();
       if (signal?.aborted) {
         reject(signal.reason);
         return;
       }
       const { text, omittedBytes } = tail.snapshot();
-      resolvePromise({
-        exitCode: code,
-        killedBy,
-        timedOut,
-        output: text,
-        omittedBytes,
-        durationMs: Date.now() - started,
-      });
+      resolvePromise({ exitCode: code, killedBy, timedOut, output: text, omittedBytes, durationMs: Date.now() - started });
+    };
+    // Background processes the command left behind would hold the pipes open and keep
+    // 'close' from firing; the command is over, so they go too, and the pipes are cut
+    // if something outside the group still holds them.
+    child.on('exit', (code, killedBy) => {
+      kill();
+      graceTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        settle(code, killedBy);
+      }, PIPE_GRACE_MS);
     });
+    child.on('error', (err) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (ticker) clearInterval(ticker);
+      signal?.removeEventListener('abort', onAbort);
+      reject(err);
+    });
+    child.on('close', (code, killedBy) => settle(code, killedBy));
   });
+}
+
+/**
+ * Runs `command` with `/bin/sh -c` in `cwd`, unconfined but without the model's credentials
+ * (for commands a person wrote, such as a sheet's statements).
+ */
+export function runShellCommand(command: string, cwd: string, opts: ShellCommandOptions): Promise<ShellCommandResult> {
+  return runProcess({ argv: ['/bin/sh', '-c', command], cwd, env: commandEnv() }, opts);
 }
 
 /** The kept output, led by a line saying how many earlier bytes were dropped, if any were. */

@@ -2,7 +2,10 @@ import { Context } from '@temporalio/activity';
 import type { VerifyResult } from '../core/types';
 import type { ActivityDeps } from './deps';
 import { assertWorktreeExists } from './worktree-paths';
-import { outputTail, progressIntervalFor, runShellCommand, type ShellCommandResult } from './shell-command';
+import type { SandboxPolicy } from '../core/sandbox-policy';
+import { runAgentCommand } from './sandbox/run-agent-command';
+import { assertSandboxAvailable } from './sandbox/sandbox-availability';
+import { outputTail, progressIntervalFor, type ShellCommandResult } from './shell-command';
 
 /** Bytes of each command's output kept in the report. @default 65536 */
 export const VERIFY_OUTPUT_LIMIT_BYTES = 64 * 1024;
@@ -19,6 +22,8 @@ export interface VerifyInput {
   timeoutMs: number;
   /** Id under which the full report is stored (kind `verify`). */
   artifactId: string;
+  /** How the commands are confined (the agent can edit them, e.g. through package.json). @default the default sandbox */
+  sandbox?: SandboxPolicy;
 }
 
 /** The last {@link VERIFY_TAIL} lines and characters of `output`. */
@@ -58,10 +63,11 @@ export const createVerifyActivities = (deps: ActivityDeps) => ({
     if (earlier) return JSON.parse(earlier.content) as VerifyResult;
 
     assertWorktreeExists(input.worktreePath);
+    assertSandboxAvailable(input.sandbox);
     const ctx = Context.current();
     const runs: { command: string; run: ShellCommandResult }[] = [];
     for (const command of input.commands) {
-      const run = await runShellCommand(command, input.worktreePath, {
+      const run = await runAgentCommand(command, input.worktreePath, input.sandbox, {
         timeoutMs: input.timeoutMs,
         outputLimitBytes: VERIFY_OUTPUT_LIMIT_BYTES,
         signal: ctx.cancellationSignal,

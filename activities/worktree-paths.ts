@@ -1,73 +1,66 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { existsSync, lstatSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { join } from 'node:path';
 
 /** A tool input the agent got wrong; its message is shown to the model as the tool result. */
 export class ToolInputError extends Error {
   override name = 'ToolInputError';
 }
 
-/** True when `rel` (relative to a root) names the root itself or something below it. */
-function staysInside(rel: string): boolean {
-  return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+/** True when `name` is git's folder or file (`.git`) in any letter case: case-insensitive file systems see `.GIT` as `.git`. */
+export function isGitName(name: string): boolean {
+  return name.toLowerCase() === '.git';
 }
 
-/** True when `rel` (relative to a root) is the root's `.git` or something below it. */
-function isGitInternals(rel: string): boolean {
-  return rel.split(sep)[0].toLowerCase() === '.git';
-}
-
-/** The deepest path of `target`'s ancestors (itself included) that exists, by lstat. */
-function deepestExisting(target: string): string {
-  let current = target;
-  for (;;) {
-    try {
-      lstatSync(current);
-      return current;
-    } catch {
-      const parent = dirname(current);
-      if (parent === current) return current;
-      current = parent;
-    }
-  }
+/** The message for a path that goes through the symbolic link `part` (a prefix of `path`). */
+export function symlinkRefusal(path: string, part: string): string {
+  const where = part === path ? JSON.stringify(path) : `${JSON.stringify(part)} in ${JSON.stringify(path)}`;
+  return `${where} is a symbolic link; the file tools do not follow links, use run_command`;
 }
 
 /**
- * Resolves `relPath` inside the worktree at `root` and returns the absolute (real) path.
- * Refuses absolute paths, paths that leave the root, symlinks that lead out of it, and the
- * root's `.git`, by throwing a {@link ToolInputError}.
+ * The components of `relPath`, a path relative to a worktree root, with `.` and `..` worked out
+ * by name (`[]` is the root). Refuses NUL bytes, absolute paths, paths that climb out of the root
+ * and a `.git` component at any depth in any letter case, by throwing a {@link ToolInputError}.
+ */
+export function worktreePathParts(relPath: string): string[] {
+  const quoted = JSON.stringify(relPath);
+  if (relPath.includes('\0')) throw new ToolInputError(`path ${quoted} contains a NUL byte`);
+  if (relPath.startsWith('/')) {
+    throw new ToolInputError(`path ${quoted} is absolute; give a path relative to the worktree root`);
+  }
+  const raw = relPath.split('/');
+  // Checked before `..` is worked out, so `.git/../x` is refused too: no reason to name .git at all.
+  if (raw.some(isGitName)) throw new ToolInputError(`path ${quoted} is inside .git; git internals are off limits`);
+  const parts: string[] = [];
+  for (const part of raw) {
+    if (part === '' || part === '.') continue;
+    if (part !== '..') parts.push(part);
+    else if (parts.pop() === undefined) throw new ToolInputError(`path ${quoted} is outside the worktree`);
+  }
+  return parts;
+}
+
+/**
+ * Resolves `relPath` inside the worktree at `root` by name and returns the absolute path.
+ * Refuses what {@link worktreePathParts} refuses and a symbolic link as any existing component,
+ * by throwing a {@link ToolInputError}. Checks names, so a concurrent command can still swap a
+ * component afterwards: the agent's file tools open through `worktree-files.ts` instead.
  */
 export function resolveInWorktree(root: string, relPath: string): string {
-  if (relPath.includes('\0')) throw new ToolInputError(`path ${JSON.stringify(relPath)} contains a NUL byte`);
-  if (isAbsolute(relPath)) {
-    throw new ToolInputError(`path ${JSON.stringify(relPath)} is absolute; give a path relative to the worktree root`);
-  }
+  const parts = worktreePathParts(relPath);
   const realRoot = realpathSync(root);
-  const lexical = resolve(realRoot, relPath === '' ? '.' : relPath);
-  const lexicalRel = relative(realRoot, lexical);
-  if (!staysInside(lexicalRel)) throw new ToolInputError(`path ${JSON.stringify(relPath)} is outside the worktree`);
-  if (isGitInternals(lexicalRel)) {
-    throw new ToolInputError(`path ${JSON.stringify(relPath)} is inside .git; git internals are off limits`);
+  for (let i = 1; i <= parts.length; i++) {
+    const prefix = parts.slice(0, i);
+    let isLink: boolean;
+    try {
+      isLink = lstatSync(join(realRoot, ...prefix)).isSymbolicLink();
+    } catch {
+      break; // not there (yet): nothing below it exists either
+    }
+    if (isLink) throw new ToolInputError(symlinkRefusal(relPath, prefix.join('/')));
   }
-
-  // The lexical check is not enough: a symlink anywhere on the way may point elsewhere.
-  const existing = deepestExisting(lexical);
-  let realExisting: string;
-  try {
-    realExisting = realpathSync(existing);
-  } catch {
-    // lstat found it but realpath cannot follow it: a dangling symlink, whose target could be anywhere.
-    throw new ToolInputError(`path ${JSON.stringify(relPath)} goes through a broken symbolic link`);
-  }
-  const real = join(realExisting, relative(existing, lexical));
-  const realRel = relative(realRoot, real);
-  if (!staysInside(realRel)) {
-    throw new ToolInputError(`path ${JSON.stringify(relPath)} is outside the worktree (through a symbolic link)`);
-  }
-  if (isGitInternals(realRel)) {
-    throw new ToolInputError(`path ${JSON.stringify(relPath)} leads into .git; git internals are off limits`);
-  }
-  return real;
+  return join(realRoot, ...parts);
 }
 
 /**

@@ -5,7 +5,9 @@ import { DEFAULT_MODEL } from '../core/pricing';
 import { DEFAULT_PHASES_BY_WEIGHT, DEFAULT_RETRY_MAP, DEFAULT_RUNAWAY } from '../core/phases';
 import { WEIGHTS, type Weight } from '../core/roadmap';
 import type { Budget, GateConfig, RunawayLimits, ToolLimits } from '../core/types';
+import { ALWAYS_PROTECTED_PATHS, DEFAULT_SANDBOX, type SandboxPolicy } from '../core/sandbox-policy';
 import { InputError } from './input-error';
+import { parseProtectedPaths, parseSandbox } from './sandbox-config';
 
 /** The settings a repository's optional `dex.config.yaml` can give (contract §4). */
 export interface DexConfig {
@@ -32,12 +34,16 @@ export interface DexConfig {
   maxParallel: number;
   /** A roadmap run continues as new after this many tasks. @default 25 */
   continueAsNewAfterTasks: number;
+  /** How the agent's commands are confined (docs/security.md). @default bubblewrap, no network */
+  sandbox: SandboxPolicy;
+  /** Globs whose changes wait for a person before they are committed. @default ["dex.config.yaml"] */
+  protectedPaths: string[];
 }
 
 const FILE = 'dex.config.yaml';
 const TOP_KEYS = [
   'verify', 'models', 'maxIterations', 'maxRetries', 'maxTokens', 'gates', 'tools',
-  'phases', 'retryMap', 'budgets', 'runaway', 'maxParallel', 'continueAsNewAfterTasks',
+  'phases', 'retryMap', 'budgets', 'runaway', 'maxParallel', 'continueAsNewAfterTasks', 'sandbox', 'protectedPaths',
 ];
 const BUDGET_KEYS = ['usd', 'tokens'];
 const GATE_NAMES = ['beforePhase', 'afterVerify'];
@@ -114,6 +120,8 @@ export function parseDexConfig(text: string, repoPath: string): DexConfig {
     runaway: { ...DEFAULT_RUNAWAY },
     maxParallel: 2,
     continueAsNewAfterTasks: 25,
+    sandbox: { ...DEFAULT_SANDBOX, limits: { ...DEFAULT_SANDBOX.limits } },
+    protectedPaths: [...ALWAYS_PROTECTED_PATHS],
   };
   if (raw.verify !== undefined) {
     const v = typeof raw.verify === 'string' ? [raw.verify] : raw.verify;
@@ -147,6 +155,8 @@ export function parseDexConfig(text: string, repoPath: string): DexConfig {
     }
   }
   parseRoadmapSettings(raw, config);
+  if (raw.sandbox !== undefined) config.sandbox = parseSandbox(raw.sandbox, fail);
+  if (raw.protectedPaths !== undefined) config.protectedPaths = parseProtectedPaths(raw.protectedPaths, fail);
   return config;
 }
 

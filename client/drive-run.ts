@@ -3,6 +3,7 @@ import { connect, type Connections } from './connection';
 import { followRun, type RunEnd } from './follow-run';
 import { ensureWorker, startInProcessWorker } from './in-process-worker';
 import { startWithId, startWithNextId } from './run-handles';
+import { UNSANDBOXED_WARNING } from './sandbox-choice';
 import { EMBEDDED_UI, type Settings } from './settings';
 import { isStarved } from './worker-starvation';
 
@@ -33,6 +34,8 @@ export interface RunStart {
   idPrefix?: string;
   workflowId?: string;
   args: unknown[];
+  /** The agent's commands run unconfined: said at start, on every progress line and in the Web UI. */
+  unsandboxed?: boolean;
 }
 
 /**
@@ -49,9 +52,11 @@ export async function driveRun<R>(
   const conns = opts.connections ?? (await connect(settings, out.info));
   let worker = opts.detach ? undefined : await ensureWorker(conns, settings, out.info);
   try {
+    const marks = start.unsandboxed ? { memo: { sandbox: 'off' }, staticSummary: UNSANDBOXED_WARNING } : {};
+    if (start.unsandboxed) out.info(UNSANDBOXED_WARNING);
     const handle = start.workflowId
-      ? await startWithId(conns.client, start.workflowId, start.workflowType, start.args, settings.taskQueue)
-      : await startWithNextId(conns.client, start.idPrefix!, start.workflowType, start.args, settings.taskQueue);
+      ? await startWithId(conns.client, start.workflowId, start.workflowType, start.args, settings.taskQueue, marks)
+      : await startWithNextId(conns.client, start.idPrefix!, start.workflowType, start.args, settings.taskQueue, marks);
     const webUi = webUiLink(settings, handle.workflowId);
     out.info(`started ${handle.workflowId}${webUi ? `  ${webUi}` : ''}`);
     if (opts.detach) return { workflowId: handle.workflowId, webUi };

@@ -14,7 +14,12 @@ export function driveTask(
   out: Output,
   opts: { detach?: boolean; connections?: Connections } = {},
 ): Promise<DrivenRun<TaskResult>> {
-  return driveRun<TaskResult>({ workflowType: 'taskWorkflow', idPrefix: `task-${repoName}-${input.taskId}`, args: [input] }, settings, out, opts);
+  return driveRun<TaskResult>(
+    { workflowType: 'taskWorkflow', idPrefix: `task-${repoName}-${input.taskId}`, args: [input], unsandboxed: input.sandbox?.mode === 'off' },
+    settings,
+    out,
+    opts,
+  );
 }
 
 /** A finished task as text. */

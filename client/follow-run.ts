@@ -17,6 +17,9 @@ function spent(s: RunStatus): string {
   return `${tokens} · $${s.costUsd.toFixed(4)}`;
 }
 
+/** Leads every progress line of a run whose commands are not confined. */
+const unsandboxedMark = (s: RunStatus): string => (s.sandbox === 'off' ? '[UNSANDBOXED] ' : '');
+
 /** One progress line for a status: where the run is, what it does or waits for, what it spent. */
 export function progressLine(s: RunStatus): string {
   const where = [s.current.taskId, s.current.phase].filter(Boolean).join(' ');
@@ -26,13 +29,13 @@ export function progressLine(s: RunStatus): string {
     : s.state === 'paused'
       ? 'paused'
       : (s.current.activity ?? s.state);
-  return `[${where}]${turn} ${doing} · ${spent(s)}`;
+  return `${unsandboxedMark(s)}[${where}]${turn} ${doing} · ${spent(s)}`;
 }
 
 /** The progress lines to show for `s`, given the last step already shown; steps the poll missed are included. */
 export function newProgressLines(s: RunStatus, lastSeq: number): { lines: string[]; lastSeq: number } {
   const steps = (s.recent ?? []).filter((step) => step.seq > lastSeq);
-  const prefix = s.kind === 'task' ? `[${s.current.taskId ?? ''}] ` : `[${s.kind}] `;
+  const prefix = `${unsandboxedMark(s)}${s.kind === 'task' ? `[${s.current.taskId ?? ''}] ` : `[${s.kind}] `}`;
   const lines = steps.map((step) => `${prefix}${step.text}`);
   if (lines.length) lines[lines.length - 1] += ` · ${spent(s)}`;
   return { lines, lastSeq: steps.at(-1)?.seq ?? lastSeq };

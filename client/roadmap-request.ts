@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { phasesFor } from '../core/phases';
 import { parseRoadmap, RoadmapError, type RoadmapTask } from '../core/roadmap';
 import type { RoadmapInput } from '../core/types';
+import { dexGitSync } from '../activities/dex-git';
 import { loadDexConfig } from './config-file';
 import { InputError } from './input-error';
 import { parseLlmSpec } from './llm-spec';
@@ -16,6 +16,8 @@ export interface RoadmapRequest {
   roadmap: string;
   repo?: string;
   llm?: string;
+  /** `--unsafe-no-sandbox`: run the agent's commands unconfined. */
+  unsafeNoSandbox?: boolean;
 }
 
 /** A checked roadmap run: the workflow's input, its id and its tasks. */
@@ -52,7 +54,7 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
       throw new InputError(`${roadmapFile}: task ${task.id}: ${(err as Error).message}`);
     }
   }
-  const baseBranch = execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: repoPath, encoding: 'utf8' }).trim();
+  const baseBranch = dexGitSync(repoPath, ['rev-parse', '--abbrev-ref', 'HEAD']).trim();
   if (baseBranch === 'HEAD') throw new InputError(`the repository ${repoPath} is not on a branch: check out the branch tasks should land on`);
   const llm = parseLlmSpec(req.llm, env);
   const hash = createHash('sha256').update(`${repoPath}\n${roadmapFile}\n${text}`).digest('hex').slice(0, 8);
@@ -63,7 +65,7 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
       repoPath,
       roadmapFile,
       baseBranch,
-      taskDefaults: taskDefaultsFrom(config, llm, repoPath, settings.hostQueue),
+      taskDefaults: taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox),
       phasesByWeight: config.phases,
       maxParallel: config.maxParallel,
       continueAsNewAfterTasks: config.continueAsNewAfterTasks,

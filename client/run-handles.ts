@@ -4,6 +4,12 @@ import { InputError } from './input-error';
 
 const { TaskQueueType } = temporal.api.enums.v1;
 
+/** What a run shows of itself in the Web UI from its start: a memo and a one-line summary. */
+export interface StartMarks {
+  memo?: Record<string, unknown>;
+  staticSummary?: string;
+}
+
 /**
  * Starts a workflow under the first free id `<prefix>-<n>` (contract §1: readable, stable
  * ids). Rejecting duplicates makes the server, not a local counter, decide which n is free.
@@ -14,6 +20,7 @@ export async function startWithNextId(
   workflowType: string,
   args: unknown[],
   taskQueue: string,
+  marks: StartMarks = {},
 ): Promise<WorkflowHandle> {
   for (let n = 1; n < 100_000; n++) {
     try {
@@ -21,6 +28,7 @@ export async function startWithNextId(
         workflowId: `${prefix}-${n}`,
         taskQueue,
         args,
+        ...marks,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       });
     } catch (err) {
@@ -34,9 +42,22 @@ export async function startWithNextId(
  * Starts a workflow under exactly `workflowId`; a run of it that is still going is an input
  * error (exit 2) naming it, while an ended one may be run again.
  */
-export async function startWithId(client: Client, workflowId: string, workflowType: string, args: unknown[], taskQueue: string): Promise<WorkflowHandle> {
+export async function startWithId(
+  client: Client,
+  workflowId: string,
+  workflowType: string,
+  args: unknown[],
+  taskQueue: string,
+  marks: StartMarks = {},
+): Promise<WorkflowHandle> {
   try {
-    return await client.workflow.start(workflowType, { workflowId, taskQueue, args, workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE });
+    return await client.workflow.start(workflowType, {
+      workflowId,
+      taskQueue,
+      args,
+      ...marks,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    });
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) throw new InputError(`${workflowId} is already running: dex watch ${workflowId}`);
     throw err;

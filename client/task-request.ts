@@ -1,13 +1,14 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { phasesFor } from '../core/phases';
 import type { Weight } from '../core/roadmap';
 import type { LlmSpec, RoadmapInput, TaskInput } from '../core/types';
 import { WEIGHTS } from '../core/roadmap';
+import { dexGitSync } from '../activities/dex-git';
 import { loadDexConfig, type DexConfig } from './config-file';
 import { InputError } from './input-error';
 import { parseLlmSpec } from './llm-spec';
+import { chooseSandbox } from './sandbox-choice';
 import type { Settings } from './settings';
 
 /** What a person asks for with `dex task`. */
@@ -17,12 +18,14 @@ export interface TaskRequest {
   repo?: string;
   weight?: string;
   llm?: string;
+  /** `--unsafe-no-sandbox`: run the agent's commands unconfined. */
+  unsafeNoSandbox?: boolean;
 }
 
-
+/** The trimmed output of git `args` in `cwd`, or undefined when git fails. */
 function git(args: string[], cwd: string): string | undefined {
   try {
-    return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return dexGitSync(cwd, args).trim();
   } catch {
     return undefined;
   }
@@ -54,7 +57,13 @@ export function safeName(name: string): string {
 }
 
 /** What every task on `repoPath` takes from the config, `--llm` and this host: everything but the task itself. */
-export function taskDefaultsFrom(config: DexConfig, llm: LlmSpec, repoPath: string, hostQueue: string): RoadmapInput['taskDefaults'] {
+export function taskDefaultsFrom(
+  config: DexConfig,
+  llm: LlmSpec,
+  repoPath: string,
+  hostQueue: string,
+  unsafeNoSandbox?: boolean,
+): RoadmapInput['taskDefaults'] {
   return {
     repoPath,
     hostQueue,
@@ -68,6 +77,8 @@ export function taskDefaultsFrom(config: DexConfig, llm: LlmSpec, repoPath: stri
     toolLimits: config.tools,
     retryMap: config.retryMap,
     runaway: config.runaway,
+    sandbox: chooseSandbox(config.sandbox, unsafeNoSandbox),
+    protectedPaths: config.protectedPaths,
   };
 }
 
@@ -84,7 +95,7 @@ export function buildTaskInput(req: TaskRequest, settings: Settings, env: NodeJS
   return {
     repoName: safeName(basename(repoPath)),
     input: {
-      ...taskDefaultsFrom(config, llm, repoPath, settings.hostQueue),
+      ...taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox),
       taskId: taskIdFromTitle(title),
       title,
       description: req.description?.trim() ?? '',

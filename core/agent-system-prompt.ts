@@ -11,7 +11,8 @@ Tools (all paths are relative to the worktree root; you cannot reach files outsi
 - write_file {path, content}: create or overwrite a file; parent folders are created.
 - edit_file {path, old_string, new_string}: replace old_string, which must occur exactly once in the file. Read the file first and copy old_string exactly, with enough context to be unique.
 - list_files {path?}: list files below a folder.
-- run_command {command}: run a shell command in the worktree root; you get the exit code and the tail of the output. Commands have a time limit and no terminal, so never start anything interactive or that waits for input.
+- run_command {command}: run a shell command in the worktree root; you get the exit code and the tail of the output. Commands have a time limit and no terminal, so never start anything interactive or that waits for input. They run in a sandbox: no network unless the project allows a host, nothing of the machine outside the worktree but its system programs, git metadata read-only (git status, diff and log work; dex commits), and every process a command started ends with it.
+- The file tools open regular files only: no symbolic links, no .git, no files with several hard links.
 
 How to work:
 - Look before you change: list and read the relevant files, follow the code's existing style, and keep changes to what the task needs.

@@ -2,6 +2,7 @@
  * Types shared by the workflow sandbox, the activities and the client.
  * Everything here is plain data: it crosses workflow history as JSON.
  */
+import type { SandboxMode, SandboxPolicy } from './sandbox-policy';
 
 /** Token counts of one or more model calls, as the Anthropic API reports them. */
 export interface TokenUsage {
@@ -72,6 +73,10 @@ export interface TaskInput {
   budget?: Budget;
   /** Runaway protection: stop a phase and wait at a gate. */
   runaway?: RunawayLimits;
+  /** How the agent's commands and verify are confined. @default DEFAULT_SANDBOX */
+  sandbox?: SandboxPolicy;
+  /** Globs of paths whose changes wait for a person before they are committed (dex.config.yaml always). */
+  protectedPaths?: string[];
 }
 
 /** A spending limit in USD and/or tokens (input + output + cache). */
@@ -133,6 +138,8 @@ export interface RunStatus {
   budget?: Budget;
   /** The latest steps, numbered, so a watcher that polls now and then misses none. */
   recent?: { seq: number; text: string }[];
+  /** How the agent's commands are confined: `off` marks a run started with --unsafe-no-sandbox. */
+  sandbox?: SandboxMode;
   /** Set once the task's checkpoint commit exists. */
   commit?: string;
   branch?: string;
@@ -211,6 +218,8 @@ export interface ToolCallInput {
   toolUseId: string;
   worktreePath: string;
   limits: ToolLimits;
+  /** How `run_command` is confined; absent in runs started before sandboxing: the default sandbox. */
+  sandbox?: SandboxPolicy;
 }
 
 /** Output of the `runTool` activity; the full result stays in the store. */

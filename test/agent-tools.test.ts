@@ -9,7 +9,7 @@ const limits: ToolLimits = { commandTimeoutMs: 10_000, outputLimitBytes: 1024 };
 
 describe('executeAgentTool', () => {
   let root: string;
-  const run = (name: string, input: unknown, lim: ToolLimits = limits) => executeAgentTool(name, input, root, lim);
+  const run = (name: string, input: unknown, lim: ToolLimits = limits) => executeAgentTool(name, input, { root, limits: lim });
   const file = (path: string): string => readFileSync(join(root, path), 'utf8');
 
   beforeEach(() => {
@@ -39,20 +39,37 @@ describe('executeAgentTool', () => {
         isError: true,
       });
     });
+
+    it('reads a file of exactly the limit, and names the root and a file used as a folder', async () => {
+      writeFileSync(join(root, 'full.txt'), 'x'.repeat(READ_FILE_LIMIT_BYTES));
+      expect((await run('read_file', { path: 'full.txt' })).content).toHaveLength(READ_FILE_LIMIT_BYTES);
+      expect(await run('read_file', { path: '.' })).toEqual({ content: '"." is the worktree root, a folder; use list_files', isError: true });
+      expect(await run('read_file', { path: 'src/math.js/x' })).toEqual({
+        content: 'a part of "src/math.js/x" is a file, not a folder',
+        isError: true,
+      });
+    });
   });
 
   describe('write_file', () => {
-    it('creates parent folders and overwrites', async () => {
-      expect(await run('write_file', { path: 'a/b/c.txt', content: 'one' })).toEqual({ content: 'ok', isError: false });
+    it('creates parent folders and overwrites, shorter content leaving nothing of the old', async () => {
+      expect(await run('write_file', { path: 'a/b/c.txt', content: 'one and more' })).toEqual({ content: 'ok', isError: false });
       await run('write_file', { path: 'a/b/c.txt', content: 'two' });
       expect(file('a/b/c.txt')).toBe('two');
     });
 
-    it('refuses to write through a symlink that leaves the worktree', async () => {
+    it('refuses to write onto a folder', async () => {
+      expect(await run('write_file', { path: 'src', content: 'x' })).toEqual({ content: '"src" is a folder, not a file', isError: true });
+    });
+
+    it('refuses to write through a symlink, which it never follows', async () => {
       const outside = mkdtempSync(join(tmpdir(), 'dex-outside-'));
       symlinkSync(outside, join(root, 'out'));
       const result = await run('write_file', { path: 'out/evil.txt', content: 'x' });
-      expect(result.isError).toBe(true);
+      expect(result).toEqual({
+        content: '"out" in "out/evil.txt" is a symbolic link; the file tools do not follow links, use run_command',
+        isError: true,
+      });
       expect(() => readFileSync(join(outside, 'evil.txt'))).toThrow();
       rmSync(outside, { recursive: true, force: true });
     });
@@ -79,6 +96,18 @@ describe('executeAgentTool', () => {
       expect(result.content).toContain('found 2 times');
       expect(file('twice.txt')).toBe('foo bar foo\n');
     });
+
+    it('refuses a file over the read limit and a missing one, changing nothing', async () => {
+      writeFileSync(join(root, 'big.txt'), `foo${'x'.repeat(READ_FILE_LIMIT_BYTES)}`);
+      const big = await run('edit_file', { path: 'big.txt', old_string: 'foo', new_string: 'bar' });
+      expect(big.isError).toBe(true);
+      expect(big.content).toContain(`read_file reads up to ${READ_FILE_LIMIT_BYTES}`);
+      expect(file('big.txt').startsWith('foo')).toBe(true);
+      expect(await run('edit_file', { path: 'nope.txt', old_string: 'a', new_string: 'b' })).toEqual({
+        content: '"nope.txt" does not exist',
+        isError: true,
+      });
+    });
   });
 
   describe('list_files', () => {
@@ -92,6 +121,9 @@ describe('executeAgentTool', () => {
       writeFileSync(join(root, 'src', 'deep', 'z.js'), '');
       expect(await run('list_files', {})).toEqual({ content: 'README.md\nsrc/deep/z.js\nsrc/math.js', isError: false });
       expect(await run('list_files', { path: 'src/deep' })).toEqual({ content: 'src/deep/z.js', isError: false });
+      expect(await run('list_files', { path: './src/../src/deep/' })).toEqual({ content: 'src/deep/z.js', isError: false });
+      expect(await run('list_files', { path: 'src/math.js' })).toEqual({ content: 'src/math.js', isError: false });
+      expect(await run('list_files', { path: 'nope' })).toEqual({ content: '"nope" does not exist', isError: true });
     });
 
     it(`caps the list at ${LIST_FILES_LIMIT} lines with a note`, async () => {

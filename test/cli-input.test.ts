@@ -20,10 +20,17 @@ interface Run extends DexRun {
 let fixtures: string;
 let homes = 0;
 
-async function dex(args: string[]): Promise<Run> {
+async function dex(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
   const dexHome = join(fixtures, 'homes', String(++homes));
   mkdirSync(dexHome, { recursive: true });
-  const env: NodeJS.ProcessEnv = { TEMPORAL_ADDRESS: DEAD_SERVER, DEX_HOME: dexHome, ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, NODE_OPTIONS: undefined };
+  const env: NodeJS.ProcessEnv = {
+    TEMPORAL_ADDRESS: DEAD_SERVER,
+    DEX_HOME: dexHome,
+    ANTHROPIC_API_KEY: undefined,
+    ANTHROPIC_BASE_URL: undefined,
+    NODE_OPTIONS: undefined,
+    ...extraEnv,
+  };
   const run = await runDex(args, { env, cwd: root, timeoutMs: 60_000 });
   return { ...run, dexHomeFiles: readdirSync(dexHome) };
 }
@@ -47,7 +54,7 @@ function repoWithCommit(name: string, files: Record<string, string> = {}): strin
   return dir;
 }
 
-const paths = {} as Record<'plain' | 'noCommits' | 'repo' | 'badConfigRepo' | 'badCassette' | 'cycle' | 'unknownDep' | 'noTasks', string>;
+const paths = {} as Record<'plain' | 'noCommits' | 'repo' | 'badConfigRepo' | 'keyToSandboxRepo' | 'goodRoadmap' | 'badCassette' | 'cycle' | 'unknownDep' | 'noTasks', string>;
 
 beforeAll(() => {
   fixtures = mkdtempSync(join(tmpdir(), 'dex-cli-input-'));
@@ -58,10 +65,12 @@ beforeAll(() => {
   git(paths.noCommits, 'init', '-q');
   paths.repo = repoWithCommit('repo');
   paths.badConfigRepo = repoWithCommit('bad-config', { 'dex.config.yaml': 'gates:\n  beforePhse: true\n' });
+  paths.keyToSandboxRepo = repoWithCommit('key-to-sandbox', { 'dex.config.yaml': 'sandbox:\n  env: [ANTHROPIC_API_KEY]\n' });
   const roadmap = (text: string, name: string) => join(repoWithCommit(name, { 'ROADMAP.md': text }), 'ROADMAP.md');
   paths.cycle = roadmap('- [ ] A: one (depends: C)\n- [ ] B: two (depends: A)\n- [ ] C: three (depends: B)\n', 'cycle');
   paths.unknownDep = roadmap('- [ ] A: one (depends: Z)\n', 'unknown-dep');
   paths.noTasks = roadmap('# Nothing\n', 'no-tasks');
+  paths.goodRoadmap = roadmap('- [ ] A: one\n', 'good-roadmap');
   const goodLine = readFileSync(demoCassette, 'utf8').split('\n')[0];
   paths.badCassette = join(fixtures, 'bad.jsonl');
   writeFileSync(paths.badCassette, `${goodLine}\n\n{"task": "*", "phase": "implement", "response": \n`);
@@ -89,6 +98,7 @@ describe.concurrent('dex rejects bad input with exit 2 before starting anything'
     ['a roadmap with an unknown dependency', () => ['run', paths.unknownDep, '--llm', `replay:${demoCassette}`], /A depends on unknown id Z/],
     ['a roadmap without tasks', () => ['run', paths.noTasks, '--llm', `replay:${demoCassette}`], /no tasks/],
     ['a missing roadmap', () => ['run', '/nonexistent/ROADMAP.md'], /roadmap not found/],
+    ['a config passing the model key into the sandbox', () => ['task', 'x', '--repo', paths.keyToSandboxRepo, '--llm', `replay:${demoCassette}`], /"sandbox\.env" may not pass ANTHROPIC_API_KEY/],
   ];
 
   it.each(cases)('%s', async (_what, args, message) => {
@@ -97,6 +107,19 @@ describe.concurrent('dex rejects bad input with exit 2 before starting anything'
     expect(run.code, run.stderr).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.dexHomeFiles).toEqual([]);
+  });
+
+  it.each([
+    ['task', () => ['task', 'x', '--repo', paths.repo, '--llm', `replay:${demoCassette}`], () => paths.repo],
+    ['run', () => ['run', paths.goodRoadmap, '--llm', `replay:${demoCassette}`], () => join(paths.goodRoadmap, '..')],
+  ])('dex %s fails closed when no sandbox can be had, in one line naming what to install', async (_command, args, repoOf) => {
+    const branches = execFileSync('git', ['branch', '--list'], { cwd: repoOf(), encoding: 'utf8' });
+    const run = await dex(args(), { DEX_BWRAP: '/nonexistent/bwrap' });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/no sandbox: bubblewrap is not installed \(install it: apt-get install bubblewrap\).*--unsafe-no-sandbox/);
+    expect(run.dexHomeFiles).toEqual([]);
+    expect(execFileSync('git', ['branch', '--list'], { cwd: repoOf(), encoding: 'utf8' })).toBe(branches);
   });
 
   it('prints one JSON document on stdout with --json', async () => {

@@ -75,6 +75,21 @@ describe('the dex command on a real dev server', () => {
     expect(JSON.parse(list.stdout).map((r: { id: string }) => r.id)).toContain(id);
   });
 
+  it('--unsafe-no-sandbox runs where no sandbox can be had, and says so in progress, status and the Web UI memo', async () => {
+    const envVars = { ...dexEnv(), DEX_BWRAP: '/nonexistent/bwrap' };
+    const cassette = cassetteFile(fixSumTurns('*'));
+    const run = await dex(['task', 'Fix sum', '--repo', sampleRepo(), '--llm', `replay:${cassette}`, '--unsafe-no-sandbox'], envVars);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^UNSANDBOXED: the agent's commands run unconfined/m);
+    const progress = run.stderr.split('\n').filter((l) => /turn \d+/.test(l));
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.every((l) => l.startsWith('[UNSANDBOXED] '))).toBe(true);
+    const id = run.stdout.split(':')[0];
+    const status = await dex(['status', id, '--json'], envVars);
+    expect(JSON.parse(status.stdout)).toMatchObject({ state: 'completed', sandbox: 'off' });
+    expect((await env.client.workflow.getHandle(id).describe()).memo).toEqual({ sandbox: 'off' });
+  });
+
   it('a blocked task waits; reject through the stock temporal CLI ends it rejected with exit 1', async () => {
     const cassette = cassetteFile([completionTurn('*', { status: 'blocked', reason: 'Is deleting the test fine?' })]);
     let signalled: Promise<unknown> | undefined;

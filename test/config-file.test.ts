@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadDexConfig, parseDexConfig } from '../client/config-file';
 import { InputError } from '../client/input-error';
 import { DEFAULT_PHASES_BY_WEIGHT, DEFAULT_RETRY_MAP, DEFAULT_RUNAWAY } from '../core/phases';
 import { DEFAULT_MODEL } from '../core/pricing';
+import { DEFAULT_SANDBOX } from '../core/sandbox-policy';
 
 describe('parseDexConfig', () => {
   let repo: string;
@@ -41,6 +42,8 @@ describe('parseDexConfig', () => {
     runaway: DEFAULT_RUNAWAY,
     maxParallel: 2,
     continueAsNewAfterTasks: 25,
+    sandbox: DEFAULT_SANDBOX,
+    protectedPaths: ['dex.config.yaml'],
   };
 
   it.each([
@@ -67,6 +70,12 @@ describe('parseDexConfig', () => {
       'runaway: { sameFailure: 2 }',
       'maxParallel: 4',
       'continueAsNewAfterTasks: 10',
+      'sandbox:',
+      '  env: [NODE_OPTIONS]',
+      '  allowHosts: [registry.npmjs.org, "*.pythonhosted.org"]',
+      '  readOnlyPaths: [/opt/toolchain, ~/.nvm]',
+      '  limits: { processes: 64 }',
+      'protectedPaths: [".github/workflows/**"]',
     ].join('\n');
     expect(parseDexConfig(text, repo)).toEqual({
       verify: ['npm run lint', 'npm test'],
@@ -82,6 +91,14 @@ describe('parseDexConfig', () => {
       runaway: { ...DEFAULT_RUNAWAY, sameFailure: 2 },
       maxParallel: 4,
       continueAsNewAfterTasks: 10,
+      sandbox: {
+        mode: 'bwrap',
+        env: ['NODE_OPTIONS'],
+        allowHosts: ['registry.npmjs.org', '*.pythonhosted.org'],
+        readOnlyPaths: ['/opt/toolchain', join(homedir(), '.nvm')],
+        limits: { ...DEFAULT_SANDBOX.limits, processes: 64 },
+      },
+      protectedPaths: ['dex.config.yaml', '.github/workflows/**'],
     });
   });
 
@@ -96,6 +113,9 @@ describe('parseDexConfig', () => {
     ['an unknown tool limit', 'tools: { maxOutput: 10 }', '"tools.maxOutput" is not a known key'],
     ['an unknown weight in phases', 'phases: { huge: [implement] }', '"phases.huge" is not a known key'],
     ['an unknown budget', 'budgets: { day: { usd: 1 } }', '"budgets.day" is not a known key'],
+    ['an unknown sandbox setting', 'sandbox: { network: true }', '"sandbox.network" is not a known key'],
+    ['an unknown sandbox limit', 'sandbox: { limits: { cpu: 1 } }', '"sandbox.limits.cpu" is not a known key'],
+    ['the model key passed into the sandbox', 'sandbox: { env: [ANTHROPIC_API_KEY] }', '"sandbox.env" may not pass ANTHROPIC_API_KEY'],
   ])('rejects %s, naming it', (_what, text, message) => {
     expect(rejection(text).message).toContain(message);
   });
@@ -111,6 +131,10 @@ describe('parseDexConfig', () => {
     ['gates:\n  afterVerify:\n    defaultAction: maybe', 'gates.afterVerify.defaultAction'],
     ['gates:\n  beforePhase: yes please', 'gates.beforePhase'],
     ['tools: { commandTimeoutMs: 1.5 }', 'tools.commandTimeoutMs'],
+    ['sandbox: { mode: docker }', 'sandbox.mode'],
+    ['sandbox: { allowHosts: ["http://x.org"] }', 'sandbox.allowHosts'],
+    ['sandbox: { limits: { memoryMb: 0 } }', 'sandbox.limits.memoryMb'],
+    ['protectedPaths: [/etc/passwd]', 'protectedPaths'],
   ])('rejects the wrong type in `%s`, naming the key', (text, key) => {
     expect(rejection(text).message).toMatch(new RegExp(`^dex\\.config\\.yaml: "${key.replace(/\./g, '\\.')}" `));
   });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ToolInputError, resolveInWorktree } from '../activities/worktree-paths';
+import { ToolInputError, resolveInWorktree, worktreePathParts } from '../activities/worktree-paths';
 
 describe('resolveInWorktree', () => {
   let root: string;
@@ -48,28 +48,48 @@ describe('resolveInWorktree', () => {
     expect(refusal('/etc/passwd')).toContain('is absolute');
   });
 
-  it('refuses symlinks that lead out of the root, at any component', () => {
+  it('refuses a symbolic link as any component, naming it', () => {
     symlinkSync('/etc', join(root, 'etc'));
     symlinkSync(outside, join(root, 'src', 'away'));
-    expect(refusal('etc/passwd')).toContain('outside the worktree');
-    expect(refusal('etc')).toContain('outside the worktree');
-    expect(refusal('src/away/new-file.txt')).toContain('outside the worktree');
+    expect(refusal('etc/passwd')).toBe('"etc" in "etc/passwd" is a symbolic link; the file tools do not follow links, use run_command');
+    expect(refusal('etc')).toBe('"etc" is a symbolic link; the file tools do not follow links, use run_command');
+    expect(refusal('src/away/new-file.txt')).toContain('"src/away" in "src/away/new-file.txt" is a symbolic link');
   });
 
   it('refuses a dangling symlink whose target could be anywhere', () => {
     symlinkSync(join(outside, 'not-yet'), join(root, 'trap'));
-    expect(refusal('trap')).toContain('broken symbolic link');
+    expect(refusal('trap')).toContain('"trap" is a symbolic link');
   });
 
-  it('accepts symlinks that stay inside the root', () => {
+  it('refuses symlinks that stay inside the root too (links are never followed)', () => {
     symlinkSync(join(root, 'src', 'lib'), join(root, 'lib'));
-    expect(resolveInWorktree(root, 'lib/math.js')).toBe(join(root, 'src', 'lib', 'math.js'));
+    expect(refusal('lib/math.js')).toContain('"lib" in "lib/math.js" is a symbolic link');
   });
 
-  it('refuses the root .git, directly or through a symlink', () => {
-    expect(refusal('.git/config')).toContain('inside .git');
-    expect(refusal('.git')).toContain('inside .git');
+  it('refuses .git at any depth, in any letter case, and a link to it', () => {
+    for (const path of ['.git/config', '.git', '.GIT', 'src/.Git/config', 'a/b/.gIt', '.git/../src', 'src/../.git/HEAD']) {
+      expect(refusal(path)).toBe(`path ${JSON.stringify(path)} is inside .git; git internals are off limits`);
+    }
     symlinkSync(join(root, '.git'), join(root, 'g'));
-    expect(refusal('g/config')).toContain('.git');
+    expect(refusal('g/config')).toContain('is a symbolic link');
+  });
+
+  it('refuses a NUL byte', () => {
+    expect(refusal('src/a\0b')).toContain('contains a NUL byte');
+  });
+});
+
+describe('worktreePathParts', () => {
+  it('works out . and .. by name, the root being no parts', () => {
+    expect(worktreePathParts('src/./lib//math.js')).toEqual(['src', 'lib', 'math.js']);
+    expect(worktreePathParts('src/lib/../../README.md')).toEqual(['README.md']);
+    expect(worktreePathParts('')).toEqual([]);
+    expect(worktreePathParts('./')).toEqual([]);
+    expect(worktreePathParts('.gitignore/x.github')).toEqual(['.gitignore', 'x.github']);
+  });
+
+  it('refuses climbing out even when it comes back', () => {
+    expect(() => worktreePathParts('../main/src')).toThrow('is outside the worktree');
+    expect(() => worktreePathParts('src/../../x')).toThrow(ToolInputError);
   });
 });

@@ -88,7 +88,14 @@ export async function runAgentPhase(args: PhaseArgs): Promise<PhaseOutcome> {
       for (const use of reply.toolUses) {
         await control.unpaused();
         progress.at({ phase, turn, activity: `tool:${use.name}` });
-        const result = await acts.runTool({ transcriptId, assistantSeq, toolUseId: use.id, worktreePath, limits: input.toolLimits });
+        const result = await acts.runTool({
+          transcriptId,
+          assistantSeq,
+          toolUseId: use.id,
+          worktreePath,
+          limits: input.toolLimits,
+          sandbox: input.sandbox,
+        });
         fingerprint = result.fingerprint ?? fingerprint;
       }
       followUp = { toolUseIds: reply.toolUses.map((u) => u.id) };
@@ -129,6 +136,7 @@ export async function runAgentPhase(args: PhaseArgs): Promise<PhaseOutcome> {
       commands: input.verify,
       timeoutMs: 30 * 60_000,
       artifactId: `${transcriptId}/verify/${turn}`,
+      sandbox: input.sandbox,
     });
     progress.lastVerify = verify;
     if (verify.passed) return { kind: 'verified', summary: completion.summary, verify };

@@ -25,11 +25,22 @@ export async function attemptPhase(args: PhaseArgs): Promise<PhaseOutcome> {
   if (!CHANGING_PHASES.has(phase)) return outcome;
   await control.unpaused();
   progress.at({ phase, activity: 'commit' });
-  const { sha } = await acts.commitCheckpoint({
-    worktreePath: args.worktreePath,
-    message: `dex(${input.taskId}): ${phase}: ${input.title}\n\n${outcome.summary}`,
-    key: `${workflowId}/${phase}/${args.attempt}`,
-  });
-  progress.commit = sha;
+  const commit = (allowProtected: boolean) =>
+    acts.commitCheckpoint({
+      worktreePath: args.worktreePath,
+      message: `dex(${input.taskId}): ${phase}: ${input.title}\n\n${outcome.summary}`,
+      key: `${workflowId}/${phase}/${args.attempt}`,
+      protectedPaths: input.protectedPaths,
+      allowProtected,
+    });
+  let committed = await commit(false);
+  if (committed.protectedChanges?.length) {
+    // A task must not rewrite what confines or checks the next one (dex.config.yaml, CI files) unseen.
+    const reason = `the change touches protected paths: ${committed.protectedChanges.join(', ')}`;
+    const decision = await control.waitAt(`protected:${phase}`, {}, { taskId: input.taskId, reason });
+    if (decision.action === 'reject') return { kind: 'rejected', reason: decision.reason };
+    committed = await commit(true);
+  }
+  progress.commit = committed.sha;
   return outcome;
 }

@@ -76,6 +76,7 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
       ...board.spent(),
       tasks: board.statusTasks(),
       recent: recent.list(),
+      sandbox: input.taskDefaults.sandbox?.mode ?? 'bwrap',
       ...(runBudget ? { budget: runBudget } : {}),
     };
   });

@@ -1,3 +1,4 @@
+import type { SandboxMode } from '../core/sandbox-policy';
 import type { Budget, RunState, RunStatus, TokenUsage, VerifyResult } from '../core/types';
 import { addUsage, ZERO_USAGE } from '../core/usage';
 import { RecentSteps } from './recent-steps';
@@ -16,6 +17,8 @@ export class TaskProgress {
   lastVerify?: VerifyResult;
   budget?: Budget;
   completedPhases: string[] = [];
+  /** How the task's commands are confined; `off` is shown on every progress line. */
+  sandbox: SandboxMode = 'bwrap';
   private readonly recent = new RecentSteps();
 
   constructor(
@@ -58,6 +61,7 @@ export class TaskProgress {
       tokens: this.tokens,
       costUsd: this.costUsd,
       recent: this.recent.list(),
+      sandbox: this.sandbox,
       ...(this.typed
         ? {
             steps: {

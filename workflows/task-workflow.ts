@@ -34,6 +34,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
   const control: RunControl = new RunControl(() => notifyParent(input.taskId, progress));
   const progress = new TaskProgress(input.taskId, control, phases, !!input.type);
   progress.budget = input.budget;
+  progress.sandbox = input.sandbox?.mode ?? 'bwrap';
   setHandler(statusQuery, () => progress.status());
 
   let worktree: Worktree | undefined;

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { parseCommandArgs, type Output } from '../cli-context';
 import type * as DriveTask from '../drive-task';
 import { DEMO_TASK, createSampleRepo } from '../demo/sample-repo';
+import { sandboxAvailability } from '../../activities/sandbox/sandbox-availability';
 import { readSettings } from '../settings';
 import { buildTaskInput } from '../task-request';
 
@@ -17,7 +18,13 @@ export async function demoCommand(argv: string[], out: Output): Promise<number> 
   createSampleRepo(dir);
   out.info(`sample repository with a failing test: ${dir}`);
   const settings = readSettings();
-  const { input, repoName } = buildTaskInput({ ...DEMO_TASK, repo: dir, llm: `replay:${DEMO_CASSETTE}` }, settings);
+  // The demo's commands are its own, so it may run without a sandbox, but says so loudly.
+  const available = sandboxAvailability();
+  if (!available.ok) out.info(`WARNING: ${available.why.replace(/, or pass.*$/, '')}; the demo runs its own commands without one`);
+  const { input, repoName } = buildTaskInput(
+    { ...DEMO_TASK, repo: dir, llm: `replay:${DEMO_CASSETTE}`, unsafeNoSandbox: !available.ok },
+    settings,
+  );
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { describeTaskEnd, driveTask, exitCodeFor } = require('../drive-task') as typeof DriveTask;
   const run = await driveTask(input, repoName, settings, out);

@@ -5,15 +5,21 @@ import { installRuntimeLogging } from '../runtime-logging';
 import { runDevServerForeground } from '../dev-server';
 import { readSettings, EMBEDDED_ADDRESS, EMBEDDED_UI } from '../settings';
 import { ensureTemporalCli, ensureTestServer } from '../toolchain';
+import { bwrapProgram, sandboxAvailability } from '../../activities/sandbox/sandbox-availability';
 import { createDexWorker, hostDeps } from '../../worker/start-worker';
 
-/** `dex setup`: installs (or finds in the cache) the Temporal CLI and the Java test server. */
+/** `dex setup`: installs (or finds in the cache) the Temporal CLI and the Java test server, and says whether a sandbox works here. */
 export async function setupCommand(argv: string[], out: Output): Promise<number> {
   const { values } = parseCommandArgs(argv, { quiet: { type: 'boolean' } });
   const log = (line: string) => out.info(line);
   const temporalCli = ensureTemporalCli(log);
   const testServer = ensureTestServer(log);
-  if (!values.quiet || out.json) out.result(`Temporal CLI: ${temporalCli}\nTest server: ${testServer}`, { temporalCli, testServer });
+  const available = sandboxAvailability();
+  const sandbox = available.ok ? `bubblewrap (${bwrapProgram()})` : available.why;
+  if (!available.ok) out.info(`WARNING: ${sandbox}`);
+  if (!values.quiet || out.json) {
+    out.result(`Temporal CLI: ${temporalCli}\nTest server: ${testServer}\nSandbox: ${sandbox}`, { temporalCli, testServer, sandbox: { available: available.ok, detail: sandbox } });
+  }
   return 0;
 }
 

@@ -6,15 +6,19 @@ import { followRun, progressLine, runEnd } from '../follow-run';
 import { exitCodeFor } from '../drive-task';
 import { InputError } from '../input-error';
 import { renderRunEnd } from '../render-run-end';
+import { UNSANDBOXED_WARNING } from '../sandbox-choice';
 import { readSettings } from '../settings';
 
 const WORKFLOW_TYPES = ['taskWorkflow', 'roadmapWorkflow', 'layerWorkflow', 'sheetWorkflow'];
 
-async function existingHandle(client: Client, id: string): Promise<{ handle: WorkflowHandle; running: boolean; type: string }> {
+async function existingHandle(
+  client: Client,
+  id: string,
+): Promise<{ handle: WorkflowHandle; running: boolean; type: string; unsandboxed: boolean }> {
   const handle = client.workflow.getHandle(id);
   try {
     const d = await handle.describe();
-    return { handle, running: d.status.name === 'RUNNING', type: d.type };
+    return { handle, running: d.status.name === 'RUNNING', type: d.type, unsandboxed: d.memo?.sandbox === 'off' };
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new InputError(`no run with id ${id}`);
     throw err;
@@ -36,7 +40,7 @@ export async function statusCommand(argv: string[], out: Output): Promise<number
   const id = onePositional(positionals, 'a run id', 'dex status ID');
   const conns = await connect(readSettings(), out.info);
   try {
-    const { handle, running, type } = await existingHandle(conns.client, id);
+    const { handle, running, type, unsandboxed } = await existingHandle(conns.client, id);
     if (running) {
       const status = await liveStatus(conns.connection, handle);
       if (!status) {
@@ -48,7 +52,8 @@ export async function statusCommand(argv: string[], out: Output): Promise<number
       return 0;
     }
     const end = await runEnd(handle);
-    out.result(renderRunEnd(type, id, end), { id, ...end });
+    const mark = unsandboxed ? { sandbox: 'off' } : {};
+    out.result([renderRunEnd(type, id, end), ...(unsandboxed ? [UNSANDBOXED_WARNING] : [])].join('\n'), { id, ...end, ...mark });
     return 0;
   } finally {
     await conns.close();

@@ -4,7 +4,7 @@ import { InputError } from '../input-error';
 import { readSettings } from '../settings';
 import { buildTaskInput } from '../task-request';
 
-const USAGE = 'dex task "TITLE" [--description TEXT] [--repo DIR] [--weight W] [--llm SPEC] [--detach]';
+const USAGE = 'dex task "TITLE" [--description TEXT] [--repo DIR] [--weight W] [--llm SPEC] [--detach] [--unsafe-no-sandbox]';
 
 /** `dex task "TITLE"`: one task on a repository, checked before anything starts. */
 export async function taskCommand(argv: string[], out: Output): Promise<number> {
@@ -14,11 +14,19 @@ export async function taskCommand(argv: string[], out: Output): Promise<number> 
     llm: { type: 'string' },
     description: { type: 'string' },
     detach: { type: 'boolean' },
+    'unsafe-no-sandbox': { type: 'boolean' },
   });
   if (positionals.length > 1) throw new InputError(`one title expected (quote it): ${USAGE}`);
   const settings = readSettings();
   const { input, repoName } = buildTaskInput(
-    { title: positionals[0] ?? '', description: values.description, repo: values.repo, weight: values.weight, llm: values.llm },
+    {
+      title: positionals[0] ?? '',
+      description: values.description,
+      repo: values.repo,
+      weight: values.weight,
+      llm: values.llm,
+      unsafeNoSandbox: values['unsafe-no-sandbox'],
+    },
     settings,
   );
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.

@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dexGitSync } from '../../activities/dex-git';
 
 /** The files of the demo repository: a `sum` that subtracts, and a test that catches it. */
 export const SAMPLE_FILES: Record<string, string> = {
@@ -23,8 +23,8 @@ export function createSampleRepo(dir: string): void {
     mkdirSync(join(dir, path, '..'), { recursive: true });
     writeFileSync(join(dir, path), content);
   }
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'ignore' });
+  const git = (...args: string[]) => dexGitSync(dir, ['-c', 'user.name=dex demo', '-c', 'user.email=demo@dex.localhost', ...args]);
   git('init', '-q', '-b', 'main');
-  git('-c', 'user.name=dex demo', '-c', 'user.email=demo@dex.localhost', 'add', '-A');
-  git('-c', 'user.name=dex demo', '-c', 'user.email=demo@dex.localhost', 'commit', '-q', '-m', 'math: a sum with a bug');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'math: a sum with a bug');
 }

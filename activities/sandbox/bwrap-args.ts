@@ -1,0 +1,70 @@
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { SANDBOX_HOME } from './sandbox-env';
+import { isWithin, repositoryMetadata } from './repository-metadata';
+
+/** System folders mounted read-only (or re-created as the links they are on merged-/usr systems). */
+const SYSTEM_FOLDERS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/**
+ * What of `/etc` a command may see: what programs need to start, resolve users and trust
+ * certificates. Never the whole folder: it holds `shadow`, and tokens in files like `npmrc`.
+ */
+const ETC_ENTRIES = [
+  'alternatives', 'ca-certificates', 'ca-certificates.conf', 'debian_version', 'fonts', 'gai.conf', 'group',
+  'host.conf', 'hostname', 'hosts', 'inputrc', 'java-17-openjdk', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d',
+  'locale.alias', 'localtime', 'magic', 'magic.mime', 'mime.types', 'nsswitch.conf', 'os-release', 'passwd',
+  'perl', 'protocols', 'python3', 'resolv.conf', 'services', 'ssl', 'terminfo', 'timezone', 'xml',
+];
+
+/** What a sandboxed command gets to see and run. */
+export interface BwrapMounts {
+  /** The task's worktree: the only writable host folder. */
+  worktree: string;
+  /** Host folders mounted read-only beside the system ones (toolchains). */
+  readOnlyPaths: readonly string[];
+  /** Files mounted read-only at a path of the sandbox's own: `[hostPath, sandboxPath]`. */
+  extraFiles?: readonly (readonly [string, string])[];
+}
+
+/** The folder holding the running Node.js when it is not a system one (nvm, a tarball), so `npm test` finds it. */
+export function nodeInstallPrefix(): string | undefined {
+  const prefix = dirname(dirname(realpathSync(process.execPath)));
+  return SYSTEM_FOLDERS.some((folder) => isWithin(prefix, folder)) ? undefined : prefix;
+}
+
+function systemFolderArgs(): string[] {
+  const args: string[] = [];
+  for (const folder of SYSTEM_FOLDERS) {
+    if (!existsSync(folder)) continue;
+    const info = lstatSync(folder);
+    if (info.isSymbolicLink()) args.push('--symlink', readlinkSync(folder), folder);
+    else args.push('--ro-bind', folder, folder);
+  }
+  for (const entry of ETC_ENTRIES) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
+  return args;
+}
+
+/**
+ * bubblewrap's arguments for running `argv` confined to `mounts.worktree` (docs/security.md):
+ * every namespace of its own (no network, its own PIDs, no further user namespaces), no
+ * capabilities, a new session, the system read-only, a private empty home and /tmp, the
+ * worktree read-write, and the repository's git metadata read-only, so neither refs, config
+ * nor hooks can be changed from inside.
+ */
+export function bwrapArgs(mounts: BwrapMounts, argv: readonly string[]): string[] {
+  const worktree = realpathSync(mounts.worktree);
+  const { dotGit, commonDir } = repositoryMetadata(worktree);
+  const args = [
+    '--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
+    ...systemFolderArgs(),
+    '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', SANDBOX_HOME,
+  ];
+  for (const path of mounts.readOnlyPaths) args.push('--ro-bind-try', path, path);
+  if (commonDir && !isWithin(commonDir, worktree)) args.push('--ro-bind', commonDir, commonDir);
+  args.push('--bind', worktree, worktree);
+  if (dotGit) args.push('--ro-bind', dotGit, dotGit);
+  for (const [host, inside] of mounts.extraFiles ?? []) args.push('--ro-bind', host, inside);
+  args.push('--chdir', worktree, '--', ...argv);
+  return args;
+}

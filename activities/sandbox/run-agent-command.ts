@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/sandbox-policy';
+import { commandEnv, runProcess, type ShellCommandOptions, type ShellCommandResult } from '../shell-command';
+import { bwrapArgs, nodeInstallPrefix } from './bwrap-args';
+import { BRIDGE_PATH_INSIDE, PROXY_SOCKET_INSIDE, PROXY_URL_INSIDE, bridgeScriptPath, startEgressProxy, type EgressProxy } from './egress-proxy';
+import { createPidsCgroup } from './pids-cgroup';
+import { assertSandboxAvailable, bwrapProgram } from './sandbox-availability';
+import { sandboxEnv } from './sandbox-env';
+
+const MIB = 1024 * 1024;
+
+/** `prlimit` arguments for the per-process limits (address space, file size, open files, no core dumps). */
+function rlimitArgs(policy: SandboxPolicy): string[] {
+  const { memoryMb, fileSizeMb, processes } = policy.limits;
+  return [
+    '/usr/bin/prlimit',
+    `--as=${memoryMb * MIB}`,
+    `--fsize=${fileSizeMb * MIB}`,
+    `--nproc=${processes}`,
+    '--nofile=4096',
+    '--core=0',
+    '--',
+  ];
+}
+
+/** The shell line that starts the proxy bridge inside the sandbox, waits until it listens, then runs the command. */
+const WITH_BRIDGE =
+  `node ${BRIDGE_PATH_INSIDE} ${PROXY_SOCKET_INSIDE} & ` +
+  'i=0; while [ ! -e /tmp/.dex-proxy-ready ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; exec /bin/sh -c "$0"';
+
+/**
+ * Runs a command the agent caused (`run_command`, or `verify`, whose commands the agent can
+ * edit) in the worktree at `worktree`, confined as `policy` says (docs/security.md). With the
+ * sandbox off it runs unconfined but without the model's credentials.
+ */
+export async function runAgentCommand(
+  command: string,
+  worktree: string,
+  policy: SandboxPolicy | undefined,
+  opts: ShellCommandOptions,
+): Promise<ShellCommandResult> {
+  const sandbox = policy ?? DEFAULT_SANDBOX;
+  if (sandbox.mode === 'off') return runProcess({ argv: ['/bin/sh', '-c', command], cwd: worktree, env: commandEnv() }, opts);
+  assertSandboxAvailable(sandbox);
+
+  const nodePrefix = nodeInstallPrefix();
+  const env = sandboxEnv(sandbox.env, { pathPrefix: nodePrefix && join(nodePrefix, 'bin') });
+  const readOnlyPaths = [...(nodePrefix ? [nodePrefix] : []), ...sandbox.readOnlyPaths];
+  let proxy: EgressProxy | undefined;
+  let proxyDir: string | undefined;
+  const extraFiles: [string, string][] = [];
+  let inner = ['/bin/sh', '-c', command];
+  if (sandbox.allowHosts.length > 0) {
+    proxyDir = mkdtempSync(join(tmpdir(), 'dex-proxy-'));
+    proxy = await startEgressProxy(sandbox.allowHosts, join(proxyDir, 'proxy.sock'));
+    extraFiles.push([proxy.socketPath, PROXY_SOCKET_INSIDE], [bridgeScriptPath(), BRIDGE_PATH_INSIDE]);
+    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) env[name] = PROXY_URL_INSIDE;
+    inner = ['/bin/sh', '-c', WITH_BRIDGE, command];
+  }
+
+  const cgroup = createPidsCgroup(sandbox.limits.processes);
+  const bwrap = [bwrapProgram(), ...bwrapArgs({ worktree, readOnlyPaths, extraFiles }, [...rlimitArgs(sandbox), ...inner])];
+  // bubblewrap joins the cgroup before it starts, so everything inside is counted from the first fork.
+  const argv = cgroup ? ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, ...bwrap] : bwrap;
+  try {
+    return await runProcess({ argv, cwd: '/', env }, opts);
+  } finally {
+    cgroup?.remove();
+    await proxy?.close();
+    if (proxyDir) rmSync(proxyDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,62 @@
+import { spawnSync } from 'node:child_process';
+import { ApplicationFailure } from '@temporalio/common';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import type { SandboxPolicy } from '../../core/sandbox-policy';
+import { bwrapArgs } from './bwrap-args';
+import { SANDBOX_PATH } from './sandbox-env';
+
+/** Whether this host can confine commands, and if not, what to do about it. */
+export type SandboxAvailability = { ok: true } | { ok: false; why: string };
+
+/** What a user without a sandbox is told to do. */
+const REMEDY = 'or pass --unsafe-no-sandbox (or `sandbox: { mode: off }` in dex.config.yaml) to run the agent unconfined';
+
+let cached: SandboxAvailability | undefined;
+
+/** The bubblewrap program: `DEX_BWRAP` when set (a path), else `bwrap` on the worker's PATH. */
+export function bwrapProgram(): string {
+  const named = process.env.DEX_BWRAP;
+  if (named) return named;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && existsSync(join(dir, 'bwrap'))) return join(dir, 'bwrap');
+  }
+  return 'bwrap';
+}
+
+/** Tries bubblewrap once, exactly as dex runs commands with it. */
+function probe(): SandboxAvailability {
+  if (process.platform !== 'linux') {
+    return { ok: false, why: `no sandbox on ${process.platform} yet: dex confines commands with bubblewrap on Linux; ${REMEDY}` };
+  }
+  const run = spawnSync(bwrapProgram(), bwrapArgs({ worktree: tmpdir(), readOnlyPaths: [] }, ['/bin/sh', '-c', 'exit 0']), {
+    encoding: 'utf8',
+    env: { PATH: SANDBOX_PATH },
+    timeout: 10_000,
+  });
+  if ((run.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
+    return { ok: false, why: `no sandbox: bubblewrap is not installed (install it: apt-get install bubblewrap), ${REMEDY}` };
+  }
+  if (run.status !== 0) {
+    const said = (run.stderr || run.error?.message || `exit ${run.status}`).trim().split('\n')[0];
+    return { ok: false, why: `no sandbox: bubblewrap cannot create its namespaces here (${said}); allow user namespaces, ${REMEDY}` };
+  }
+  return { ok: true };
+}
+
+/** Whether bubblewrap works on this host (probed once per process). */
+export function sandboxAvailability(): SandboxAvailability {
+  cached ??= probe();
+  return cached;
+}
+
+/**
+ * Fails the activity (non-retryable `SandboxUnavailable`) when `policy` asks for a sandbox
+ * this host cannot give: a worker never runs the agent's commands unconfined by accident.
+ */
+export function assertSandboxAvailable(policy: SandboxPolicy | undefined): void {
+  if (policy?.mode === 'off') return;
+  const availability = sandboxAvailability();
+  if (!availability.ok) throw ApplicationFailure.create({ message: availability.why, type: 'SandboxUnavailable', nonRetryable: true });
+}
