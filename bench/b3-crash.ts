@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import type { TaskResult } from '../core/types';
 import { commitsOnBranch, sampleRepo, taskInput } from '../test/dev-server-env';
 import { startFakeAnthropic, type FakeAnthropic } from '../test/fake-anthropic-server';
-import { llmPolicy, localIoPolicy, gitPolicy, toolPolicy } from '../workflows/policies';
+import { llmPolicy, localIoPolicy, gitPolicy, toolPolicy } from '../workflows/run/policies';
 import type { BenchServer } from './dex-env';
 import type { BenchParams } from './params';
 import { round, until } from './stats';

@@ -1,7 +1,7 @@
 import { defineQuery, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { BenchActivities, ModelStepOutput } from '../bench-activities';
-import { localIoPolicy } from '../../workflows/policies';
-import { RunControl } from '../../workflows/run-control';
+import { localIoPolicy } from '../../workflows/run/policies';
+import { RunControl } from '../../workflows/run/run-control';
 
 // Bench-only workflows, bundled by the benchmark's own worker: never registered in workflows/index.ts.
 const remote = proxyActivities<BenchActivities>(localIoPolicy);

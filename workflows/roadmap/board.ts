@@ -1,8 +1,8 @@
-import { dependencyDepths, dependentsOf } from '../core/dependency-phases';
-import type { RoadmapTask } from '../core/roadmap';
-import type { RoadmapTaskState, RunStatus, TokenUsage } from '../core/types';
-import { addUsage, ZERO_USAGE } from '../core/usage';
-import type { TaskUpdate } from './definitions';
+import { dependencyDepths, dependentsOf } from '../../core/dependency-phases';
+import type { RoadmapTask } from '../../core/roadmap';
+import type { RoadmapTaskState, RunStatus, TokenUsage } from '../../core/types';
+import { addUsage, ZERO_USAGE } from '../../core/usage';
+import type { TaskUpdate } from '../run/definitions';
 
 /** States a roadmap task can no longer leave. */
 const ENDED = new Set<RoadmapTaskState['state']>(['completed', 'failed', 'rejected', 'cancelled', 'skipped']);

@@ -1,7 +1,7 @@
-import type { LayerRunRecord, LayerTargetResult } from '../core/layer-types';
-import type { RunState, RunStatus, TokenUsage } from '../core/types';
-import { addUsage, ZERO_USAGE } from '../core/usage';
-import type { RunControl } from './run-control';
+import type { LayerRunRecord, LayerTargetResult } from '../../core/layer-types';
+import type { RunState, RunStatus, TokenUsage } from '../../core/types';
+import { addUsage, ZERO_USAGE } from '../../core/usage';
+import type { RunControl } from '../run/run-control';
 
 /** How many of the latest steps the status keeps. */
 const RECENT_STEPS = 20;

@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { ApproveInput, RejectInput, RunState, RunStatus, TokenUsage } from '../core/types';
+import type { ApproveInput, RejectInput, RunState, RunStatus, TokenUsage } from '../../core/types';
 
 /** Passes the gate the run waits at (contract §2). */
 export const approveSignal = defineSignal<[ApproveInput?]>('approve');

@@ -1,7 +1,7 @@
-import type { SheetInput, SheetResult, SheetStatus, StatementError, StatementResult } from '../core/sheet-types';
-import type { RunState, TokenUsage } from '../core/types';
-import { addUsage, ZERO_USAGE } from '../core/usage';
-import type { RunControl } from './run-control';
+import type { SheetInput, SheetResult, SheetStatus, StatementError, StatementResult } from '../../core/sheet-types';
+import type { RunState, TokenUsage } from '../../core/types';
+import { addUsage, ZERO_USAGE } from '../../core/usage';
+import type { RunControl } from '../run/run-control';
 
 /** How many of the latest steps the status keeps. */
 const RECENT_STEPS = 30;

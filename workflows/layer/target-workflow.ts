@@ -1,9 +1,9 @@
 import { isCancellation, workflowInfo } from '@temporalio/workflow';
-import { emptyTargetResult } from '../core/layer-run';
-import type { LayerNode, LayerTargetInput, LayerTargetResult, LlmCallParams, ParseMode, TargetContext } from '../core/layer-types';
-import { addUsage } from '../core/usage';
-import { layerActivities } from './layer-proxies';
-import { innermostMessage } from '../core/failure-message';
+import { emptyTargetResult } from '../../core/layer-run';
+import type { LayerNode, LayerTargetInput, LayerTargetResult, LlmCallParams, ParseMode, TargetContext } from '../../core/layer-types';
+import { addUsage } from '../../core/usage';
+import { layerActivities } from './activities';
+import { innermostMessage } from '../../core/failure-message';
 
 /** The follow-up of a `repair` store: one more model call asking for the insight as JSON. */
 const REPAIR_PROMPT =

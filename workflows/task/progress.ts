@@ -1,8 +1,8 @@
-import type { SandboxMode } from '../core/sandbox-policy';
-import type { Budget, RunState, RunStatus, TokenUsage, VerifyResult } from '../core/types';
-import { addUsage, ZERO_USAGE } from '../core/usage';
-import { RecentSteps } from './recent-steps';
-import type { RunControl } from './run-control';
+import type { SandboxMode } from '../../core/sandbox-policy';
+import type { Budget, RunState, RunStatus, TokenUsage, VerifyResult } from '../../core/types';
+import { addUsage, ZERO_USAGE } from '../../core/usage';
+import { RecentSteps } from '../run/recent-steps';
+import type { RunControl } from '../run/run-control';
 
 /** What a task run has done so far: the source of its `status` query and its result. */
 export class TaskProgress {

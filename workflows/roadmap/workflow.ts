@@ -6,21 +6,19 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   ParentClosePolicy,
-  proxyActivities,
   setHandler,
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { DexActivities } from '../activities';
-import { phasesFor } from '../core/phases';
-import type { RoadmapTask } from '../core/roadmap';
-import type { RoadmapInput, RoadmapResult, RunState, RunStatus, TaskInput, TaskResult } from '../core/types';
-import { statusQuery, taskUpdateSignal } from './definitions';
-import { gitPolicy, localIoPolicy } from './policies';
-import { RecentSteps } from './recent-steps';
-import { RoadmapBoard } from './roadmap-board';
-import { RunControl } from './run-control';
-import type { taskWorkflow } from './task-workflow';
+import { phasesFor } from '../../core/phases';
+import type { RoadmapTask } from '../../core/roadmap';
+import type { RoadmapInput, RoadmapResult, RunState, RunStatus, TaskInput, TaskResult } from '../../core/types';
+import { statusQuery, taskUpdateSignal } from '../run/definitions';
+import { roadmapActivities } from './activities';
+import { RecentSteps } from '../run/recent-steps';
+import { RoadmapBoard } from './board';
+import { RunControl } from '../run/run-control';
+import type { taskWorkflow } from '../task/workflow';
 
 /**
  * A whole roadmap: tasks in dependency order, independent ones in parallel (at most
@@ -32,9 +30,7 @@ import type { taskWorkflow } from './task-workflow';
  */
 export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResult> {
   const info = workflowInfo();
-  const on = { taskQueue: input.taskDefaults.hostQueue };
-  const { readRoadmap } = proxyActivities<DexActivities>({ ...localIoPolicy, ...on });
-  const { mergeTaskBranch } = proxyActivities<DexActivities>({ ...gitPolicy, ...on });
+  const { readRoadmap, mergeTaskBranch } = roadmapActivities(input.taskDefaults.hostQueue);
   const runs = (input.carried?.runs ?? 0) + 1;
   const hash = info.workflowId.split('-').pop();
   const repoName = info.workflowId.replace(/^roadmap-/, '').replace(/-[^-]+$/, '');

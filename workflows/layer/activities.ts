@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { DexActivities } from '../activities';
-import { llmPolicy, localIoPolicy } from './policies';
+import type { DexActivities } from '../../activities';
+import { llmPolicy, localIoPolicy } from '../run/policies';
 
 /** The activities of a layer run, on the host queue of the machine that holds its store and templates. */
 export function layerActivities(hostQueue: string) {

@@ -6,17 +6,17 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import { ARTIFACT_VARIABLES, DEFAULT_RETRY_MAP } from '../core/phases';
-import type { TaskInput, TaskResult, Worktree } from '../core/types';
-import { hostActivities } from './activity-proxies';
+import { ARTIFACT_VARIABLES, DEFAULT_RETRY_MAP } from '../../core/phases';
+import type { TaskInput, TaskResult, Worktree } from '../../core/types';
+import { hostActivities } from './activities';
 import { type PhaseOutcome } from './agent-phase';
-import { statusQuery } from './definitions';
-import { notifyParent } from './parent-link';
+import { statusQuery } from '../run/definitions';
+import { notifyParent } from '../run/parent-link';
 import { attemptPhase } from './phase-attempt';
 import { retryDelayMs, retryTarget } from './phase-retry';
-import { RunControl } from './run-control';
-import { TaskProgress } from './task-progress';
-import { innermostMessage } from '../core/failure-message';
+import { RunControl } from '../run/run-control';
+import { TaskProgress } from './progress';
+import { innermostMessage } from '../../core/failure-message';
 
 /**
  * One task on one repository: a branch and worktree of its own, its phases in order (by

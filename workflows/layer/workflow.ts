@@ -1,11 +1,11 @@
 import { ApplicationFailure, executeChild, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
-import { buildLayerRunRecord, emptyTargetResult, GLOBAL_TOPIC, splitNodes } from '../core/layer-run';
-import type { LayerInput, LayerNode, LayerRunRecord, LayerTargetResult, TargetContext } from '../core/layer-types';
-import { statusQuery } from './definitions';
-import { LayerProgress } from './layer-progress';
-import { layerActivities } from './layer-proxies';
-import { layerTargetWorkflow } from './layer-target-workflow';
-import { RunControl } from './run-control';
+import { buildLayerRunRecord, emptyTargetResult, GLOBAL_TOPIC, splitNodes } from '../../core/layer-run';
+import type { LayerInput, LayerNode, LayerRunRecord, LayerTargetResult, TargetContext } from '../../core/layer-types';
+import { statusQuery } from '../run/definitions';
+import { LayerProgress } from './progress';
+import { layerActivities } from './activities';
+import { layerTargetWorkflow } from './target-workflow';
+import { RunControl } from '../run/run-control';
 
 export { layerTargetWorkflow };
 

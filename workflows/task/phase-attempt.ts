@@ -1,5 +1,5 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { CHANGING_PHASES } from '../core/phases';
+import { CHANGING_PHASES } from '../../core/phases';
 import { runAgentPhase, type PhaseArgs, type PhaseOutcome } from './agent-phase';
 
 /**

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { DexActivities } from '../activities';
-import { gitPolicy, llmPolicy, localIoPolicy, toolPolicy, verifyPolicy } from './policies';
+import type { DexActivities } from '../../activities';
+import { gitPolicy, llmPolicy, localIoPolicy, toolPolicy, verifyPolicy } from '../run/policies';
 
 /**
  * The activities of one task, routed to the task queue of the host that holds its worktree

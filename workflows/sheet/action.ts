@@ -3,32 +3,26 @@ import {
   ChildWorkflowFailure,
   executeChild,
   isCancellation,
-  proxyActivities,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { DexActivities } from '../activities';
-import { VALUE_LIMIT_CHARS, type ActionOutcome, type SheetInput, type StatementAction } from '../core/sheet-types';
-import type { TaskResult } from '../core/types';
-import { llmPolicy, toolPolicy } from './policies';
-import { taskWorkflow } from './task-workflow';
-import { innermostMessage } from '../core/failure-message';
-
-/** The activities of sheet statements on the host that holds the sheet's folder and store. */
-function sheetActivities(hostQueue: string) {
-  const on = { taskQueue: hostQueue };
-  const { runSheetCommand } = proxyActivities<DexActivities>({ ...toolPolicy, ...on });
-  const { answerPrompt } = proxyActivities<DexActivities>({ ...llmPolicy, ...on });
-  return { runSheetCommand, answerPrompt };
-}
-
+import { VALUE_LIMIT_CHARS, type ActionOutcome, type SheetInput, type StatementAction } from '../../core/sheet-types';
+import type { TaskResult } from '../../core/types';
+import type { SheetActivities } from './activities';
+import { taskWorkflow } from '../task/workflow';
+import { innermostMessage } from '../../core/failure-message';
 
 /**
  * Runs one action (references already substituted) of statement `statementId`; `step` is `do` or
  * `undo`. A failure is an outcome; only cancellation is thrown.
  */
-export async function runAction(input: SheetInput, statementId: string, step: 'do' | 'undo', action: StatementAction): Promise<ActionOutcome> {
+export async function runAction(
+  acts: SheetActivities,
+  input: SheetInput,
+  statementId: string,
+  step: 'do' | 'undo',
+  action: StatementAction,
+): Promise<ActionOutcome> {
   const { workflowId } = workflowInfo();
-  const acts = sheetActivities(input.hostQueue);
   const key = `${workflowId}/${statementId}/${step}`;
   try {
     switch (action.run) {

@@ -1,12 +1,13 @@
 import { ApplicationFailure, setHandler } from '@temporalio/workflow';
-import { dependentsOf } from '../core/dependency-phases';
-import { runBounded } from '../core/run-bounded';
-import { substituteAction } from '../core/sheet-symbols';
-import type { SheetInput, SheetResult } from '../core/sheet-types';
-import { statusQuery } from './definitions';
-import { RunControl } from './run-control';
-import { runAction } from './sheet-action';
-import { SheetProgress } from './sheet-progress';
+import { dependentsOf } from '../../core/dependency-phases';
+import { runBounded } from '../../core/run-bounded';
+import { substituteAction } from '../../core/sheet-symbols';
+import type { SheetInput, SheetResult } from '../../core/sheet-types';
+import { statusQuery } from '../run/definitions';
+import { RunControl } from '../run/run-control';
+import { runAction } from './action';
+import { sheetActivities } from './activities';
+import { SheetProgress } from './progress';
 
 /** The failure type a sheet that did not complete ends with, by its state. */
 const FAILURE_TYPES: Partial<Record<SheetResult['state'], string>> = {
@@ -22,6 +23,7 @@ const FAILURE_TYPES: Partial<Record<SheetResult['state'], string>> = {
  * in a transaction it stops the sheet and undoes every completed statement, newest first.
  */
 export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
+  const acts = sheetActivities(input.hostQueue);
   const control = new RunControl();
   const progress = new SheetProgress(input, control);
   setHandler(statusQuery, () => progress.status());
@@ -60,7 +62,7 @@ export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
     const s = input.statements[i];
     if (!s.undo) continue;
     await control.unpaused();
-    const outcome = await runAction(input, s.id, 'undo', substituteAction(s.undo, values));
+    const outcome = await runAction(acts, input, s.id, 'undo', substituteAction(s.undo, values));
     progress.addUsage(outcome.tokens, outcome.costUsd);
     progress.undone(i, !outcome.error, outcome.error?.message);
     if (outcome.error) undoFailures.push(`undo of "${s.id}" failed: ${outcome.error.message}`);
@@ -73,7 +75,7 @@ export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
     await control.unpaused();
     const s = input.statements[i];
     progress.start(i);
-    const outcome = await runAction(input, s.id, 'do', substituteAction(s.action, values));
+    const outcome = await runAction(acts, input, s.id, 'do', substituteAction(s.action, values));
     progress.addUsage(outcome.tokens, outcome.costUsd);
     if (outcome.error) {
       progress.fail(i, outcome.error);

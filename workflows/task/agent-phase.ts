@@ -1,11 +1,11 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { ARTIFACT_VARIABLES, CHANGING_PHASES, FINDING_PHASES } from '../core/phases';
-import type { FollowUp, TaskInput, VerifyResult } from '../core/types';
-import type { HostActivities } from './activity-proxies';
-import { guardBudget } from './budget-guard';
-import type { RunControl } from './run-control';
+import { ARTIFACT_VARIABLES, CHANGING_PHASES, FINDING_PHASES } from '../../core/phases';
+import type { FollowUp, TaskInput, VerifyResult } from '../../core/types';
+import type { HostActivities } from './activities';
+import { guardBudget } from '../run/budget-guard';
+import type { RunControl } from '../run/run-control';
 import { RunawayWatch } from './runaway-watch';
-import type { TaskProgress } from './task-progress';
+import type { TaskProgress } from './progress';
 
 /** How one attempt at a phase ended; `output` is what a retry of an earlier phase is told. */
 export type PhaseOutcome =

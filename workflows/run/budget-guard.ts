@@ -1,6 +1,6 @@
-import type { TaskInput } from '../core/types';
+import type { TaskInput } from '../../core/types';
 import type { RunControl } from './run-control';
-import type { TaskProgress } from './task-progress';
+import type { TaskProgress } from '../task/progress';
 
 /** The reason a run is over its budget, or undefined when it is within it. */
 export function overBudget(progress: TaskProgress): string | undefined {
