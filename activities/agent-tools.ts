@@ -88,7 +88,7 @@ async function dispatch(name: AgentToolName, input: ToolInput, ctx: ToolContext)
 }
 
 /**
- * Runs one of the agent's tools (contract §5) in the worktree at `root`. Tool errors come back
+ * Runs one of the agent's tools (docs/interfaces.md#the-agent-and-the-model) in the worktree at `root`. Tool errors come back
  * as `{ isError: true, content: message }` for the model to read; only an abort through
  * `ctx.signal` rejects (with the signal's reason).
  */

@@ -1,10 +1,10 @@
 /**
  * The `answerPrompt` activity: one model call for a sheet's llm statement — a prompt, no tools,
- * no agent system prompt — answered live or from a replay cassette (contract §5: `task` is the
+ * no agent system prompt — answered live or from a replay cassette (docs/interfaces.md#the-agent-and-the-model: `task` is the
  * statement id, `phase` is `statement`). It is the layers' prompt-only call with the prompt
  * stored first, so the reply and its accounting are stored before it reports and a retry reuses them.
  */
-import type { LlmSpec, TokenUsage } from '../core/types';
+import type { LlmSpec, TokenUsage } from '../core/run-types';
 import type { ActivityDeps } from './deps';
 import { createLayerModelActivities, replyText } from './layer-model';
 

@@ -5,15 +5,18 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import type { ApplicationFailure } from '@temporalio/common';
 import { SYSTEM_PROMPT } from '../core/agent-system-prompt';
 import { AGENT_TOOLS } from '../core/agent-tools';
 import { extractCompletion } from '../core/completion';
+import { FAILURE, nonRetryable } from '../core/failure-types';
+import { modelCallKey } from '../core/ids';
 import { costOf } from '../core/pricing';
-import type { Completion, FollowUp, ModelCallInput, ModelCallResult } from '../core/types';
+import type { LlmSpec, TokenUsage } from '../core/run-types';
+import type { Completion } from '../core/task-types';
 import type { ActivityDeps } from './deps';
 import { CassetteFiles, modelReply, requirePrice, tokenUsage } from './model-reply';
-import type { ModelCallRecord, Store } from './sqlite-store';
+import type { ModelCallRecord, Store } from '../store/sqlite-store';
 
 const PREVIEW_CHARS = 200;
 const COMPLETION_CHARS = 2_000;
@@ -22,6 +25,46 @@ const EMPTY_REPLY = '(empty reply)';
 
 /** A content block as stored in a transcript. */
 type Block = { type: string } & Record<string, unknown>;
+
+/** Follow-up content that becomes the next user message of a transcript. */
+export interface FollowUp {
+  /** Tool results to send back, by tool_use id, in this order. */
+  toolUseIds?: string[];
+  /** Stored artifacts (e.g. a verify report) whose text is sent to the model. */
+  artifactIds?: string[];
+  /** A short note (a person's approval note, a reminder of the completion format). */
+  text?: string;
+}
+
+/** Input of the `callModel` activity. */
+export interface ModelCallInput {
+  transcriptId: string;
+  /** Sequence number of the user message this call answers; the reply gets `userSeq + 1`. */
+  userSeq: number;
+  /** Becomes the user message at `userSeq`; absent when it is already stored (the first prompt). */
+  followUp?: FollowUp;
+  taskId: string;
+  phase: string;
+  model: string;
+  maxTokens: number;
+  llm: LlmSpec;
+  /** Scope of replay-cassette lines: calls in one scope never take the same line twice. */
+  cassetteScope: string;
+}
+
+/** Output of the `callModel` activity. */
+export interface ModelCallResult {
+  stopReason: string | null;
+  toolUses: { id: string; name: string }[];
+  completion: Completion | null;
+  /** The first characters of the reply's text, for progress display. */
+  textPreview: string;
+  usage: TokenUsage;
+  costUsd: number;
+  model: string;
+  /** True when the reply was already stored by an earlier attempt and no request was made. */
+  reused: boolean;
+}
 
 /** Builds the model activities over the host's dependencies. */
 export const createModelActivities = (deps: ActivityDeps) => {
@@ -32,7 +75,7 @@ export const createModelActivities = (deps: ActivityDeps) => {
       const { store } = deps;
       const { transcriptId, userSeq } = input;
       const replySeq = userSeq + 1;
-      const callKey = `${transcriptId}#${replySeq}`;
+      const callKey = modelCallKey(transcriptId, replySeq);
 
       if (input.followUp && !store.getMessage(transcriptId, userSeq)) {
         store.appendMessage(transcriptId, userSeq, 'user', followUpContent(store, transcriptId, input.followUp));
@@ -169,5 +212,5 @@ function withConversationBreakpoint(messages: Anthropic.MessageParam[]): Anthrop
 }
 
 function transcriptError(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: 'TranscriptError', nonRetryable: true, message });
+  return nonRetryable(FAILURE.TranscriptError, message);
 }

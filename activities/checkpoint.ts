@@ -1,10 +1,11 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { ApplicationFailure } from '@temporalio/common';
+import type { ApplicationFailure } from '@temporalio/common';
 import type { SimpleGit } from 'simple-git';
+import { FAILURE, nonRetryable } from '../core/failure-types';
 import { matchesAnyGlob } from '../core/path-glob';
-import type { Worktree } from '../core/types';
+import type { Worktree } from '../core/task-types';
 import type { ActivityDeps } from './deps';
 import { dexGit } from './dex-git';
 
@@ -17,13 +18,8 @@ export const DEX_COMMITTER = { name: 'dex', email: 'dex@localhost' } as const;
 /** Where the base commit of the worktree at `worktreePath` is recorded (next to it, outside the tree). */
 const baseFileFor = (worktreePath: string): string => `${resolve(worktreePath)}.base`;
 
-/** A failure that retrying cannot fix: the input is wrong. */
-function nonRetryable(type: string, message: string): ApplicationFailure {
-  return ApplicationFailure.create({ message, type, nonRetryable: true });
-}
-
 function invalidRepository(repoPath: string, why: string): ApplicationFailure {
-  return nonRetryable('InvalidRepository', `${repoPath} is not usable: ${why}`);
+  return nonRetryable(FAILURE.InvalidRepository, `${repoPath} is not usable: ${why}`);
 }
 
 /** The trimmed output of git `args`, or undefined when git fails (simple-git reports a bare non-zero exit as ''). */
@@ -138,10 +134,10 @@ export const createCheckpointActivities = (deps: ActivityDeps) => ({
   async prepareWorktree(input: { repoPath: string; branch: string; worktreeName: string }): Promise<Worktree> {
     const { git, head } = await openRepository(input.repoPath);
     if (!/^[\w.-]+$/.test(input.worktreeName) || /^\.+$/.test(input.worktreeName)) {
-      throw nonRetryable('InvalidWorktreeName', `worktree name ${JSON.stringify(input.worktreeName)} must be one plain folder name`);
+      throw nonRetryable(FAILURE.InvalidWorktreeName, `worktree name ${JSON.stringify(input.worktreeName)} must be one plain folder name`);
     }
     if ((await tryGit(git, ['check-ref-format', '--branch', input.branch])) === undefined) {
-      throw nonRetryable('InvalidBranch', `${JSON.stringify(input.branch)} is not a valid branch name`);
+      throw nonRetryable(FAILURE.InvalidBranch, `${JSON.stringify(input.branch)} is not a valid branch name`);
     }
     const path = join(deps.dexHome, 'worktrees', input.worktreeName);
     const existing = existsSync(path) ? await worktreeBranch(git, path) : undefined;
@@ -151,7 +147,7 @@ export const createCheckpointActivities = (deps: ActivityDeps) => ({
     }
     if (existsSync(path)) {
       const what = existing === undefined ? 'is no worktree of this repository' : `is a worktree on ${existing || 'a detached HEAD'}`;
-      throw nonRetryable('WorktreeConflict', `${path} ${what}, not on ${input.branch}`);
+      throw nonRetryable(FAILURE.WorktreeConflict, `${path} ${what}, not on ${input.branch}`);
     }
 
     const branchExists = Boolean(await tryGit(git, ['rev-parse', '--verify', '--quiet', `refs/heads/${input.branch}`]));
@@ -183,7 +179,7 @@ export const createCheckpointActivities = (deps: ActivityDeps) => ({
     allowProtected?: boolean;
   }): Promise<{ sha: string; created: boolean; protectedChanges?: string[] }> {
     if (!input.key || /[\r\n]/.test(input.key)) {
-      throw nonRetryable('InvalidCheckpointKey', 'checkpoint key must be one non-empty line');
+      throw nonRetryable(FAILURE.InvalidCheckpointKey, 'checkpoint key must be one non-empty line');
     }
     const git = await worktreeGit(input.worktreePath);
     const base = await readBase(input.worktreePath);
@@ -195,7 +191,7 @@ export const createCheckpointActivities = (deps: ActivityDeps) => ({
     const nested = await nestedGitEntries(input.worktreePath);
     if (nested.length) {
       throw nonRetryable(
-        'NestedGitRepository',
+        FAILURE.NestedGitRepository,
         `the worktree holds a nested git repository at ${nested.join(', ')}; dex does not commit nested repositories`,
       );
     }

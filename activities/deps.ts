@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Store } from './sqlite-store';
+import type { Store } from '../store/sqlite-store';
 
 /** What the activities need from the process that hosts them. */
 export interface ActivityDeps {

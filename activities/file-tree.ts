@@ -1,6 +1,7 @@
 import { type FileHandle, readdir } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
-import { inFolder, onWorktreePath, openSubfolder, openWorktreeFolder } from './worktree-files';
+import { onWorktreePath } from './worktree-file-errors';
+import { inFolder, openSubfolder, openWorktreeFolder } from './worktree-files';
 import { isGitName, worktreePathParts } from './worktree-paths';
 
 /** Folder names never listed: git internals (in any letter case) and installed dependencies. */

@@ -5,14 +5,14 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE, nonRetryable } from '../core/failure-types';
 import { parseInsight, unparsedInsight } from '../core/insight-parse';
 import { estimateTokens, formatInsights, formatMessages, trimOldestToFit } from '../core/layer-context';
 import type { ContextRef, LayerRunRecord, LayerTargets, RetrievalProfile, TargetContext } from '../core/layer-types';
 import { renderPrompt } from '../core/prompt-template';
 import type { ActivityDeps } from './deps';
 import { createLayerModelActivities, replyText } from './layer-model';
-import { layerStore } from './layer-store';
+import { layerStore } from '../store/layer-store';
 
 const HOUR_MS = 3_600_000;
 /** How much of a printed output goes into the run record. */
@@ -85,7 +85,7 @@ export const createLayerActivities = (deps: ActivityDeps) => {
       try {
         template = readFileSync(input.templatePath, 'utf8');
       } catch (err) {
-        throw ApplicationFailure.create({ type: 'TemplateMissing', nonRetryable: true, message: `prompt template ${input.templatePath}: ${(err as Error).message}` });
+        throw nonRetryable(FAILURE.TemplateMissing, `prompt template ${input.templatePath}: ${(err as Error).message}`);
       }
       const store = layers();
       const { messages, insights, reply, targets } = input.context;

@@ -1,16 +1,17 @@
 /**
  * The `callLayerModel` activity: a prompt-only model call for layer nodes (no agent system
- * prompt, no tools), answered live or from a replay cassette (contract §5: `task` is the
+ * prompt, no tools), answered live or from a replay cassette (docs/interfaces.md#the-agent-and-the-model: `task` is the
  * target, `phase` the node). Like `callModel`, the reply and its accounting are stored before
  * the activity reports, so a retry after a crash reuses them instead of paying again.
  */
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE, nonRetryable } from '../core/failure-types';
+import { modelCallKey } from '../core/ids';
 import { costOf } from '../core/pricing';
-import type { LlmSpec, TokenUsage } from '../core/types';
+import type { LlmSpec, TokenUsage } from '../core/run-types';
 import type { ActivityDeps } from './deps';
 import { CassetteFiles, modelReply, requirePrice, tokenUsage } from './model-reply';
-import type { Store } from './sqlite-store';
+import type { Store } from '../store/sqlite-store';
 
 /** Input of `callLayerModel`: answer the user message at `userSeq` of `transcriptId`. */
 export interface LayerModelCallInput {
@@ -45,7 +46,7 @@ export const createLayerModelActivities = (deps: ActivityDeps) => {
       const { store } = deps;
       const { transcriptId, userSeq } = input;
       const replySeq = userSeq + 1;
-      const callKey = `${transcriptId}#${replySeq}`;
+      const callKey = modelCallKey(transcriptId, replySeq);
       if (input.followUpText && !store.getMessage(transcriptId, userSeq)) {
         store.appendMessage(transcriptId, userSeq, 'user', [{ type: 'text', text: input.followUpText }]);
       }
@@ -54,7 +55,7 @@ export const createLayerModelActivities = (deps: ActivityDeps) => {
       requirePrice(input.model);
       const messages = store.listMessages(transcriptId, userSeq).map((m) => ({ role: m.role, content: m.content }));
       if (messages.at(-1)?.role !== 'user') {
-        throw ApplicationFailure.create({ type: 'TranscriptError', nonRetryable: true, message: `${transcriptId} has no prompt at ${userSeq} to answer` });
+        throw nonRetryable(FAILURE.TranscriptError, `${transcriptId} has no prompt at ${userSeq} to answer`);
       }
       const started = Date.now();
       const reply = await modelReply(deps, cassettes, {
@@ -90,7 +91,7 @@ export const createLayerModelActivities = (deps: ActivityDeps) => {
 export function replyText(store: Store, transcriptId: string, seq: number): string {
   const message = store.getMessage(transcriptId, seq);
   if (!message || message.role !== 'assistant' || !Array.isArray(message.content)) {
-    throw ApplicationFailure.create({ type: 'TranscriptError', nonRetryable: true, message: `${transcriptId}#${seq} is not a stored model reply` });
+    throw nonRetryable(FAILURE.TranscriptError, `${transcriptId}#${seq} is not a stored model reply`);
   }
   return (message.content as { type: string; text?: unknown }[])
     .filter((b) => b.type === 'text' && typeof b.text === 'string')

@@ -4,28 +4,29 @@
  */
 import { AnthropicError, APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE, type FailureType } from '../core/failure-types';
 
 interface ErrorKind {
-  type: string;
+  type: FailureType;
   retryable: boolean;
 }
 
-const BAD_REQUEST: ErrorKind = { type: 'ModelBadRequest', retryable: false };
-const AUTH: ErrorKind = { type: 'ModelAuth', retryable: false };
-const PERMISSION: ErrorKind = { type: 'ModelPermission', retryable: false };
-const NOT_FOUND: ErrorKind = { type: 'ModelNotFound', retryable: false };
-const TOO_LARGE: ErrorKind = { type: 'ModelRequestTooLarge', retryable: false };
-const CONTEXT_LENGTH: ErrorKind = { type: 'ModelContextLength', retryable: false };
-const SPEND_LIMIT: ErrorKind = { type: 'ModelSpendLimit', retryable: false };
-const TIMEOUT: ErrorKind = { type: 'ModelTimeout', retryable: true };
-const CONFLICT: ErrorKind = { type: 'ModelConflict', retryable: true };
-const RATE_LIMITED: ErrorKind = { type: 'ModelRateLimited', retryable: true };
-const OVERLOADED: ErrorKind = { type: 'ModelOverloaded', retryable: true };
-const SERVER_ERROR: ErrorKind = { type: 'ModelServerError', retryable: true };
-const CONNECTION: ErrorKind = { type: 'ModelConnection', retryable: true };
-const BAD_RESPONSE: ErrorKind = { type: 'ModelBadResponse', retryable: true };
-const ABORTED: ErrorKind = { type: 'ModelAborted', retryable: true };
-const FAILED: ErrorKind = { type: 'ModelCallFailed', retryable: true };
+const BAD_REQUEST: ErrorKind = { type: FAILURE.ModelBadRequest, retryable: false };
+const AUTH: ErrorKind = { type: FAILURE.ModelAuth, retryable: false };
+const PERMISSION: ErrorKind = { type: FAILURE.ModelPermission, retryable: false };
+const NOT_FOUND: ErrorKind = { type: FAILURE.ModelNotFound, retryable: false };
+const TOO_LARGE: ErrorKind = { type: FAILURE.ModelRequestTooLarge, retryable: false };
+const CONTEXT_LENGTH: ErrorKind = { type: FAILURE.ModelContextLength, retryable: false };
+const SPEND_LIMIT: ErrorKind = { type: FAILURE.ModelSpendLimit, retryable: false };
+const TIMEOUT: ErrorKind = { type: FAILURE.ModelTimeout, retryable: true };
+const CONFLICT: ErrorKind = { type: FAILURE.ModelConflict, retryable: true };
+const RATE_LIMITED: ErrorKind = { type: FAILURE.ModelRateLimited, retryable: true };
+const OVERLOADED: ErrorKind = { type: FAILURE.ModelOverloaded, retryable: true };
+const SERVER_ERROR: ErrorKind = { type: FAILURE.ModelServerError, retryable: true };
+const CONNECTION: ErrorKind = { type: FAILURE.ModelConnection, retryable: true };
+const BAD_RESPONSE: ErrorKind = { type: FAILURE.ModelBadResponse, retryable: true };
+const ABORTED: ErrorKind = { type: FAILURE.ModelAborted, retryable: true };
+const FAILED: ErrorKind = { type: FAILURE.ModelCallFailed, retryable: true };
 
 const BY_STATUS: Record<number, ErrorKind> = {
   400: BAD_REQUEST,

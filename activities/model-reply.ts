@@ -7,13 +7,15 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
-import { CassetteError, matchingLineNumbers, parseCassette, type CassetteLine, type CassetteResponse, type CassetteUsage } from '../core/cassette';
+import type { ApplicationFailure } from '@temporalio/common';
+import { matchingLineNumbers, parseCassette, type CassetteLine, type CassetteResponse, type CassetteUsage } from '../core/cassette';
+import { FAILURE, nonRetryable } from '../core/failure-types';
+import { InvalidInput } from '../core/invalid-input';
 import { priceOf } from '../core/pricing';
-import type { LlmSpec, TokenUsage } from '../core/types';
+import type { LlmSpec, TokenUsage } from '../core/run-types';
 import type { ActivityDeps } from './deps';
 import { classifyModelError } from './model-errors';
-import type { Store } from './sqlite-store';
+import type { Store } from '../store/sqlite-store';
 
 /** How often a live call heartbeats while it waits for the model. */
 const LIVENESS_HEARTBEAT_MS = 5_000;
@@ -37,7 +39,7 @@ export function requirePrice(model: string): void {
   try {
     priceOf(model);
   } catch (err) {
-    throw ApplicationFailure.create({ type: 'UnknownModel', nonRetryable: true, message: (err as Error).message });
+    throw nonRetryable(FAILURE.UnknownModel, (err as Error).message);
   }
 }
 
@@ -71,7 +73,7 @@ export class CassetteFiles {
       this.parsed.set(file, { mtimeMs, size, lines });
       return lines;
     } catch (err) {
-      if (err instanceof CassetteError) throw cassetteInvalid(err.message);
+      if (err instanceof InvalidInput) throw cassetteInvalid(err.message);
       throw cassetteInvalid(`replay cassette ${file} cannot be read: ${(err as Error).message}`);
     }
   }
@@ -83,11 +85,10 @@ function cassetteReply(store: Store, cassettes: CassetteFiles, path: string, req
   const candidates = matchingLineNumbers(lines, request.task, request.phase);
   const lineNo = store.claimCassetteLine(request.cassetteScope, file, request.callKey, candidates);
   if (lineNo === undefined) {
-    throw ApplicationFailure.create({
-      type: 'CassetteExhausted',
-      nonRetryable: true,
-      message: `replay cassette ${file} has no unused line for task "${request.task}" phase "${request.phase}"`,
-    });
+    throw nonRetryable(
+      FAILURE.CassetteExhausted,
+      `replay cassette ${file} has no unused line for task "${request.task}" phase "${request.phase}"`,
+    );
   }
   const line = lines.find((l) => l.line === lineNo);
   if (!line) {
@@ -123,5 +124,5 @@ async function streamedReply(deps: ActivityDeps, llm: Extract<LlmSpec, { kind: '
 }
 
 function cassetteInvalid(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: 'CassetteInvalid', nonRetryable: true, message });
+  return nonRetryable(FAILURE.CassetteInvalid, message);
 }

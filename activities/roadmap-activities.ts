@@ -1,7 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseRoadmap, RoadmapError, tickTask, type RoadmapTask } from '../core/roadmap';
+import { FAILURE } from '../core/failure-types';
+import { InvalidInput } from '../core/invalid-input';
+import { parseRoadmap, tickTask, type RoadmapTask } from '../core/roadmap';
 import type { ActivityDeps } from './deps';
 import { dexGit } from './dex-git';
 
@@ -19,7 +21,7 @@ export const createRoadmapActivities = (_deps: ActivityDeps) => ({
       return parseRoadmap(await readFile(join(input.repoPath, input.roadmapFile), 'utf8'));
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      throw ApplicationFailure.create({ message: `${input.roadmapFile}: ${message}`, type: 'InvalidRoadmap', nonRetryable: err instanceof RoadmapError });
+      throw ApplicationFailure.create({ message: `${input.roadmapFile}: ${message}`, type: FAILURE.InvalidRoadmap, nonRetryable: err instanceof InvalidInput });
     }
   },
 

@@ -1,5 +1,5 @@
 import type { SandboxPolicy } from '../core/sandbox-policy';
-import type { ToolLimits } from '../core/types';
+import type { ToolLimits } from '../core/task-types';
 import { runAgentCommand } from './sandbox/run-agent-command';
 import { outputTail } from './shell-command';
 

@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
-import type { ToolCallInput, ToolCallResult } from '../core/types';
+import { FAILURE, nonRetryable } from '../core/failure-types';
+import type { SandboxPolicy } from '../core/sandbox-policy';
+import type { ToolLimits } from '../core/task-types';
 import { executeAgentTool } from './agent-tools';
 import type { ActivityDeps } from './deps';
 import { assertSandboxAvailable } from './sandbox/sandbox-availability';
@@ -9,6 +10,27 @@ import { worktreeFingerprint } from './worktree-fingerprint';
 
 /** Characters of a tool result that travel back to the workflow. @default 200 */
 export const TOOL_PREVIEW_CHARS = 200;
+
+/** Input of the `runTool` activity. */
+export interface ToolCallInput {
+  transcriptId: string;
+  /** Sequence number of the assistant message holding the tool_use block. */
+  assistantSeq: number;
+  toolUseId: string;
+  worktreePath: string;
+  limits: ToolLimits;
+  /** How `run_command` is confined; absent in runs started before sandboxing: the default sandbox. */
+  sandbox?: SandboxPolicy;
+}
+
+/** Output of the `runTool` activity; the full result stays in the store. */
+export interface ToolCallResult {
+  name: string;
+  isError: boolean;
+  preview: string;
+  /** The worktree's state after a tool that may change it (absent after read-only tools). */
+  fingerprint?: string;
+}
 
 interface ToolUseBlock {
   type: 'tool_use';
@@ -53,11 +75,7 @@ export const createToolActivities = (deps: ActivityDeps) => ({
     const blocks = message?.role === 'assistant' && Array.isArray(message.content) ? message.content : [];
     const use = blocks.find((b) => isToolUse(b, input.toolUseId)) as ToolUseBlock | undefined;
     if (!use) {
-      throw ApplicationFailure.create({
-        message: `no tool_use ${input.toolUseId} in assistant message ${input.assistantSeq} of ${input.transcriptId}`,
-        type: 'ToolUseNotFound',
-        nonRetryable: true,
-      });
+      throw nonRetryable(FAILURE.ToolUseNotFound, `no tool_use ${input.toolUseId} in assistant message ${input.assistantSeq} of ${input.transcriptId}`);
     }
 
     assertWorktreeExists(input.worktreePath);

@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
+import { sheetCommandOutcomeId, sheetCommandOutputId } from '../core/ids';
 import { shellQuote } from '../core/sheet-symbols';
 import { VALUE_LIMIT_CHARS, type ActionOutcome } from '../core/sheet-types';
 import type { ActivityDeps } from './deps';
@@ -31,7 +32,7 @@ export const createSheetCommandActivities = (deps: ActivityDeps) => ({
   async runSheetCommand(input: SheetCommandInput): Promise<ActionOutcome> {
     const { store } = deps;
     // A retry after the command finished (the report was lost) must not run it twice.
-    const done = store.getArtifact(`${input.key}/outcome`);
+    const done = store.getArtifact(sheetCommandOutcomeId(input.key));
     if (done) return JSON.parse(done.content) as ActionOutcome;
 
     const ctx = Context.current();
@@ -54,7 +55,7 @@ export const createSheetCommandActivities = (deps: ActivityDeps) => ({
     } catch {
       // The shell could not open it: then there was nothing to read.
     }
-    store.putArtifact(`${input.key}/output`, 'sheet-output', `${result.output}${stderr ? `\n--- stderr ---\n${stderr}` : ''}`);
+    store.putArtifact(sheetCommandOutputId(input.key), 'sheet-output', `${result.output}${stderr ? `\n--- stderr ---\n${stderr}` : ''}`);
 
     const value = result.output.trim();
     const tail = (stderr.trim() || value).slice(-ERROR_TAIL_CHARS);
@@ -74,7 +75,7 @@ export const createSheetCommandActivities = (deps: ActivityDeps) => ({
     } else {
       outcome = { value };
     }
-    store.putArtifact(`${input.key}/outcome`, 'sheet-outcome', JSON.stringify(outcome));
+    store.putArtifact(sheetCommandOutcomeId(input.key), 'sheet-outcome', JSON.stringify(outcome));
     return outcome;
   },
 });

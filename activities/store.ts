@@ -1,5 +1,5 @@
 import type { ActivityDeps } from './deps';
-import type { PhaseRecord } from './sqlite-store';
+import type { PhaseRecord } from '../store/sqlite-store';
 
 /** Activities that write the run's records to the store. */
 export const createStoreActivities = (deps: ActivityDeps) => ({

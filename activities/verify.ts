@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
-import type { VerifyResult } from '../core/types';
 import type { ActivityDeps } from './deps';
 import { assertWorktreeExists } from './worktree-paths';
+import { verifyResultKey } from '../core/ids';
 import type { SandboxPolicy } from '../core/sandbox-policy';
 import { runAgentCommand } from './sandbox/run-agent-command';
 import { assertSandboxAvailable } from './sandbox/sandbox-availability';
@@ -26,6 +26,15 @@ export interface VerifyInput {
   sandbox?: SandboxPolicy;
 }
 
+/** Output of the `verify` activity; the full report is a stored artifact. */
+export interface VerifyResult {
+  passed: boolean;
+  artifactId: string;
+  commands: { command: string; exitCode: number | null; timedOut: boolean; durationMs: number }[];
+  /** The last lines of the failing command's output, short. */
+  tail: string;
+}
+
 /** The last {@link VERIFY_TAIL} lines and characters of `output`. */
 export function tailOf(output: string): string {
   const lines = output.trimEnd().split('\n').slice(-VERIFY_TAIL.lines).join('\n');
@@ -48,9 +57,6 @@ function formatReport(runs: { command: string; run: ShellCommandResult }[], tota
   return [head, ...sections].join('\n\n');
 }
 
-/** The key under which the structured result sits next to the report, for retried attempts. */
-const resultKey = (artifactId: string): string => `${artifactId}#result`;
-
 /** The activity that runs a task's verify commands. */
 export const createVerifyActivities = (deps: ActivityDeps) => ({
   /**
@@ -59,7 +65,7 @@ export const createVerifyActivities = (deps: ActivityDeps) => ({
    */
   async verify(input: VerifyInput): Promise<VerifyResult> {
     const { store } = deps;
-    const earlier = store.getArtifact(resultKey(input.artifactId));
+    const earlier = store.getArtifact(verifyResultKey(input.artifactId));
     if (earlier) return JSON.parse(earlier.content) as VerifyResult;
 
     assertWorktreeExists(input.worktreePath);
@@ -93,7 +99,7 @@ export const createVerifyActivities = (deps: ActivityDeps) => ({
     };
     store.putArtifact(input.artifactId, 'verify', formatReport(runs, input.commands.length, passed));
     // Written last: once it exists, the report above exists too.
-    store.putArtifact(resultKey(input.artifactId), 'verify-result', JSON.stringify(result));
+    store.putArtifact(verifyResultKey(input.artifactId), 'verify-result', JSON.stringify(result));
     return result;
   },
 });

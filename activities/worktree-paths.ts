@@ -1,6 +1,6 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { FAILURE, nonRetryable } from '../core/failure-types';
 
 /** A tool input the agent got wrong; its message is shown to the model as the tool result. */
 export class ToolInputError extends Error {
@@ -69,6 +69,6 @@ export function resolveInWorktree(root: string, relPath: string): string {
  */
 export function assertWorktreeExists(worktreePath: string): void {
   if (!existsSync(worktreePath)) {
-    throw ApplicationFailure.create({ message: `worktree ${worktreePath} does not exist`, type: 'WorktreeMissing', nonRetryable: true });
+    throw nonRetryable(FAILURE.WorktreeMissing, `worktree ${worktreePath} does not exist`);
   }
 }

@@ -4,7 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { TaskResult } from '../core/types';
+import { modelCallKey, numberedWorkflowId, phaseAttemptKey, taskWorkflowIdPrefix } from '../core/ids';
+import type { TaskResult } from '../core/task-types';
 import { commitsOnBranch, sampleRepo, taskInput } from '../test/dev-server-env';
 import { startFakeAnthropic, type FakeAnthropic } from '../test/fake-anthropic-server';
 import { llmPolicy, localIoPolicy, gitPolicy, toolPolicy } from '../workflows/run/policies';
@@ -44,7 +45,7 @@ const eventSeconds = (t: { seconds?: unknown; nanos?: number | null } | null | u
 /** Runs one crash scenario on the shared dev server. */
 async function crashOnce(server: BenchServer, scenario: B3Scenario['scenario'], n: number): Promise<B3Scenario> {
   const taskId = `B3-${n}`;
-  const workflowId = `task-math-${taskId}-1`;
+  const workflowId = numberedWorkflowId(taskWorkflowIdPrefix('math', taskId), 1);
   const queue = `bench-b3-${n}`;
   const hostQueue = `${queue}@host`;
   const dexHome = mkdtempSync(join(tmpdir(), 'dex-bench-b3-'));
@@ -68,7 +69,7 @@ async function crashOnce(server: BenchServer, scenario: B3Scenario['scenario'], 
   };
   try {
     // Mid-activity: the third model call hangs until the worker dies.
-    const hanging = `${workflowId}/implement/1#5`;
+    const hanging = modelCallKey(phaseAttemptKey(workflowId, 'implement', 1), 5);
     if (scenario === 'mid-activity') fake.injectFault({ kind: 'timeout', match: { call: hanging } });
     const first = startWorker();
     const repo = sampleRepo();

@@ -3,7 +3,8 @@ import { Worker } from '@temporalio/worker';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TaskResult } from '../core/types';
+import { numberedWorkflowId, taskWorkflowIdPrefix } from '../core/ids';
+import type { TaskResult } from '../core/task-types';
 import { sampleRepo, startTestWorker, taskInput } from '../test/dev-server-env';
 import { workflowBundle } from '../worker/start-worker';
 import type { BenchServer } from './dex-env';
@@ -41,7 +42,7 @@ export async function runB4(server: BenchServer, params: BenchParams, log: (line
   try {
     for (const turns of params.b4.turns) {
       const taskId = `B4-${turns}`;
-      const workflowId = `task-math-${taskId}-1`;
+      const workflowId = numberedWorkflowId(taskWorkflowIdPrefix('math', taskId), 1);
       const input = taskInput(taskId, sampleRepo(), worker.hostQueue, {
         llm: { kind: 'replay', path: writeTaskCassette(dir, taskId, turns) },
         verify: [],

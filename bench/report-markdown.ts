@@ -13,7 +13,6 @@ export function performanceMarkdown(doc: BenchDoc, before: B3Result, names: Reco
   const big = ns[ns.length - 1];
   const med = (s: B1System, n = big) => b1[s].perStepMs[n].median;
   const largest = b4.tasks[b4.tasks.length - 1];
-  const scenario = (r: B3Result, name: string) => r.scenarios.find((s) => s.scenario === name);
   const lines: string[] = [];
   const out = (...l: string[]) => lines.push(...l);
 

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { InputError } from './input-error';
+import { InvalidInput } from '../core/invalid-input';
 
 /** How a command talks to the person: progress on stderr, the result on stdout (one JSON document with --json). */
 export interface Output {
@@ -9,6 +9,9 @@ export interface Output {
   /** The command's result: `human` as text, or `data` as one JSON document with --json. */
   result(human: string, data: unknown): void;
 }
+
+/** One `dex` command: runs with the arguments after its name and returns the exit code. */
+export type Command = (argv: string[], out: Output) => Promise<number>;
 
 /** Makes the output for one command. */
 export function makeOutput(json: boolean): Output {
@@ -28,12 +31,12 @@ export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options'
   try {
     return parseArgs({ args: argv, options: { ...options, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new InputError((err as Error).message);
+    throw new InvalidInput((err as Error).message);
   }
 }
 
 /** The one positional argument a command needs, or an input error naming it. */
 export function onePositional(positionals: string[], name: string, usage: string): string {
-  if (positionals.length !== 1) throw new InputError(`expected ${name}: ${usage}`);
+  if (positionals.length !== 1) throw new InvalidInput(`expected ${name}: ${usage}`);
   return positionals[0];
 }

@@ -1,13 +1,12 @@
-import { makeOutput, type Output } from './cli-context';
+import { InvalidInput } from '../core/invalid-input';
+import { makeOutput, type Command } from './cli-context';
 import type * as DemoCommands from './commands/demo';
 import type * as HostCommands from './commands/host-commands';
-import type * as TaskCommands from './commands/task';
-import type * as RunCommands from './commands/run';
 import type * as InspectCommands from './commands/inspect';
 import type * as SignalCommands from './commands/signal-commands';
-import type * as SheetCommands from './commands/sheet';
 import type * as LayerCommands from './commands/layer';
-import { InputError, ServerUnreachable } from './input-error';
+import { PLAN_KINDS } from './plan-kinds';
+import { ServerUnreachable } from './server-unreachable';
 
 const USAGE = `dex — a durable executor for AI-driven work, on Temporal
 
@@ -25,19 +24,14 @@ const USAGE = `dex — a durable executor for AI-driven work, on Temporal
 
 Every command takes --json. --llm: anthropic | anthropic:MODEL | replay:FILE.`;
 
-type Command = (argv: string[], out: Output) => Promise<number>;
-
 // Commands load on demand (require, as this CommonJS code runs under tsx's CommonJS hook):
 // a mistyped option answers at once, without loading the Temporal SDK.
 const COMMANDS: Record<string, () => Promise<Command>> = {
+  ...Object.fromEntries(Object.values(PLAN_KINDS).map((kind) => [kind.command, kind.loadCommand])),
   demo: async () => (require('./commands/demo') as typeof DemoCommands).demoCommand,
   setup: async () => (require('./commands/host-commands') as typeof HostCommands).setupCommand,
   server: async () => (require('./commands/host-commands') as typeof HostCommands).serverCommand,
   worker: async () => (require('./commands/host-commands') as typeof HostCommands).workerCommand,
-  run: async () => (require('./commands/run') as typeof RunCommands).runCommand,
-  task: async () => (require('./commands/task') as typeof TaskCommands).taskCommand,
-  sheet: async () => (require('./commands/sheet') as typeof SheetCommands).sheetCommand,
-  layer: async () => (require('./commands/layer') as typeof LayerCommands).layerCommand,
   messages: async () => (require('./commands/layer') as typeof LayerCommands).messagesCommand,
   insights: async () => (require('./commands/layer') as typeof LayerCommands).insightsCommand,
   status: async () => (require('./commands/inspect') as typeof InspectCommands).statusCommand,
@@ -54,7 +48,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   ),
 };
 
-/** Runs one dex command and returns its exit code (contract §3: 0 done, 1 run failed, 2 bad input, 3 server unreachable). */
+/** Runs one dex command and returns its exit code (docs/interfaces.md#the-dex-command: 0 done, 1 run failed, 2 bad input, 3 server unreachable). */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   const out = makeOutput(argv.includes('--json'));
@@ -64,11 +58,12 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     const load = name ? COMMANDS[name] : undefined;
-    if (!load) throw new InputError(name ? `unknown command "${name}"\n\n${USAGE}` : USAGE);
+    if (!load) throw new InvalidInput(name ? `unknown command "${name}"\n\n${USAGE}` : USAGE);
     return await (await load())(rest, out);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    const code = err instanceof InputError ? 2 : err instanceof ServerUnreachable ? 3 : 1;
+    // The one place errors become exit codes: every input error (core's parsers included) is an InvalidInput.
+    const code = err instanceof InvalidInput ? 2 : err instanceof ServerUnreachable ? 3 : 1;
     if (out.json) process.stdout.write(JSON.stringify({ error: message, exitCode: code }) + '\n');
     process.stderr.write(`dex: ${message}\n`);
     return code;

@@ -4,12 +4,13 @@ import { parse } from 'yaml';
 import { DEFAULT_MODEL } from '../core/pricing';
 import { DEFAULT_PHASES_BY_WEIGHT, DEFAULT_RETRY_MAP, DEFAULT_RUNAWAY } from '../core/phases';
 import { WEIGHTS, type Weight } from '../core/roadmap';
-import type { Budget, GateConfig, RunawayLimits, ToolLimits } from '../core/types';
+import type { Budget, GateConfig } from '../core/run-types';
+import type { RunawayLimits, ToolLimits } from '../core/task-types';
 import { ALWAYS_PROTECTED_PATHS, DEFAULT_SANDBOX, type SandboxPolicy } from '../core/sandbox-policy';
-import { InputError } from './input-error';
+import { InvalidInput } from '../core/invalid-input';
 import { parseProtectedPaths, parseSandbox } from './sandbox-config';
 
-/** The settings a repository's optional `dex.config.yaml` can give (contract §4). */
+/** The settings a repository's optional `dex.config.yaml` can give (docs/interfaces.md#files). */
 export interface DexConfig {
   /** Commands that must pass for a phase to count as done. @default ["npm test"] when package.json has a test script, else [] */
   verify: string[];
@@ -52,7 +53,7 @@ const TOOL_KEYS = ['commandTimeoutMs', 'outputLimitBytes'];
 const DURATION = /^\d+(\.\d+)?\s*(ms|s|m|h|d)$/;
 
 function fail(key: string, problem: string): never {
-  throw new InputError(`${FILE}: "${key}" ${problem}`);
+  throw new InvalidInput(`${FILE}: "${key}" ${problem}`);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -101,9 +102,9 @@ export function parseDexConfig(text: string, repoPath: string): DexConfig {
   try {
     raw = parse(text) ?? {};
   } catch (err) {
-    throw new InputError(`${FILE}: not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+    throw new InvalidInput(`${FILE}: not valid YAML: ${(err as Error).message.split('\n')[0]}`);
   }
-  if (!isRecord(raw)) throw new InputError(`${FILE}: must be a map of settings`);
+  if (!isRecord(raw)) throw new InvalidInput(`${FILE}: must be a map of settings`);
   checkKeys(raw, TOP_KEYS, '');
 
   const config: DexConfig = {

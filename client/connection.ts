@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { startDevServerDetached } from './dev-server';
-import { ServerUnreachable } from './input-error';
+import { ServerUnreachable } from './server-unreachable';
 import { installRuntimeLogging } from './runtime-logging';
 import { EMBEDDED_ADDRESS, type Settings } from './settings';
 
@@ -24,7 +24,7 @@ async function tryConnect(address: string, timeoutMs: number): Promise<Connectio
 
 /**
  * Connects to TEMPORAL_ADDRESS, or, when unset, to the embedded dev server, starting it in
- * the background first when nothing answers there (contract §1).
+ * the background first when nothing answers there (docs/interfaces.md#plans-workflows-and-ids).
  */
 export async function connect(settings: Settings, log: (line: string) => void): Promise<Connections> {
   const address = settings.address ?? EMBEDDED_ADDRESS;

@@ -2,6 +2,7 @@ import type { Output } from './cli-context';
 import { connect, type Connections } from './connection';
 import { followRun, type RunEnd } from './follow-run';
 import { ensureWorker, startInProcessWorker } from './in-process-worker';
+import { PLAN_KINDS, type KindWorkflow, type PlanKindName, type WorkflowArgs, type WorkflowResult } from './plan-kinds';
 import { startWithId, startWithNextId } from './run-handles';
 import { UNSANDBOXED_WARNING } from './sandbox-choice';
 import { EMBEDDED_UI, type Settings } from './settings';
@@ -10,7 +11,7 @@ import { isStarved } from './worker-starvation';
 /** How long work may wait unclaimed before this command serves it itself. */
 const STARVED_AFTER_MS = 5_000;
 
-/** Exit code for how a run ended (contract §3). */
+/** Exit code for how a run ended (docs/interfaces.md#the-dex-command). */
 export function exitCodeFor(end: RunEnd<unknown>): number {
   return end.state === 'completed' ? 0 : 1;
 }
@@ -28,39 +29,40 @@ export interface DrivenRun<R> {
   webUi?: string;
 }
 
-/** Which workflow to start, under which id (`workflowId`, or `<idPrefix>-<n>` with the first free n), with which arguments. */
-export interface RunStart {
-  workflowType: string;
+/** Which kind of plan to start, under which id (`workflowId`, or `<idPrefix>-<n>` with the first free n), with which arguments. */
+export interface RunStart<K extends PlanKindName> {
+  kind: K;
   idPrefix?: string;
   workflowId?: string;
-  args: unknown[];
+  args: WorkflowArgs<KindWorkflow<K>>;
   /** The agent's commands run unconfined: said at start, on every progress line and in the Web UI. */
   unsandboxed?: boolean;
 }
 
 /**
- * Starts a checked run of any workflow type and, unless detached, runs a worker in this
+ * Starts a checked run of any plan kind and, unless detached, runs a worker in this
  * process when none polls (or the one that polls does not answer), follows the run's
  * progress on stderr and returns how it ended.
  */
-export async function driveRun<R>(
-  start: RunStart,
+export async function driveRun<K extends PlanKindName>(
+  start: RunStart<K>,
   settings: Settings,
   out: Output,
   opts: { detach?: boolean; connections?: Connections } = {},
-): Promise<DrivenRun<R>> {
+): Promise<DrivenRun<WorkflowResult<KindWorkflow<K>>>> {
+  const { workflowType } = PLAN_KINDS[start.kind];
   const conns = opts.connections ?? (await connect(settings, out.info));
   let worker = opts.detach ? undefined : await ensureWorker(conns, settings, out.info);
   try {
     const marks = start.unsandboxed ? { memo: { sandbox: 'off' }, staticSummary: UNSANDBOXED_WARNING } : {};
     if (start.unsandboxed) out.info(UNSANDBOXED_WARNING);
     const handle = start.workflowId
-      ? await startWithId(conns.client, start.workflowId, start.workflowType, start.args, settings.taskQueue, marks)
-      : await startWithNextId(conns.client, start.idPrefix!, start.workflowType, start.args, settings.taskQueue, marks);
+      ? await startWithId(conns.client, start.workflowId, workflowType, start.args, settings.taskQueue, marks)
+      : await startWithNextId(conns.client, start.idPrefix!, workflowType, start.args, settings.taskQueue, marks);
     const webUi = webUiLink(settings, handle.workflowId);
     out.info(`started ${handle.workflowId}${webUi ? `  ${webUi}` : ''}`);
     if (opts.detach) return { workflowId: handle.workflowId, webUi };
-    const end = await followRun<R>(handle, out.info, {
+    const end = await followRun<WorkflowResult<KindWorkflow<K>>>(handle, out.info, {
       onTick: async () => {
         if (worker || !(await isStarved(handle, STARVED_AFTER_MS))) return;
         out.info('the polling worker does not answer: running one in this process');

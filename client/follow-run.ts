@@ -1,6 +1,7 @@
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure } from '@temporalio/common';
-import type { RunState, RunStatus } from '../core/types';
+import type { RunState, RunStatus } from '../core/run-types';
+import { statusQuery } from '../workflows/run/definitions';
 
 /** How a run ended, as the CLI reports it; `result` is the workflow's result (or the failure's first detail). */
 export interface RunEnd<R = unknown> {
@@ -78,7 +79,7 @@ export async function followRun<R = unknown>(
   });
   while (!done) {
     try {
-      const status = await handle.query<RunStatus>('status');
+      const status = await handle.query(statusQuery);
       const fresh = newProgressLines(status, lastSeq);
       fresh.lines.forEach(show);
       lastSeq = fresh.lastSeq;
@@ -97,7 +98,7 @@ export async function followRun<R = unknown>(
   }
   try {
     // The steps between the last poll and the end (a closed run still answers its query).
-    newProgressLines(await handle.query<RunStatus>('status'), lastSeq).lines.forEach(show);
+    newProgressLines(await handle.query(statusQuery), lastSeq).lines.forEach(show);
   } catch {
     // No worker is left to answer: the steps shown so far are all there is.
   }

@@ -10,7 +10,7 @@ export interface InProcessWorker {
 
 /**
  * Starts a worker inside this process when no worker polls the shared queue and this host's
- * queue (contract §3); returns undefined when one already does.
+ * queue (docs/interfaces.md#the-dex-command); returns undefined when one already does.
  */
 export async function ensureWorker(conns: Connections, settings: Settings, log: (line: string) => void): Promise<InProcessWorker | undefined> {
   const [workflows, activities] = await Promise.all([

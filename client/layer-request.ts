@@ -1,54 +1,40 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { LayerFileError, parseLayerFile } from '../core/layer-file';
+import { parseLayerFile } from '../core/layer-file';
 import type { LayerInput } from '../core/layer-types';
-import { costOf, DEFAULT_MODEL } from '../core/pricing';
-import { ZERO_USAGE } from '../core/usage';
-import { InputError } from './input-error';
-import { parseLlmSpec } from './llm-spec';
+import { DEFAULT_MODEL } from '../core/pricing';
+import { InvalidInput } from '../core/invalid-input';
+import { checkPriced, parseLlmSpec } from './llm-spec';
 import type { Settings } from './settings';
 
 /**
- * Reads and checks a layer file and turns it into the `layerWorkflow` input; throws an
- * InputError naming the node at fault before anything starts. Paths in the file are relative
+ * Reads and checks a layer file and turns it into the `layerWorkflow` input; throws
+ * InvalidInput naming the node at fault before anything starts. Paths in the file are relative
  * to it; prompt templates must exist.
  */
 export function buildLayerInput(file: string, opts: { llm?: string }, settings: Settings, env: NodeJS.ProcessEnv = process.env): LayerInput {
   const path = resolve(file);
-  if (!existsSync(path) || !statSync(path).isFile()) throw new InputError(`layer file not found: ${path}`);
+  if (!existsSync(path) || !statSync(path).isFile()) throw new InvalidInput(`layer file not found: ${path}`);
   const text = readFileSync(path, 'utf8');
   const templates: string[] = [];
-  try {
-    const layer = parseLayerFile(text, path, (relative, kind, node) => {
-      const absolute = resolve(dirname(path), relative);
-      if (kind === 'template') {
-        if (!existsSync(absolute) || !statSync(absolute).isFile()) {
-          throw new LayerFileError(`${path}: node "${node}": prompt template not found: ${absolute}`, node);
-        }
-        templates.push(readFileSync(absolute, 'utf8'));
+  const layer = parseLayerFile(text, path, (relative, kind, node) => {
+    const absolute = resolve(dirname(path), relative);
+    if (kind === 'template') {
+      if (!existsSync(absolute) || !statSync(absolute).isFile()) {
+        throw new InvalidInput(`${path}: node "${node}": prompt template not found: ${absolute}`);
       }
-      return absolute;
-    });
-    const llm = parseLlmSpec(opts.llm, env);
-    const defaultModel = (llm.kind === 'anthropic' ? llm.model : undefined) ?? layer.model ?? DEFAULT_MODEL;
-    checkPriced(defaultModel, `${path}: the layer's model`);
-    for (const node of layer.nodes) {
-      if ('model' in node.params && node.params.model) checkPriced(node.params.model, `${path}: node "${node.name}"`);
+      templates.push(readFileSync(absolute, 'utf8'));
     }
-    const hash = createHash('sha256').update(text);
-    for (const template of templates) hash.update('\0').update(template);
-    return { layer, hash: hash.digest('hex'), hostQueue: settings.hostQueue, llm, defaultModel };
-  } catch (err) {
-    if (err instanceof LayerFileError) throw new InputError(err.message);
-    throw err;
+    return absolute;
+  });
+  const llm = parseLlmSpec(opts.llm, env);
+  const defaultModel = (llm.kind === 'anthropic' ? llm.model : undefined) ?? layer.model ?? DEFAULT_MODEL;
+  checkPriced(defaultModel, `${path}: the layer's model`);
+  for (const node of layer.nodes) {
+    if ('model' in node.params && node.params.model) checkPriced(node.params.model, `${path}: node "${node.name}"`);
   }
-}
-
-function checkPriced(model: string, where: string): void {
-  try {
-    costOf(model, ZERO_USAGE);
-  } catch {
-    throw new InputError(`${where}: no price is known for model "${model}", so its cost cannot be counted`);
-  }
+  const hash = createHash('sha256').update(text);
+  for (const template of templates) hash.update('\0').update(template);
+  return { layer, hash: hash.digest('hex'), hostQueue: settings.hostQueue, llm, defaultModel };
 }

@@ -1,54 +1,49 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CassetteError, parseCassette } from '../core/cassette';
+import { parseCassette } from '../core/cassette';
 import { costOf } from '../core/pricing';
-import type { LlmSpec } from '../core/types';
-import { InputError } from './input-error';
+import type { LlmSpec } from '../core/run-types';
+import { ZERO_USAGE } from '../core/usage';
+import { InvalidInput } from '../core/invalid-input';
 
-const ZERO = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-
-function checkPriced(model: string, where: string): void {
+/** Refuses (InvalidInput, naming `where`) a model no price is known for: its cost could not be counted. */
+export function checkPriced(model: string, where: string): void {
   try {
-    costOf(model, ZERO);
+    costOf(model, ZERO_USAGE);
   } catch {
-    throw new InputError(`${where}: no price is known for model "${model}", so its cost cannot be counted`);
+    throw new InvalidInput(`${where}: no price is known for model "${model}", so its cost cannot be counted`);
   }
 }
 
 /**
- * Parses `--llm` (contract §3): `anthropic`, `anthropic:MODEL` or `replay:FILE`; absent, it is
+ * Parses `--llm` (docs/interfaces.md#the-dex-command): `anthropic`, `anthropic:MODEL` or `replay:FILE`; absent, it is
  * `anthropic` when ANTHROPIC_API_KEY is set. A replay cassette is read and checked here, so a
  * malformed one stops the command before anything starts.
  */
 export function parseLlmSpec(spec: string | undefined, env: NodeJS.ProcessEnv = process.env): LlmSpec {
   if (spec === undefined) {
     if (!env.ANTHROPIC_API_KEY) {
-      throw new InputError('no --llm given and ANTHROPIC_API_KEY is not set: set a key, or use --llm replay:FILE');
+      throw new InvalidInput('no --llm given and ANTHROPIC_API_KEY is not set: set a key, or use --llm replay:FILE');
     }
     return { kind: 'anthropic' };
   }
   if (spec === 'anthropic' || spec.startsWith('anthropic:')) {
-    if (!env.ANTHROPIC_API_KEY) throw new InputError(`--llm ${spec} needs ANTHROPIC_API_KEY to be set`);
+    if (!env.ANTHROPIC_API_KEY) throw new InvalidInput(`--llm ${spec} needs ANTHROPIC_API_KEY to be set`);
     const model = spec.slice('anthropic:'.length) || undefined;
     if (spec.startsWith('anthropic:')) {
-      if (!model) throw new InputError('--llm anthropic:MODEL needs a model id after the colon');
+      if (!model) throw new InvalidInput('--llm anthropic:MODEL needs a model id after the colon');
       checkPriced(model, '--llm');
     }
     return model ? { kind: 'anthropic', model } : { kind: 'anthropic' };
   }
   if (spec.startsWith('replay:')) {
     const path = resolve(spec.slice('replay:'.length));
-    if (!spec.slice('replay:'.length)) throw new InputError('--llm replay:FILE needs a cassette file');
-    if (!existsSync(path)) throw new InputError(`replay cassette not found: ${path}`);
-    try {
-      const lines = parseCassette(readFileSync(path, 'utf8'), path);
-      if (lines.length === 0) throw new InputError(`replay cassette ${path} has no lines`);
-      lines.forEach((line, i) => checkPriced(String((line.response as { model?: unknown }).model ?? ''), `${path} line ${i + 1}`));
-    } catch (err) {
-      if (err instanceof CassetteError) throw new InputError(err.message);
-      throw err;
-    }
+    if (!spec.slice('replay:'.length)) throw new InvalidInput('--llm replay:FILE needs a cassette file');
+    if (!existsSync(path)) throw new InvalidInput(`replay cassette not found: ${path}`);
+    const lines = parseCassette(readFileSync(path, 'utf8'), path);
+    if (lines.length === 0) throw new InvalidInput(`replay cassette ${path} has no lines`);
+    lines.forEach((line, i) => checkPriced(String((line.response as { model?: unknown }).model ?? ''), `${path} line ${i + 1}`));
     return { kind: 'replay', path };
   }
-  throw new InputError(`unknown --llm "${spec}": use anthropic, anthropic:MODEL or replay:FILE`);
+  throw new InvalidInput(`unknown --llm "${spec}": use anthropic, anthropic:MODEL or replay:FILE`);
 }

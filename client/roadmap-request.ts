@@ -1,15 +1,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
+import { roadmapWorkflowId, safeName } from '../core/ids';
 import { phasesFor } from '../core/phases';
-import { parseRoadmap, RoadmapError, type RoadmapTask } from '../core/roadmap';
-import type { RoadmapInput } from '../core/types';
+import { parseRoadmap, type RoadmapTask } from '../core/roadmap';
+import type { RoadmapInput } from '../core/roadmap-types';
+import { InvalidInput } from '../core/invalid-input';
 import { dexGitSync } from '../activities/dex-git';
 import { loadDexConfig } from './config-file';
-import { InputError } from './input-error';
 import { parseLlmSpec } from './llm-spec';
 import type { Settings } from './settings';
-import { resolveRepository, safeName, taskDefaultsFrom } from './task-request';
+import { resolveRepository, taskDefaultsFrom } from './task-request';
 
 /** What a person asks for with `dex run`. */
 export interface RoadmapRequest {
@@ -28,42 +29,39 @@ export interface CheckedRoadmap {
 }
 
 /**
- * Checks a roadmap request and turns it into the workflow's input; throws InputError (exit 2)
+ * Checks a roadmap request and turns it into the workflow's input; throws InvalidInput (exit 2)
  * before anything starts: a missing file, no tasks, a duplicate id, an unknown dependency or a
  * cycle (naming the ids), an unknown task type, a bad config or `--llm`.
  */
 export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: NodeJS.ProcessEnv = process.env): CheckedRoadmap {
   const file = resolve(req.roadmap);
-  if (!existsSync(file)) throw new InputError(`roadmap not found: ${file}`);
+  if (!existsSync(file)) throw new InvalidInput(`roadmap not found: ${file}`);
   const repoPath = resolveRepository(req.repo ?? dirname(file));
   const roadmapFile = relative(repoPath, file);
-  if (roadmapFile.startsWith('..')) throw new InputError(`the roadmap ${file} is not inside the repository ${repoPath}`);
+  if (roadmapFile.startsWith('..')) throw new InvalidInput(`the roadmap ${file} is not inside the repository ${repoPath}`);
   const text = readFileSync(file, 'utf8');
-  let tasks: RoadmapTask[];
-  try {
-    tasks = parseRoadmap(text);
-  } catch (err) {
-    if (err instanceof RoadmapError) throw new InputError(`${roadmapFile}: ${err.message}`);
-    throw err;
-  }
+  const tasks = parseRoadmap(text, roadmapFile);
   const config = loadDexConfig(repoPath);
   for (const task of tasks) {
     try {
       phasesFor(task, config.phases);
     } catch (err) {
-      throw new InputError(`${roadmapFile}: task ${task.id}: ${(err as Error).message}`);
+      throw new InvalidInput(`${roadmapFile}: task ${task.id}: ${(err as Error).message}`);
     }
   }
   const baseBranch = dexGitSync(repoPath, ['rev-parse', '--abbrev-ref', 'HEAD']).trim();
-  if (baseBranch === 'HEAD') throw new InputError(`the repository ${repoPath} is not on a branch: check out the branch tasks should land on`);
+  if (baseBranch === 'HEAD') throw new InvalidInput(`the repository ${repoPath} is not on a branch: check out the branch tasks should land on`);
   const llm = parseLlmSpec(req.llm, env);
-  const hash = createHash('sha256').update(`${repoPath}\n${roadmapFile}\n${text}`).digest('hex').slice(0, 8);
+  const repoName = safeName(basename(repoPath));
+  const roadmapHash = createHash('sha256').update(`${repoPath}\n${roadmapFile}\n${text}`).digest('hex').slice(0, 8);
   return {
-    workflowId: `roadmap-${safeName(basename(repoPath))}-${hash}`,
+    workflowId: roadmapWorkflowId(repoName, roadmapHash),
     tasks,
     input: {
       repoPath,
       roadmapFile,
+      repoName,
+      roadmapHash,
       baseBranch,
       taskDefaults: taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox),
       phasesByWeight: config.phases,

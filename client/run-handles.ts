@@ -1,6 +1,8 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { InputError } from './input-error';
+import { numberedWorkflowId } from '../core/ids';
+import { InvalidInput } from '../core/invalid-input';
+import type { WorkflowName } from './plan-kinds';
 
 const { TaskQueueType } = temporal.api.enums.v1;
 
@@ -11,21 +13,21 @@ export interface StartMarks {
 }
 
 /**
- * Starts a workflow under the first free id `<prefix>-<n>` (contract §1: readable, stable
+ * Starts a workflow under the first free id `<prefix>-<n>` (docs/interfaces.md#plans-workflows-and-ids: readable, stable
  * ids). Rejecting duplicates makes the server, not a local counter, decide which n is free.
  */
 export async function startWithNextId(
   client: Client,
   prefix: string,
-  workflowType: string,
-  args: unknown[],
+  workflowType: WorkflowName,
+  args: readonly unknown[],
   taskQueue: string,
   marks: StartMarks = {},
 ): Promise<WorkflowHandle> {
   for (let n = 1; n < 100_000; n++) {
     try {
       return await client.workflow.start(workflowType, {
-        workflowId: `${prefix}-${n}`,
+        workflowId: numberedWorkflowId(prefix, n),
         taskQueue,
         args,
         ...marks,
@@ -45,8 +47,8 @@ export async function startWithNextId(
 export async function startWithId(
   client: Client,
   workflowId: string,
-  workflowType: string,
-  args: unknown[],
+  workflowType: WorkflowName,
+  args: readonly unknown[],
   taskQueue: string,
   marks: StartMarks = {},
 ): Promise<WorkflowHandle> {
@@ -59,7 +61,7 @@ export async function startWithId(
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     });
   } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) throw new InputError(`${workflowId} is already running: dex watch ${workflowId}`);
+    if (err instanceof WorkflowExecutionAlreadyStartedError) throw new InvalidInput(`${workflowId} is already running: dex watch ${workflowId}`);
     throw err;
   }
 }

@@ -1,6 +1,6 @@
 import type { SandboxPolicy } from '../core/sandbox-policy';
+import { InvalidInput } from '../core/invalid-input';
 import { sandboxAvailability, type SandboxAvailability } from '../activities/sandbox/sandbox-availability';
-import { InputError } from './input-error';
 
 /** The line every unconfined run shows, so nobody mistakes it for a confined one. */
 export const UNSANDBOXED_WARNING = "UNSANDBOXED: the agent's commands run unconfined on this host (--unsafe-no-sandbox or sandbox.mode: off)";
@@ -17,6 +17,6 @@ export function chooseSandbox(
   if (unsafeNoSandbox) return { ...policy, mode: 'off' };
   if (policy.mode === 'off') return policy;
   const found = availability();
-  if (!found.ok) throw new InputError(found.why);
+  if (!found.ok) throw new InvalidInput(found.why);
   return policy;
 }

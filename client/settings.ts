@@ -1,7 +1,7 @@
 import { hostname, homedir } from 'node:os';
 import { join } from 'node:path';
 
-/** Where to find Temporal and where dex keeps its files, from the environment (contract §1). */
+/** Where to find Temporal and where dex keeps its files, from the environment (docs/interfaces.md#plans-workflows-and-ids). */
 export interface Settings {
   /** TEMPORAL_ADDRESS; undefined means: start or reuse the embedded dev server. */
   address?: string;
@@ -27,6 +27,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   };
 }
 
-/** The embedded dev server's address and Web UI (contract §1). */
+/** The embedded dev server's address and Web UI (docs/interfaces.md#plans-workflows-and-ids). */
 export const EMBEDDED_ADDRESS = '127.0.0.1:7233';
 export const EMBEDDED_UI = 'http://127.0.0.1:8233';

@@ -2,18 +2,17 @@ import Ajv, { type ErrorObject } from 'ajv';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import { costOf } from '../core/pricing';
-import { planSheet, SheetError, type ActionDoc, type SheetDoc, type SheetPlan } from '../core/sheet';
+import { safeName, sheetTaskId } from '../core/ids';
+import { planSheet, type ActionDoc, type SheetDoc, type SheetPlan } from '../core/sheet';
 import type { PlannedStatement, SheetInput, StatementAction } from '../core/sheet-types';
-import type { LlmSpec } from '../core/types';
-import { ZERO_USAGE } from '../core/usage';
+import type { LlmSpec } from '../core/run-types';
+import { InvalidInput } from '../core/invalid-input';
 import { loadDexConfig } from './config-file';
-import { InputError } from './input-error';
-import { parseLlmSpec } from './llm-spec';
+import { checkPriced, parseLlmSpec } from './llm-spec';
 import type { Settings } from './settings';
-import { buildTaskInput, safeName } from './task-request';
+import { buildTaskInput } from './task-request';
 
-/** The published JSON Schema of sheet files (contract §4). */
+/** The published JSON Schema of sheet files (docs/interfaces.md#files). */
 export const SHEET_SCHEMA_PATH = join(__dirname, '..', 'schemas', 'sheet.schema.json');
 
 let validator: ReturnType<Ajv['compile']> | undefined;
@@ -38,18 +37,18 @@ function describeSchemaError(e: ErrorObject, doc: unknown): string {
   return `${where}: ${e.message}`;
 }
 
-/** Reads a sheet file and checks it against the JSON Schema; throws InputError naming the problems. */
+/** Reads a sheet file and checks it against the JSON Schema; throws InvalidInput naming the problems. */
 export function readSheetFile(path: string): SheetDoc {
   const file = resolve(path);
-  if (!existsSync(file)) throw new InputError(`sheet file not found: ${file}`);
+  if (!existsSync(file)) throw new InvalidInput(`sheet file not found: ${file}`);
   const yaml = parseDocument(readFileSync(file, 'utf8'));
-  if (yaml.errors.length > 0) throw new InputError(`${file}: not valid YAML: ${yaml.errors[0].message}`);
+  if (yaml.errors.length > 0) throw new InvalidInput(`${file}: not valid YAML: ${yaml.errors[0].message}`);
   const doc: unknown = yaml.toJS();
   const validate = schemaValidator();
   if (!validate(doc)) {
     // `if`/`then` failures only repeat the error under them.
     const problems = [...new Set((validate.errors ?? []).filter((e) => e.keyword !== 'if').map((e) => describeSchemaError(e, doc)))];
-    throw new InputError(`${file} does not match the sheet schema:\n  ${problems.slice(0, 8).join('\n  ')}`);
+    throw new InvalidInput(`${file} does not match the sheet schema:\n  ${problems.slice(0, 8).join('\n  ')}`);
   }
   return doc as SheetDoc;
 }
@@ -61,13 +60,7 @@ function nameFromFile(file: string): string {
 
 /** Reads, checks and plans a sheet file (tollgate 1); nothing runs. */
 export function planSheetFile(path: string): SheetPlan {
-  const doc = readSheetFile(path);
-  try {
-    return planSheet(doc, nameFromFile(path));
-  } catch (err) {
-    if (err instanceof SheetError) throw new InputError(`${resolve(path)}: ${err.message}`);
-    throw err;
-  }
+  return planSheet(readSheetFile(path), nameFromFile(path), resolve(path));
 }
 
 /** What `dex sheet` was asked for besides the file. */
@@ -78,7 +71,7 @@ export interface SheetRequest {
 
 /**
  * Turns a plan into the workflow's input: every action fully decided here (models, task inputs,
- * repositories), so the workflow never reads configuration. Throws InputError before anything starts.
+ * repositories), so the workflow never reads configuration. Throws InvalidInput before anything starts.
  */
 export function buildSheetInput(path: string, plan: SheetPlan, req: SheetRequest, settings: Settings, env: NodeJS.ProcessEnv = process.env): SheetInput {
   const cwd = dirname(resolve(path));
@@ -86,23 +79,19 @@ export function buildSheetInput(path: string, plan: SheetPlan, req: SheetRequest
   const kinds = plan.statements.flatMap((s) => [s.doc.run, ...(s.doc.undo ? [s.doc.undo.run] : [])]);
   const llm: LlmSpec | undefined = kinds.some((k) => k !== 'shell') ? parseLlmSpec(req.llm, env) : undefined;
 
-  const actionOf = (id: string, a: ActionDoc, suffix: string): StatementAction => {
+  const actionOf = (id: string, a: ActionDoc, step: 'do' | 'undo'): StatementAction => {
     switch (a.run) {
       case 'shell':
         return { run: 'shell', command: a.command! };
       case 'llm': {
         const model = a.model ?? (llm?.kind === 'anthropic' && llm.model ? llm.model : config.models.default);
-        try {
-          costOf(model, ZERO_USAGE);
-        } catch {
-          throw new InputError(`statement "${id}": no price is known for model "${model}", so its cost cannot be counted`);
-        }
+        checkPriced(model, `statement "${id}"`);
         return { run: 'llm', prompt: a.prompt!, model, maxTokens: a.maxTokens ?? config.maxTokens };
       }
       case 'task': {
         const repo = resolve(cwd, a.repo ?? '.');
         const { input } = buildTaskInput({ title: a.title!, description: a.description, repo, llm: req.llm }, settings, env);
-        return { run: 'task', task: { ...input, taskId: `${id}${suffix}` } };
+        return { run: 'task', task: { ...input, taskId: sheetTaskId(id, step) } };
       }
     }
   };
@@ -114,8 +103,8 @@ export function buildSheetInput(path: string, plan: SheetPlan, req: SheetRequest
     ...(s.produces ? { produces: s.produces } : {}),
     consumes: s.consumes,
     needs: s.needs,
-    action: actionOf(s.id, s.doc, ''),
-    ...(s.doc.undo ? { undo: actionOf(s.id, s.doc.undo, '-undo') } : {}),
+    action: actionOf(s.id, s.doc, 'do'),
+    ...(s.doc.undo ? { undo: actionOf(s.id, s.doc.undo, 'undo') } : {}),
   }));
   return {
     name: plan.name,

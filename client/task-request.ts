@@ -1,12 +1,15 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
+import { safeName, taskIdFromTitle } from '../core/ids';
 import { phasesFor } from '../core/phases';
 import type { Weight } from '../core/roadmap';
-import type { LlmSpec, RoadmapInput, TaskInput } from '../core/types';
+import type { RoadmapInput } from '../core/roadmap-types';
+import type { LlmSpec } from '../core/run-types';
+import type { TaskInput } from '../core/task-types';
 import { WEIGHTS } from '../core/roadmap';
+import { InvalidInput } from '../core/invalid-input';
 import { dexGitSync } from '../activities/dex-git';
 import { loadDexConfig, type DexConfig } from './config-file';
-import { InputError } from './input-error';
 import { parseLlmSpec } from './llm-spec';
 import { chooseSandbox } from './sandbox-choice';
 import type { Settings } from './settings';
@@ -34,26 +37,12 @@ function git(args: string[], cwd: string): string | undefined {
 /** The top folder of the git repository at `dir`, checked to exist and to have a commit. */
 export function resolveRepository(dir: string): string {
   const path = resolve(dir);
-  if (!existsSync(path)) throw new InputError(`repository not found: ${path}`);
-  if (!statSync(path).isDirectory()) throw new InputError(`repository is not a folder: ${path}`);
+  if (!existsSync(path)) throw new InvalidInput(`repository not found: ${path}`);
+  if (!statSync(path).isDirectory()) throw new InvalidInput(`repository is not a folder: ${path}`);
   const top = git(['rev-parse', '--show-toplevel'], path);
-  if (!top) throw new InputError(`not a git repository: ${path}`);
-  if (!git(['rev-parse', '--verify', 'HEAD'], top)) throw new InputError(`the repository has no commit yet: ${top}`);
+  if (!top) throw new InvalidInput(`not a git repository: ${path}`);
+  if (!git(['rev-parse', '--verify', 'HEAD'], top)) throw new InvalidInput(`the repository has no commit yet: ${top}`);
   return top;
-}
-
-/** A short, readable id for a task from its title: at most 32 characters, cut at a word boundary. */
-export function taskIdFromTitle(title: string): string {
-  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
-  if (slug.length <= 32) return slug || 'task';
-  const cut = slug.slice(0, 33);
-  const boundary = cut.lastIndexOf('-');
-  return boundary > 0 ? cut.slice(0, boundary) : cut.slice(0, 32);
-}
-
-/** Names safe in a workflow id and a branch name. */
-export function safeName(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'repo';
 }
 
 /** What every task on `repoPath` takes from the config, `--llm` and this host: everything but the task itself. */
@@ -82,12 +71,12 @@ export function taskDefaultsFrom(
   };
 }
 
-/** Checks a task request and turns it into the workflow's input; throws InputError before anything starts. */
+/** Checks a task request and turns it into the workflow's input; throws InvalidInput before anything starts. */
 export function buildTaskInput(req: TaskRequest, settings: Settings, env: NodeJS.ProcessEnv = process.env): { input: TaskInput; repoName: string } {
   const title = req.title?.trim() ?? '';
-  if (!title) throw new InputError('the task title is empty');
+  if (!title) throw new InvalidInput('the task title is empty');
   if (req.weight !== undefined && !(WEIGHTS as readonly string[]).includes(req.weight)) {
-    throw new InputError(`unknown --weight "${req.weight}": use ${WEIGHTS.join(', ')}`);
+    throw new InvalidInput(`unknown --weight "${req.weight}": use ${WEIGHTS.join(', ')}`);
   }
   const repoPath = resolveRepository(req.repo ?? process.cwd());
   const llm = parseLlmSpec(req.llm, env);

@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { InputError } from './input-error';
+import { InvalidInput } from '../core/invalid-input';
 
 /** The pinned Temporal CLI (its go.mod has no replace directive, so `go install` works). */
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
@@ -17,9 +17,6 @@ export function toolCacheDir(): string {
 function onPath(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 }
-
-/** Thrown when a tool dex needs cannot be installed; its message is one line naming what to install. */
-export class ToolchainError extends InputError {}
 
 /** Installs into a temp folder beside `finalDir` and renames it into place, so a crash never leaves half an install. */
 function installAtomically(finalDir: string, build: (tmpDir: string) => void): void {
@@ -36,14 +33,17 @@ function installAtomically(finalDir: string, build: (tmpDir: string) => void): v
   }
 }
 
-/** Path of the Temporal CLI: `DEX_TEMPORAL_CLI`, else the cached pinned build, installed with `go install` when missing. */
+/**
+ * Path of the Temporal CLI: `DEX_TEMPORAL_CLI`, else the cached pinned build, installed with `go install` when missing.
+ * Without Go, InvalidInput (exit 2) names what to install.
+ */
 export function ensureTemporalCli(log: (line: string) => void = () => {}): string {
   if (process.env.DEX_TEMPORAL_CLI) return process.env.DEX_TEMPORAL_CLI;
   const dir = join(toolCacheDir(), `temporal-cli-${TEMPORAL_CLI_VERSION}`);
   const binary = join(dir, 'bin', 'temporal');
   if (existsSync(binary)) return binary;
   if (!onPath('go')) {
-    throw new ToolchainError(
+    throw new InvalidInput(
       `dex needs Go (1.23 or newer) on PATH to install the Temporal CLI ${TEMPORAL_CLI_VERSION}: install Go, or set DEX_TEMPORAL_CLI to a temporal binary`,
     );
   }
@@ -73,18 +73,21 @@ dir=$(cd "$(dirname "$0")" && pwd)
 exec java -cp "$dir/lib/*" io.temporal.testserver.TestServer "$@"
 `;
 
-/** Path of an executable that runs the Java time-skipping test server, installed from Maven Central when missing. */
+/**
+ * Path of an executable that runs the Java time-skipping test server, installed from Maven Central when missing.
+ * Without Java or Maven, InvalidInput (exit 2) names what to install.
+ */
 export function ensureTestServer(log: (line: string) => void = () => {}): string {
   const dir = join(toolCacheDir(), `temporal-test-server-${TEST_SERVER_VERSION}`);
   const wrapper = join(dir, 'test-server');
   if (!onPath('java')) {
-    throw new ToolchainError('dex needs Java 11 or newer (java on PATH) to run the Temporal time-skipping test server: install a JDK');
+    throw new InvalidInput('dex needs Java 11 or newer (java on PATH) to run the Temporal time-skipping test server: install a JDK');
   }
   if (existsSync(wrapper) && readdirSync(join(dir, 'lib')).some((f) => f.startsWith('temporal-test-server-'))) {
     return wrapper;
   }
   if (!onPath('mvn')) {
-    throw new ToolchainError('dex needs Maven (mvn on PATH) once, to fetch the Temporal test server from Maven Central: install Maven');
+    throw new InvalidInput('dex needs Maven (mvn on PATH) once, to fetch the Temporal test server from Maven Central: install Maven');
   }
   log(`fetching the Temporal test server ${TEST_SERVER_VERSION} from Maven Central (once)…`);
   installAtomically(dir, (tmp) => {

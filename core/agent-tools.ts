@@ -1,5 +1,5 @@
 /**
- * The agent's tools as Anthropic tool definitions (contract §5: names and required fields
+ * The agent's tools as Anthropic tool definitions (docs/interfaces.md#the-agent-and-the-model: names and required fields
  * are exact). Pure data, shared by the model activity (which offers them) and the tool
  * activity (which runs them).
  */

@@ -1,8 +1,9 @@
 /**
- * Replay cassettes (contract §5): JSON Lines of recorded Messages API responses, each for a
+ * Replay cassettes (docs/interfaces.md#the-agent-and-the-model): JSON Lines of recorded Messages API responses, each for a
  * task and phase or `*`. Pure: parsing and matching only; reading files and claiming lines
  * belong to the callers.
  */
+import { InvalidInput } from './invalid-input';
 
 /** The token counts of a recorded response, as the Messages API reports them. */
 export interface CassetteUsage {
@@ -39,15 +40,7 @@ export interface CassetteLine {
   response: CassetteResponse;
 }
 
-/** A cassette that cannot be used; the message names the file, the line and the fault. */
-export class CassetteError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CassetteError';
-  }
-}
-
-/** Parses cassette `text`; `source` (usually the file path) names it in errors. */
+/** Parses cassette `text`; throws InvalidInput naming `source` (usually the file path), the line and the fault. */
 export function parseCassette(text: string, source: string): CassetteLine[] {
   const lines: CassetteLine[] = [];
   text.split('\n').forEach((raw, index) => {
@@ -55,7 +48,7 @@ export function parseCassette(text: string, source: string): CassetteLine[] {
     if (trimmed === '') return;
     const line = index + 1;
     const fail = (what: string): never => {
-      throw new CassetteError(`${source}:${line}: ${what}`);
+      throw new InvalidInput(`${source}:${line}: ${what}`);
     };
     let value: unknown;
     try {

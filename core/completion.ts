@@ -1,8 +1,8 @@
 /**
- * Finding the completion object a phase ends with (contract §5). Pure: the workflow
+ * Finding the completion object a phase ends with (docs/interfaces.md#the-agent-and-the-model). Pure: the workflow
  * sandbox imports it too.
  */
-import type { Completion } from './types';
+import type { Completion } from './task-types';
 
 /**
  * The completion object in an assistant's final text, looked for in order: the whole text as

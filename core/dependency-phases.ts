@@ -2,6 +2,7 @@
  * Dependency depth and phases for any DAG of named items (roadmap tasks, sheet statements).
  * Pure: shared by the client (to refuse bad input before anything starts) and workflows.
  */
+import { InvalidInput } from './invalid-input';
 
 /** An item that needs other items (by id) to finish first. */
 export interface DependencyNode {
@@ -16,7 +17,7 @@ export type DependencyProblem =
   | { kind: 'cycle'; ids: string[] };
 
 /** Thrown by `dependencyDepths` when the items cannot be ordered; `problem` says why. */
-export class DependencyError extends Error {
+export class DependencyError extends InvalidInput {
   constructor(readonly problem: DependencyProblem) {
     super(describeProblem(problem));
     this.name = 'DependencyError';

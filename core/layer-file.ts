@@ -6,20 +6,10 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import schema from '../schemas/layer.schema.json';
+import { InvalidInput } from './invalid-input';
 import type { LayerNode, LayerSpec, LayerTargets, LlmCallParams, ParseMode } from './layer-types';
 
-/** A layer file that cannot run; `node` names the node at fault, when one is. */
-export class LayerFileError extends Error {
-  constructor(
-    message: string,
-    readonly node?: string,
-  ) {
-    super(message);
-    this.name = 'LayerFileError';
-  }
-}
-
-/** Resolves a path a node names (relative to the layer file); throws a LayerFileError when a template is missing. */
+/** Resolves a path a node names (relative to the layer file); throws InvalidInput when a template is missing. */
 export type PathResolver = (path: string, kind: 'template' | 'file', node: string) => string;
 
 type RawNode = { name: string; type: LayerNode['type']; params?: Record<string, unknown> };
@@ -39,22 +29,22 @@ const NEEDS_REPLY = new Set<LayerNode['type']>(['store_insight', 'output', 'upda
 /** Node types that give one. */
 const GIVES_REPLY = new Set<LayerNode['type']>(['llm_call', 'synthesize_to_global']);
 
-/** Parses and checks a layer file's `text`; `source` names it in errors. */
+/** Parses and checks a layer file's `text`; throws InvalidInput naming `source` and the node at fault, when one is. */
 export function parseLayerFile(text: string, source: string, resolvePath: PathResolver): LayerSpec {
   let raw: unknown;
   try {
     raw = parseYaml(text);
   } catch (err) {
-    throw new LayerFileError(`${source}: not valid YAML: ${(err as Error).message}`);
+    throw new InvalidInput(`${source}: not valid YAML: ${(err as Error).message}`);
   }
   if (!validate(raw)) throw schemaError(source, raw, validate.errors ?? []);
   const names = new Set<string>();
   let hasReply = false;
   for (const node of raw.nodes) {
-    if (names.has(node.name)) throw new LayerFileError(`${source}: node "${node.name}": the name is used twice`, node.name);
+    if (names.has(node.name)) throw new InvalidInput(`${source}: node "${node.name}": the name is used twice`);
     names.add(node.name);
     if (NEEDS_REPLY.has(node.type) && !hasReply) {
-      throw new LayerFileError(`${source}: node "${node.name}" (${node.type}) needs an llm_call or synthesize_to_global before it`, node.name);
+      throw new InvalidInput(`${source}: node "${node.name}" (${node.type}) needs an llm_call or synthesize_to_global before it`);
     }
     if (GIVES_REPLY.has(node.type)) hasReply = true;
   }
@@ -111,7 +101,7 @@ function checkedNode(node: RawNode, resolvePath: PathResolver): LayerNode {
 }
 
 /** The most telling schema error, as a message that names the node it is in. */
-function schemaError(source: string, raw: unknown, errors: ErrorObject[]): LayerFileError {
+function schemaError(source: string, raw: unknown, errors: ErrorObject[]): InvalidInput {
   // `if` and `oneOf` only say that a branch failed; the branch's own error says what is wrong.
   const telling = errors.filter((e) => e.keyword !== 'if' && e.keyword !== 'oneOf');
   const byType = telling.find((e) => /^\/nodes\/\d+\/type$/.test(e.instancePath)) ?? telling.find((e) => e.instancePath.startsWith('/nodes/'));
@@ -121,7 +111,7 @@ function schemaError(source: string, raw: unknown, errors: ErrorObject[]): Layer
   const node = index !== undefined ? (nodes?.[Number(index)] as { name?: unknown; type?: unknown } | undefined) : undefined;
   const name = typeof node?.name === 'string' ? node.name : index !== undefined ? `#${Number(index) + 1}` : undefined;
   const what = describe(error, node?.type, index !== undefined);
-  return new LayerFileError(name ? `${source}: node "${name}": ${what}` : `${source}: ${what}`, name);
+  return new InvalidInput(name ? `${source}: node "${name}": ${what}` : `${source}: ${what}`);
 }
 
 function describe(error: ErrorObject, nodeType: unknown, inNode: boolean): string {

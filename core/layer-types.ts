@@ -1,8 +1,8 @@
 /**
- * Types of layer runs (contract §1: `layerWorkflow`): the checked layer file, the workflow's
+ * Types of layer runs (docs/interfaces.md#plans-workflows-and-ids: `layerWorkflow`): the checked layer file, the workflow's
  * input, what each target reports and the run record. Plain data: it crosses history as JSON.
  */
-import type { LlmSpec, RunState, TokenUsage } from './types';
+import type { LlmSpec, RunState, TokenUsage } from './run-types';
 
 /** The node types a layer may use. */
 export const NODE_TYPES = [
@@ -138,7 +138,7 @@ export type LayerRunStatus = 'success' | 'partial' | 'dry' | 'failed';
 /** The audit record of one layer run, stored at its end and returned as its result. */
 export interface LayerRunRecord {
   id: string;
-  /** `completed`, or `failed` when every target failed (contract §2 states). */
+  /** `completed`, or `failed` when every target failed (docs/interfaces.md#people-in-the-loop states). */
   state: RunState;
   status: LayerRunStatus;
   layerName: string;

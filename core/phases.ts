@@ -1,5 +1,5 @@
 import type { Weight } from './roadmap';
-import type { RunawayLimits } from './types';
+import type { RunawayLimits } from './task-types';
 
 /** Runaway limits when a task sets none. */
 export const DEFAULT_RUNAWAY: RunawayLimits = { sameFailure: 3, noChangeTurns: 8 };
@@ -9,7 +9,7 @@ export const DEFAULT_RUNAWAY: RunawayLimits = { sameFailure: 3, noChangeTurns: 8
  * each phase is asked to do. Pure data with defaults that `dex.config.yaml` may override.
  */
 
-/** Phases per weight (design note 002). */
+/** Phases per weight (docs/roadmaps.md). */
 export const DEFAULT_PHASES_BY_WEIGHT: Record<Weight, string[]> = {
   trivial: ['implement'],
   small: ['implement', 'test'],
@@ -17,14 +17,14 @@ export const DEFAULT_PHASES_BY_WEIGHT: Record<Weight, string[]> = {
   large: ['research', 'spec', 'design', 'implement', 'review', 'test', 'docs'],
 };
 
-/** Step patterns of task types (design note 003): a typed task runs these steps as its phases. */
+/** Step patterns of task types (docs/roadmaps.md): a typed task runs these steps as its phases. */
 export const TYPE_PATTERNS: Record<string, string[]> = {
   code_modify: ['read', 'edit', 'test'],
   code_create: ['design', 'write', 'test'],
   research: ['search', 'extract', 'synthesize'],
 };
 
-/** Where a failed phase goes back to (design note 002); phases not in the map fail the task. */
+/** Where a failed phase goes back to (docs/roadmaps.md); phases not in the map fail the task. */
 export const DEFAULT_RETRY_MAP: Record<string, string> = {
   test: 'implement',
   review: 'implement',

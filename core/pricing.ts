@@ -1,7 +1,8 @@
 /**
  * Model prices and the cost of a call. Pure: the workflow sandbox imports it too.
  */
-import type { TokenUsage } from './types';
+import { InvalidInput } from './invalid-input';
+import type { TokenUsage } from './run-types';
 
 /** USD per million tokens of one model. */
 export interface ModelPrice {
@@ -32,26 +33,18 @@ export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = {
   'claude-3-5-haiku': { input: 0.8, output: 4, cacheWrite: 1, cacheRead: 0.08 },
 };
 
-/** Thrown for a model id that no price matches; retrying cannot help. */
-export class UnknownModelError extends Error {
-  constructor(readonly model: string) {
-    super(`No price known for model "${model}"; known models: ${Object.keys(MODEL_PRICES).join(', ')}`);
-    this.name = 'UnknownModelError';
-  }
-}
-
-/** The price of `model`, matched by the longest known prefix that ends at a `-` or the id's end. */
+/** The price of `model`, matched by the longest known prefix that ends at a `-` or the id's end; InvalidInput when none does. */
 export function priceOf(model: string): ModelPrice {
   let best: string | undefined;
   for (const prefix of Object.keys(MODEL_PRICES)) {
     const fits = model === prefix || model.startsWith(`${prefix}-`);
     if (fits && (best === undefined || prefix.length > best.length)) best = prefix;
   }
-  if (best === undefined) throw new UnknownModelError(model);
+  if (best === undefined) throw new InvalidInput(`No price known for model "${model}"; known models: ${Object.keys(MODEL_PRICES).join(', ')}`);
   return MODEL_PRICES[best];
 }
 
-/** The USD cost of `usage` on `model`; throws {@link UnknownModelError} for an unknown model. */
+/** The USD cost of `usage` on `model`; throws InvalidInput for an unknown model. */
 export function costOf(model: string, usage: TokenUsage): number {
   const price = priceOf(model);
   const microDollars =

@@ -1,6 +1,7 @@
 import { DependencyError, dependencyDepths } from './dependency-phases';
+import { InvalidInput } from './invalid-input';
 
-/** The weights a task may have (contract §4). */
+/** The weights a task may have (docs/interfaces.md#files). */
 export const WEIGHTS = ['trivial', 'small', 'medium', 'large'] as const;
 /** A task's weight: how many phases it goes through. */
 export type Weight = (typeof WEIGHTS)[number];
@@ -21,16 +22,15 @@ export interface RoadmapTask {
   line: number;
 }
 
-/** A roadmap that cannot run; the message names the line or the ids. */
-export class RoadmapError extends Error {
-  override name = 'RoadmapError';
-}
-
 const ITEM = /^(\s*)[-*+]\s+\[([ xX])\]\s+(.*)$/;
 const ID_PREFIX = /^([A-Za-z][\w.-]*):\s+/;
 const ATTRIBUTE = /\s*\((weight|depends|type):\s*([^)]*)\)/g;
 
-function parseAttributes(text: string, line: number): { rest: string; weight?: Weight; type?: string; depends: string[] } {
+function parseAttributes(
+  text: string,
+  line: number,
+  invalid: (what: string) => InvalidInput,
+): { rest: string; weight?: Weight; type?: string; depends: string[] } {
   let weight: Weight | undefined;
   let type: string | undefined;
   let depends: string[] = [];
@@ -38,7 +38,7 @@ function parseAttributes(text: string, line: number): { rest: string; weight?: W
     const v = value.trim();
     if (key === 'weight') {
       if (!(WEIGHTS as readonly string[]).includes(v)) {
-        throw new RoadmapError(`line ${line}: unknown weight "${v}" (use ${WEIGHTS.join(', ')})`);
+        throw invalid(`line ${line}: unknown weight "${v}" (use ${WEIGHTS.join(', ')})`);
       }
       weight = v as Weight;
     } else if (key === 'type') {
@@ -52,12 +52,13 @@ function parseAttributes(text: string, line: number): { rest: string; weight?: W
 }
 
 /**
- * Parses a ROADMAP.md (contract §4): GitHub task-list items at any depth are tasks; the id
+ * Parses a ROADMAP.md (docs/interfaces.md#files): GitHub task-list items at any depth are tasks; the id
  * is the `ID:` prefix, else `T<n>` by order; `(weight: …)`, `(type: …)` and `(depends: …)`
- * are attributes. Throws RoadmapError for no tasks, a duplicate id, an unknown dependency
- * or a cycle, naming the ids.
+ * are attributes. Throws InvalidInput for no tasks, a duplicate id, an unknown dependency
+ * or a cycle, naming the line or the ids after `source` (the file) when given.
  */
-export function parseRoadmap(markdown: string): RoadmapTask[] {
+export function parseRoadmap(markdown: string, source?: string): RoadmapTask[] {
+  const invalid = (what: string) => new InvalidInput(source ? `${source}: ${what}` : what);
   const lines = markdown.split('\n');
   const tasks: RoadmapTask[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -66,7 +67,7 @@ export function parseRoadmap(markdown: string): RoadmapTask[] {
     const [, indent, box, text] = m;
     const prefix = ID_PREFIX.exec(text);
     const id = prefix ? prefix[1] : `T${tasks.length + 1}`;
-    const { rest, weight, type, depends } = parseAttributes(prefix ? text.slice(prefix[0].length) : text, i + 1);
+    const { rest, weight, type, depends } = parseAttributes(prefix ? text.slice(prefix[0].length) : text, i + 1, invalid);
     const description: string[] = [];
     for (let j = i + 1; j < lines.length; j++) {
       const l = lines[j];
@@ -86,11 +87,11 @@ export function parseRoadmap(markdown: string): RoadmapTask[] {
       line: i + 1,
     });
   }
-  if (tasks.length === 0) throw new RoadmapError('the roadmap has no tasks (no "- [ ] …" items)');
+  if (tasks.length === 0) throw invalid('the roadmap has no tasks (no "- [ ] …" items)');
   try {
     dependencyDepths(tasks.map((t) => ({ id: t.id, needs: t.depends })));
   } catch (err) {
-    if (err instanceof DependencyError) throw new RoadmapError(err.message);
+    if (err instanceof DependencyError) throw invalid(err.message);
     throw err;
   }
   return tasks;
@@ -99,7 +100,7 @@ export function parseRoadmap(markdown: string): RoadmapTask[] {
 /** The roadmap with task `id`'s box ticked (unchanged when it already is). */
 export function tickTask(markdown: string, id: string): string {
   const task = parseRoadmap(markdown).find((t) => t.id === id);
-  if (!task) throw new RoadmapError(`no task ${id} in the roadmap`);
+  if (!task) throw new InvalidInput(`no task ${id} in the roadmap`);
   const lines = markdown.split('\n');
   lines[task.line - 1] = lines[task.line - 1].replace(/\[ \]/, '[x]');
   return lines.join('\n');

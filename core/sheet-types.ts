@@ -1,8 +1,9 @@
 /**
- * The data of a sheet run (contract §1, `sheetWorkflow`): what the client plans and hands to
+ * The data of a sheet run (docs/interfaces.md#plans-workflows-and-ids, `sheetWorkflow`): what the client plans and hands to
  * the workflow, and what the workflow reports. Plain JSON: it crosses workflow history.
  */
-import type { LlmSpec, RunState, RunStatus, TaskInput, TokenUsage } from './types';
+import type { LlmSpec, RunState, RunStatus, TokenUsage } from './run-types';
+import type { TaskInput } from './task-types';
 
 /** How a statement (or its undo) runs, with `@symbol` references still in its text. */
 export type StatementAction =
@@ -74,7 +75,7 @@ export interface StatementResult {
   undo?: 'done' | 'failed';
 }
 
-/** The sheet's result (design note 004: SheetExecutionResult). */
+/** The sheet's result (docs/sheets.md). */
 export interface SheetResult {
   name: string;
   state: RunState;
@@ -86,7 +87,7 @@ export interface SheetResult {
   error?: string;
 }
 
-/** The sheet's `status` query: the contract's fields plus each statement's state. */
+/** The sheet's `status` query: the shared fields plus each statement's state. */
 export interface SheetStatus extends RunStatus {
   kind: 'sheet';
   statements: { id: string; index: number; depth: number; status: StatementStatus | 'pending' | 'running' }[];

@@ -1,9 +1,10 @@
 /**
- * Sheets (design note 004, tollgate 1): a list of statements that produce and consume `@symbols`,
+ * Sheets (docs/sheets.md): a list of statements that produce and consume `@symbols`,
  * checked and ordered by their data flow into phases by DAG depth. Pure: the client plans here
  * before anything starts; the shape is checked against schemas/sheet.schema.json first.
  */
 import { DependencyError, dependencyDepths, dependencyPhases } from './dependency-phases';
+import { InvalidInput } from './invalid-input';
 import { symbolsIn } from './sheet-symbols';
 import type { PlannedStatement } from './sheet-types';
 
@@ -61,14 +62,6 @@ export interface SheetPlan {
 /** @default 4 */
 export const DEFAULT_MAX_PARALLEL = 4;
 
-/** A sheet that cannot run; the message names the statements and symbols at fault. */
-export class SheetError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SheetError';
-  }
-}
-
 /** The texts of an action as written that may reference symbols. */
 function textsOf(action: ActionDoc): string[] {
   return [action.command, action.prompt, action.title, action.description].filter((t): t is string => t !== undefined);
@@ -76,18 +69,20 @@ function textsOf(action: ActionDoc): string[] {
 
 /**
  * Checks the data flow of a sheet and plans it: every consumed symbol is produced exactly once,
- * there is no cycle, and each statement gets its depth. Throws SheetError naming what is wrong.
+ * there is no cycle, and each statement gets its depth. Throws InvalidInput naming the statements
+ * and symbols at fault, after `source` (the file) when given.
  */
-export function planSheet(doc: SheetDoc, fallbackName: string): SheetPlan {
+export function planSheet(doc: SheetDoc, fallbackName: string, source?: string): SheetPlan {
+  const invalid = (what: string) => new InvalidInput(source ? `${source}: ${what}` : what);
   const producer = new Map<string, string>();
   const seen = new Set<string>();
   for (const s of doc.statements) {
-    if (seen.has(s.id)) throw new SheetError(`two statements have the id "${s.id}"`);
+    if (seen.has(s.id)) throw invalid(`two statements have the id "${s.id}"`);
     seen.add(s.id);
     if (!s.as) continue;
     const symbol = s.as.slice(1);
     const other = producer.get(symbol);
-    if (other) throw new SheetError(`@${symbol} is produced by both statement "${other}" and statement "${s.id}"`);
+    if (other) throw invalid(`@${symbol} is produced by both statement "${other}" and statement "${s.id}"`);
     producer.set(symbol, s.id);
   }
 
@@ -95,7 +90,7 @@ export function planSheet(doc: SheetDoc, fallbackName: string): SheetPlan {
     const produces = s.as?.slice(1);
     const own = textsOf(s).flatMap(symbolsIn);
     if (produces && own.includes(produces)) {
-      throw new SheetError(`dependency cycle between statements: statement "${s.id}" uses @${produces}, which it produces itself`);
+      throw invalid(`dependency cycle between statements: statement "${s.id}" uses @${produces}, which it produces itself`);
     }
     // The undo may read the statement's own value; anything else it reads is a dependency too.
     const fromUndo = (s.undo ? textsOf(s.undo).flatMap(symbolsIn) : []).filter((name) => name !== produces);
@@ -103,7 +98,7 @@ export function planSheet(doc: SheetDoc, fallbackName: string): SheetPlan {
     const needs: string[] = [];
     for (const symbol of consumes) {
       const by = producer.get(symbol);
-      if (!by) throw new SheetError(`unbound symbol @${symbol}: statement "${s.id}" uses it, but no statement produces it (as: "@${symbol}")`);
+      if (!by) throw invalid(`unbound symbol @${symbol}: statement "${s.id}" uses it, but no statement produces it (as: "@${symbol}")`);
       if (!needs.includes(by)) needs.push(by);
     }
     return { index, id: s.id, produces, consumes, needs, doc: s };
@@ -117,7 +112,7 @@ export function planSheet(doc: SheetDoc, fallbackName: string): SheetPlan {
   } catch (err) {
     if (err instanceof DependencyError && err.problem.kind === 'cycle') {
       const ids = err.problem.ids;
-      throw new SheetError(`dependency cycle between statements: ${[...ids, ids[0]].map((id) => `"${id}"`).join(' -> ')}`);
+      throw invalid(`dependency cycle between statements: ${[...ids, ids[0]].map((id) => `"${id}"`).join(' -> ')}`);
     }
     throw err;
   }

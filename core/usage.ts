@@ -1,4 +1,4 @@
-import type { TokenUsage } from './types';
+import type { TokenUsage } from './run-types';
 
 /** No tokens at all. */
 export const ZERO_USAGE: TokenUsage = Object.freeze({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LIST_FILES_LIMIT, READ_FILE_LIMIT_BYTES, executeAgentTool } from '../activities/agent-tools';
-import type { ToolLimits } from '../core/types';
+import type { ToolLimits } from '../core/task-types';
 
 const limits: ToolLimits = { commandTimeoutMs: 10_000, outputLimitBytes: 1024 };
 

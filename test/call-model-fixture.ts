@@ -10,9 +10,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { MockActivityEnvironment } from '@temporalio/testing';
 import { expect } from 'vitest';
 import { createModelActivities } from '../activities/call-model';
-import { Store } from '../activities/sqlite-store';
+import { Store } from '../store/sqlite-store';
 import type { CassetteResponse } from '../core/cassette';
-import type { LlmSpec, ModelCallInput, ModelCallResult } from '../core/types';
+import type { ModelCallInput, ModelCallResult } from '../activities/call-model';
+import type { LlmSpec } from '../core/run-types';
 import { mockActivityEnv, runActivity } from './mock-activity';
 
 /** The workflow id the fake activity context reports. */

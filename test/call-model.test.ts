@@ -6,7 +6,7 @@ import { AGENT_TOOL_NAMES } from '../core/agent-tools';
 import { SYSTEM_PROMPT } from '../core/agent-system-prompt';
 import type { CassetteLine, CassetteResponse } from '../core/cassette';
 import { costOf } from '../core/pricing';
-import type { LlmSpec } from '../core/types';
+import type { LlmSpec } from '../core/run-types';
 import {
   activityEnvironment,
   callInput,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CassetteError, matchingLineNumbers, parseCassette } from '../core/cassette';
+import { matchingLineNumbers, parseCassette } from '../core/cassette';
+import { InvalidInput } from '../core/invalid-input';
 
 const response = (text: string) => ({
   content: [{ type: 'text', text }],
@@ -39,7 +40,7 @@ describe('parseCassette', () => {
     ],
   ])('reports %s with file and line', (bad, message) => {
     const text = `${line('T1', 'p', 'ok')}\n${bad}\n`;
-    expect(() => parseCassette(text, 'c.jsonl')).toThrow(CassetteError);
+    expect(() => parseCassette(text, 'c.jsonl')).toThrow(InvalidInput);
     expect(() => parseCassette(text, 'c.jsonl')).toThrow(message);
   });
 });

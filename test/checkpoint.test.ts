@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { simpleGit } from 'simple-git';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCheckpointActivities } from '../activities/checkpoint';
-import { Store } from '../activities/sqlite-store';
+import { Store } from '../store/sqlite-store';
 import { runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';
 

@@ -1,34 +1,22 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTemporalCli } from '../client/toolchain';
+import { describe, expect, it } from 'vitest';
 import { completionTurn, fixSumTurns, toJsonl, toolTurn } from './cassette-builder';
 import { checkoutFile, roadmapRepo } from './roadmap-fixture';
-import { sampleRepo, startDevServer } from './dev-server-env';
+import { useDexEnvironment } from './dex-environment';
+import { sampleRepo } from './dev-server-env';
 import { runDex, type DexRun } from './dex-cli';
 
-const execFileAsync = promisify(execFile);
-
-let env: TestWorkflowEnvironment;
+// No worker here: each dex command runs its own, on queues of its own.
+const testEnv = useDexEnvironment({ server: 'dev' });
 let queueCount = 0;
-
-beforeAll(async () => {
-  env = await startDevServer();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-});
 
 /** The environment of a dex command against this file's server, on queues no other test polls. */
 function dexEnv(): NodeJS.ProcessEnv {
   const queue = `dex-cli-${++queueCount}`;
   return {
-    TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_ADDRESS: testEnv.env.address,
     DEX_HOME: mkdtempSync(join(tmpdir(), 'dex-cli-home-')),
     DEX_TASK_QUEUE: queue,
     DEX_HOST_QUEUE: `${queue}@host`,
@@ -87,7 +75,7 @@ describe('the dex command on a real dev server', () => {
     const id = run.stdout.split(':')[0];
     const status = await dex(['status', id, '--json'], envVars);
     expect(JSON.parse(status.stdout)).toMatchObject({ state: 'completed', sandbox: 'off' });
-    expect((await env.client.workflow.getHandle(id).describe()).memo).toEqual({ sandbox: 'off' });
+    expect((await testEnv.client.workflow.getHandle(id).describe()).memo).toEqual({ sandbox: 'off' });
   });
 
   it('a blocked task waits; reject through the stock temporal CLI ends it rejected with exit 1', async () => {
@@ -96,9 +84,7 @@ describe('the dex command on a real dev server', () => {
     const run = await dex(['task', 'Fix sum', '--repo', sampleRepo(), '--llm', `replay:${cassette}`], dexEnv(), (stderr) => {
       const id = /started (\S+)/.exec(stderr)?.[1];
       if (id && !signalled && stderr.includes('waiting at gate "blocked"')) {
-        signalled = execFileAsync(ensureTemporalCli(), [
-          'workflow', 'signal', '--address', env.address, '--workflow-id', id, '--name', 'reject', '--input', '{"reason":"no"}',
-        ]);
+        signalled = testEnv.temporal('workflow', 'signal', '--workflow-id', id, '--name', 'reject', '--input', '{"reason":"no"}');
       }
     });
     await signalled;

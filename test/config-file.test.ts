@@ -3,7 +3,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadDexConfig, parseDexConfig } from '../client/config-file';
-import { InputError } from '../client/input-error';
+import { InvalidInput } from '../core/invalid-input';
 import { DEFAULT_PHASES_BY_WEIGHT, DEFAULT_RETRY_MAP, DEFAULT_RUNAWAY } from '../core/phases';
 import { DEFAULT_MODEL } from '../core/pricing';
 import { DEFAULT_SANDBOX } from '../core/sandbox-policy';
@@ -17,13 +17,13 @@ describe('parseDexConfig', () => {
     rmSync(repo, { recursive: true, force: true });
   });
 
-  /** The InputError `text` is rejected with; fails the test when it is accepted or throws anything else. */
-  function rejection(text: string): InputError {
+  /** The InvalidInput `text` is rejected with; fails the test when it is accepted or throws anything else. */
+  function rejection(text: string): InvalidInput {
     try {
       parseDexConfig(text, repo);
     } catch (err) {
-      expect(err).toBeInstanceOf(InputError);
-      return err as InputError;
+      expect(err).toBeInstanceOf(InvalidInput);
+      return err as InvalidInput;
     }
     throw new Error(`accepted: ${text}`);
   }

@@ -7,15 +7,15 @@ import { join } from 'node:path';
 import { createDexWorker, hostDeps } from '../worker/start-worker';
 import { ensureTemporalCli, ensureTestServer } from '../client/toolchain';
 import { createSampleRepo } from '../client/demo/sample-repo';
-import type { TaskInput } from '../core/types';
+import type { TaskInput } from '../core/task-types';
 import type { ActivityDeps } from '../activities';
 
 let runtimeInstalled = false;
 
-/** Keeps the SDK's expected warnings (failed workflows, retried activities) out of test output. */
+/** Keeps the SDK's expected warnings (failed workflows, retried activities, replays that must fail) out of test output. */
 export function quietRuntime(): void {
   if (runtimeInstalled) return;
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
   runtimeInstalled = true;
 }
 

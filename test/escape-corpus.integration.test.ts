@@ -1,18 +1,17 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowHandle } from '@temporalio/client';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ensureTemporalCli } from '../client/toolchain';
 import type { CassetteLine } from '../core/cassette';
 import { DEFAULT_SANDBOX } from '../core/sandbox-policy';
-import type { RunStatus } from '../core/types';
+import type { RunStatus } from '../core/run-types';
 import { completionTurn, toolTurn } from './cassette-builder';
-import { sampleRepo, startDevServer, startTestWorker, taskInput, type TestWorker } from './dev-server-env';
+import { RunEndedError, useDexEnvironment, waitForGate } from './dex-environment';
+import { sampleRepo, taskInput } from './dev-server-env';
 import { escapeCorpus, type EscapeAttempt, type EscapeScene, type EscapeTask } from './escape-corpus';
-import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
 
 /** The turns of one corpus task: every trap and attempt in order, then the fix of `sum`, then done. */
 function cassetteFor(task: EscapeTask): { lines: CassetteLine[]; idOf: Map<EscapeAttempt, string> } {
@@ -44,9 +43,7 @@ function survivors(marker: string): number {
 
 const git = (repo: string, ...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
-let env: TestWorkflowEnvironment;
-let fake: FakeAnthropic;
-let worker: TestWorker;
+const dexHome = mkdtempSync(join(tmpdir(), 'dex-home-'));
 let scene: EscapeScene;
 let corpus: EscapeTask[];
 let unsafeCorpus: EscapeTask[];
@@ -54,16 +51,16 @@ let unsafeCorpus: EscapeTask[];
 const cassettes = new Map<string, ReturnType<typeof cassetteFor>>();
 const saved = { ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY, AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY };
 
-beforeAll(async () => {
-  env = await startDevServer();
+/** The scene (secrets outside the worktree, and in this worker's environment) and the corpus played in it, against the server at `temporalAddress`. */
+function setScene(temporalAddress: string): void {
   const outside = mkdtempSync(join(tmpdir(), 'dex-outside-'));
   const stamp = Math.random().toString(36).slice(2);
   scene = {
     outside,
     markers: mkdtempSync(join(tmpdir(), 'dex-markers-')),
-    dexHome: mkdtempSync(join(tmpdir(), 'dex-home-')),
+    dexHome,
     temporalCli: ensureTemporalCli(),
-    temporalAddress: env.address,
+    temporalAddress,
     secrets: { file: `FILE-SECRET-${stamp}`, ssh: `SSH-SECRET-${stamp}`, env: `ENV-SECRET-${stamp}`, apiKey: `sk-ant-SECRET-${stamp}` },
   };
   writeFileSync(join(outside, 'secret.txt'), `${scene.secrets.file}\n`);
@@ -76,15 +73,21 @@ beforeAll(async () => {
   corpus = escapeCorpus(scene);
   unsafeCorpus = escapeCorpus(scene, '-unsafe');
   for (const task of [...corpus, ...unsafeCorpus]) cassettes.set(task.id, cassetteFor(task));
-  const victims = ['', '-unsafe'].map((suffix) => completionTurn(`victim${suffix}`, { status: 'blocked', reason: 'the victim waits' }));
-  fake = await startFakeAnthropic({ cassette: [...[...cassettes.values()].flatMap((c) => c.lines), ...victims] });
-  worker = await startTestWorker(env, { anthropicUrl: fake.url, queue: 'dex-it-escape', dexHome: scene.dexHome });
+}
+
+const dex = useDexEnvironment({
+  server: 'dev',
+  queue: 'dex-it-escape',
+  dexHome,
+  // The attempts name this file's server: the scene and its cassette are made once the server is up, before the worker starts.
+  cassette: (env) => {
+    setScene(env.address);
+    const victims = ['', '-unsafe'].map((suffix) => completionTurn(`victim${suffix}`, { status: 'blocked', reason: 'the victim waits' }));
+    return [...[...cassettes.values()].flatMap((c) => c.lines), ...victims];
+  },
 });
 
-afterAll(async () => {
-  await worker?.stop();
-  await fake?.close();
-  await env?.teardown();
+afterAll(() => {
   for (const [name, value] of Object.entries(saved)) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
@@ -94,7 +97,7 @@ afterAll(async () => {
 /** The tool results the model was sent for `task`, by tool_use id. */
 function toolResultsOf(task: string): Map<string, { content: string; isError: boolean }> {
   const results = new Map<string, { content: string; isError: boolean }>();
-  for (const request of fake.requests.filter((r) => r.headers['x-dex-task'] === task)) {
+  for (const request of dex.requestsFor(task)) {
     for (const message of request.body?.messages ?? []) {
       if (!Array.isArray(message.content)) continue;
       for (const block of message.content as { type: string; tool_use_id?: string; content?: unknown; is_error?: boolean }[]) {
@@ -126,13 +129,12 @@ interface CorpusRun {
   ending: { state: string; error?: string };
 }
 
-/** Waits until the run waits at a gate or has ended, by its status query. */
-async function settled(handle: WorkflowHandle): Promise<RunStatus> {
-  for (;;) {
-    const status = await handle.query<RunStatus>('status');
-    if (status.waitingFor || !['running', 'paused'].includes(status.state)) return status;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** The run's status once it waits at a gate; undefined when it ended without waiting. */
+async function gateOrEnd(handle: WorkflowHandle): Promise<RunStatus | undefined> {
+  return waitForGate(handle, undefined, { timeoutMs: 180_000 }).catch((err: unknown) => {
+    if (err instanceof RunEndedError) return undefined;
+    throw err;
+  });
 }
 
 /** Starts `tasks` at once (with `sandbox` mode), answers their gates as a person would, and returns how each ended. */
@@ -141,13 +143,13 @@ async function runCorpus(tasks: EscapeTask[], sandbox: 'bwrap' | 'off', onGate: 
     tasks.map(async (task) => {
       const repo = sampleRepo();
       const mainBefore = git(repo, 'rev-parse', 'main');
-      const input = taskInput(task.id, repo, worker.hostQueue, {
+      const input = taskInput(task.id, repo, dex.worker.hostQueue, {
         gates: task.afterVerifyGate ? { afterVerify: {} } : {},
         toolLimits: { commandTimeoutMs: task.commandTimeoutMs ?? 30_000, outputLimitBytes: 8_192 },
         sandbox: { ...DEFAULT_SANDBOX, mode: sandbox },
       });
-      const handle = await env.client.workflow.start('taskWorkflow', { workflowId: task.id, taskQueue: worker.taskQueue, args: [input] });
-      if ((await settled(handle)).waitingFor) await onGate(handle);
+      const handle = await dex.start('taskWorkflow', task.id, input);
+      if (await gateOrEnd(handle)) await onGate(handle);
       let ending: CorpusRun['ending'];
       try {
         ending = { state: ((await handle.result()) as { state: string }).state };
@@ -162,9 +164,9 @@ async function runCorpus(tasks: EscapeTask[], sandbox: 'bwrap' | 'off', onGate: 
 
 /** Another user's run, waiting at a gate: the victim of the terminate attempt. */
 async function startVictim(suffix: string): Promise<WorkflowHandle> {
-  const input = taskInput(`victim${suffix}`, sampleRepo(), worker.hostQueue);
-  const handle = await env.client.workflow.start('taskWorkflow', { workflowId: `esc-net${suffix}-victim`, taskQueue: worker.taskQueue, args: [input] });
-  await settled(handle);
+  const input = taskInput(`victim${suffix}`, sampleRepo(), dex.worker.hostQueue);
+  const handle = await dex.start('taskWorkflow', `esc-net${suffix}-victim`, input);
+  await waitForGate(handle);
   return handle;
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NAMED_FILES_LIMIT_CHARS, createFetchActivities, pathCandidates, type FetchContextInput } from '../activities/fetch-context';
-import { Store } from '../activities/sqlite-store';
+import { Store } from '../store/sqlite-store';
 import { IMPLEMENT_PROMPT, renderPrompt } from '../core/prompt-template';
 import { runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';

@@ -1,52 +1,33 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GateConfig, RunStatus, TaskInput, TaskResult } from '../core/types';
+import { describe, expect, it } from 'vitest';
+import type { GateConfig, RunStatus } from '../core/run-types';
+import type { TaskInput, TaskResult } from '../core/task-types';
 import { completionTurn, fixSumTurns, toolTurn } from './cassette-builder';
-import { sampleRepo, startTestWorker, type TestWorker, startTimeSkippingServer, taskInput } from './dev-server-env';
-import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
+import { failureOf, useDexEnvironment, waitForGate } from './dex-environment';
 
 const TASKS = ['T-deadline-approve', 'T-deadline-reject', 'T-early-approve', 'T-pause'];
 
-let env: TestWorkflowEnvironment;
-let fake: FakeAnthropic;
-let worker: TestWorker;
-
-beforeAll(async () => {
-  env = await startTimeSkippingServer();
-  fake = await startFakeAnthropic({
-    cassette: [
-      ...TASKS.flatMap(fixSumTurns),
-      toolTurn('T-cancel', ['write_file', { path: 'scratch.txt', content: 'half-done work' }]),
-      completionTurn('T-cancel', { status: 'blocked', reason: 'Which sum do you mean?' }),
-    ],
-  });
-  worker = await startTestWorker(env, { anthropicUrl: fake.url, queue: 'dex-ts-gates' });
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await fake?.close();
-  await env?.teardown();
+const dex = useDexEnvironment({
+  server: 'time-skipping',
+  cassette: [
+    ...TASKS.flatMap(fixSumTurns),
+    toolTurn('T-cancel', ['write_file', { path: 'scratch.txt', content: 'half-done work' }]),
+    completionTurn('T-cancel', { status: 'blocked', reason: 'Which sum do you mean?' }),
+  ],
+  queue: 'dex-ts-gates',
 });
 
 async function start(taskId: string, gates: TaskInput['gates']) {
-  const input = taskInput(taskId, sampleRepo(), worker.hostQueue, { gates });
-  return env.client.workflow.start('taskWorkflow', { workflowId: `task-math-${taskId}-1`, taskQueue: worker.taskQueue, args: [input] });
+  return (await dex.startTask(taskId, { gates })).handle;
 }
 
 async function statusOf(handle: WorkflowHandle): Promise<RunStatus> {
   return handle.query<RunStatus>('status');
 }
 
-async function waitForGate(handle: WorkflowHandle, gate: string): Promise<void> {
-  await expect.poll(async () => (await statusOf(handle)).waitingFor?.gate, { timeout: 30_000, interval: 100 }).toBe(gate);
-}
-
-const modelRequests = (task: string) => fake.requests.filter((r) => r.headers['x-dex-task'] === task).length;
+const modelRequests = (task: string) => dex.requestsFor(task).length;
 const day: GateConfig = { deadline: '24h', defaultAction: 'approve' };
 
 describe('gates on the time-skipping test server', () => {
@@ -54,23 +35,21 @@ describe('gates on the time-skipping test server', () => {
     const handle = await start('T-deadline-approve', { beforePhase: day });
     await waitForGate(handle, 'before:implement');
     expect(modelRequests('T-deadline-approve')).toBe(0);
-    const before = await env.currentTimeMs();
+    const before = await dex.env.currentTimeMs();
 
-    await env.sleep('24h');
+    await dex.env.sleep('24h');
     const result = (await handle.result()) as TaskResult;
 
     expect(result.state).toBe('completed');
-    expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(24 * 3600_000);
+    expect((await dex.env.currentTimeMs()) - before).toBeGreaterThanOrEqual(24 * 3600_000);
     expect(modelRequests('T-deadline-approve')).toBe(3);
   });
 
   it('rejects after verify when the deadline passes with reject as the default', async () => {
     const handle = await start('T-deadline-reject', { afterVerify: { deadline: '1h', defaultAction: 'reject' } });
     await waitForGate(handle, 'after-verify:implement');
-    await env.sleep('1h');
-    const err = await handle.result().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
+    await dex.env.sleep('1h');
+    const cause = await failureOf(handle);
     expect(cause.type).toBe('TaskRejected');
     expect(cause.message).toContain('no decision within 1h');
   });
@@ -103,7 +82,7 @@ describe('gates on the time-skipping test server', () => {
   it('cancelled while it waits, it rolls the worktree back to a clean checkout', async () => {
     const handle = await start('T-cancel', {});
     await waitForGate(handle, 'blocked');
-    const worktree = join(worker.dexHome, 'worktrees', handle.workflowId);
+    const worktree = join(dex.worker.dexHome, 'worktrees', handle.workflowId);
     expect(execFileSync('git', ['status', '--porcelain'], { cwd: worktree, encoding: 'utf8' })).toContain('scratch.txt');
     await handle.cancel();
     const err = await handle.result().catch((e: unknown) => e);

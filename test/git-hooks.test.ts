@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCheckpointActivities } from '../activities/checkpoint';
 import { dexGit, dexGitConfig, dexGitEnv, dexGitSync, emptyHooksDir } from '../activities/dex-git';
 import { createRoadmapActivities } from '../activities/roadmap-activities';
-import { Store } from '../activities/sqlite-store';
+import { Store } from '../store/sqlite-store';
 import { worktreeFingerprint } from '../activities/worktree-fingerprint';
 import { runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { layerStore } from '../activities/layer-store';
-import { Store } from '../activities/sqlite-store';
+import { layerStore } from '../store/layer-store';
+import { Store } from '../store/sqlite-store';
 import { renderRunEnd } from '../client/render-run-end';
 import { DEFAULT_NUMBERS, parseInsight } from '../core/insight-parse';
 import { estimateTokens, formatMessage, trimOldestToFit } from '../core/layer-context';

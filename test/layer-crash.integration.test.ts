@@ -1,17 +1,15 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layerStore } from '../activities/layer-store';
-import { Store } from '../activities/sqlite-store';
+import { afterAll, describe, expect, it } from 'vitest';
+import { layerStore } from '../store/layer-store';
+import { Store } from '../store/sqlite-store';
 import { buildLayerInput } from '../client/layer-request';
 import { readSettings } from '../client/settings';
 import type { LayerRunRecord } from '../core/layer-types';
 import { usageTotals } from './cassette-builder';
-import { startDevServer } from './dev-server-env';
-import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
+import { useDexEnvironment } from './dex-environment';
 import { insightLine, layerDir, messagesFor } from './layer-fixtures';
 import { crashWorker, killDexWorkers, requestsPerCall, spawnDexWorker } from './worker-process';
 
@@ -23,13 +21,13 @@ const ANSWERS = TOPICS.map((t) => insightLine(t, 'reflect'));
 // The third target's model call hangs until the worker is killed.
 const HANGING_CALL = `${RUN_ID}/crash-3/reflect#1`;
 
-let env: TestWorkflowEnvironment;
-let fake: FakeAnthropic;
+// The workers are real `dex worker` processes, started and killed by the test.
+const dex = useDexEnvironment({ server: 'dev', cassette: ANSWERS });
 const dexHome = mkdtempSync(join(tmpdir(), 'dex-layer-crash-home-'));
 
 /** A real `dex worker` process on this file's server, queues and fake. */
 function startWorkerProcess(): ChildProcess {
-  return spawnDexWorker({ address: env.address, dexHome, taskQueue: QUEUE, hostQueue: HOST_QUEUE, anthropicUrl: fake.url });
+  return spawnDexWorker({ address: dex.env.address, dexHome, taskQueue: QUEUE, hostQueue: HOST_QUEUE, anthropicUrl: dex.fake.url });
 }
 
 function withStore<T>(use: (store: Store) => T): T {
@@ -41,27 +39,18 @@ function withStore<T>(use: (store: Store) => T): T {
   }
 }
 
-beforeAll(async () => {
-  env = await startDevServer();
-  fake = await startFakeAnthropic({ cassette: ANSWERS });
-});
-
-afterAll(async () => {
-  killDexWorkers();
-  await fake?.close();
-  await env?.teardown();
-});
+afterAll(() => killDexWorkers());
 
 describe('a worker killed with SIGKILL in the middle of a layer run', () => {
   it('is replaced by a new worker that completes the run: no insight stored twice, no completed model call repeated', async () => {
     withStore((store) => layerStore(store).importMessages(messagesFor(TOPICS)));
     const layer = layerDir({ name: 'crash', topics: TOPICS, cassette: ANSWERS });
     const input = buildLayerInput(layer.file, { llm: 'anthropic' }, { ...readSettings({}), hostQueue: HOST_QUEUE }, { ANTHROPIC_API_KEY: 'test-key' });
-    fake.injectFault({ kind: 'timeout', match: { call: HANGING_CALL } });
+    dex.fake.injectFault({ kind: 'timeout', match: { call: HANGING_CALL } });
     const first = startWorkerProcess();
-    const handle = await env.client.workflow.start('layerWorkflow', { workflowId: RUN_ID, taskQueue: QUEUE, args: [input] });
+    const handle = await dex.client.workflow.start('layerWorkflow', { workflowId: RUN_ID, taskQueue: QUEUE, args: [input] });
 
-    await expect.poll(() => fake.requests.some((r) => r.headers['x-dex-call'] === HANGING_CALL), { timeout: 60_000, interval: 100 }).toBe(true);
+    await expect.poll(() => dex.fake.requests.some((r) => r.headers['x-dex-call'] === HANGING_CALL), { timeout: 60_000, interval: 100 }).toBe(true);
     await crashWorker(first);
     // Two targets were done before the crash.
     expect(withStore((store) => layerStore(store).listInsights({ layerRunId: RUN_ID })).map((i) => i.topic).sort()).toEqual(['crash-1', 'crash-2']);
@@ -73,7 +62,7 @@ describe('a worker killed with SIGKILL in the middle of a layer run', () => {
     expect(record.insightsCreated).toBe(5);
     const insights = withStore((store) => layerStore(store).listInsights({ layerRunId: RUN_ID }));
     expect(insights.map((i) => i.topic).sort()).toEqual(TOPICS);
-    const perCall = requestsPerCall(fake.requests);
+    const perCall = requestsPerCall(dex.fake.requests);
     // Every call was made once, except the one in flight when the worker died.
     expect([...perCall.entries()].filter(([, n]) => n > 1)).toEqual([[HANGING_CALL, 2]]);
     expect(perCall.size).toBe(5);

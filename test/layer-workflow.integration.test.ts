@@ -1,54 +1,28 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layerStore } from '../activities/layer-store';
+import { describe, expect, it } from 'vitest';
+import { layerStore } from '../store/layer-store';
 import { runEnd } from '../client/follow-run';
 import { buildLayerInput } from '../client/layer-request';
 import { readSettings } from '../client/settings';
-import { ensureTemporalCli } from '../client/toolchain';
 import type { CassetteLine } from '../core/cassette';
 import type { LayerRunRecord } from '../core/layer-types';
 import { costOf } from '../core/pricing';
-import type { RunStatus } from '../core/types';
+import type { RunStatus } from '../core/run-types';
 import { TEST_MODEL, usageTotals } from './cassette-builder';
-import { startDevServer, startTestWorker, type TestWorker } from './dev-server-env';
+import { useDexEnvironment } from './dex-environment';
 import { runDex, type DexRun } from './dex-cli';
 import { answerLine, insightLine, layerDir, messagesFor } from './layer-fixtures';
 
-let env: TestWorkflowEnvironment;
-let worker: TestWorker;
+// No fake Anthropic server: every layer answers from its own replay cassette.
+const testEnv = useDexEnvironment({ server: 'dev', queue: 'dex-it-layer' });
 
-beforeAll(async () => {
-  env = await startDevServer();
-  worker = await startTestWorker(env, { queue: 'dex-it-layer' });
-});
-
-afterAll(async () => {
-  if (process.env.DEX_RECORD_HISTORIES) {
-    // Recorded histories for test/layer-replay.test.ts: DEX_RECORD_HISTORIES=1 npx vitest run test/layer-workflow.integration.test.ts
-    const histories = { 'layer-repair-1': 'layer-workflow-repair.json', 'layer-repair-1/repair-3': 'layer-target-workflow-repair.json' };
-    for (const [workflowId, file] of Object.entries(histories)) {
-      const { stdout } = await promisify(execFile)(
-        ensureTemporalCli(),
-        ['workflow', 'show', '--workflow-id', workflowId, '-o', 'json', '--address', env.address, '--namespace', 'default'],
-        { encoding: 'utf8' },
-      );
-      writeFileSync(join(__dirname, 'histories', file), stdout);
-    }
-  }
-  await worker?.stop();
-  await env?.teardown();
-});
-
-const store = () => layerStore(worker.deps.store);
+const store = () => layerStore(testEnv.worker.deps.store);
 
 /** Runs a layer file to its end on this file's worker; returns the record and the run's end state. */
 async function runLayer(file: string, cassette: string, workflowId: string) {
-  const input = buildLayerInput(file, { llm: `replay:${cassette}` }, { ...readSettings({}), hostQueue: worker.hostQueue });
-  const handle = await env.client.workflow.start('layerWorkflow', { workflowId, taskQueue: worker.taskQueue, args: [input] });
+  const input = buildLayerInput(file, { llm: `replay:${cassette}` }, { ...readSettings({}), hostQueue: testEnv.worker.hostQueue });
+  const handle = await testEnv.start('layerWorkflow', workflowId, input);
   const end = await runEnd<LayerRunRecord>(handle);
   expect(end.result).toBeDefined();
   return { end, record: end.result!, handle };
@@ -87,6 +61,9 @@ describe('layerWorkflow over five topics, one answer not JSON', () => {
     store().importMessages(messagesFor(topics));
     const layer = layerDir({ name: 'repair', topics, parse: 'repair', cassette: [...answers, repair] });
     const { end, record, handle } = await runLayer(layer.file, layer.cassette, 'layer-repair-1');
+    // Replayed by test/replay.test.ts: this run, and its third target's child.
+    testEnv.recordHistory('layer-repair-1', 'layer-workflow-repair.json');
+    testEnv.recordHistory('layer-repair-1/repair-3', 'layer-target-workflow-repair.json');
 
     expect(end.state).toBe('completed');
     expect(record.status).toBe('success');
@@ -105,7 +82,7 @@ describe('layerWorkflow over five topics, one answer not JSON', () => {
     expect(record.costUsd).toBeCloseTo(costOf(TEST_MODEL, totals), 12);
     expect(record.layerHash).toMatch(/^[0-9a-f]{64}$/);
     // The prose answer got one repair call, made at the store node (contract §5: phase = node).
-    expect(worker.deps.store.listModelCalls('layer-repair-1/repair-3').map((c) => c.phase)).toEqual(['reflect', 'store']);
+    expect(testEnv.worker.deps.store.listModelCalls('layer-repair-1/repair-3').map((c) => c.phase)).toEqual(['reflect', 'store']);
 
     // The record is stored, and the status query answers as a layer.
     expect(store().getLayerRun('layer-repair-1')).toEqual(record);
@@ -170,7 +147,7 @@ describe('layer run statuses', () => {
     expect(record.status).toBe('success');
     expect(record.messagesTrimmed).toBeGreaterThan(0);
     expect(record.contextTokens).toBeLessThanOrEqual(80);
-    const prompt = JSON.stringify(worker.deps.store.getMessage('layer-busy-1/busy/reflect', 0)?.content);
+    const prompt = JSON.stringify(testEnv.worker.deps.store.getMessage('layer-busy-1/busy/reflect', 0)?.content);
     expect(prompt).toContain('message 9 about busy');
     expect(prompt).not.toContain('message 0 about busy');
   });
@@ -198,7 +175,7 @@ describe('layer run statuses', () => {
     expect(record.status).toBe('success');
     expect(record.insightsCreated).toBe(3);
     expect(store().listInsights({ topic: 'global', layerRunId: 'layer-nightly-1' })).toHaveLength(1);
-    const prompt = JSON.stringify(worker.deps.store.getMessage('layer-nightly-1/global/synth', 0)?.content);
+    const prompt = JSON.stringify(testEnv.worker.deps.store.getMessage('layer-nightly-1/global/synth', 0)?.content);
     expect(prompt).toContain('g-1 keeps coming back to deadlines');
     expect(record.outputs).toEqual([{ target: 'global', node: 'show', text: expect.stringContaining('global keeps coming back') }]);
     expect(readFileSync(join(layer.dir, 'out', 'self-concept.md'), 'utf8')).toContain('global keeps coming back');
@@ -208,6 +185,7 @@ describe('layer run statuses', () => {
 describe('the dex CLI over a layer run', () => {
   /** The real `dex` binary against this file's server and worker. */
   function dex(...args: string[]): Promise<DexRun> {
+    const { env, worker } = testEnv;
     const vars = { TEMPORAL_ADDRESS: env.address, DEX_HOME: worker.dexHome, DEX_TASK_QUEUE: worker.taskQueue, DEX_HOST_QUEUE: worker.hostQueue, NODE_OPTIONS: undefined };
     return runDex(args, { env: vars });
   }

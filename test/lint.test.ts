@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 // Type-aware rules need the file to be part of the TypeScript project, so the snippets are
 // linted *as* files that exist (their text replaced in memory; nothing is written).
 const WORKFLOW_FILE = 'workflows/index.ts';
-const CORE_FILE = 'core/types.ts';
+const CORE_FILE = 'core/run-types.ts';
 
 describe('eslint.config.mjs', () => {
   let eslint: ESLint;
@@ -25,6 +25,7 @@ describe('eslint.config.mjs', () => {
     ['the Anthropic SDK', "import Anthropic from '@anthropic-ai/sdk';\nexport const sdk = Anthropic;", /no-restricted-imports: '@anthropic-ai\/sdk'/],
     ['the Temporal client', "import { Client } from '@temporalio/client';\nexport const c = Client;", /no-restricted-imports: '@temporalio\/client'/],
     ['an activity value', "import { createActivities } from '../activities';\nexport const a = createActivities;", /no-restricted-imports: '\.\.\/activities'/],
+    ['a store value', "import { Store } from '../store/sqlite-store';\nexport const s = Store;", /no-restricted-imports: '\.\.\/store\/sqlite-store'/],
     ['a floating promise', "import { sleep } from '@temporalio/workflow';\nexport async function w(): Promise<void> {\n  sleep(1);\n}", /no-floating-promises/],
   ])('reports %s in workflow code', async (_what, code, expected) => {
     const found = await problems(code);
@@ -36,7 +37,7 @@ describe('eslint.config.mjs', () => {
     const code = [
       "import { sleep } from '@temporalio/workflow';",
       "import type * as activities from '../activities';",
-      "import type { TaskInput } from '../core/types';",
+      "import type { TaskInput } from '../core/task-types';",
       'export type Acts = typeof activities;',
       'export async function w(input: TaskInput): Promise<string> {',
       "  await sleep('1s');",
@@ -53,7 +54,7 @@ describe('eslint.config.mjs', () => {
   });
 
   it('asks for type-only imports to be written as such', async () => {
-    const found = await problems("import { TaskInput } from '../core/types';\nexport type T = TaskInput;");
+    const found = await problems("import { TaskInput } from '../core/task-types';\nexport type T = TaskInput;");
     expect(found).toEqual([expect.stringMatching(/consistent-type-imports/)]);
   });
 });

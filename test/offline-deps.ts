@@ -1,5 +1,5 @@
 import type { ActivityDeps } from '../activities';
-import type { Store } from '../activities/sqlite-store';
+import type { Store } from '../store/sqlite-store';
 
 /** Activity dependencies for tests that make no model call: asking for a client fails the test. */
 export function offlineDeps(store: Store, dexHome: string): ActivityDeps {

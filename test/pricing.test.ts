@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { costOf, DEFAULT_MODEL, priceOf, UnknownModelError } from '../core/pricing';
+import { InvalidInput } from '../core/invalid-input';
+import { costOf, DEFAULT_MODEL, priceOf } from '../core/pricing';
 
 const MTOK = 1_000_000;
 
@@ -37,7 +38,7 @@ describe('pricing', () => {
   });
 
   it('throws naming an unknown model', () => {
-    expect(() => costOf('gpt-4o', { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 })).toThrow(UnknownModelError);
+    expect(() => costOf('gpt-4o', { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 })).toThrow(InvalidInput);
     expect(() => priceOf('gpt-4o')).toThrow(/gpt-4o/);
     // a prefix must end at a dash: "claude-sonnet-45" is not a sonnet-4 id
     expect(() => priceOf('claude-sonnet-45')).toThrow(/claude-sonnet-45/);

@@ -1,53 +1,142 @@
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import type { temporal } from '@temporalio/proto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import * as workflows from '../workflows';
 import { workflowBundle } from '../worker/start-worker';
 import { quietRuntime } from './dev-server-env';
 
-type History = temporal.api.history.v1.IHistory;
+/**
+ * Every history in test/histories/ replayed with today's workflow code by one replay worker, and,
+ * for each workflow type, a copy altered here that must fail with a determinism error: proof that
+ * the replay can fail. The integration tests record them: a test names its run with
+ * `dex.recordHistory(workflowId, file)` (test/dex-environment.ts), and
+ * `DEX_RECORD_HISTORIES=1 npx vitest run test/<that file>` writes it again.
+ */
 
-/** Recorded by test/task-workflow.integration.test.ts (DEX_RECORD_HISTORIES=1): blocked, approved, fixed, committed. */
-const RECORDED = join(__dirname, 'histories', 'task-workflow-approve.json');
+type Event = Record<string, any>;
 
-function recorded(): History & { events: Record<string, unknown>[] } {
-  return JSON.parse(readFileSync(RECORDED, 'utf8'));
+/** One history file (`temporal workflow show -o json`) and whose run it is. */
+interface Recorded {
+  file: string;
+  workflowType: string;
+  workflowId: string;
+  events: Event[];
 }
 
-async function replay(history: History, workflowId: string): Promise<void> {
-  await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, historyFromJSON(history), workflowId);
+const HISTORIES = join(__dirname, 'histories');
+
+function load(file: string): Recorded {
+  const { events } = JSON.parse(readFileSync(join(HISTORIES, file), 'utf8')) as { events: Event[] };
+  const started = events[0]?.workflowExecutionStartedEventAttributes;
+  if (!started) throw new Error(`test/histories/${file}: the first event is not WorkflowExecutionStarted`);
+  return { file, workflowType: started.workflowType.name, workflowId: started.workflowId, events };
 }
 
-beforeAll(() => quietRuntime());
+const recorded = readdirSync(HISTORIES)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
+  .map(load);
 
-describe('replaying a recorded taskWorkflow history', () => {
-  it('replays the recorded history with today\'s workflow code', async () => {
-    await expect(replay(recorded(), 'task-math-T-approve-1')).resolves.toBeUndefined();
+const activities = (h: Recorded): string[] => h.events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType.name ?? []);
+const signals = (h: Recorded): string[] => h.events.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? []);
+const children = (h: Recorded): string[] => h.events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType.name ?? []);
+
+/** What each recorded run went through, and which test records it: a re-recording that lost it shows here. */
+const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) => void }> = {
+  // Blocked, approved, fixed, committed.
+  'task-workflow-approve.json': {
+    recordedBy: 'task-workflow.integration.test.ts',
+    covers: (h) => {
+      expect(activities(h)[0]).toBe('prepareWorktree');
+      expect(signals(h)).toContain('approve');
+      expect(activities(h)).toContain('commitCheckpoint');
+    },
+  },
+  // Waited in budget_exceeded, went on after approve raised the budget.
+  'roadmap-workflow-budget.json': {
+    recordedBy: 'roadmap.integration.test.ts',
+    covers: (h) => {
+      expect(children(h)).toEqual(['taskWorkflow']);
+      expect(signals(h)).toContain('approve');
+    },
+  },
+  // Five topics under `repair`, the third answering prose first: the parent run…
+  'layer-workflow-repair.json': {
+    recordedBy: 'layer-workflow.integration.test.ts',
+    covers: (h) => {
+      expect(activities(h)[0]).toBe('resolveLayerTargets');
+      expect(children(h)).toEqual(Array(5).fill('layerTargetWorkflow'));
+    },
+  },
+  // …and that third target's child: fetch, render, call, store, the repair call, store.
+  'layer-target-workflow-repair.json': {
+    recordedBy: 'layer-workflow.integration.test.ts',
+    covers: (h) => expect(activities(h).filter((a) => a === 'callLayerModel')).toHaveLength(2),
+  },
+  // A transaction whose depth-1 statement fails: three statements ran, and their three undos.
+  'sheet-workflow-transaction.json': {
+    recordedBy: 'sheet-workflow.integration.test.ts',
+    covers: (h) => expect(activities(h)).toEqual(Array(7).fill('runSheetCommand')),
+  },
+};
+
+/** `h` with its first scheduled activity renamed: the history says another activity ran where today's code schedules that one. */
+function altered(h: Recorded): Recorded & { renamed: string } {
+  const copy = structuredClone(h);
+  const first = copy.events.find((e) => e.activityTaskScheduledEventAttributes)?.activityTaskScheduledEventAttributes;
+  if (!first) throw new Error(`test/histories/${h.file} schedules no activity: there is nothing to alter`);
+  const renamed = first.activityType.name as string;
+  first.activityType.name = `${renamed}Altered`;
+  return { ...copy, renamed };
+}
+
+/** The first history of each workflow type, altered. */
+const alteredPerType = [...new Set(recorded.map((h) => h.workflowType))].map((type) => altered(recorded.find((h) => h.workflowType === type)!));
+
+/** How each replay ended, by label (a file, or `altered <file>`): no error when it replayed cleanly. */
+const outcomes = new Map<string, Error | undefined>();
+
+beforeAll(async () => {
+  quietRuntime();
+  const runs = [...recorded.map((h) => ({ label: h.file, h })), ...alteredPerType.map((h) => ({ label: `altered ${h.file}`, h }))];
+  const replays = Worker.runReplayHistories(
+    { workflowBundle: await workflowBundle() },
+    runs.map(({ h }) => ({ workflowId: h.workflowId, history: historyFromJSON({ events: h.events }) })),
+  );
+  // The replay worker replays the histories one at a time and reports them in the order given.
+  let at = 0;
+  for await (const { error } of replays) outcomes.set(runs[at++].label, error);
+});
+
+describe('the recorded histories', () => {
+  it('hold a history of every workflow type dex registers', () => {
+    expect(new Set(recorded.map((h) => h.workflowType))).toEqual(new Set(Object.keys(workflows)));
   });
 
-  it('fails with a determinism error when the history says another activity ran first', async () => {
-    const history = recorded();
-    const scheduled = history.events.find((e) => e.activityTaskScheduledEventAttributes) as {
-      activityTaskScheduledEventAttributes: { activityType: { name: string } };
-    };
-    expect(scheduled.activityTaskScheduledEventAttributes.activityType.name).toBe('prepareWorktree');
-    scheduled.activityTaskScheduledEventAttributes.activityType.name = 'removeWorktree';
-    await expect(replay(history, 'task-math-T-approve-1')).rejects.toBeInstanceOf(DeterminismViolationError);
+  it.each(recorded.map((h) => [h.file, h] as const))('%s is the run it is said to be', (file, h) => {
+    expect(RUNS[file], `describe test/histories/${file} in RUNS`).toBeDefined();
+    RUNS[file].covers(h);
+    // Its recorder still names it (dex.recordHistory), so DEX_RECORD_HISTORIES=1 writes it again.
+    expect(readFileSync(join(__dirname, RUNS[file].recordedBy), 'utf8')).toContain(`'${file}'`);
+  });
+
+  it.each(recorded.map((h) => [h.file, h.workflowType] as const))("%s (%s) replays with today's workflow code", (file) => {
+    expect(outcomes.has(file)).toBe(true);
+    expect(outcomes.get(file)).toBeUndefined();
   });
 });
 
-describe('replaying a recorded roadmapWorkflow history', () => {
-  it('replays a roadmap that waited in budget_exceeded and went on after approve', async () => {
-    const history = JSON.parse(readFileSync(join(__dirname, 'histories', 'roadmap-workflow-budget.json'), 'utf8'));
-    const started = history.events[0].workflowExecutionStartedEventAttributes;
-    expect(started.workflowType.name).toBe('roadmapWorkflow');
-    const id = (history.events as Record<string, any>[]).find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)!
-      .startChildWorkflowExecutionInitiatedEventAttributes.workflowId as string;
-    // Child ids derive from the roadmap's id (task-<repo>-<task>-<hash8> under roadmap-<repo>-<hash8>).
-    const hash = /^task-math-B1-([0-9a-f]{8})$/.exec(id)![1];
-    await expect(replay(history, `roadmap-math-${hash}`)).resolves.toBeUndefined();
-  });
+describe('an altered history per workflow type', () => {
+  it.each(alteredPerType.map((h) => [h.workflowType, h.file, h.renamed] as const))(
+    '%s (%s, first activity %s renamed) fails with a determinism error',
+    (_type, file, renamed) => {
+      const error = outcomes.get(`altered ${file}`);
+      expect(error).toBeInstanceOf(DeterminismViolationError);
+      // It fails at the renamed activity, not somewhere the unaltered history would fail too.
+      expect(error?.message).toContain(`'${renamed}Altered'`);
+    },
+  );
 });

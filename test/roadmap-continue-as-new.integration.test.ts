@@ -1,27 +1,15 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RoadmapResult } from '../core/types';
+import { describe, expect, it } from 'vitest';
+import type { RoadmapResult } from '../core/roadmap-types';
 import { completionTurn, toJsonl } from './cassette-builder';
-import { startDevServer, startTestWorker, type TestWorker } from './dev-server-env';
+import { useDexEnvironment } from './dex-environment';
 import { checkoutFile, roadmapRepo, startRoadmap, subjects } from './roadmap-fixture';
 
 const TASKS = 60;
 
-let env: TestWorkflowEnvironment;
-let worker: TestWorker;
-
-beforeAll(async () => {
-  env = await startDevServer();
-  worker = await startTestWorker(env, { queue: 'dex-it-can' });
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await env?.teardown();
-});
+const dex = useDexEnvironment({ server: 'dev', queue: 'dex-it-can' });
 
 describe('a 60-task roadmap', () => {
   it('continues as new, carrying its state, and lands every task exactly once', async () => {
@@ -30,7 +18,7 @@ describe('a 60-task roadmap', () => {
     const cassette = join(mkdtempSync(join(tmpdir(), 'dex-can-')), 'answers.jsonl');
     writeFileSync(cassette, toJsonl(Array.from({ length: TASKS }, (_, i) => completionTurn('*', { status: 'complete', summary: `step ${i + 1}` }))));
 
-    const { handle } = await startRoadmap(env, worker, repo, `replay:${cassette}`);
+    const { handle } = await startRoadmap(dex, repo, `replay:${cassette}`);
     const result = (await handle.result()) as RoadmapResult;
 
     expect(result.state).toBe('completed');
@@ -40,7 +28,7 @@ describe('a 60-task roadmap', () => {
     const landed = subjects(repo).filter((s) => s.startsWith('dex: land '));
     expect(landed).toHaveLength(TASKS);
     expect(new Set(landed).size).toBe(TASKS);
-    const first = await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).describe();
+    const first = await dex.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).describe();
     expect(first.status.name).toBe('CONTINUED_AS_NEW');
   }, 300_000);
 });

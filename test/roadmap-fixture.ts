@@ -1,11 +1,11 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildRoadmapInput } from '../client/roadmap-request';
 import { readSettings } from '../client/settings';
-import type { RoadmapInput } from '../core/types';
-import { sampleRepo, type TestWorker } from './dev-server-env';
+import type { RoadmapInput } from '../core/roadmap-types';
+import type { DexEnvironment } from './dex-environment';
+import { sampleRepo } from './dev-server-env';
 
 /** A sample repository whose tests pass, with a ROADMAP.md and a dex.config.yaml, committed on main. */
 export function roadmapRepo(roadmap: string, config: string): string {
@@ -20,15 +20,11 @@ export function roadmapRepo(roadmap: string, config: string): string {
   return repo;
 }
 
-/** Starts `roadmapWorkflow` on the repository's ROADMAP.md as `dex run` would, on the worker's queues. */
-export async function startRoadmap(env: TestWorkflowEnvironment, worker: TestWorker, repo: string, llm = 'anthropic') {
-  const settings = { ...readSettings({}), hostQueue: worker.hostQueue, taskQueue: worker.taskQueue };
+/** Starts `roadmapWorkflow` on the repository's ROADMAP.md as `dex run` would, on the queues of `dex`'s worker. */
+export async function startRoadmap(dex: DexEnvironment, repo: string, llm = 'anthropic') {
+  const settings = { ...readSettings({}), hostQueue: dex.worker.hostQueue, taskQueue: dex.worker.taskQueue };
   const checked = buildRoadmapInput({ roadmap: join(repo, 'ROADMAP.md'), llm }, settings, { ANTHROPIC_API_KEY: 'test-key' });
-  const handle = await env.client.workflow.start('roadmapWorkflow', {
-    workflowId: checked.workflowId,
-    taskQueue: worker.taskQueue,
-    args: [checked.input satisfies RoadmapInput],
-  });
+  const handle = await dex.start('roadmapWorkflow', checked.workflowId, checked.input satisfies RoadmapInput);
   return { handle, checked };
 }
 

@@ -1,16 +1,10 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import type { WorkflowHandle } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ensureTemporalCli } from '../client/toolchain';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { costOf } from '../core/pricing';
-import type { RoadmapResult, RunStatus } from '../core/types';
+import type { RoadmapResult } from '../core/roadmap-types';
 import { completionTurn, inPhase, TEST_MODEL, toolTurn, usageTotals } from './cassette-builder';
-import { startDevServer, startTestWorker, type TestWorker } from './dev-server-env';
-import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
+import { failureOf, useDexEnvironment, waitForGate } from './dex-environment';
 import { checkoutFile, roadmapRepo, startRoadmap, subjects } from './roadmap-fixture';
 
 const write = (task: string, path: string, content: string) => [
@@ -49,33 +43,19 @@ const REJECT = [
   ...write('J3', 'src/sub.js', 'module.exports = { sub: (a, b) => a - b };\n'),
 ];
 
-/** Runs whose histories the replay test keeps (DEX_RECORD_HISTORIES=1 writes them to test/histories/). */
-const recorded: Record<string, string> = {};
-
 const CONFLICT = [
   ...write('C1', 'src/shared.js', 'module.exports = 1;\n'),
   ...write('C2', 'src/shared.js', 'module.exports = 2;\n'),
 ];
 
-let env: TestWorkflowEnvironment;
-let fake: FakeAnthropic;
-let worker: TestWorker;
-
-beforeAll(async () => {
-  env = await startDevServer();
-  fake = await startFakeAnthropic({ cassette: [...Object.values(FIVE).flat(), ...RETRY, ...BUDGET, ...REJECT, ...CONFLICT] });
-  worker = await startTestWorker(env, { anthropicUrl: fake.url, queue: 'dex-it-roadmap' });
+const dex = useDexEnvironment({
+  server: 'dev',
+  cassette: [...Object.values(FIVE).flat(), ...RETRY, ...BUDGET, ...REJECT, ...CONFLICT],
+  queue: 'dex-it-roadmap',
 });
 
-afterAll(async () => {
-  await worker?.stop();
-  await fake?.close();
-  await env?.teardown();
-});
-
-const requestsOf = (task: string) => fake.requests.filter((r) => r.headers['x-dex-task'] === task);
 const span = (task: string) => {
-  const times = requestsOf(task).map((r) => r.time);
+  const times = dex.requestsFor(task).map((r) => r.time);
   return [Math.min(...times), Math.max(...times)];
 };
 
@@ -95,21 +75,10 @@ async function childRuns(handle: WorkflowHandle): Promise<Record<string, { start
   return runs;
 }
 
-async function failure(handle: WorkflowHandle): Promise<ApplicationFailure> {
-  const err = await handle.result().catch((e: unknown) => e);
-  expect(err).toBeInstanceOf(WorkflowFailedError);
-  return (err as WorkflowFailedError).cause as ApplicationFailure;
-}
-
-async function waitFor(handle: WorkflowHandle, pred: (s: RunStatus) => boolean): Promise<RunStatus> {
-  await expect.poll(async () => pred(await handle.query<RunStatus>('status')), { timeout: 60_000, interval: 100 }).toBe(true);
-  return handle.query<RunStatus>('status');
-}
-
 describe('roadmapWorkflow on a real dev server', () => {
   it('runs a chain and two independent tasks: overlap, ticked boxes, passing tests, one commit per verified phase', async () => {
     const repo = roadmapRepo(FIVE_ROADMAP, 'verify: ["node --test"]\nmaxParallel: 3\n');
-    const { handle } = await startRoadmap(env, worker, repo);
+    const { handle } = await startRoadmap(dex, repo);
     const result = (await handle.result()) as RoadmapResult;
 
     expect(result.state).toBe('completed');
@@ -140,25 +109,26 @@ describe('roadmapWorkflow on a real dev server', () => {
 
   it('sends a failing test phase back to implement, whose next request holds the failure output', async () => {
     const repo = roadmapRepo('- [ ] R1: Add mul with a test (weight: small)\n', 'verify: ["node --test"]\nmaxRetries: 2\n');
-    const { handle } = await startRoadmap(env, worker, repo);
+    const { handle } = await startRoadmap(dex, repo);
     const result = (await handle.result()) as RoadmapResult;
     expect(result.state).toBe('completed');
-    const phases = requestsOf('R1').map((r) => r.headers['x-dex-phase']);
+    const phases = dex.requestsFor('R1').map((r) => r.headers['x-dex-phase']);
     expect(phases).toEqual(['implement', 'implement', 'test', 'implement', 'implement', 'test']);
-    const retried = JSON.stringify(requestsOf('R1')[3].body!.messages);
+    const retried = JSON.stringify(dex.requestsFor('R1')[3].body!.messages);
     expect(retried).toContain('FAILURE: mul(2, 3) expected 6, got 5');
     expect(retried).toContain('The test phase failed');
-    expect(JSON.stringify(requestsOf('R1')[2].body!.messages)).toContain('Test phase:');
+    expect(JSON.stringify(dex.requestsFor('R1')[2].body!.messages)).toContain('Test phase:');
   });
 
   it('waits in budget_exceeded until approve raises the budget, then finishes with exact totals', async () => {
     const repo = roadmapRepo('- [ ] B1: Add mul\n', 'verify: ["node --test"]\nbudgets:\n  task: { usd: 0.0001 }\n');
-    const { handle } = await startRoadmap(env, worker, repo);
-    const waiting = await waitFor(handle, (s) => s.state === 'budget_exceeded');
+    const { handle } = await startRoadmap(dex, repo);
+    const waiting = await waitForGate(handle, 'budget');
+    expect(waiting.state).toBe('budget_exceeded');
     expect(waiting.waitingFor).toMatchObject({ gate: 'budget', taskId: 'B1' });
-    expect(requestsOf('B1')).toHaveLength(1);
+    expect(dex.requestsFor('B1')).toHaveLength(1);
 
-    recorded.budget = handle.workflowId;
+    dex.recordHistory(handle.workflowId, 'roadmap-workflow-budget.json');
     await handle.signal('approve', { budgetUsd: 5, by: 'ana' });
     const result = (await handle.result()) as RoadmapResult;
     expect(result.state).toBe('completed');
@@ -169,11 +139,11 @@ describe('roadmapWorkflow on a real dev server', () => {
   it('skips the dependents of a rejected task, naming it, and finishes the independent ones', async () => {
     const roadmap = '- [ ] J1: Remove sum\n- [ ] J2: Use the new sum (depends: J1)\n- [ ] J4: After J2 (depends: J2)\n- [ ] J3: Add sub\n';
     const repo = roadmapRepo(roadmap, 'verify: ["node --test"]\n');
-    const { handle } = await startRoadmap(env, worker, repo);
-    await waitFor(handle, (s) => s.waitingFor?.gate === 'blocked' && s.waitingFor.taskId === 'J1');
+    const { handle } = await startRoadmap(dex, repo);
+    await waitForGate(handle, { gate: 'blocked', taskId: 'J1' });
     await handle.signal('reject', { reason: 'keep sum' });
 
-    const cause = await failure(handle);
+    const cause = await failureOf(handle);
     const result = cause.details?.[0] as RoadmapResult;
     const byId = Object.fromEntries(result.tasks.map((t) => [t.id, t]));
     expect(byId.J1.state).toBe('rejected');
@@ -185,8 +155,8 @@ describe('roadmapWorkflow on a real dev server', () => {
 
   it('waits at the merge gate when a branch does not merge cleanly; reject fails that task, the base stays clean', async () => {
     const repo = roadmapRepo('- [ ] C1: Write shared one\n- [ ] C2: Write shared two\n', 'verify: ["node --test"]\nmaxParallel: 2\n');
-    const { handle } = await startRoadmap(env, worker, repo);
-    const waiting = await waitFor(handle, (s) => s.waitingFor?.gate === 'merge');
+    const { handle } = await startRoadmap(dex, repo);
+    const waiting = await waitForGate(handle, 'merge');
     // Whichever finished second cannot land on top of the first.
     const second = waiting.waitingFor!.taskId!;
     const first = second === 'C1' ? 'C2' : 'C1';
@@ -194,21 +164,10 @@ describe('roadmapWorkflow on a real dev server', () => {
     expect(execFileSync('git', ['status', '--porcelain'], { cwd: repo, encoding: 'utf8' })).toBe('');
 
     await handle.signal('reject', { reason: 'resolve it by hand later' });
-    const result = (await failure(handle)).details?.[0] as RoadmapResult;
+    const result = (await failureOf(handle)).details?.[0] as RoadmapResult;
     expect(Object.fromEntries(result.tasks.map((t) => [t.id, t.state]))).toEqual({ [first]: 'completed', [second]: 'failed' });
     expect(checkoutFile(repo, 'src/shared.js')).toBe(`module.exports = ${first.slice(1)};\n`);
     expect(checkoutFile(repo, 'ROADMAP.md')).toContain(`- [x] ${first}`);
     expect(checkoutFile(repo, 'ROADMAP.md')).toContain(`- [ ] ${second}`);
   });
 });
-
-if (process.env.DEX_RECORD_HISTORIES) {
-  afterAll(async () => {
-    const history = execFileSync(
-      ensureTemporalCli(),
-      ['workflow', 'show', '--workflow-id', recorded.budget, '-o', 'json', '--address', env.address, '--namespace', 'default'],
-      { encoding: 'utf8' },
-    );
-    writeFileSync(join(__dirname, 'histories', 'roadmap-workflow-budget.json'), history);
-  });
-}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { phasesFor } from '../core/phases';
-import { parseRoadmap, RoadmapError, tickTask } from '../core/roadmap';
+import { InvalidInput } from '../core/invalid-input';
+import { parseRoadmap, tickTask } from '../core/roadmap';
 
 const ROADMAP = `# Roadmap
 
@@ -38,7 +39,7 @@ describe('parseRoadmap', () => {
     expect(() => parseRoadmap('- [ ] A: one\n- [ ] A: two\n')).toThrow('duplicate id A');
     expect(() => parseRoadmap('- [ ] A: one (depends: Z)\n')).toThrow('A depends on unknown id Z');
     const cycle = '- [ ] A: one (depends: C)\n- [ ] B: two (depends: A)\n- [ ] C: three (depends: B)\n- [ ] D: free\n';
-    expect(() => parseRoadmap(cycle)).toThrow(new RoadmapError('dependency cycle: A -> C -> B -> A'));
+    expect(() => parseRoadmap(cycle)).toThrow(new InvalidInput('dependency cycle: A -> C -> B -> A'));
   });
 
   it('refuses an unknown weight, naming the line', () => {

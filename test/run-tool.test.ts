@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolActivities } from '../activities/run-tool';
-import { Store } from '../activities/sqlite-store';
-import type { ToolCallInput } from '../core/types';
+import { Store } from '../store/sqlite-store';
+import type { ToolCallInput } from '../activities/run-tool';
 import { mockActivityEnv, runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';
 

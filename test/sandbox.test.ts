@@ -24,6 +24,9 @@ function processesWith(marker: string): number {
     }).length;
 }
 
+/** A sleep length no other test run uses, to find this run's processes by. */
+const uniqueSleep = (): string => `91.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
+
 let repo: string;
 let worktree: string;
 let outside: string;
@@ -90,16 +93,18 @@ describe('runAgentCommand in bubblewrap', () => {
 
   it('a timed-out command leaves no process behind, whatever holds its pipe', async () => {
     const started = Date.now();
-    const result = await run('setsid sh -c "sleep 91.3571" & (nohup sleep 91.3572 &); sleep 91.3573', DEFAULT_SANDBOX, 1_500);
+    const [a, b, c] = [uniqueSleep(), uniqueSleep(), uniqueSleep()];
+    const result = await run(`setsid sh -c "sleep ${a}" & (nohup sleep ${b} &); sleep ${c}`, DEFAULT_SANDBOX, 1_500);
     expect(result.timedOut).toBe(true);
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(processesWith('91.357')).toBe(0);
+    expect([a, b, c].map(processesWith)).toEqual([0, 0, 0]);
   });
 
   it('ends background processes when the command itself ends', async () => {
-    const result = await run('setsid sh -c "sleep 91.3581" > /dev/null 2>&1 & echo started');
+    const marker = uniqueSleep();
+    const result = await run(`setsid sh -c "sleep ${marker}" > /dev/null 2>&1 & echo started`);
     expect(result).toMatchObject({ exitCode: 0, timedOut: false });
-    expect(processesWith('91.3581')).toBe(0);
+    expect(processesWith(marker)).toBe(0);
   });
 
   it('has no network: the host loopback is out of reach', async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSheetActivities } from '../activities/sheet';
-import { Store } from '../activities/sqlite-store';
+import { Store } from '../store/sqlite-store';
 import { costOf } from '../core/pricing';
 import { VALUE_LIMIT_CHARS } from '../core/sheet-types';
 import { TEST_MODEL } from './cassette-builder';

@@ -1,9 +1,8 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevServer } from './dev-server-env';
+import { describe, expect, it } from 'vitest';
+import { useDexEnvironment } from './dex-environment';
 import { runDex, type DexRun } from './dex-cli';
 
 // The real `dex` binary, spawned. Input checks run against a dead TEMPORAL_ADDRESS: a command
@@ -11,15 +10,8 @@ import { runDex, type DexRun } from './dex-cli';
 
 const DEAD_SERVER = '127.0.0.1:1';
 
-let env: TestWorkflowEnvironment;
-
-beforeAll(async () => {
-  env = await startDevServer();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-});
+// No worker here: each dex command runs its own, on queues of its own.
+const testEnv = useDexEnvironment({ server: 'dev' });
 
 /** Runs `dex …` against `address` with a fresh DEX_HOME and queues, and no API key. */
 async function dex(args: string[], address: string): Promise<DexRun & { dexHome: string }> {
@@ -95,13 +87,13 @@ describe('dex sheet on a real dev server', () => {
       '  - { id: isda, run: shell, command: "echo no counterparty for @cbu >&2; exit 4", as: "@isda" }',
       '  - { id: csa, run: shell, command: "echo @isda" }',
     ]);
-    const run = await dex(['sheet', file], env.address);
+    const run = await dex(['sheet', file], testEnv.env.address);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toMatch(/started sheet-onboard-\d+/);
     const id = /^(sheet-onboard-\d+): failed/.exec(run.stdout)?.[1];
     expect(id, run.stdout).toBeDefined();
 
-    const status = await dex(['status', id!], env.address);
+    const status = await dex(['status', id!], testEnv.env.address);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout.split('\n').slice(1, 6)).toEqual([
       'phases: 1/3 completed · $0.0000',

@@ -1,18 +1,15 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runEnd } from '../client/follow-run';
 import { buildSheetInput, planSheetFile } from '../client/sheet-file';
-import { ensureTemporalCli } from '../client/toolchain';
 import type { CassetteLine } from '../core/cassette';
 import { costOf } from '../core/pricing';
 import type { SheetInput, SheetResult, SheetStatus } from '../core/sheet-types';
 import { fixSumTurns, TEST_MODEL } from './cassette-builder';
-import { commitsOnBranch, sampleRepo, startDevServer, startTestWorker, type TestWorker } from './dev-server-env';
-import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
+import { useDexEnvironment, waitForGate } from './dex-environment';
+import { commitsOnBranch, sampleRepo } from './dev-server-env';
 
 const USAGE = { input_tokens: 120, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
 const CASSETTE: CassetteLine[] = [
@@ -25,46 +22,27 @@ const CASSETTE: CassetteLine[] = [
   },
 ];
 
-let env: TestWorkflowEnvironment;
-let fake: FakeAnthropic;
-let worker: TestWorker;
-
-beforeAll(async () => {
-  env = await startDevServer();
-  fake = await startFakeAnthropic({ cassette: CASSETTE });
-  worker = await startTestWorker(env, { anthropicUrl: fake.url, queue: 'dex-it-sheet' });
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await fake?.close();
-  await env?.teardown();
-});
+const dex = useDexEnvironment({ server: 'dev', cassette: CASSETTE, queue: 'dex-it-sheet' });
 
 /** Writes a sheet into a fresh folder and plans it as `dex sheet` would. */
 function planned(lines: string[], opts: { confirm?: boolean } = {}): { dir: string; input: SheetInput } {
   const dir = mkdtempSync(join(tmpdir(), 'dex-sheet-it-'));
   const file = join(dir, 'case.sheet.yaml');
   writeFileSync(file, lines.join('\n') + '\n');
+  const { worker } = dex;
   const settings = { namespace: 'default', taskQueue: worker.taskQueue, hostQueue: worker.hostQueue, dexHome: worker.dexHome };
   const input = buildSheetInput(file, planSheetFile(file), { confirm: opts.confirm, llm: 'anthropic' }, settings, { ANTHROPIC_API_KEY: 'test-key' });
   return { dir, input };
 }
 
 function start(id: string, input: SheetInput) {
-  return env.client.workflow.start('sheetWorkflow', { workflowId: id, taskQueue: worker.taskQueue, args: [input] });
+  return dex.start('sheetWorkflow', id, input);
 }
 
 async function ended(handle: Awaited<ReturnType<typeof start>>): Promise<SheetResult> {
   const end = await runEnd<SheetResult>(handle);
   expect(end.result, end.error).toBeDefined();
   return end.result!;
-}
-
-async function waitAtPlanGate(handle: Awaited<ReturnType<typeof start>>): Promise<void> {
-  await expect
-    .poll(async () => (await handle.query<SheetStatus>('status')).waitingFor?.gate, { timeout: 30_000, interval: 100 })
-    .toBe('plan');
 }
 
 function lines(file: string): string[] {
@@ -145,6 +123,7 @@ describe('sheetWorkflow on a real dev server', () => {
       '  - { id: csa, run: shell, command: "echo do csa @isda >> log" }',
     ]);
     const end = await runEnd<SheetResult>(await start('sheet-transaction-1', input));
+    dex.recordHistory('sheet-transaction-1', 'sheet-workflow-transaction.json');
 
     expect(end.state).toBe('rolled_back');
     expect(lines(join(dir, 'log'))).toEqual([
@@ -169,7 +148,7 @@ describe('sheetWorkflow on a real dev server', () => {
   it('with --confirm waits at the plan gate; reject ends the sheet rejected with nothing run', async () => {
     const { dir, input } = planned(['statements:', '  - { id: touch, run: shell, command: "touch ran" }'], { confirm: true });
     const handle = await start('sheet-reject-1', input);
-    await waitAtPlanGate(handle);
+    await waitForGate(handle, 'plan');
     expect((await handle.query<SheetStatus>('status')).state).toBe('waiting');
     await handle.signal('reject', { reason: 'not today' });
 
@@ -186,7 +165,7 @@ describe('sheetWorkflow on a real dev server', () => {
   it('with --confirm and approve, runs the sheet after the gate', async () => {
     const { dir, input } = planned(['statements:', '  - { id: touch, run: shell, command: "touch ran" }'], { confirm: true });
     const handle = await start('sheet-approve-1', input);
-    await waitAtPlanGate(handle);
+    await waitForGate(handle, 'plan');
     expect(existsSync(join(dir, 'ran'))).toBe(false);
     await handle.signal('approve', { note: 'go' });
     expect((await ended(handle)).state).toBe('completed');
@@ -208,7 +187,7 @@ describe('sheetWorkflow on a real dev server', () => {
     const tokens = { input: 120, output: 9, cacheRead: 0, cacheWrite: 0 };
     expect(result.tokens).toEqual(tokens);
     expect(result.costUsd).toBeCloseTo(costOf(TEST_MODEL, tokens), 10);
-    const request = fake.requests.find((r) => r.headers['x-dex-task'] === 'name')!;
+    const request = dex.requestsFor('name')[0];
     expect(request.headers['x-dex-phase']).toBe('statement');
     expect(request.body!.tools).toBeUndefined();
     expect(request.body!.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Name the custody account of Fund I.' }] }]);
@@ -223,7 +202,7 @@ describe('sheetWorkflow on a real dev server', () => {
       '  - { id: show, run: shell, command: "echo committed @sha" }',
     ]);
     const task = input.statements[1].action;
-    expect(task.run === 'task' && task.task).toMatchObject({ taskId: 'fix', repoPath: repo, hostQueue: worker.hostQueue });
+    expect(task.run === 'task' && task.task).toMatchObject({ taskId: 'fix', repoPath: repo, hostQueue: dex.worker.hostQueue });
     const result = await ended(await start('sheet-task-1', input));
 
     expect(result.state, result.error).toBe('completed');
@@ -231,18 +210,8 @@ describe('sheetWorkflow on a real dev server', () => {
     expect(sha).toMatch(/^[0-9a-f]{40}$/);
     expect(commitsOnBranch(repo, 'dex/sheet-task-1-fix')[0]).toContain(sha);
     expect(result.statements[2].value).toBe(`committed ${sha}`);
-    expect(fake.requests.filter((r) => r.headers['x-dex-task'] === 'fix')).toHaveLength(3);
-    expect(JSON.stringify(fake.requests.find((r) => r.headers['x-dex-task'] === 'fix')!.body!.messages)).toContain('Fix sum in src/math.js');
+    expect(dex.requestsFor('fix')).toHaveLength(3);
+    expect(JSON.stringify(dex.requestsFor('fix')[0].body!.messages)).toContain('Fix sum in src/math.js');
     expect(result.tokens.output).toBeGreaterThan(0);
   });
 });
-
-// The recorded history for test/sheet-replay.test.ts: DEX_RECORD_HISTORIES=1 npx vitest run test/sheet-workflow.integration.test.ts
-if (process.env.DEX_RECORD_HISTORIES) {
-  afterAll(() => {
-    const history = execFileSync(ensureTemporalCli(), ['workflow', 'show', '--workflow-id', 'sheet-transaction-1', '-o', 'json', '--address', env.address, '--namespace', 'default'], {
-      encoding: 'utf8',
-    });
-    writeFileSync(join(__dirname, 'histories', 'sheet-workflow-transaction.json'), history);
-  });
-}

@@ -3,11 +3,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../client/input-error';
 import { renderSheetResult } from '../client/render-sheet';
 import { planSheetFile } from '../client/sheet-file';
+import { InvalidInput } from '../core/invalid-input';
 import { runBounded } from '../core/run-bounded';
-import { describePlan, planSheet, SheetError, type SheetDoc, type StatementDoc } from '../core/sheet';
+import { describePlan, planSheet, type SheetDoc, type StatementDoc } from '../core/sheet';
 import { substituteAction, substituteText, symbolsIn } from '../core/sheet-symbols';
 
 /** Design note 004's six statements, by their index there. */
@@ -61,7 +61,7 @@ describe('planning a sheet (tollgate 1)', () => {
       ],
     };
     const err = errorOf(() => planSheet(doc, 'x'));
-    expect(err).toBeInstanceOf(SheetError);
+    expect(err).toBeInstanceOf(InvalidInput);
     expect(err.message).toBe('dependency cycle between statements: "a" -> "c" -> "b" -> "a"');
   });
 
@@ -137,7 +137,7 @@ describe('sheet files', () => {
       ].join('\n'),
     );
     const err = errorOf(() => planSheetFile(file));
-    expect(err).toBeInstanceOf(InputError);
+    expect(err).toBeInstanceOf(InvalidInput);
     expect(err.message).toContain(`statement "a" (statements[0]): must have required property 'command'`);
     expect(err.message).toContain('statement "b" (statements[1]): unknown key "colour"');
     expect(err.message).toContain('statement "c" (statements[2].run): must be equal to one of the allowed values (shell, llm, task)');
@@ -148,7 +148,7 @@ describe('sheet files', () => {
   it('turns a cycle into an input error naming the file and the statements', () => {
     const file = sheetFile('statements:\n  - { id: x, run: shell, command: "echo @y", as: "@x" }\n  - { id: y, run: shell, command: "echo @x", as: "@y" }\n');
     const err = errorOf(() => planSheetFile(file));
-    expect(err).toBeInstanceOf(InputError);
+    expect(err).toBeInstanceOf(InvalidInput);
     expect(err.message).toBe(`${file}: dependency cycle between statements: "x" -> "y" -> "x"`);
   });
 });

@@ -1,19 +1,13 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import { execFile, execFileSync } from 'node:child_process';
-import { promisify } from 'node:util';
-import { existsSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTemporalCli } from '../client/toolchain';
+import { describe, expect, it } from 'vitest';
 import { costOf } from '../core/pricing';
-import type { RunStatus, TaskInput, TaskResult } from '../core/types';
+import type { RunStatus } from '../core/run-types';
+import type { TaskResult } from '../core/task-types';
 import { completionTurn, fixSumTurns, TEST_MODEL, toolTurn, usageTotals } from './cassette-builder';
-import { commitsOnBranch, fileAt, sampleRepo, startDevServer, startTestWorker, type TestWorker, taskInput } from './dev-server-env';
-import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
-
-const execFileAsync = promisify(execFile);
+import { failureOf, useDexEnvironment, waitForGate } from './dex-environment';
+import { commitsOnBranch, fileAt } from './dev-server-env';
 
 const CASSETTE = {
   full: fixSumTurns('T-full'),
@@ -30,66 +24,11 @@ const CASSETTE = {
   escape: [toolTurn('T-escape', ['read_file', { path: '../../etc/passwd' }]), ...fixSumTurns('T-escape')],
 };
 
-let env: TestWorkflowEnvironment;
-let fake: FakeAnthropic;
-let worker: TestWorker;
-
-beforeAll(async () => {
-  env = await startDevServer();
-  fake = await startFakeAnthropic({ cassette: Object.values(CASSETTE).flat() });
-  worker = await startTestWorker(env, { anthropicUrl: fake.url, queue: 'dex-it-task' });
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await fake?.close();
-  await env?.teardown();
-});
-
-async function start(taskId: string, overrides: Partial<TaskInput> = {}) {
-  const repo = sampleRepo();
-  const input = taskInput(taskId, repo, worker.hostQueue, overrides);
-  const handle = await env.client.workflow.start('taskWorkflow', {
-    workflowId: `task-math-${taskId}-1`,
-    taskQueue: worker.taskQueue,
-    args: [input],
-  });
-  return { repo, handle };
-}
-
-async function failureOf(handle: WorkflowHandle): Promise<ApplicationFailure> {
-  const err = await handle.result().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(WorkflowFailedError);
-  const cause = (err as WorkflowFailedError).cause;
-  expect(cause).toBeInstanceOf(ApplicationFailure);
-  return cause as ApplicationFailure;
-}
-
-function requestsFor(task: string) {
-  return fake.requests.filter((r) => r.headers['x-dex-task'] === task);
-}
-
-/** The stock Temporal CLI against this file's server (asynchronous: the worker shares this process). */
-async function temporalCli(...args: string[]): Promise<string> {
-  const { stdout } = await execFileAsync(ensureTemporalCli(), [...args, '--address', env.address, '--namespace', 'default'], {
-    encoding: 'utf8',
-  });
-  return stdout;
-}
-
-async function waitForGate(handle: WorkflowHandle, gate: string): Promise<RunStatus> {
-  await expect
-    .poll(async () => (await handle.query<RunStatus>('status')).waitingFor?.gate, { timeout: 30_000, interval: 100 })
-    .toBe(gate);
-  return handle.query<RunStatus>('status');
-}
+const dex = useDexEnvironment({ server: 'dev', cassette: Object.values(CASSETTE).flat(), queue: 'dex-it-task' });
 
 describe('taskWorkflow on a real dev server', () => {
   it('fixes the sample repository: one real commit, verify passing, usage and cost as the cassette says', async () => {
-    const { repo, handle } = await start('T-full');
+    const { repo, handle } = await dex.startTask('T-full');
     const result = (await handle.result()) as TaskResult;
 
     expect(result.state).toBe('completed');
@@ -104,14 +43,14 @@ describe('taskWorkflow on a real dev server', () => {
     const expected = usageTotals(CASSETTE.full);
     expect(result.tokens).toEqual(expected);
     expect(result.costUsd).toBeCloseTo(costOf(TEST_MODEL, expected), 10);
-    expect(requestsFor('T-full')).toHaveLength(3);
+    expect(dex.requestsFor('T-full')).toHaveLength(3);
 
-    const first = requestsFor('T-full')[0].body!;
+    const first = dex.requestsFor('T-full')[0].body!;
     expect(first.stream).toBe(true);
     expect(JSON.stringify(first.system)).toContain('"cache_control"');
     expect(JSON.stringify((first.tools as unknown[]).at(-1))).toContain('"cache_control"');
     // The phase record in the store: its tokens, cost, duration, model and commit.
-    const [phase] = worker.deps.store.listPhases(handle.workflowId);
+    const [phase] = dex.worker.deps.store.listPhases(handle.workflowId);
     expect(phase).toMatchObject({ phase: 'implement', state: 'verified', turns: 3, model: TEST_MODEL, commitSha: result.commit, ...expected });
     expect(phase.costUsd).toBeCloseTo(result.costUsd, 10);
     expect(phase.durationMs).toBeGreaterThan(0);
@@ -121,74 +60,68 @@ describe('taskWorkflow on a real dev server', () => {
   });
 
   it('waits at a blocked gate until the stock CLI approves, and the note reaches the model', async () => {
-    const { handle } = await start('T-approve');
+    const { handle } = await dex.startTask('T-approve');
+    // Replayed by test/replay.test.ts: blocked, approved, fixed, committed.
+    dex.recordHistory(handle.workflowId, 'task-workflow-approve.json');
     const status = await waitForGate(handle, 'blocked');
     expect(status.state).toBe('waiting');
     expect(status.waitingFor?.reason).toContain('public API');
 
-    const queried = JSON.parse(await temporalCli('workflow', 'query', '--workflow-id', handle.workflowId, '--type', 'status', '-o', 'json'));
+    const queried = JSON.parse(await dex.temporal('workflow', 'query', '--workflow-id', handle.workflowId, '--type', 'status', '-o', 'json'));
     expect(JSON.stringify(queried)).toContain('"waiting"');
 
-    await temporalCli('workflow', 'signal', '--workflow-id', handle.workflowId, '--name', 'approve', '--input', '{"note":"yes, keep it small","by":"ana"}');
+    await dex.temporal('workflow', 'signal', '--workflow-id', handle.workflowId, '--name', 'approve', '--input', '{"note":"yes, keep it small","by":"ana"}');
     const result = (await handle.result()) as TaskResult;
     expect(result.state).toBe('completed');
-    const afterApproval = JSON.stringify(requestsFor('T-approve')[1].body!.messages);
+    const afterApproval = JSON.stringify(dex.requestsFor('T-approve')[1].body!.messages);
     expect(afterApproval).toContain('yes, keep it small');
   });
 
   it('ends rejected when the stock CLI rejects at the blocked gate, and leaves the worktree clean', async () => {
-    const { handle } = await start('T-reject');
+    const { handle } = await dex.startTask('T-reject');
     await waitForGate(handle, 'blocked');
-    await temporalCli('workflow', 'signal', '--workflow-id', handle.workflowId, '--name', 'reject', '--input', '{"reason":"keep the tests"}');
+    await dex.temporal('workflow', 'signal', '--workflow-id', handle.workflowId, '--name', 'reject', '--input', '{"reason":"keep the tests"}');
     const failure = await failureOf(handle);
     expect(failure.type).toBe('TaskRejected');
     expect(failure.message).toContain('keep the tests');
     expect((failure.details?.[0] as TaskResult).state).toBe('rejected');
     expect((await handle.query<RunStatus>('status')).state).toBe('rejected');
-    const worktree = join(worker.dexHome, 'worktrees', handle.workflowId);
+    const worktree = join(dex.worker.dexHome, 'worktrees', handle.workflowId);
     expect(execFileSync('git', ['status', '--porcelain'], { cwd: worktree, encoding: 'utf8' })).toBe('');
     expect(existsSync(join(worktree, 'scratch.txt'))).toBe(false);
   });
 
   it('retries a 429 (honouring retry-after) and a 529, then completes', async () => {
-    fake.injectFault({ status: 429, headers: { 'retry-after': '1' }, match: { task: 'T-faults' } });
-    fake.injectFault({ status: 529, match: { task: 'T-faults' } });
-    const { handle } = await start('T-faults');
+    dex.fake.injectFault({ status: 429, headers: { 'retry-after': '1' }, match: { task: 'T-faults' } });
+    dex.fake.injectFault({ status: 529, match: { task: 'T-faults' } });
+    const { handle } = await dex.startTask('T-faults');
     const result = (await handle.result()) as TaskResult;
     expect(result.state).toBe('completed');
-    expect(requestsFor('T-faults')).toHaveLength(5);
-    const [first, second] = requestsFor('T-faults');
+    expect(dex.requestsFor('T-faults')).toHaveLength(5);
+    const [first, second] = dex.requestsFor('T-faults');
     expect(second.time - first.time).toBeGreaterThanOrEqual(900);
   });
 
   it('fails at once with a clear message on a 401', async () => {
-    fake.injectFault({
+    dex.fake.injectFault({
       status: 401,
       body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
       match: { task: 'T-auth' },
     });
-    const { handle } = await start('T-auth');
+    const { handle } = await dex.startTask('T-auth');
     const failure = await failureOf(handle);
     expect(failure.type).toBe('TaskFailed');
     expect(failure.message).toMatch(/401.*invalid x-api-key/);
-    expect(requestsFor('T-auth')).toHaveLength(1);
+    expect(dex.requestsFor('T-auth')).toHaveLength(1);
   });
 
   it('answers a tool call reading ../../etc/passwd with a tool error and goes on', async () => {
-    const { handle } = await start('T-escape');
+    const { handle } = await dex.startTask('T-escape');
     const result = (await handle.result()) as TaskResult;
     expect(result.state).toBe('completed');
-    const second = JSON.stringify(requestsFor('T-escape')[1].body!.messages);
+    const second = JSON.stringify(dex.requestsFor('T-escape')[1].body!.messages);
     expect(second).toContain('"is_error":true');
     expect(second).toContain('outside the worktree');
     expect(second).not.toContain('root:x:0:0');
   });
 });
-
-// Recorded histories for the replay test come from this file: DEX_RECORD_HISTORIES=1 npx vitest run test/task-workflow.integration.test.ts
-if (process.env.DEX_RECORD_HISTORIES) {
-  afterAll(async () => {
-    const history = await temporalCli('workflow', 'show', '--workflow-id', 'task-math-T-approve-1', '-o', 'json');
-    writeFileSync(join(__dirname, 'histories', 'task-workflow-approve.json'), history);
-  });
-}

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Store } from '../activities/sqlite-store';
+import { Store } from '../store/sqlite-store';
 import { createVerifyActivities, tailOf, type VerifyInput } from '../activities/verify';
 import { mockActivityEnv, runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';

@@ -1,13 +1,12 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TaskResult } from '../core/types';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { TaskResult } from '../core/task-types';
 import { completionTurn, toolTurn, usageTotals } from './cassette-builder';
-import { commitsOnBranch, sampleRepo, startDevServer, taskInput } from './dev-server-env';
-import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
+import { useDexEnvironment } from './dex-environment';
+import { commitsOnBranch, sampleRepo, taskInput } from './dev-server-env';
 import { crashWorker, killDexWorkers, requestsPerCall, spawnDexWorker } from './worker-process';
 
 const TASK = 'T-crash';
@@ -24,38 +23,29 @@ const CASSETTE = [
   completionTurn(TASK, { status: 'complete', summary: 'sum adds' }),
 ];
 
-let env: TestWorkflowEnvironment;
-let fake: FakeAnthropic;
+// The workers are real `dex worker` processes, started and killed by the test.
+const dex = useDexEnvironment({ server: 'dev', cassette: CASSETTE });
 const dexHome = mkdtempSync(join(tmpdir(), 'dex-crash-home-'));
 
 /** A real `dex worker` process on this file's server, queues and fake. */
 function startWorkerProcess(): ChildProcess {
-  return spawnDexWorker({ address: env.address, dexHome, taskQueue: QUEUE, hostQueue: HOST_QUEUE, anthropicUrl: fake.url });
+  return spawnDexWorker({ address: dex.env.address, dexHome, taskQueue: QUEUE, hostQueue: HOST_QUEUE, anthropicUrl: dex.fake.url });
 }
 
-beforeAll(async () => {
-  env = await startDevServer();
-  fake = await startFakeAnthropic({ cassette: CASSETTE });
-});
-
-afterAll(async () => {
-  killDexWorkers();
-  await fake?.close();
-  await env?.teardown();
-});
+afterAll(() => killDexWorkers());
 
 describe('a worker killed with SIGKILL in the middle of a task', () => {
   it('is replaced by a new worker that finishes the task: one commit, no completed model turn requested again', async () => {
-    fake.injectFault({ kind: 'timeout', match: { call: HANGING_CALL } });
+    dex.fake.injectFault({ kind: 'timeout', match: { call: HANGING_CALL } });
     const first = startWorkerProcess();
     const repo = sampleRepo();
-    const handle = await env.client.workflow.start('taskWorkflow', {
+    const handle = await dex.client.workflow.start('taskWorkflow', {
       workflowId: WORKFLOW_ID,
       taskQueue: QUEUE,
       args: [taskInput(TASK, repo, HOST_QUEUE)],
     });
 
-    await expect.poll(() => fake.requests.some((r) => r.headers['x-dex-call'] === HANGING_CALL), { timeout: 60_000, interval: 100 }).toBe(true);
+    await expect.poll(() => dex.fake.requests.some((r) => r.headers['x-dex-call'] === HANGING_CALL), { timeout: 60_000, interval: 100 }).toBe(true);
     await crashWorker(first);
 
     startWorkerProcess();
@@ -63,7 +53,7 @@ describe('a worker killed with SIGKILL in the middle of a task', () => {
 
     expect(result.state).toBe('completed');
     expect(commitsOnBranch(repo, result.branch)).toHaveLength(1);
-    const perCall = requestsPerCall(fake.requests);
+    const perCall = requestsPerCall(dex.fake.requests);
     // Every call was made once, except the one in flight when the worker died.
     expect([...perCall.entries()].filter(([, n]) => n > 1)).toEqual([[HANGING_CALL, 2]]);
     expect(perCall.size).toBe(4);

@@ -2,13 +2,13 @@ import Anthropic from '@anthropic-ai/sdk';
 import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { join } from 'node:path';
 import { createActivities, type ActivityDeps } from '../activities';
-import { Store } from '../activities/sqlite-store';
+import { Store } from '../store/sqlite-store';
 
 /** Where a worker connects and which queues it serves. */
 export interface WorkerPlacement {
   connection: NativeConnection;
   namespace: string;
-  /** The shared queue that runs workflows (contract §1: `dex`). */
+  /** The shared queue that runs workflows (docs/interfaces.md#plans-workflows-and-ids: `dex`). */
   taskQueue: string;
   /** This host's queue, for the activities that touch its worktrees and store. */
   hostQueue: string;

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { ApplicationFailure } from '@temporalio/common';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { FAILURE, nonRetryable } from '../../core/failure-types';
 import type { SandboxPolicy } from '../../core/sandbox-policy';
 import { bwrapArgs } from './bwrap-args';
 import { SANDBOX_PATH } from './sandbox-env';
@@ -58,5 +58,5 @@ export function sandboxAvailability(): SandboxAvailability {
 export function assertSandboxAvailable(policy: SandboxPolicy | undefined): void {
   if (policy?.mode === 'off') return;
   const availability = sandboxAvailability();
-  if (!availability.ok) throw ApplicationFailure.create({ message: availability.why, type: 'SandboxUnavailable', nonRetryable: true });
+  if (!availability.ok) throw nonRetryable(FAILURE.SandboxUnavailable, availability.why);
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseCommandArgs, type Output } from '../cli-context';
 import type * as DriveTask from '../drive-task';
+import { describeTaskEnd } from '../render-task';
 import { DEMO_TASK, createSampleRepo } from '../demo/sample-repo';
 import { sandboxAvailability } from '../../activities/sandbox/sandbox-availability';
 import { readSettings } from '../settings';
@@ -26,7 +27,7 @@ export async function demoCommand(argv: string[], out: Output): Promise<number> 
     settings,
   );
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
-  const { describeTaskEnd, driveTask, exitCodeFor } = require('../drive-task') as typeof DriveTask;
+  const { driveTask, exitCodeFor } = require('../drive-task') as typeof DriveTask;
   const run = await driveTask(input, repoName, settings, out);
   out.result(describeTaskEnd(run), { workflowId: run.workflowId, repo: dir, ...run.end, webUi: run.webUi });
   return run.end ? exitCodeFor(run.end) : 0;

@@ -1,15 +1,15 @@
 import { WorkflowNotFoundError, type Client, type Connection, type WorkflowHandle } from '@temporalio/client';
-import type { RunStatus } from '../../core/types';
+import { InvalidInput } from '../../core/invalid-input';
+import type { RunStatus } from '../../core/run-types';
+import { statusQuery } from '../../workflows/run/definitions';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { connect } from '../connection';
 import { followRun, progressLine, runEnd } from '../follow-run';
 import { exitCodeFor } from '../drive-task';
-import { InputError } from '../input-error';
+import { planKindOf } from '../plan-kinds';
 import { renderRunEnd } from '../render-run-end';
 import { UNSANDBOXED_WARNING } from '../sandbox-choice';
 import { readSettings } from '../settings';
-
-const WORKFLOW_TYPES = ['taskWorkflow', 'roadmapWorkflow', 'layerWorkflow', 'sheetWorkflow'];
 
 async function existingHandle(
   client: Client,
@@ -20,7 +20,7 @@ async function existingHandle(
     const d = await handle.describe();
     return { handle, running: d.status.name === 'RUNNING', type: d.type, unsandboxed: d.memo?.sandbox === 'off' };
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new InputError(`no run with id ${id}`);
+    if (err instanceof WorkflowNotFoundError) throw new InvalidInput(`no run with id ${id}`);
     throw err;
   }
 }
@@ -28,7 +28,7 @@ async function existingHandle(
 /** The live status of a running run; undefined when no worker answers within a few seconds. */
 async function liveStatus(connection: Connection, handle: WorkflowHandle): Promise<RunStatus | undefined> {
   try {
-    return await connection.withDeadline(Date.now() + 5_000, () => handle.query<RunStatus>('status'));
+    return await connection.withDeadline(Date.now() + 5_000, () => handle.query(statusQuery));
   } catch {
     return undefined;
   }
@@ -79,12 +79,12 @@ export async function watchCommand(argv: string[], out: Output): Promise<number>
 export async function listCommand(argv: string[], out: Output): Promise<number> {
   const { values } = parseCommandArgs(argv, { limit: { type: 'string' } });
   const limit = values.limit === undefined ? 50 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new InputError('--limit must be a positive whole number');
+  if (!Number.isInteger(limit) || limit < 1) throw new InvalidInput('--limit must be a positive whole number');
   const conns = await connect(readSettings(), out.info);
   try {
     const runs: { id: string; type: string; status: string; started: string }[] = [];
     for await (const wf of conns.client.workflow.list({ pageSize: 100 })) {
-      if (!WORKFLOW_TYPES.includes(wf.type)) continue;
+      if (!planKindOf(wf.type)) continue;
       runs.push({ id: wf.workflowId, type: wf.type, status: wf.status.name, started: wf.startTime.toISOString() });
       if (runs.length >= limit) break;
     }

@@ -1,15 +1,14 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { layerStore } from '../../activities/layer-store';
-import { Store } from '../../activities/sqlite-store';
-import type { LayerRunRecord } from '../../core/layer-types';
+import { layerStore } from '../../store/layer-store';
+import { Store } from '../../store/sqlite-store';
+import { layerWorkflowIdPrefix } from '../../core/ids';
+import { InvalidInput } from '../../core/invalid-input';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import type * as DriveRun from '../drive-run';
-import { InputError } from '../input-error';
 import { buildLayerInput } from '../layer-request';
 import { renderLayerRun } from '../render-layer-run';
 import { readSettings } from '../settings';
-import { safeName } from '../task-request';
 import { parseTopicMessages } from '../topic-messages-file';
 
 const LAYER_USAGE = 'dex layer FILE.layer.yaml [--llm SPEC] [--detach]';
@@ -24,8 +23,8 @@ export async function layerCommand(argv: string[], out: Output): Promise<number>
   const input = buildLayerInput(file, { llm: values.llm }, settings);
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;
-  const run = await driveRun<LayerRunRecord>(
-    { workflowType: 'layerWorkflow', idPrefix: `layer-${safeName(input.layer.name)}`, args: [input] },
+  const run = await driveRun(
+    { kind: 'layer', idPrefix: layerWorkflowIdPrefix(input.layer.name), args: [input] },
     settings,
     out,
     { detach: values.detach },
@@ -42,9 +41,9 @@ export async function layerCommand(argv: string[], out: Output): Promise<number>
 export async function messagesCommand(argv: string[], out: Output): Promise<number> {
   const { positionals } = parseCommandArgs(argv, {});
   const [sub, file, ...extra] = positionals;
-  if (sub !== 'import' || !file || extra.length) throw new InputError(`usage: ${MESSAGES_USAGE}`);
+  if (sub !== 'import' || !file || extra.length) throw new InvalidInput(`usage: ${MESSAGES_USAGE}`);
   const path = resolve(file);
-  if (!existsSync(path)) throw new InputError(`messages file not found: ${path}`);
+  if (!existsSync(path)) throw new InvalidInput(`messages file not found: ${path}`);
   const messages = parseTopicMessages(readFileSync(path, 'utf8'), path);
   const topics = [...new Set(messages.map((m) => m.topic))].sort();
   const counts = withStore((store) => layerStore(store).importMessages(messages));
@@ -55,7 +54,7 @@ export async function messagesCommand(argv: string[], out: Output): Promise<numb
 /** `dex insights list [--topic KEY] [--run ID]`: stored insights, newest first. */
 export async function insightsCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { topic: { type: 'string' }, run: { type: 'string' } });
-  if (positionals.length !== 1 || positionals[0] !== 'list') throw new InputError(`usage: ${INSIGHTS_USAGE}`);
+  if (positionals.length !== 1 || positionals[0] !== 'list') throw new InvalidInput(`usage: ${INSIGHTS_USAGE}`);
   const insights = withStore((store) => layerStore(store).listInsights({ topic: values.topic, layerRunId: values.run }));
   const human = insights.length
     ? insights

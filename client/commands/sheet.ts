@@ -1,11 +1,11 @@
+import { sheetWorkflowIdPrefix } from '../../core/ids';
 import { describePlan } from '../../core/sheet';
-import type { SheetResult } from '../../core/sheet-types';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import type * as DriveRun from '../drive-run';
-import type * as RenderRunEnd from '../render-run-end';
+import { PLAN_KINDS } from '../plan-kinds';
+import { renderRunEnd } from '../render-run-end';
 import { readSettings } from '../settings';
 import { buildSheetInput, planSheetFile } from '../sheet-file';
-import { safeName } from '../task-request';
 
 const USAGE = 'dex sheet FILE.sheet.yaml [--plan] [--confirm] [--llm SPEC] [--detach]';
 
@@ -33,14 +33,13 @@ export async function sheetCommand(argv: string[], out: Output): Promise<number>
   const input = buildSheetInput(file, plan, { confirm: values.confirm, llm: values.llm }, settings);
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;
-  const { renderRunEnd } = require('../render-run-end') as typeof RenderRunEnd;
-  const run = await driveRun<SheetResult>(
-    { workflowType: 'sheetWorkflow', idPrefix: `sheet-${safeName(plan.name)}`, args: [input] },
+  const run = await driveRun(
+    { kind: 'sheet', idPrefix: sheetWorkflowIdPrefix(plan.name), args: [input] },
     settings,
     out,
     { detach: values.detach },
   );
-  const human = run.end ? renderRunEnd('sheetWorkflow', run.workflowId, run.end) : `${run.workflowId} started${run.webUi ? `\nWeb UI: ${run.webUi}` : ''}`;
+  const human = run.end ? renderRunEnd(PLAN_KINDS.sheet.workflowType, run.workflowId, run.end) : `${run.workflowId} started${run.webUi ? `\nWeb UI: ${run.webUi}` : ''}`;
   out.result(human, { workflowId: run.workflowId, ...run.end, webUi: run.webUi });
   return run.end ? exitCodeFor(run.end) : 0;
 }

@@ -1,8 +1,9 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
-import type { ApproveInput, RejectInput } from '../../core/types';
+import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import type { ApproveInput, RejectInput } from '../../core/run-types';
+import { InvalidInput } from '../../core/invalid-input';
+import { approveSignal, pauseSignal, rejectSignal, resumeSignal } from '../../workflows/run/definitions';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { connect } from '../connection';
-import { InputError } from '../input-error';
 import { readSettings } from '../settings';
 
 type SignalName = 'approve' | 'reject' | 'pause' | 'resume' | 'cancel';
@@ -15,6 +16,9 @@ const USAGE: Record<SignalName, string> = {
   cancel: 'dex cancel ID',
 };
 
+/** A payload as it goes on the wire: options not given are left out. */
+const sent = <T>(payload: T): T => JSON.parse(JSON.stringify(payload)) as T;
+
 /** `dex approve|reject|pause|resume|cancel ID`: sends the signal (or the cancellation) to a run. */
 export async function signalCommand(name: SignalName, argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
@@ -25,13 +29,24 @@ export async function signalCommand(name: SignalName, argv: string[], out: Outpu
   });
   const id = onePositional(positionals, 'a run id', USAGE[name]);
   let payload: ApproveInput | RejectInput | Record<string, never> = {};
+  let send: (handle: WorkflowHandle) => Promise<unknown>;
   if (name === 'approve') {
     const budget = values['budget-usd'] === undefined ? undefined : Number(values['budget-usd']);
-    if (budget !== undefined && !(budget > 0)) throw new InputError('--budget-usd must be a positive number');
-    payload = { note: values.note, by: values.by, budgetUsd: budget };
+    if (budget !== undefined && !(budget > 0)) throw new InvalidInput('--budget-usd must be a positive number');
+    const approve: ApproveInput = { note: values.note, by: values.by, budgetUsd: budget };
+    payload = approve;
+    send = (handle) => handle.signal(approveSignal, sent(approve));
   } else if (name === 'reject') {
-    if (!values.reason?.trim()) throw new InputError(`a reason is required: ${USAGE.reject}`);
-    payload = { reason: values.reason, by: values.by };
+    if (!values.reason?.trim()) throw new InvalidInput(`a reason is required: ${USAGE.reject}`);
+    const reject: RejectInput = { reason: values.reason, by: values.by };
+    payload = reject;
+    send = (handle) => handle.signal(rejectSignal, sent(reject));
+  } else if (name === 'pause') {
+    send = (handle) => handle.signal(pauseSignal, {});
+  } else if (name === 'resume') {
+    send = (handle) => handle.signal(resumeSignal, {});
+  } else {
+    send = (handle) => handle.cancel();
   }
   const settings = readSettings();
   const conns = await connect(settings, out.info);
@@ -40,11 +55,10 @@ export async function signalCommand(name: SignalName, argv: string[], out: Outpu
     try {
       await handle.describe();
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) throw new InputError(`no run with id ${id}`);
+      if (err instanceof WorkflowNotFoundError) throw new InvalidInput(`no run with id ${id}`);
       throw err;
     }
-    if (name === 'cancel') await handle.cancel();
-    else await handle.signal(name, JSON.parse(JSON.stringify(payload)));
+    await send(handle);
     out.result(`${name === 'cancel' ? 'cancellation' : name} sent to ${id}`, { id, sent: name, payload });
     return 0;
   } finally {

@@ -1,6 +1,7 @@
+import { InvalidInput } from '../../core/invalid-input';
 import { parseCommandArgs, type Output } from '../cli-context';
 import type * as DriveTask from '../drive-task';
-import { InputError } from '../input-error';
+import { describeTaskEnd } from '../render-task';
 import { readSettings } from '../settings';
 import { buildTaskInput } from '../task-request';
 
@@ -16,7 +17,7 @@ export async function taskCommand(argv: string[], out: Output): Promise<number> 
     detach: { type: 'boolean' },
     'unsafe-no-sandbox': { type: 'boolean' },
   });
-  if (positionals.length > 1) throw new InputError(`one title expected (quote it): ${USAGE}`);
+  if (positionals.length > 1) throw new InvalidInput(`one title expected (quote it): ${USAGE}`);
   const settings = readSettings();
   const { input, repoName } = buildTaskInput(
     {
@@ -30,7 +31,7 @@ export async function taskCommand(argv: string[], out: Output): Promise<number> 
     settings,
   );
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
-  const { describeTaskEnd, driveTask, exitCodeFor } = require('../drive-task') as typeof DriveTask;
+  const { driveTask, exitCodeFor } = require('../drive-task') as typeof DriveTask;
   const run = await driveTask(input, repoName, settings, out, { detach: values.detach });
   out.result(describeTaskEnd(run), { workflowId: run.workflowId, ...run.end, webUi: run.webUi });
   return run.end ? exitCodeFor(run.end) : 0;

@@ -1,4 +1,5 @@
-import { ApplicationFailure, executeChild, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import { executeChild, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import { layerNodeKey, layerTargetWorkflowId } from '../../core/ids';
 import { buildLayerRunRecord, emptyTargetResult, GLOBAL_TOPIC, splitNodes } from '../../core/layer-run';
 import type { LayerInput, LayerNode, LayerRunRecord, LayerTargetResult, TargetContext } from '../../core/layer-types';
 import { statusQuery } from '../run/definitions';
@@ -6,11 +7,12 @@ import { LayerProgress } from './progress';
 import { layerActivities } from './activities';
 import { layerTargetWorkflow } from './target-workflow';
 import { RunControl } from '../run/run-control';
+import { FAILURE, nonRetryable } from '../../core/failure-types';
 
 export { layerTargetWorkflow };
 
 /**
- * One layer run (contract §1): each target in its own child workflow, one after another, a
+ * One layer run (docs/interfaces.md#plans-workflows-and-ids): each target in its own child workflow, one after another, a
  * target's failure recorded and the rest going on (fail-forward); then the global part, if
  * the layer has one, over what all targets made. The audit record is stored at the end.
  */
@@ -26,7 +28,7 @@ export async function layerWorkflow(input: LayerInput): Promise<LayerRunRecord> 
   const { perTarget, global } = splitNodes(input.layer.nodes);
   progress.at('layer', 'targets');
   const targets = await acts.resolveLayerTargets({ targets: input.layer.targets, now });
-  progress.step(`${targets.length} targets: ${targets.join(', ') || '(none)'}`);
+  progress.ledger.step(`${targets.length} targets: ${targets.join(', ') || '(none)'}`);
 
   const results: LayerTargetResult[] = [];
   for (const target of targets) {
@@ -40,7 +42,7 @@ export async function layerWorkflow(input: LayerInput): Promise<LayerRunRecord> 
     const reduceNode = global[0].type === 'reduce' ? global[0].name : 'reduce';
     progress.at(GLOBAL_TOPIC, reduceNode);
     const seed: TargetContext = {
-      insights: await acts.reduceLayerResults({ key: `${runId}/${GLOBAL_TOPIC}/${reduceNode}`, insightIds: results.flatMap((r) => r.insightIds) }),
+      insights: await acts.reduceLayerResults({ key: layerNodeKey(runId, GLOBAL_TOPIC, reduceNode), insightIds: results.flatMap((r) => r.insightIds) }),
       targets: results.map((r) => ({ key: r.target, status: r.status })),
     };
     globalResult = await runTarget(GLOBAL_TOPIC, global[0].type === 'reduce' ? global.slice(1) : global, false, seed);
@@ -50,12 +52,8 @@ export async function layerWorkflow(input: LayerInput): Promise<LayerRunRecord> 
   await acts.recordLayerRun(record);
   progress.finish(record);
   if (record.state === 'failed') {
-    throw ApplicationFailure.create({
-      type: 'LayerFailed',
-      nonRetryable: true,
-      message: `every target failed: ${record.errors.map((e) => `${e.target} at ${e.node}: ${e.error}`).join('; ')}`,
-      details: [record],
-    });
+    const failures = record.errors.map((e) => `${e.target} at ${e.node}: ${e.error}`).join('; ');
+    throw nonRetryable(FAILURE.LayerFailed, `every target failed: ${failures}`, [record]);
   }
   return record;
 
@@ -64,7 +62,7 @@ export async function layerWorkflow(input: LayerInput): Promise<LayerRunRecord> 
     let result: LayerTargetResult;
     try {
       result = await executeChild(layerTargetWorkflow, {
-        workflowId: `${runId}/${target}`,
+        workflowId: layerTargetWorkflowId(runId, target),
         args: [
           {
             runId,

@@ -1,6 +1,7 @@
 import { dependencyDepths, dependentsOf } from '../../core/dependency-phases';
 import type { RoadmapTask } from '../../core/roadmap';
-import type { RoadmapTaskState, RunStatus, TokenUsage } from '../../core/types';
+import type { RoadmapTaskState } from '../../core/roadmap-types';
+import type { RunStatus, TokenUsage } from '../../core/run-types';
 import { addUsage, ZERO_USAGE } from '../../core/usage';
 import type { TaskUpdate } from '../run/definitions';
 
@@ -15,7 +16,7 @@ export class RoadmapBoard {
   readonly tasks: RoadmapTaskState[];
   private readonly depth: Map<string, number>;
   /** Live updates of running tasks (state, gate, phase), from their taskUpdate signals. */
-  readonly live = new Map<string, TaskUpdate>();
+  private readonly live = new Map<string, TaskUpdate>();
 
   constructor(
     private readonly plan: RoadmapTask[],
@@ -46,6 +47,33 @@ export class RoadmapBoard {
 
   update(id: string, change: Partial<RoadmapTaskState>): void {
     Object.assign(this.get(id), change);
+  }
+
+  /** The ids of the tasks running now. */
+  running(): string[] {
+    return this.tasks.filter((t) => t.state === 'running').map((t) => t.id);
+  }
+
+  /** The phase a running task reported last. */
+  phaseOf(id: string): string | undefined {
+    return this.live.get(id)?.phase;
+  }
+
+  /** Takes a running task's update; returns the step worth showing (a new gate or phase), if any. */
+  noteUpdate(update: TaskUpdate): string | undefined {
+    const before = this.live.get(update.taskId);
+    this.live.set(update.taskId, update);
+    if (update.waitingFor && update.waitingFor.gate !== before?.waitingFor?.gate) {
+      return `${update.taskId} waits at gate "${update.waitingFor.gate}"${update.waitingFor.reason ? `: ${update.waitingFor.reason}` : ''}`;
+    }
+    if (update.phase && update.phase !== before?.phase && update.state === 'running') return `${update.taskId} ${update.phase}`;
+    return undefined;
+  }
+
+  /** Records how a task ended (its usage from its result); its live updates are over. */
+  ended(id: string, usage: { tokens: TokenUsage; costUsd: number } | undefined): void {
+    this.update(id, { tokens: usage?.tokens ?? this.get(id).tokens, costUsd: usage?.costUsd ?? 0 });
+    this.live.delete(id);
   }
 
   /** Ends a task that failed or was rejected, and skips every task that depends on it. */

@@ -1,24 +1,20 @@
-import {
-  ApplicationFailure,
-  CancelledFailure,
-  ChildWorkflowFailure,
-  condition,
-  continueAsNew,
-  getExternalWorkflowHandle,
-  ParentClosePolicy,
-  setHandler,
-  startChild,
-  workflowInfo,
-} from '@temporalio/workflow';
-import { phasesFor } from '../../core/phases';
-import type { RoadmapTask } from '../../core/roadmap';
-import type { RoadmapInput, RoadmapResult, RunState, RunStatus, TaskInput, TaskResult } from '../../core/types';
-import { statusQuery, taskUpdateSignal } from '../run/definitions';
-import { roadmapActivities } from './activities';
-import { RecentSteps } from '../run/recent-steps';
-import { RoadmapBoard } from './board';
+import { condition, continueAsNew, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
+import { landingKey } from '../../core/ids';
+import type { RoadmapInput, RoadmapResult } from '../../core/roadmap-types';
+import type { RunState } from '../../core/run-types';
+import type { TaskResult } from '../../core/task-types';
+import { guardBudget } from '../run/budget-guard';
+import { approveSignal, pauseSignal, rejectSignal, resumeSignal, statusQuery, taskUpdateSignal } from '../run/definitions';
 import { RunControl } from '../run/run-control';
-import type { taskWorkflow } from '../task/workflow';
+import { RunLedger } from '../run/run-ledger';
+import { roadmapActivities } from './activities';
+import { RoadmapBoard } from './board';
+import { RoadmapChildren } from './children';
+import { landTask } from './landing';
+import { FAILURE, nonRetryable } from '../../core/failure-types';
+
+/** The signals a roadmap passes on to its tasks, by name. */
+const PASSED_ON = { approve: approveSignal, reject: rejectSignal, pause: pauseSignal, resume: resumeSignal } as const;
 
 /**
  * A whole roadmap: tasks in dependency order, independent ones in parallel (at most
@@ -29,174 +25,79 @@ import type { taskWorkflow } from '../task/workflow';
  * grows large or after `continueAsNewAfterTasks` tasks.
  */
 export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResult> {
-  const info = workflowInfo();
-  const { readRoadmap, mergeTaskBranch } = roadmapActivities(input.taskDefaults.hostQueue);
+  const acts = roadmapActivities(input.taskDefaults.hostQueue);
   const runs = (input.carried?.runs ?? 0) + 1;
-  const hash = info.workflowId.split('-').pop();
-  const repoName = info.workflowId.replace(/^roadmap-/, '').replace(/-[^-]+$/, '');
-
-  const recent = new RecentSteps();
-  const plan = await readRoadmap({ repoPath: input.repoPath, roadmapFile: input.roadmapFile });
+  const plan = await acts.readRoadmap({ repoPath: input.repoPath, roadmapFile: input.roadmapFile });
   const board = new RoadmapBoard(plan, input.carried?.tasks);
-  let runBudget = input.carried?.runBudget ?? input.runBudget;
-  let state: RunState = 'running';
-
-  const childId = (taskId: string) => `task-${repoName}-${taskId}-${hash}`;
+  const children = new RoadmapChildren(input);
+  // Approve/reject go to the task that waits (or the one named); pause/resume to every running one.
   const control = new RunControl(undefined, async (signal, payload) => {
-    // Approve/reject go to the task that waits (or the one named); pause/resume to all running ones.
-    const target = (payload as { taskId?: string }).taskId ?? board.waitingTask()?.taskId;
-    const running = board.tasks.filter((t) => t.state === 'running').map((t) => t.id);
-    const to = signal === 'approve' || signal === 'reject' ? running.filter((id) => id === target) : running;
-    const { taskId: _, ...rest } = payload as Record<string, unknown>;
-    for (const id of to) await getExternalWorkflowHandle(childId(id)).signal(signal, rest);
+    const { taskId: named, ...rest } = payload as Record<string, unknown>;
+    const target = (named as string | undefined) ?? board.waitingTask()?.taskId;
+    const to = signal === 'approve' || signal === 'reject' ? board.running().filter((id) => id === target) : board.running();
+    for (const id of to) await getExternalWorkflowHandle(children.idOf(id)).signal(PASSED_ON[signal], rest as never);
   });
+  const ledger = new RunLedger('roadmap', control, { spentBy: () => ({ ...board.spent(), turns: 0 }) });
+  ledger.budget = input.carried?.runBudget ?? input.runBudget;
   setHandler(taskUpdateSignal, (update) => {
-    const before = board.live.get(update.taskId);
-    board.live.set(update.taskId, update);
-    if (update.waitingFor && update.waitingFor.gate !== before?.waitingFor?.gate) {
-      recent.add(`${update.taskId} waits at gate "${update.waitingFor.gate}"${update.waitingFor.reason ? `: ${update.waitingFor.reason}` : ''}`);
-    } else if (update.phase && update.phase !== before?.phase && update.state === 'running') {
-      recent.add(`${update.taskId} ${update.phase}`);
-    }
+    const step = board.noteUpdate(update);
+    if (step) ledger.step(step);
   });
-  setHandler(statusQuery, (): RunStatus => {
-    const waiting = control.waitingFor ?? board.waitingTask()?.waitingFor ?? null;
-    const running = board.tasks.find((t) => t.state === 'running');
-    const liveState: RunState =
-      state !== 'running' ? state : waiting ? (waiting.gate === 'budget' ? 'budget_exceeded' : 'waiting') : control.paused ? 'paused' : 'running';
-    return {
-      kind: 'roadmap',
-      state: liveState,
-      waitingFor: waiting,
-      current: running ? { taskId: running.id, phase: board.live.get(running.id)?.phase } : {},
-      ...board.spent(),
-      tasks: board.statusTasks(),
-      recent: recent.list(),
-      sandbox: input.taskDefaults.sandbox?.mode ?? 'bwrap',
-      ...(runBudget ? { budget: runBudget } : {}),
-    };
+  setHandler(statusQuery, () => {
+    const running = board.running()[0];
+    const current = running ? { taskId: running, phase: board.phaseOf(running) } : {};
+    const sandbox = input.taskDefaults.sandbox?.mode ?? 'bwrap';
+    return ledger.status(current, { tasks: board.statusTasks(), sandbox }, control.waitingFor ?? board.waitingTask()?.waitingFor ?? null);
   });
 
-  const childInput = (task: RoadmapTask): TaskInput => {
-    const left = runBudget?.usd !== undefined ? Math.max(0, runBudget.usd - board.spent().costUsd) : undefined;
-    const usd = [input.taskBudget?.usd, left].filter((v): v is number => v !== undefined);
-    return {
-      ...input.taskDefaults,
-      taskId: task.id,
-      title: task.title,
-      description: task.description,
-      phases: phasesFor(task, input.phasesByWeight),
-      type: task.type,
-      budget: usd.length || input.taskBudget?.tokens ? { usd: usd.length ? Math.min(...usd) : undefined, tokens: input.taskBudget?.tokens } : undefined,
-    };
-  };
-
-  type Failure = { kind: 'failed' | 'rejected' | 'cancelled'; message: string; result?: TaskResult };
-  const ended: { id: string; result?: TaskResult; failure?: Failure }[] = [];
-  const mergeQueue: { id: string; result: TaskResult }[] = [];
+  const landingQueue: { id: string; result: TaskResult }[] = [];
   let endedThisRun = 0;
-
-  const start = async (task: RoadmapTask): Promise<void> => {
-    const args = childInput(task);
-    const handle = await startChild<typeof taskWorkflow>('taskWorkflow', {
-      workflowId: childId(task.id),
-      args: [args],
-      taskQueue: info.taskQueue,
-      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-    });
-    board.update(task.id, { state: 'running', workflowId: handle.workflowId });
-    recent.add(`${task.id} started (${args.phases!.join(', ')})`);
-    handle.result().then(
-      (result) => ended.push({ id: task.id, result }),
-      (err: unknown) => {
-        const cause = err instanceof ChildWorkflowFailure ? err.cause : err;
-        const kind = cause instanceof CancelledFailure ? 'cancelled' : cause instanceof ApplicationFailure && cause.type === 'TaskRejected' ? 'rejected' : 'failed';
-        const result = cause instanceof ApplicationFailure ? (cause.details?.[0] as TaskResult | undefined) : undefined;
-        ended.push({ id: task.id, failure: { kind, message: cause instanceof Error ? cause.message : String(err), result } });
-      },
-    );
-  };
-
-  const overRunBudget = () => runBudget?.usd !== undefined && board.spent().costUsd >= runBudget.usd;
-
   while (!board.finished()) {
     // Land finished branches one at a time, the smallest id first.
-    mergeQueue.sort((a, b) => (a.id < b.id ? -1 : 1));
-    for (let next = mergeQueue.shift(); next; next = mergeQueue.shift()) await land(next.id, next.result);
-
-    for (const e of ended.splice(0)) {
+    landingQueue.sort((a, b) => (a.id < b.id ? -1 : 1));
+    for (let next = landingQueue.shift(); next; next = landingQueue.shift()) await land(next.id, next.result);
+    for (const end of children.takeEnded()) {
       endedThisRun++;
-      const usage = e.result ?? e.failure?.result;
-      board.update(e.id, { tokens: usage?.tokens ?? board.get(e.id).tokens, costUsd: usage?.costUsd ?? 0 });
-      board.live.delete(e.id);
-      if (e.result) mergeQueue.push({ id: e.id, result: e.result });
+      board.ended(end.id, 'result' in end ? end.result : end.failure.result);
+      if ('result' in end) landingQueue.push(end);
       else {
-        board.fail(e.id, e.failure!.kind, e.failure!.message);
-        recent.add(`${e.id} ${e.failure!.kind}: ${e.failure!.message}`);
+        board.fail(end.id, end.failure.kind, end.failure.message);
+        ledger.step(`${end.id} ${end.failure.kind}: ${end.failure.message}`);
       }
     }
-    if (mergeQueue.length) continue;
+    if (landingQueue.length) continue;
 
-    const running = board.tasks.filter((t) => t.state === 'running').length;
     const wantsNewRun = endedThisRun >= input.continueAsNewAfterTasks || workflowInfo().continueAsNewSuggested;
-    if (wantsNewRun && running === 0) {
-      await continueAsNew<typeof roadmapWorkflow>({ ...input, carried: { tasks: board.tasks, runs, runBudget } });
+    if (wantsNewRun && board.running().length === 0) {
+      await continueAsNew<typeof roadmapWorkflow>({ ...input, carried: { tasks: board.tasks, runs, runBudget: ledger.budget } });
     }
+    const room = () => input.maxParallel - board.running().length;
     if (!wantsNewRun && !control.paused) {
-      for (const task of board.ready().slice(0, Math.max(0, input.maxParallel - running))) {
-        while (overRunBudget()) {
-          const decision = await control.waitAt('budget', {}, { reason: `the run spent $${board.spent().costUsd.toFixed(4)} of $${runBudget!.usd}` });
-          if (decision.action === 'reject') {
-            state = 'rejected';
-            return result('rejected');
-          }
-          runBudget = { ...runBudget, usd: decision.budgetUsd ?? Infinity };
-        }
-        await start(task);
+      for (const task of board.ready().slice(0, Math.max(0, room()))) {
+        if ((await guardBudget(ledger, control)) === 'rejected') return result('rejected');
+        const phases = await children.start(task, ledger.budget, board.spent().costUsd);
+        board.update(task.id, { state: 'running', workflowId: children.idOf(task.id) });
+        ledger.step(`${task.id} started (${phases.join(', ')})`);
       }
     }
     if (board.finished()) break;
-    await condition(() => ended.length > 0 || (!control.paused && board.ready().length > 0 && board.tasks.filter((t) => t.state === 'running').length < input.maxParallel && !wantsNewRun));
+    await condition(() => children.anyEnded || (!control.paused && board.ready().length > 0 && room() > 0 && !wantsNewRun));
   }
-
-  const worst = board.tasks.some((t) => t.state === 'failed' || t.state === 'skipped' || t.state === 'cancelled') ? 'failed' : board.tasks.some((t) => t.state === 'rejected') ? 'rejected' : 'completed';
-  return result(worst);
+  const ended = board.tasks.map((t) => t.state);
+  return result(ended.some((s) => ['failed', 'skipped', 'cancelled'].includes(s)) ? 'failed' : ended.includes('rejected') ? 'rejected' : 'completed');
 
   function result(final: RunState): RoadmapResult {
-    state = final;
+    ledger.end(final);
     const out: RoadmapResult = { state: final, tasks: board.tasks, ...board.spent(), runs };
     if (final === 'completed') return out;
-    throw ApplicationFailure.create({
-      message: `roadmap ${final}: ${board.tasks.filter((t) => t.state !== 'completed').map((t) => `${t.id} ${t.state}`).join(', ')}`,
-      type: final === 'rejected' ? 'RoadmapRejected' : 'RoadmapFailed',
-      nonRetryable: true,
-      details: [out],
-    });
+    const open = board.tasks.filter((t) => t.state !== 'completed').map((t) => `${t.id} ${t.state}`);
+    throw nonRetryable(final === 'rejected' ? FAILURE.RoadmapRejected : FAILURE.RoadmapFailed, `roadmap ${final}: ${open.join(', ')}`, [out]);
   }
 
   async function land(id: string, taskResult: TaskResult): Promise<void> {
-    const task = plan.find((t) => t.id === id)!;
-    for (;;) {
-      const merged = await mergeTaskBranch({
-        repoPath: input.repoPath,
-        baseBranch: input.baseBranch,
-        branch: taskResult.branch,
-        roadmapFile: input.roadmapFile,
-        taskId: id,
-        title: task.title,
-        key: `${info.workflowId}/${id}`,
-      });
-      if (merged.status === 'merged') {
-        board.update(id, { state: 'completed', commit: merged.sha });
-        recent.add(`${id} landed on ${input.baseBranch} as ${merged.sha.slice(0, 10)}`);
-        return;
-      }
-      const reason = merged.status === 'conflict' ? `merge conflict in ${merged.files.join(', ')}` : merged.reason;
-      const decision = await control.waitAt('merge', {}, { taskId: id, reason });
-      if (decision.action === 'reject') {
-        board.fail(id, 'failed', `not landed: ${reason}`);
-        return;
-      }
-    }
+    const landing = await landTask(input, acts, control, plan.find((t) => t.id === id)!, taskResult, landingKey(workflowInfo().workflowId, id));
+    if (!landing.landed) return board.fail(id, 'failed', landing.reason);
+    board.update(id, { state: 'completed', commit: landing.sha });
+    ledger.step(`${id} landed on ${input.baseBranch} as ${landing.sha.slice(0, 10)}`);
   }
 }

@@ -1,9 +1,9 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { ApproveInput, RejectInput, RunState, RunStatus, TokenUsage } from '../../core/types';
+import type { ApproveInput, RejectInput, RunState, RunStatus, TokenUsage } from '../../core/run-types';
 
-/** Passes the gate the run waits at (contract §2). */
+/** Passes the gate the run waits at (docs/interfaces.md#people-in-the-loop). */
 export const approveSignal = defineSignal<[ApproveInput?]>('approve');
-/** Fails the gate the run waits at (contract §2). */
+/** Fails the gate the run waits at (docs/interfaces.md#people-in-the-loop). */
 export const rejectSignal = defineSignal<[RejectInput]>('reject');
 /** Stops the run after the current activity. */
 export const pauseSignal = defineSignal<[unknown?]>('pause');

@@ -1,4 +1,4 @@
-import type { ActivityOptions } from '@temporalio/workflow';
+import { ActivityCancellationType, type ActivityOptions } from '@temporalio/workflow';
 
 /**
  * Retry and timeout profiles, one per kind of activity. Activities classify their own
@@ -12,16 +12,21 @@ export const llmPolicy: ActivityOptions = {
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 8 },
 };
 
-/** Agent tools: a command may run for minutes (it heartbeats every 2 s); a tool error is a result, so retries are for crashes. */
+/**
+ * Agent tools: a command may run for minutes (it heartbeats every 2 s); a tool error is a result, so retries are for crashes.
+ * A cancelled run waits until the command has stopped, so its rollback never races a command still writing.
+ */
 export const toolPolicy: ActivityOptions = {
   startToCloseTimeout: '20m',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   heartbeatTimeout: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
 };
 
-/** Verify runs test suites: long, heartbeated, and a crash mid-run is simply run again. */
+/** Verify runs test suites: long, heartbeated, a crash mid-run is simply run again, and a cancel waits for the suite to stop. */
 export const verifyPolicy: ActivityOptions = {
   startToCloseTimeout: '60m',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   heartbeatTimeout: '15s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
 };

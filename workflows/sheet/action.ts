@@ -6,10 +6,12 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { VALUE_LIMIT_CHARS, type ActionOutcome, type SheetInput, type StatementAction } from '../../core/sheet-types';
-import type { TaskResult } from '../../core/types';
+import type { TaskResult } from '../../core/task-types';
 import type { SheetActivities } from './activities';
 import { taskWorkflow } from '../task/workflow';
 import { innermostMessage } from '../../core/failure-message';
+import { sheetStepKey, sheetTaskWorkflowId } from '../../core/ids';
+import { FAILURE, nonRetryable } from '../../core/failure-types';
 
 /**
  * Runs one action (references already substituted) of statement `statementId`; `step` is `do` or
@@ -23,13 +25,13 @@ export async function runAction(
   action: StatementAction,
 ): Promise<ActionOutcome> {
   const { workflowId } = workflowInfo();
-  const key = `${workflowId}/${statementId}/${step}`;
+  const key = sheetStepKey(workflowId, statementId, step);
   try {
     switch (action.run) {
       case 'shell':
         return await acts.runSheetCommand({ key, command: action.command, cwd: input.cwd, timeoutMs: input.commandTimeoutMs });
       case 'llm': {
-        if (!input.llm) throw ApplicationFailure.create({ type: 'NoModel', nonRetryable: true, message: 'the sheet was planned without --llm' });
+        if (!input.llm) throw nonRetryable(FAILURE.NoModel, 'the sheet was planned without --llm');
         const answer = await acts.answerPrompt({
           transcriptId: key,
           statementId,
@@ -46,7 +48,7 @@ export async function runAction(
         return { ...spent, value: answer.text };
       }
       case 'task': {
-        const result = await executeChild(taskWorkflow, { workflowId: `${workflowId}-${statementId}${step === 'undo' ? '-undo' : ''}`, args: [action.task] });
+        const result = await executeChild(taskWorkflow, { workflowId: sheetTaskWorkflowId(workflowId, statementId, step), args: [action.task] });
         return { value: result.commit ?? '', tokens: result.tokens, costUsd: result.costUsd };
       }
     }

@@ -1,38 +1,33 @@
 import type { SheetInput, SheetResult, SheetStatus, StatementError, StatementResult } from '../../core/sheet-types';
-import type { RunState, TokenUsage } from '../../core/types';
-import { addUsage, ZERO_USAGE } from '../../core/usage';
+import type { RunState } from '../../core/run-types';
 import type { RunControl } from '../run/run-control';
+import { RunLedger } from '../run/run-ledger';
 
-/** How many of the latest steps the status keeps. */
+/** How many of the latest steps the status keeps: a sheet has many short statements. */
 const RECENT_STEPS = 30;
 /** How much of a value a progress line shows. */
 const PREVIEW_CHARS = 60;
 
 type LiveStatus = SheetStatus['statements'][number]['status'];
 
-/** Each statement's state within a sheet run: the source of the `status` query and the result. */
+/** Each statement's state within a sheet run, beside its ledger: the source of the `status` query and the result. */
 export class SheetProgress {
-  state: RunState = 'running';
-  error?: string;
-  tokens: TokenUsage = ZERO_USAGE;
-  costUsd = 0;
+  readonly ledger: RunLedger;
   private phase = '';
   private readonly live: LiveStatus[];
   private readonly results: StatementResult[];
-  private recent: { seq: number; text: string }[] = [];
-  private seq = 0;
 
   constructor(
     private readonly input: SheetInput,
-    private readonly control: RunControl,
+    control: RunControl,
   ) {
+    this.ledger = new RunLedger('sheet', control, { recentSteps: RECENT_STEPS });
     this.live = input.statements.map(() => 'pending');
     this.results = input.statements.map((s) => ({ index: s.index, id: s.id, dag_depth: s.depth, status: 'skipped' }));
   }
 
-  /** Records a step for watchers. */
-  step(text: string): void {
-    this.recent = [...this.recent.slice(-(RECENT_STEPS - 1)), { seq: ++this.seq, text }];
+  private step(text: string): void {
+    this.ledger.step(text);
   }
 
   /** Enters phase `n`. */
@@ -80,47 +75,36 @@ export class SheetProgress {
     this.step(`${this.results[i].id}: undo ${ok ? 'done' : `failed: ${message}`}`);
   }
 
-  addUsage(tokens: TokenUsage | undefined, costUsd: number | undefined): void {
-    if (tokens) this.tokens = addUsage(this.tokens, tokens);
-    this.costUsd += costUsd ?? 0;
-  }
-
   /** The result the sheet ends with. */
   result(): SheetResult {
     const done = this.input.phases.filter((phase) => phase.every((i) => this.results[i].status === 'success')).length;
+    const { tokens, costUsd } = this.ledger.spent();
+    const { state, error } = this.ledger;
     return {
       name: this.input.name,
-      state: this.state,
+      state,
       phasesCompleted: done,
       phasesTotal: this.input.phases.length,
       statements: this.results,
-      tokens: this.tokens,
-      costUsd: this.costUsd,
-      ...(this.error ? { error: this.error } : {}),
+      tokens,
+      costUsd,
+      ...(error ? { error } : {}),
     };
   }
 
-  /** The `status` query's answer (contract §2, kind `sheet`). */
+  /** The `status` query's answer (docs/interfaces.md#people-in-the-loop, kind `sheet`). */
   status(): SheetStatus {
-    const live = this.state === 'running';
-    const state: RunState = live && this.control.waitingFor ? 'waiting' : live && this.control.paused ? 'paused' : this.state;
     const running = this.input.statements.filter((_, i) => this.live[i] === 'running').map((s) => s.id);
-    return {
-      kind: 'sheet',
-      state,
-      waitingFor: this.control.waitingFor,
-      current: { taskId: this.input.name, ...(this.phase ? { phase: this.phase } : {}), ...(running.length ? { activity: running.join(', ') } : {}) },
-      tokens: this.tokens,
-      costUsd: this.costUsd,
+    const current = { taskId: this.input.name, ...(this.phase ? { phase: this.phase } : {}), ...(running.length ? { activity: running.join(', ') } : {}) };
+    return this.ledger.status(current, {
+      kind: 'sheet' as const,
       tasks: this.input.statements.map((s, i) => ({ id: s.id, state: taskState(this.live[i], this.results[i]) })),
       statements: this.input.statements.map((s, i) => ({ id: s.id, index: s.index, depth: s.depth, status: this.live[i] })),
-      recent: this.recent,
-      ...(this.error ? { error: this.error } : {}),
-    };
+    });
   }
 }
 
-/** A statement's state in the contract's terms (`tasks` of the status query). */
+/** A statement's state in the terms of docs/interfaces.md (`tasks` of the status query). */
 function taskState(live: LiveStatus, result: StatementResult): RunState {
   if (result.undo === 'done') return 'rolled_back';
   switch (live) {

@@ -1,4 +1,4 @@
-import { ApplicationFailure, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import { dependentsOf } from '../../core/dependency-phases';
 import { runBounded } from '../../core/run-bounded';
 import { substituteAction } from '../../core/sheet-symbols';
@@ -8,16 +8,17 @@ import { RunControl } from '../run/run-control';
 import { runAction } from './action';
 import { sheetActivities } from './activities';
 import { SheetProgress } from './progress';
+import { FAILURE, nonRetryable, type FailureType } from '../../core/failure-types';
 
 /** The failure type a sheet that did not complete ends with, by its state. */
-const FAILURE_TYPES: Partial<Record<SheetResult['state'], string>> = {
-  failed: 'SheetFailed',
-  rejected: 'SheetRejected',
-  rolled_back: 'SheetRolledBack',
+const FAILURE_TYPES: Partial<Record<SheetResult['state'], FailureType>> = {
+  failed: FAILURE.SheetFailed,
+  rejected: FAILURE.SheetRejected,
+  rolled_back: FAILURE.SheetRolledBack,
 };
 
 /**
- * A sheet (design note 004, tollgate 2): optionally waits at the `plan` gate, then runs the
+ * A sheet (docs/sheets.md): optionally waits at the `plan` gate, then runs the
  * planned phases in order, the statements of a phase concurrently (at most `maxParallel`),
  * substituting the values earlier statements produced. A failure skips everything downstream;
  * in a transaction it stops the sheet and undoes every completed statement, newest first.
@@ -63,7 +64,7 @@ export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
     if (!s.undo) continue;
     await control.unpaused();
     const outcome = await runAction(acts, input, s.id, 'undo', substituteAction(s.undo, values));
-    progress.addUsage(outcome.tokens, outcome.costUsd);
+    progress.ledger.spend(outcome.tokens, outcome.costUsd);
     progress.undone(i, !outcome.error, outcome.error?.message);
     if (outcome.error) undoFailures.push(`undo of "${s.id}" failed: ${outcome.error.message}`);
   }
@@ -76,7 +77,7 @@ export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
     const s = input.statements[i];
     progress.start(i);
     const outcome = await runAction(acts, input, s.id, 'do', substituteAction(s.action, values));
-    progress.addUsage(outcome.tokens, outcome.costUsd);
+    progress.ledger.spend(outcome.tokens, outcome.costUsd);
     if (outcome.error) {
       progress.fail(i, outcome.error);
       for (const id of dependentsOf(input.statements, s.id)) {
@@ -92,12 +93,11 @@ export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
   }
 
   function finish(state: SheetResult['state'], error?: string): SheetResult {
-    progress.state = state;
-    if (error) progress.error = error;
+    progress.ledger.end(state, error);
     const result = progress.result();
     const type = FAILURE_TYPES[state];
     // A sheet that did not complete ends failed in Temporal too; its result rides along as the failure's detail.
-    if (type) throw ApplicationFailure.create({ type, nonRetryable: true, message: error ?? state, details: [result] });
+    if (type) throw nonRetryable(type, error ?? state, [result]);
     return result;
   }
 }

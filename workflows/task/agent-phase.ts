@@ -1,6 +1,9 @@
 import { workflowInfo } from '@temporalio/workflow';
+import { phaseArtifactId, phaseAttemptKey, verifyReportId } from '../../core/ids';
 import { ARTIFACT_VARIABLES, CHANGING_PHASES, FINDING_PHASES } from '../../core/phases';
-import type { FollowUp, TaskInput, VerifyResult } from '../../core/types';
+import type { FollowUp } from '../../activities/call-model';
+import type { VerifyResult } from '../../activities/verify';
+import type { Completion, TaskInput } from '../../core/task-types';
 import type { HostActivities } from './activities';
 import { guardBudget } from '../run/budget-guard';
 import type { RunControl } from '../run/run-control';
@@ -41,10 +44,9 @@ export interface PhaseArgs {
 export async function runAgentPhase(args: PhaseArgs): Promise<PhaseOutcome> {
   const { input, phase, attempt, worktreePath, acts, control, progress } = args;
   const { workflowId } = workflowInfo();
-  const transcriptId = `${workflowId}/${phase}/${attempt}`;
+  const transcriptId = phaseAttemptKey(workflowId, phase, attempt);
   const model = input.models[phase] ?? input.models.default;
   const cassetteScope = workflowInfo().root?.workflowId ?? workflowId;
-  const verifies = CHANGING_PHASES.has(phase) && input.verify.length > 0;
   const runaway = new RunawayWatch(input.runaway, CHANGING_PHASES.has(phase));
 
   await control.unpaused();
@@ -65,91 +67,93 @@ export async function runAgentPhase(args: PhaseArgs): Promise<PhaseOutcome> {
   let followUp: FollowUp | undefined;
   for (let turn = 1; turn <= input.maxIterations; turn++) {
     await control.unpaused();
-    if ((await guardBudget(input, control, progress)) === 'rejected') return { kind: 'rejected', reason: 'budget not raised' };
+    if ((await guardBudget(progress.ledger, control, { taskId: input.taskId })) === 'rejected') return { kind: 'rejected', reason: 'budget not raised' };
     progress.at({ phase, turn, activity: 'model' });
-    const reply = await acts.callModel({
-      transcriptId,
-      userSeq,
-      followUp,
-      taskId: input.taskId,
-      phase,
-      model,
-      maxTokens: input.maxTokens,
-      llm: input.llm,
-      cassetteScope,
-    });
-    progress.addUsage(reply.usage, reply.costUsd);
-    const assistantSeq = userSeq + 1;
+    const reply = await acts.callModel({ transcriptId, userSeq, followUp, taskId: input.taskId, phase, model, maxTokens: input.maxTokens, llm: input.llm, cassetteScope });
+    progress.ledger.spend(reply.usage, reply.costUsd);
+    const turnOf = { ...args, transcriptId, turn, assistantSeq: userSeq + 1, runaway };
     userSeq += 2;
-    followUp = undefined;
-
-    if (reply.toolUses.length > 0) {
-      let fingerprint: string | undefined;
-      for (const use of reply.toolUses) {
-        await control.unpaused();
-        progress.at({ phase, turn, activity: `tool:${use.name}` });
-        const result = await acts.runTool({
-          transcriptId,
-          assistantSeq,
-          toolUseId: use.id,
-          worktreePath,
-          limits: input.toolLimits,
-          sandbox: input.sandbox,
-        });
-        fingerprint = result.fingerprint ?? fingerprint;
-      }
-      followUp = { toolUseIds: reply.toolUses.map((u) => u.id) };
-      const stuck = runaway.afterToolTurn(fingerprint);
-      if (stuck && (await control.waitAt('runaway', {}, { taskId: input.taskId, reason: stuck })).action === 'reject') {
-        return { kind: 'rejected', reason: `stopped as a runaway: ${stuck}` };
-      }
-      continue;
-    }
-
-    const completion = reply.completion;
-    if (!completion) {
-      followUp = { text: COMPLETION_REMINDER };
-      continue;
-    }
-    if (completion.status === 'continue') {
-      followUp = { text: 'Continue.' };
-      continue;
-    }
-    if (completion.status === 'blocked') {
-      // In a checking phase, "blocked" is a finding: the phase fails and the retry map decides.
-      if (FINDING_PHASES.has(phase)) return { kind: 'failed', error: `${phase} found problems`, output: completion.reason };
-      const decision = await control.waitAt('blocked', {}, { taskId: input.taskId, reason: completion.reason });
-      if (decision.action === 'reject') return { kind: 'rejected', reason: decision.reason };
-      followUp = { text: `A person answered${decision.by ? ` (${decision.by})` : ''}: ${decision.note ?? 'go ahead'}` };
-      continue;
-    }
-
-    if (ARTIFACT_VARIABLES[phase]) {
-      await acts.keepPhaseArtifact({ transcriptId, seq: assistantSeq, artifactId: `${workflowId}/artifact/${phase}`, kind: phase });
-    }
-    if (!verifies) return { kind: 'verified', summary: completion.summary, verify: undefined };
-
-    await control.unpaused();
-    progress.at({ phase, turn, activity: 'verify' });
-    const verify = await acts.verify({
-      worktreePath,
-      commands: input.verify,
-      timeoutMs: 30 * 60_000,
-      artifactId: `${transcriptId}/verify/${turn}`,
-      sandbox: input.sandbox,
-    });
-    progress.lastVerify = verify;
-    if (verify.passed) return { kind: 'verified', summary: completion.summary, verify };
-    followUp = { artifactIds: [verify.artifactId], text: 'Verification failed (output above). Fix the cause, then complete again.' };
-    const stuck = runaway.afterVerifyFailure(verify.tail);
-    if (stuck && (await control.waitAt('runaway', {}, { taskId: input.taskId, reason: stuck })).action === 'reject') {
-      return { kind: 'rejected', reason: `stopped as a runaway: ${stuck}` };
-    }
+    const next = reply.toolUses.length > 0 ? await runToolCalls(turnOf, reply.toolUses) : await answerCompletion(turnOf, reply.completion);
+    if ('kind' in next) return next;
+    followUp = next.followUp;
   }
   const lastFailure = progress.lastVerify && !progress.lastVerify.passed ? progress.lastVerify.tail : undefined;
-  return {
-    kind: 'failed',
-    error: `phase ${phase} used all ${input.maxIterations} turns without a verified completion`,
-    output: lastFailure,
-  };
+  return { kind: 'failed', error: `phase ${phase} used all ${input.maxIterations} turns without a verified completion`, output: lastFailure };
+}
+
+/** One model turn of a phase attempt: where its transcript is and what watches it. */
+interface Turn extends PhaseArgs {
+  transcriptId: string;
+  turn: number;
+  /** Sequence number of the turn's assistant message in the transcript. */
+  assistantSeq: number;
+  runaway: RunawayWatch;
+}
+
+/** A turn's end: the phase's outcome, or what the next model call is told. */
+type TurnEnd = PhaseOutcome | { followUp: FollowUp };
+
+/** The reason a runaway phase stops, once a person rejected it at the `runaway` gate; undefined to go on. */
+async function stoppedAsRunaway(t: Turn, stuck: string | undefined): Promise<PhaseOutcome | undefined> {
+  if (!stuck) return undefined;
+  const decision = await t.control.waitAt('runaway', {}, { taskId: t.input.taskId, reason: stuck });
+  return decision.action === 'reject' ? { kind: 'rejected', reason: `stopped as a runaway: ${stuck}` } : undefined;
+}
+
+/** Runs the turn's tool calls one by one; the next call gets their results. */
+async function runToolCalls(t: Turn, uses: { id: string; name: string }[]): Promise<TurnEnd> {
+  const { input, phase, turn, worktreePath, acts, control, progress } = t;
+  let fingerprint: string | undefined;
+  for (const use of uses) {
+    await control.unpaused();
+    progress.at({ phase, turn, activity: `tool:${use.name}` });
+    const result = await acts.runTool({
+      transcriptId: t.transcriptId,
+      assistantSeq: t.assistantSeq,
+      toolUseId: use.id,
+      worktreePath,
+      limits: input.toolLimits,
+      sandbox: input.sandbox,
+    });
+    fingerprint = result.fingerprint ?? fingerprint;
+  }
+  return (await stoppedAsRunaway(t, t.runaway.afterToolTurn(fingerprint))) ?? { followUp: { toolUseIds: uses.map((u) => u.id) } };
+}
+
+/** A turn without tools: its completion object decides (continue, a person's answer, or verify). */
+async function answerCompletion(t: Turn, completion: Completion | null | undefined): Promise<TurnEnd> {
+  const { input, phase, control } = t;
+  if (!completion) return { followUp: { text: COMPLETION_REMINDER } };
+  if (completion.status === 'continue') return { followUp: { text: 'Continue.' } };
+  if (completion.status === 'blocked') {
+    // In a checking phase, "blocked" is a finding: the phase fails and the retry map decides.
+    if (FINDING_PHASES.has(phase)) return { kind: 'failed', error: `${phase} found problems`, output: completion.reason };
+    const decision = await control.waitAt('blocked', {}, { taskId: input.taskId, reason: completion.reason });
+    if (decision.action === 'reject') return { kind: 'rejected', reason: decision.reason };
+    return { followUp: { text: `A person answered${decision.by ? ` (${decision.by})` : ''}: ${decision.note ?? 'go ahead'}` } };
+  }
+  return verifyCompletion(t, completion.summary);
+}
+
+/** `complete`: keeps the phase's artifact, then, in a phase that changes files, verifies; a failure goes back to the model. */
+async function verifyCompletion(t: Turn, summary: string): Promise<TurnEnd> {
+  const { input, phase, turn, worktreePath, acts, control, progress } = t;
+  const { workflowId } = workflowInfo();
+  if (ARTIFACT_VARIABLES[phase]) {
+    await acts.keepPhaseArtifact({ transcriptId: t.transcriptId, seq: t.assistantSeq, artifactId: phaseArtifactId(workflowId, phase), kind: phase });
+  }
+  if (!CHANGING_PHASES.has(phase) || input.verify.length === 0) return { kind: 'verified', summary, verify: undefined };
+  await control.unpaused();
+  progress.at({ phase, turn, activity: 'verify' });
+  const verify = await acts.verify({
+    worktreePath,
+    commands: input.verify,
+    timeoutMs: 30 * 60_000,
+    artifactId: verifyReportId(t.transcriptId, turn),
+    sandbox: input.sandbox,
+  });
+  progress.lastVerify = verify;
+  if (verify.passed) return { kind: 'verified', summary, verify };
+  const stopped = await stoppedAsRunaway(t, t.runaway.afterVerifyFailure(verify.tail));
+  return stopped ?? { followUp: { artifactIds: [verify.artifactId], text: 'Verification failed (output above). Fix the cause, then complete again.' } };
 }

@@ -1,4 +1,5 @@
 import { workflowInfo } from '@temporalio/workflow';
+import { phaseAttemptKey } from '../../core/ids';
 import { CHANGING_PHASES } from '../../core/phases';
 import { runAgentPhase, type PhaseArgs, type PhaseOutcome } from './agent-phase';
 
@@ -29,7 +30,7 @@ export async function attemptPhase(args: PhaseArgs): Promise<PhaseOutcome> {
     acts.commitCheckpoint({
       worktreePath: args.worktreePath,
       message: `dex(${input.taskId}): ${phase}: ${input.title}\n\n${outcome.summary}`,
-      key: `${workflowId}/${phase}/${args.attempt}`,
+      key: phaseAttemptKey(workflowId, phase, args.attempt),
       protectedPaths: input.protectedPaths,
       allowProtected,
     });

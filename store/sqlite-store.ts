@@ -221,7 +221,7 @@ export class Store {
     return claim.immediate();
   }
 
-  /** The database itself, for a feature's store module that keeps its own tables beside these (see activities/layer-store.ts). */
+  /** The database itself, for a feature's store module that keeps its own tables beside these (see store/layer-store.ts). */
   get database(): Database.Database {
     return this.db;
   }

@@ -4,6 +4,7 @@
  * keyed (INSERT OR IGNORE), so a retried activity never stores anything twice.
  */
 import type Database from 'better-sqlite3';
+import { salienceEarnKey } from '../core/ids';
 import type { InsightView, TopicMessage } from '../core/layer-context';
 import type { InsightNumbers, LayerRunRecord, RetrievalProfile } from '../core/layer-types';
 import type { Store } from './sqlite-store';
@@ -71,7 +72,7 @@ export class LayerStore {
       for (const m of messages) {
         if (insert.run(m.id, m.topic, m.channel, m.author, m.text, m.time).changes === 0) continue;
         added++;
-        this.addSalience(`earn:${m.id}`, m.topic, SALIENCE_PER_MESSAGE, 'message');
+        this.addSalience(salienceEarnKey(m.id), m.topic, SALIENCE_PER_MESSAGE, 'message');
       }
     }).immediate();
     return { added, skipped: messages.length - added };

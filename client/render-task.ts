@@ -1,0 +1,26 @@
+import type { TaskResult } from '../core/task-types';
+import type { DrivenRun } from './drive-run';
+
+/** A finished task's result as `dex status` shows it: its commit, tokens, cost and turns. */
+export function renderTaskResult(r: TaskResult): string[] {
+  return [
+    ...(r.commit ? [`commit: ${r.commit} on ${r.branch}`] : []),
+    `tokens: ${r.tokens.input} in / ${r.tokens.output} out · $${r.costUsd.toFixed(4)} · ${r.turns} turns`,
+  ];
+}
+
+/** A task `dex task` (or `dex demo`) started, as text: how it ended in full, or where to watch it. */
+export function describeTaskEnd(run: DrivenRun<TaskResult>): string {
+  const { end } = run;
+  if (!end) return `${run.workflowId} started${run.webUi ? `\nWeb UI: ${run.webUi}` : ''}`;
+  const r = end.result;
+  const lines = [`${run.workflowId}: ${end.state}${end.error ? ` — ${end.error}` : ''}`];
+  if (r?.commit) lines.push(`commit: ${r.commit} on ${r.branch}`);
+  if (r) {
+    const t = r.tokens;
+    lines.push(`tokens: ${t.input} input, ${t.output} output, ${t.cacheRead} cache read, ${t.cacheWrite} cache write`);
+    lines.push(`cost: $${r.costUsd.toFixed(4)} over ${r.turns} model turns`);
+  }
+  if (run.webUi) lines.push(`Web UI: ${run.webUi}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,67 @@
+/**
+ * The `type` of every ApplicationFailure dex raises: activities, workflows and the client raise
+ * and compare these, never a string written inline. Pure: workflow code imports it too
+ * (@temporalio/common is what @temporalio/workflow re-exports).
+ */
+import { ApplicationFailure } from '@temporalio/common';
+
+/** ApplicationFailure types by name (each value is its own name). */
+export const FAILURE = {
+  // A model call (activities/model-errors.ts). These seven never retry:
+  ModelBadRequest: 'ModelBadRequest',
+  ModelAuth: 'ModelAuth',
+  ModelPermission: 'ModelPermission',
+  ModelNotFound: 'ModelNotFound',
+  ModelRequestTooLarge: 'ModelRequestTooLarge',
+  ModelContextLength: 'ModelContextLength',
+  ModelSpendLimit: 'ModelSpendLimit',
+  // … and these retry:
+  ModelTimeout: 'ModelTimeout',
+  ModelConflict: 'ModelConflict',
+  ModelRateLimited: 'ModelRateLimited',
+  ModelOverloaded: 'ModelOverloaded',
+  ModelServerError: 'ModelServerError',
+  ModelConnection: 'ModelConnection',
+  ModelBadResponse: 'ModelBadResponse',
+  ModelAborted: 'ModelAborted',
+  ModelCallFailed: 'ModelCallFailed',
+
+  // What a model call needs before it can be made.
+  UnknownModel: 'UnknownModel',
+  CassetteExhausted: 'CassetteExhausted',
+  CassetteInvalid: 'CassetteInvalid',
+  TranscriptError: 'TranscriptError',
+  TemplateMissing: 'TemplateMissing',
+  ToolUseNotFound: 'ToolUseNotFound',
+
+  // The host: its repository, worktrees, checkpoints and sandbox.
+  InvalidRepository: 'InvalidRepository',
+  InvalidWorktreeName: 'InvalidWorktreeName',
+  InvalidBranch: 'InvalidBranch',
+  WorktreeConflict: 'WorktreeConflict',
+  WorktreeMissing: 'WorktreeMissing',
+  InvalidCheckpointKey: 'InvalidCheckpointKey',
+  NestedGitRepository: 'NestedGitRepository',
+  SandboxUnavailable: 'SandboxUnavailable',
+  InvalidRoadmap: 'InvalidRoadmap',
+
+  // How a run ends when it does not complete (its result rides along as the failure's detail).
+  TaskFailed: 'TaskFailed',
+  TaskRejected: 'TaskRejected',
+  RoadmapFailed: 'RoadmapFailed',
+  RoadmapRejected: 'RoadmapRejected',
+  LayerFailed: 'LayerFailed',
+  SheetFailed: 'SheetFailed',
+  SheetRejected: 'SheetRejected',
+  SheetRolledBack: 'SheetRolledBack',
+  /** A sheet's model statement was planned without `--llm`. */
+  NoModel: 'NoModel',
+} as const;
+
+/** One of the ApplicationFailure types dex raises. */
+export type FailureType = (typeof FAILURE)[keyof typeof FAILURE];
+
+/** A failure that retrying cannot mend, of `type`; `details` ride along (a run's result, for one). */
+export function nonRetryable(type: FailureType, message: string, details?: unknown[]): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable: true, details });
+}

@@ -1,0 +1,99 @@
+/**
+ * Every id and idempotency key dex builds: workflow ids, branch and worktree names, transcript,
+ * artifact and store keys. Pure, so workflow code calls them too. The strings are part of
+ * recorded histories (test/histories/) and of stored rows: changing one breaks replay and the
+ * resumption of running work. Never parse an id to recover what it was built from; pass that
+ * data as input.
+ */
+
+/** A name made safe for a workflow id and a branch name; a safe name comes back unchanged. */
+export function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'repo';
+}
+
+/** A short, readable id for a task from its title: at most 32 characters, cut at a word boundary. */
+export function taskIdFromTitle(title: string): string {
+  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  if (slug.length <= 32) return slug || 'task';
+  const cut = slug.slice(0, 33);
+  const boundary = cut.lastIndexOf('-');
+  return boundary > 0 ? cut.slice(0, boundary) : cut.slice(0, 32);
+}
+
+/** The `n`th workflow id under `prefix` (docs/interfaces.md#plans-workflows-and-ids: readable, stable ids); the client takes the first free one. */
+export const numberedWorkflowId = (prefix: string, n: number): string => `${prefix}-${n}`;
+
+// ---- tasks ----
+
+/** The id prefix of a `dex task` run on the repository `repoName`. */
+export const taskWorkflowIdPrefix = (repoName: string, taskId: string): string => `task-${safeName(repoName)}-${taskId}`;
+
+/** The branch a task works on. */
+export const taskBranch = (taskWorkflowId: string): string => `dex/${taskWorkflowId}`;
+
+/** The name of a task's worktree folder (under `<dexHome>/worktrees`). */
+export const taskWorktreeName = (taskWorkflowId: string): string => taskWorkflowId;
+
+/** One attempt at a phase: its transcript id, its phase record's key and its checkpoint commit's key. */
+export const phaseAttemptKey = (taskWorkflowId: string, phase: string, attempt: number): string =>
+  `${taskWorkflowId}/${phase}/${attempt}`;
+
+/** The artifact a phase leaves for later phases' prompts (a spec, a design, review findings). */
+export const phaseArtifactId = (taskWorkflowId: string, phase: string): string => `${taskWorkflowId}/artifact/${phase}`;
+
+/** The stored report of the verify run after `turn` of a transcript. */
+export const verifyReportId = (transcriptId: string, turn: number): string => `${transcriptId}/verify/${turn}`;
+
+/** Where verify's structured result sits next to its report, for a retried attempt. */
+export const verifyResultKey = (reportId: string): string => `${reportId}#result`;
+
+/** One model call: the reply at `replySeq` of a transcript (its accounting row and its replay-cassette claim). */
+export const modelCallKey = (transcriptId: string, replySeq: number): string => `${transcriptId}#${replySeq}`;
+
+// ---- roadmaps ----
+
+/** A roadmap run's workflow id: one per repository and roadmap (`roadmapHash` covers its path and text). */
+export const roadmapWorkflowId = (repoName: string, roadmapHash: string): string => `roadmap-${safeName(repoName)}-${roadmapHash}`;
+
+/** The workflow id of a roadmap task's child run. */
+export const roadmapTaskWorkflowId = (repoName: string, taskId: string, roadmapHash: string): string =>
+  `task-${safeName(repoName)}-${taskId}-${roadmapHash}`;
+
+/** The key of landing a roadmap task on the base branch (the landing commit's trailer). */
+export const landingKey = (roadmapWorkflowId: string, taskId: string): string => `${roadmapWorkflowId}/${taskId}`;
+
+// ---- layers ----
+
+/** The id prefix of a run of the layer `layerName`. */
+export const layerWorkflowIdPrefix = (layerName: string): string => `layer-${safeName(layerName)}`;
+
+/** The workflow id of one target's child run; the layer run's workflow id is its `runId`. */
+export const layerTargetWorkflowId = (runId: string, target: string): string => `${runId}/${target}`;
+
+/** The key of what a node (or a step such as `salience`) does for a target: transcripts, insights, fetched contexts, ledger entries. */
+export const layerNodeKey = (runId: string, target: string, node: string): string => `${runId}/${target}/${node}`;
+
+/** The salience ledger entry a topic earns for an imported message. */
+export const salienceEarnKey = (messageId: string): string => `earn:${messageId}`;
+
+// ---- sheets ----
+
+/** The id prefix of a run of the sheet `sheetName`. */
+export const sheetWorkflowIdPrefix = (sheetName: string): string => `sheet-${safeName(sheetName)}`;
+
+/** A statement's action (`do`) or its undo: the key of its command's stored output or its model transcript. */
+export const sheetStepKey = (sheetWorkflowId: string, statementId: string, step: 'do' | 'undo'): string =>
+  `${sheetWorkflowId}/${statementId}/${step}`;
+
+/** The task id of a statement's `task` action (or its undo). */
+export const sheetTaskId = (statementId: string, step: 'do' | 'undo'): string => `${statementId}${step === 'undo' ? '-undo' : ''}`;
+
+/** The workflow id of a statement's `task` action (or its undo), a child of the sheet run. */
+export const sheetTaskWorkflowId = (sheetWorkflowId: string, statementId: string, step: 'do' | 'undo'): string =>
+  `${sheetWorkflowId}-${sheetTaskId(statementId, step)}`;
+
+/** The stored output of a sheet command run under `stepKey`. */
+export const sheetCommandOutputId = (stepKey: string): string => `${stepKey}/output`;
+
+/** The stored outcome of a sheet command run under `stepKey`, which a retried attempt returns. */
+export const sheetCommandOutcomeId = (stepKey: string): string => `${stepKey}/outcome`;

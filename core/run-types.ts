@@ -1,0 +1,89 @@
+/**
+ * What every plan kind shares (docs/interfaces.md#people-in-the-loop): the `status` query's answer, the
+ * `approve`/`reject` payloads, gates, budgets, token counts and where model answers come from.
+ * Plain data: it crosses workflow history as JSON.
+ */
+import type { SandboxMode } from './sandbox-policy';
+
+/** Token counts of one or more model calls, as the Anthropic API reports them. */
+export interface TokenUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** Where model answers come from. */
+export type LlmSpec =
+  | { kind: 'anthropic'; model?: string; baseUrl?: string }
+  | { kind: 'replay'; path: string };
+
+/** What a person may do at a gate; also the default action of a gate with a deadline. */
+export type GateAction = 'approve' | 'reject';
+
+/** A gate's configuration: an optional deadline after which `defaultAction` is taken. */
+export interface GateConfig {
+  /** How long to wait, e.g. "24h" or "30m"; absent: wait forever. */
+  deadline?: string;
+  /** @default "reject" */
+  defaultAction?: GateAction;
+}
+
+/** A spending limit in USD and/or tokens (input + output + cache). */
+export interface Budget {
+  usd?: number;
+  tokens?: number;
+}
+
+/** The `approve` signal's payload (docs/interfaces.md#people-in-the-loop). */
+export interface ApproveInput {
+  note?: string;
+  by?: string;
+  budgetUsd?: number;
+  /** Sent to a roadmap: the task whose gate this is for (default: the task that waits). */
+  taskId?: string;
+}
+
+/** The `reject` signal's payload (docs/interfaces.md#people-in-the-loop). */
+export interface RejectInput {
+  reason: string;
+  by?: string;
+  /** Sent to a roadmap: the task whose gate this is for (default: the task that waits). */
+  taskId?: string;
+}
+
+/** Run states (docs/interfaces.md#people-in-the-loop). */
+export type RunState =
+  | 'running'
+  | 'waiting'
+  | 'paused'
+  | 'completed'
+  | 'failed'
+  | 'rejected'
+  | 'cancelled'
+  | 'budget_exceeded'
+  | 'rolled_back';
+
+/** The `status` query's answer (docs/interfaces.md#people-in-the-loop). */
+export interface RunStatus {
+  kind: 'task' | 'roadmap' | 'layer' | 'sheet';
+  state: RunState;
+  waitingFor: null | { gate: string; since: string; taskId?: string; reason?: string };
+  current: { taskId?: string; phase?: string; turn?: number; activity?: string };
+  tokens: TokenUsage;
+  costUsd: number;
+  /** A roadmap's (or sheet's) items: `pending` before they start, `skipped` when a dependency failed. */
+  tasks?: { id: string; state: RunState | 'pending' | 'skipped'; phase?: string; blockedBy?: string }[];
+  /** A typed task's steps (docs/roadmaps.md). */
+  steps?: { current?: string; completed: string[]; pending: string[] };
+  /** Spending limit in force, when there is one. */
+  budget?: Budget;
+  /** The latest steps, numbered, so a watcher that polls now and then misses none. */
+  recent?: { seq: number; text: string }[];
+  /** How the agent's commands are confined: `off` marks a run started with --unsafe-no-sandbox. */
+  sandbox?: SandboxMode;
+  /** Set once the task's checkpoint commit exists. */
+  commit?: string;
+  branch?: string;
+  error?: string;
+}

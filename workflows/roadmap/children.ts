@@ -1,0 +1,88 @@
+import {
+  ApplicationFailure,
+  CancelledFailure,
+  ChildWorkflowFailure,
+  ParentClosePolicy,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { roadmapTaskWorkflowId } from '../../core/ids';
+import { phasesFor } from '../../core/phases';
+import type { RoadmapTask } from '../../core/roadmap';
+import type { RoadmapInput } from '../../core/roadmap-types';
+import type { Budget } from '../../core/run-types';
+import type { TaskInput, TaskResult } from '../../core/task-types';
+import type { taskWorkflow } from '../task/workflow';
+import { FAILURE } from '../../core/failure-types';
+
+/** How a child task ended: its result, or why it did not complete. */
+export type ChildEnd =
+  | { id: string; result: TaskResult }
+  | { id: string; failure: { kind: 'failed' | 'rejected' | 'cancelled'; message: string; result?: TaskResult } };
+
+/** How a child's failure reads to the roadmap: cancelled, rejected (its gate said no) or failed. */
+export function classifyChildFailure(id: string, err: unknown): ChildEnd {
+  const cause = err instanceof ChildWorkflowFailure ? err.cause : err;
+  const kind = cause instanceof CancelledFailure ? 'cancelled' : cause instanceof ApplicationFailure && cause.type === FAILURE.TaskRejected ? 'rejected' : 'failed';
+  const result = cause instanceof ApplicationFailure ? (cause.details?.[0] as TaskResult | undefined) : undefined;
+  return { id, failure: { kind, message: cause instanceof Error ? cause.message : String(err), result } };
+}
+
+/**
+ * The roadmap's child `taskWorkflow`s: builds each one's input (its share of the budgets),
+ * starts it under the id the client's data gives, and collects how each ended in an inbox the
+ * workflow drains; `condition` wakes the workflow when something arrives.
+ */
+export class RoadmapChildren {
+  private readonly inbox: ChildEnd[] = [];
+
+  constructor(private readonly input: RoadmapInput) {}
+
+  /** The workflow id of task `taskId`'s run: `task-<repo>-<taskId>-<roadmap hash>` (docs/roadmaps.md). */
+  idOf(taskId: string): string {
+    return roadmapTaskWorkflowId(this.input.repoName, taskId, this.input.roadmapHash);
+  }
+
+  /** Something ended since the last `takeEnded`. */
+  get anyEnded(): boolean {
+    return this.inbox.length > 0;
+  }
+
+  /** The ends that arrived, oldest first; the inbox is empty afterwards. */
+  takeEnded(): ChildEnd[] {
+    return this.inbox.splice(0);
+  }
+
+  /** Starts task `task` with what is left of `runBudget` after `spentUsd`; returns its phases. */
+  async start(task: RoadmapTask, runBudget: Budget | undefined, spentUsd: number): Promise<string[]> {
+    const input = this.inputFor(task, runBudget, spentUsd);
+    const handle = await startChild<typeof taskWorkflow>('taskWorkflow', {
+      workflowId: this.idOf(task.id),
+      args: [input],
+      taskQueue: workflowInfo().taskQueue,
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+    });
+    handle.result().then(
+      (result) => this.inbox.push({ id: task.id, result }),
+      (err: unknown) => this.inbox.push(classifyChildFailure(task.id, err)),
+    );
+    return input.phases!;
+  }
+
+  /** A task's input: the roadmap's defaults, its phases by weight or type, and the smaller of its own and the run's remaining budget. */
+  private inputFor(task: RoadmapTask, runBudget: Budget | undefined, spentUsd: number): TaskInput {
+    const { taskBudget } = this.input;
+    const left = runBudget?.usd !== undefined ? Math.max(0, runBudget.usd - spentUsd) : undefined;
+    const usd = [taskBudget?.usd, left].filter((v): v is number => v !== undefined);
+    const budget = usd.length || taskBudget?.tokens ? { usd: usd.length ? Math.min(...usd) : undefined, tokens: taskBudget?.tokens } : undefined;
+    return {
+      ...this.input.taskDefaults,
+      taskId: task.id,
+      title: task.title,
+      description: task.description,
+      phases: phasesFor(task, this.input.phasesByWeight),
+      type: task.type,
+      budget,
+    };
+  }
+}
