@@ -7,7 +7,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
 import type { ApplicationFailure } from '@temporalio/common';
 import { SYSTEM_PROMPT } from '../core/agent-system-prompt';
-import { AGENT_TOOLS } from '../core/agent-tools';
+import { AGENT_TOOLS, describeToolCall } from '../core/agent-tools';
 import { extractCompletion } from '../core/completion';
 import { FAILURE, nonRetryable } from '../core/failure-types';
 import { modelCallKey } from '../core/ids';
@@ -55,7 +55,8 @@ export interface ModelCallInput {
 /** Output of the `callModel` activity. */
 export interface ModelCallResult {
   stopReason: string | null;
-  toolUses: { id: string; name: string }[];
+  /** The reply's tool calls; `step` reads as one short line (`edit_file src/math.js`), for summaries and progress. */
+  toolUses: { id: string; name: string; step?: string }[];
   completion: Completion | null;
   /** The first characters of the reply's text, for progress display. */
   textPreview: string;
@@ -184,7 +185,9 @@ function summarize(content: Block[], rest: Omit<ModelCallResult, 'toolUses' | 'c
     .filter((b) => b.type === 'text' && typeof b.text === 'string')
     .map((b) => b.text as string)
     .join('\n');
-  const toolUses = content.filter((b) => b.type === 'tool_use').map((b) => ({ id: String(b.id), name: String(b.name) }));
+  const toolUses = content
+    .filter((b) => b.type === 'tool_use')
+    .map((b) => ({ id: String(b.id), name: String(b.name), step: describeToolCall(String(b.name), b.input) }));
   const completion = toolUses.length === 0 ? clipped(extractCompletion(text)) : null;
   return { ...rest, toolUses, completion, textPreview: text.slice(0, PREVIEW_CHARS) };
 }

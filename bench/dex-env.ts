@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { ensureTemporalCli } from '../client/toolchain';
 import { quietRuntime } from '../test/dev-server-env';
 import { createBenchActivities } from './bench-activities';
+import { registerSearchAttributes } from '../client/search-attribute-setup';
 
 /** A dev server for one benchmark run, and the pid of its process (for its CPU time). */
 export interface BenchServer {
@@ -51,6 +52,8 @@ export async function startBenchServer(): Promise<BenchServer> {
     }
   }
   const ready = env;
+  // dex's workflows upsert dex's search attributes: the namespace must know them, as on any cluster.
+  await registerSearchAttributes(ready.connection, 'default');
   return {
     env: ready,
     pid: child.pid,

@@ -26,17 +26,26 @@ export function makeOutput(json: boolean): Output {
   };
 }
 
-/** Parses a command's arguments; unknown options and missing values are input errors (exit 2). */
+/** A command line the command cannot read (an unknown option, a missing argument): exit 2, and the CLI points to the command's help. */
+export class UsageError extends InvalidInput {
+  override name = 'UsageError';
+}
+
+/**
+ * Parses a command's arguments; unknown options and missing values are usage errors (exit 2).
+ * `options` may be a command's entry in client/command-help.ts: the parser reads each option's
+ * `type` and ignores its help.
+ */
 export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {
   try {
     return parseArgs({ args: argv, options: { ...options, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new InvalidInput((err as Error).message);
+    throw new UsageError((err as Error).message);
   }
 }
 
-/** The one positional argument a command needs, or an input error naming it. */
+/** The one positional argument a command needs, or a usage error naming it. */
 export function onePositional(positionals: string[], name: string, usage: string): string {
-  if (positionals.length !== 1) throw new InvalidInput(`expected ${name}: ${usage}`);
+  if (positionals.length !== 1) throw new UsageError(`expected ${name}: ${usage}`);
   return positionals[0];
 }

@@ -1,28 +1,17 @@
 import { InvalidInput } from '../core/invalid-input';
-import { makeOutput, type Command } from './cli-context';
+import { makeOutput, UsageError, type Command, type Output } from './cli-context';
+import { COMMAND_HELP, helpFor, optionLines, renderCommandHelp, renderOverview, usageOf, type HelpTopic } from './command-help';
 import type * as DemoCommands from './commands/demo';
 import type * as HostCommands from './commands/host-commands';
+import type * as DiffCommands from './commands/diff';
 import type * as InspectCommands from './commands/inspect';
+import type * as ListCommands from './commands/list';
+import type * as LogCommands from './commands/log';
+import type * as SetupNamespaceCommands from './commands/setup-namespace';
 import type * as SignalCommands from './commands/signal-commands';
 import type * as LayerCommands from './commands/layer';
 import { PLAN_KINDS } from './plan-kinds';
 import { ServerUnreachable } from './server-unreachable';
-
-const USAGE = `dex — a durable executor for AI-driven work, on Temporal
-
-  dex demo                         run a sample coding task end to end (no key needed)
-  dex setup                        install the Temporal CLI and the test server (cached)
-  dex server                       the embedded Temporal dev server + Web UI
-  dex worker                       a worker for all workflows and this host's activities
-  dex run ROADMAP.md [--repo DIR] [--llm SPEC] [--detach]
-  dex task "TITLE" [--description TEXT] [--repo DIR] [--weight W] [--llm SPEC] [--detach]
-  dex sheet FILE.sheet.yaml [--plan] [--confirm] [--llm SPEC] [--detach]
-  dex layer FILE.layer.yaml [--llm SPEC] [--detach] | dex messages import FILE.jsonl | dex insights list [--topic KEY]
-  dex status ID | dex list | dex watch ID
-  dex approve ID [--note TEXT] | dex reject ID --reason TEXT | dex cancel ID
-  dex pause ID | dex resume ID
-
-Every command takes --json. --llm: anthropic | anthropic:MODEL | replay:FILE.`;
 
 // Commands load on demand (require, as this CommonJS code runs under tsx's CommonJS hook):
 // a mistyped option answers at once, without loading the Temporal SDK.
@@ -30,13 +19,16 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   ...Object.fromEntries(Object.values(PLAN_KINDS).map((kind) => [kind.command, kind.loadCommand])),
   demo: async () => (require('./commands/demo') as typeof DemoCommands).demoCommand,
   setup: async () => (require('./commands/host-commands') as typeof HostCommands).setupCommand,
+  'setup-namespace': async () => (require('./commands/setup-namespace') as typeof SetupNamespaceCommands).setupNamespaceCommand,
   server: async () => (require('./commands/host-commands') as typeof HostCommands).serverCommand,
   worker: async () => (require('./commands/host-commands') as typeof HostCommands).workerCommand,
   messages: async () => (require('./commands/layer') as typeof LayerCommands).messagesCommand,
   insights: async () => (require('./commands/layer') as typeof LayerCommands).insightsCommand,
   status: async () => (require('./commands/inspect') as typeof InspectCommands).statusCommand,
-  list: async () => (require('./commands/inspect') as typeof InspectCommands).listCommand,
+  list: async () => (require('./commands/list') as typeof ListCommands).listCommand,
   watch: async () => (require('./commands/inspect') as typeof InspectCommands).watchCommand,
+  log: async () => (require('./commands/log') as typeof LogCommands).logCommand,
+  diff: async () => (require('./commands/diff') as typeof DiffCommands).diffCommand,
   ...Object.fromEntries(
     (['approve', 'reject', 'pause', 'resume', 'cancel'] as const).map((name) => [
       name,
@@ -48,20 +40,50 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   ),
 };
 
+/** The names of every command `main` runs (each has an entry in client/command-help.ts). */
+export const commandNames = (): string[] => [...Object.keys(COMMANDS), 'help'];
+
+/**
+ * What help a command line asks for: `dex help [CMD]`, `dex --help`, or `dex CMD --help` / `-h`
+ * (before a `--`); `null` asks for the overview, undefined for no help at all.
+ */
+function helpAsked(name: string | undefined, rest: string[]): string | null | undefined {
+  const args = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  if (name === 'help' || name === '--help' || name === '-h') {
+    const topics = args.filter((a) => !a.startsWith('-'));
+    if (topics.length > 1) throw new UsageError(`one command at a time: ${usageOf('help')}`);
+    if (name === 'help' && !topics.length && (args.includes('--help') || args.includes('-h'))) return 'help';
+    return topics[0] ?? null;
+  }
+  return name && (args.includes('--help') || args.includes('-h')) ? name : undefined;
+}
+
+/** Prints the overview or one command's help (with --json, as one document). */
+function showHelp(topic: string | null, out: Output): number {
+  if (topic === null) {
+    const commands = (Object.keys(COMMAND_HELP) as HelpTopic[]).map((c) => ({ command: c, usage: usageOf(c), about: COMMAND_HELP[c].about }));
+    out.result(renderOverview(), { commands });
+    return 0;
+  }
+  const { about } = helpFor(topic);
+  const name = topic as HelpTopic;
+  out.result(renderCommandHelp(name), { command: name, usage: usageOf(name), about, options: optionLines(name) });
+  return 0;
+}
+
 /** Runs one dex command and returns its exit code (docs/interfaces.md#the-dex-command: 0 done, 1 run failed, 2 bad input, 3 server unreachable). */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   const out = makeOutput(argv.includes('--json'));
-  if (name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(USAGE + '\n');
-    return 0;
-  }
   try {
+    const help = helpAsked(name, rest);
+    if (help !== undefined) return showHelp(help, out);
     const load = name ? COMMANDS[name] : undefined;
-    if (!load) throw new InvalidInput(name ? `unknown command "${name}"\n\n${USAGE}` : USAGE);
+    if (!load) throw new InvalidInput(name ? `unknown command "${name}": \`dex help\` lists them` : renderOverview());
     return await (await load())(rest, out);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const usage = err instanceof UsageError && name && Object.hasOwn(COMMAND_HELP, name) ? ` (see \`dex help ${name}\`)` : '';
+    const message = (err instanceof Error ? err.message : String(err)) + usage;
     // The one place errors become exit codes: every input error (core's parsers included) is an InvalidInput.
     const code = err instanceof InvalidInput ? 2 : err instanceof ServerUnreachable ? 3 : 1;
     if (out.json) process.stdout.write(JSON.stringify({ error: message, exitCode: code }) + '\n');

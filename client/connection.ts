@@ -1,6 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { startDevServerDetached } from './dev-server';
+import { InvalidInput } from '../core/invalid-input';
+import { missingSearchAttributes, registerSearchAttributes } from './search-attribute-setup';
 import { ServerUnreachable } from './server-unreachable';
 import { installRuntimeLogging } from './runtime-logging';
 import { EMBEDDED_ADDRESS, type Settings } from './settings';
@@ -23,10 +25,30 @@ async function tryConnect(address: string, timeoutMs: number): Promise<Connectio
 }
 
 /**
+ * Makes sure the namespace has dex's search attributes before runs start there: registers the
+ * missing ones (dex's own server always allows it), and otherwise stops with what to run, since
+ * a run's first upsert would fail on a namespace without them.
+ */
+async function ensureSearchAttributes(connection: Connection, settings: Settings, log: (line: string) => void): Promise<void> {
+  const missing = await missingSearchAttributes(connection, settings.namespace);
+  if (!missing?.length) return;
+  try {
+    await registerSearchAttributes(connection, settings.namespace);
+    log(`registered dex's search attributes on namespace ${settings.namespace}: ${missing.join(', ')}`);
+  } catch (err) {
+    throw new InvalidInput(
+      `namespace ${settings.namespace} lacks dex's search attributes (${missing.join(', ')}) and they could not be added ` +
+        `(${(err as Error).message.split('\n')[0]}): run \`dex setup-namespace\` with an operator's credentials`,
+    );
+  }
+}
+
+/**
  * Connects to TEMPORAL_ADDRESS, or, when unset, to the embedded dev server, starting it in
  * the background first when nothing answers there (docs/interfaces.md#plans-workflows-and-ids).
+ * `forRuns`: the command starts runs, so the namespace must have dex's search attributes.
  */
-export async function connect(settings: Settings, log: (line: string) => void): Promise<Connections> {
+export async function connect(settings: Settings, log: (line: string) => void, opts: { forRuns?: boolean } = {}): Promise<Connections> {
   const address = settings.address ?? EMBEDDED_ADDRESS;
   let connection = await tryConnect(address, 3_000);
   if (!connection && !settings.address) {
@@ -37,6 +59,7 @@ export async function connect(settings: Settings, log: (line: string) => void): 
   }
   if (!connection) throw new ServerUnreachable(`Temporal server unreachable at ${address}`);
   const conn = connection;
+  if (opts.forRuns) await ensureSearchAttributes(conn, settings, log);
   let native: NativeConnection | undefined;
   return {
     address,

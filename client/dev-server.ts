@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEX_SEARCH_ATTRIBUTES } from '../core/search-attributes';
 import { ensureTemporalCli } from './toolchain';
 
 /** The arguments of a persistent dev server: SQLite in WAL mode with NORMAL sync, and the Web UI. */
@@ -14,8 +15,13 @@ export function devServerArgs(dexHome: string, port = 7233, uiPort = 8233): stri
     '--sqlite-pragma', 'journal_mode=wal',
     '--sqlite-pragma', 'synchronous=normal',
     '--log-level', 'warn',
+    // dex's own search attributes (docs/interfaces.md), so runs can be listed by dex's state.
+    ...DEX_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${SEARCH_ATTRIBUTE_CLI_TYPES[key.type]}`]),
   ];
 }
+
+/** The Temporal CLI's names of search attribute types. */
+const SEARCH_ATTRIBUTE_CLI_TYPES: Record<string, string> = { KEYWORD: 'Keyword', DOUBLE: 'Double', TEXT: 'Text', INT: 'Int', BOOL: 'Bool', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' };
 
 /** Starts the dev server in the foreground (for `dex server`), its output on this terminal. */
 export function runDevServerForeground(dexHome: string): ChildProcess {

@@ -1,13 +1,18 @@
 import type { Output } from './cli-context';
-import { connect, type Connections } from './connection';
+import type { Connections } from './connection';
 import { followRun, type RunEnd } from './follow-run';
 import { ensureWorker, startInProcessWorker } from './in-process-worker';
 import { PLAN_KINDS, type KindWorkflow, type PlanKindName, type WorkflowArgs, type WorkflowResult } from './plan-kinds';
+import { startMarks, type RunAbout } from './run-about';
 import { startWithId, startWithNextId } from './run-handles';
 import { UNSANDBOXED_WARNING } from './sandbox-choice';
+import { progressView } from './progress-view';
 import { EMBEDDED_UI, type Settings } from './settings';
-import { isStarved } from './worker-starvation';
+import { connectSaying, saysWhileWaiting } from './slow-wait';
+import { unclaimedWork, workerWaitNotice } from './worker-starvation';
 
+/** How long work may wait unclaimed before the command says what it waits for. */
+const NOTICE_AFTER_MS = 2_000;
 /** How long work may wait unclaimed before this command serves it itself. */
 const STARVED_AFTER_MS = 5_000;
 
@@ -35,6 +40,8 @@ export interface RunStart<K extends PlanKindName> {
   idPrefix?: string;
   workflowId?: string;
   args: WorkflowArgs<KindWorkflow<K>>;
+  /** The run in words: its memo `{ title, repo? }` and its static summary (client/run-about.ts). */
+  about: RunAbout;
   /** The agent's commands run unconfined: said at start, on every progress line and in the Web UI. */
   unsandboxed?: boolean;
 }
@@ -51,10 +58,11 @@ export async function driveRun<K extends PlanKindName>(
   opts: { detach?: boolean; connections?: Connections } = {},
 ): Promise<DrivenRun<WorkflowResult<KindWorkflow<K>>>> {
   const { workflowType } = PLAN_KINDS[start.kind];
-  const conns = opts.connections ?? (await connect(settings, out.info));
+  // Runs carry dex's search attributes: the namespace must have them before the first one starts.
+  const conns = opts.connections ?? (await connectSaying(settings, out.info, { forRuns: true }));
   let worker = opts.detach ? undefined : await ensureWorker(conns, settings, out.info);
   try {
-    const marks = start.unsandboxed ? { memo: { sandbox: 'off' }, staticSummary: UNSANDBOXED_WARNING } : {};
+    const marks = startMarks(start.about, start.unsandboxed);
     if (start.unsandboxed) out.info(UNSANDBOXED_WARNING);
     const handle = start.workflowId
       ? await startWithId(conns.client, start.workflowId, workflowType, start.args, settings.taskQueue, marks)
@@ -62,16 +70,20 @@ export async function driveRun<K extends PlanKindName>(
     const webUi = webUiLink(settings, handle.workflowId);
     out.info(`started ${handle.workflowId}${webUi ? `  ${webUi}` : ''}`);
     if (opts.detach) return { workflowId: handle.workflowId, webUi };
-    const end = await followRun<WorkflowResult<KindWorkflow<K>>>(handle, out.info, {
+    const view = progressView(out, Date.now());
+    const end = await followRun<WorkflowResult<KindWorkflow<K>>>(handle, view, {
       onTick: async () => {
-        if (worker || !(await isStarved(handle, STARVED_AFTER_MS))) return;
-        out.info('the polling worker does not answer: running one in this process');
-        worker = await startInProcessWorker(conns, settings);
+        const work = await unclaimedWork(handle);
+        view.note(work && work.waitingMs >= NOTICE_AFTER_MS ? workerWaitNotice(work, settings) : undefined);
+        if (worker || !work || work.waitingMs < STARVED_AFTER_MS) return;
+        view.note(undefined);
+        view.say(`no worker took the run's work for ${Math.round(work.waitingMs / 1000)}s: starting one in this process`);
+        worker = await saysWhileWaiting(startInProcessWorker(conns, settings), 'starting a worker in this process', (line) => view.say(line));
       },
     });
     return { workflowId: handle.workflowId, end, webUi };
   } finally {
-    await worker?.stop();
+    if (worker) await saysWhileWaiting(worker.stop(), 'stopping the worker in this process', out.info);
     if (!opts.connections) await conns.close();
   }
 }

@@ -3,6 +3,7 @@ import type { TaskInput, TaskResult } from '../core/task-types';
 import type { Output } from './cli-context';
 import type { Connections } from './connection';
 import { driveRun, type DrivenRun } from './drive-run';
+import { taskAbout } from './run-about';
 import type { Settings } from './settings';
 
 export { exitCodeFor } from './drive-run';
@@ -16,7 +17,13 @@ export function driveTask(
   opts: { detach?: boolean; connections?: Connections } = {},
 ): Promise<DrivenRun<TaskResult>> {
   return driveRun(
-    { kind: 'task', idPrefix: taskWorkflowIdPrefix(repoName, input.taskId), args: [input], unsandboxed: input.sandbox?.mode === 'off' },
+    {
+      kind: 'task',
+      idPrefix: taskWorkflowIdPrefix(repoName, input.taskId),
+      args: [input],
+      about: taskAbout(input),
+      unsandboxed: input.sandbox?.mode === 'off',
+    },
     settings,
     out,
     opts,

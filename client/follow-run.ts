@@ -1,7 +1,8 @@
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure } from '@temporalio/common';
-import type { RunState, RunStatus } from '../core/run-types';
+import type { RunState } from '../core/run-types';
 import { statusQuery } from '../workflows/run/definitions';
+import type { ProgressView } from './progress-view';
 
 /** How a run ended, as the CLI reports it; `result` is the workflow's result (or the failure's first detail). */
 export interface RunEnd<R = unknown> {
@@ -10,37 +11,18 @@ export interface RunEnd<R = unknown> {
   error?: string;
 }
 
+/**
+ * How long one status poll waits for an answer. A query waits for a worker to answer it, and with
+ * none alive it would hang for the server's own timeout (half a minute), the tick that notices
+ * and serves unclaimed work with it.
+ */
+const QUERY_DEADLINE_MS = 1_500;
+
+/** The run's status, or an error when no worker answers within QUERY_DEADLINE_MS. */
+const askStatus = (handle: WorkflowHandle) => handle.client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(statusQuery));
+
 /** A run result that says its own state, as every dex workflow's result does. */
 type WithState = { state?: RunState };
-
-function spent(s: RunStatus): string {
-  const tokens = `${s.tokens.input + s.tokens.cacheRead + s.tokens.cacheWrite} in / ${s.tokens.output} out`;
-  return `${tokens} · $${s.costUsd.toFixed(4)}`;
-}
-
-/** Leads every progress line of a run whose commands are not confined. */
-const unsandboxedMark = (s: RunStatus): string => (s.sandbox === 'off' ? '[UNSANDBOXED] ' : '');
-
-/** One progress line for a status: where the run is, what it does or waits for, what it spent. */
-export function progressLine(s: RunStatus): string {
-  const where = [s.current.taskId, s.current.phase].filter(Boolean).join(' ');
-  const turn = s.current.turn ? ` turn ${s.current.turn}` : '';
-  const doing = s.waitingFor
-    ? `waiting at gate "${s.waitingFor.gate}"${s.waitingFor.reason ? `: ${s.waitingFor.reason}` : ''}`
-    : s.state === 'paused'
-      ? 'paused'
-      : (s.current.activity ?? s.state);
-  return `${unsandboxedMark(s)}[${where}]${turn} ${doing} · ${spent(s)}`;
-}
-
-/** The progress lines to show for `s`, given the last step already shown; steps the poll missed are included. */
-export function newProgressLines(s: RunStatus, lastSeq: number): { lines: string[]; lastSeq: number } {
-  const steps = (s.recent ?? []).filter((step) => step.seq > lastSeq);
-  const prefix = `${unsandboxedMark(s)}${s.kind === 'task' ? `[${s.current.taskId ?? ''}] ` : `[${s.kind}] `}`;
-  const lines = steps.map((step) => `${prefix}${step.text}`);
-  if (lines.length) lines[lines.length - 1] += ` · ${spent(s)}`;
-  return { lines, lastSeq: steps.at(-1)?.seq ?? lastSeq };
-}
 
 /** How a finished workflow ended: its result, or the failure it ended with. */
 export async function runEnd<R>(handle: WorkflowHandle): Promise<RunEnd<R>> {
@@ -61,34 +43,25 @@ export async function runEnd<R>(handle: WorkflowHandle): Promise<RunEnd<R>> {
 }
 
 /**
- * Shows live progress on stderr (one line a change) until the run ends, and returns how it
- * ended. `onTick` runs about every two seconds meanwhile (to notice a run no worker serves).
+ * Shows the run's progress in `view` until the run ends, and returns how it ended. `onTick` runs
+ * about every two seconds meanwhile (to notice work no worker takes).
  */
 export async function followRun<R = unknown>(
   handle: WorkflowHandle,
-  show: (line: string) => void,
+  view: ProgressView,
   opts: { intervalMs?: number; onTick?: () => Promise<void> } = {},
 ): Promise<RunEnd<R>> {
   const intervalMs = opts.intervalMs ?? 300;
   let nextTick = Date.now() + 2_000;
-  let lastLine = '';
-  let lastSeq = 0;
   let done = false;
   const ended = runEnd<R>(handle).finally(() => {
     done = true;
   });
   while (!done) {
     try {
-      const status = await handle.query(statusQuery);
-      const fresh = newProgressLines(status, lastSeq);
-      fresh.lines.forEach(show);
-      lastSeq = fresh.lastSeq;
-      // Waiting, pausing and ending are states, not steps: show them when they change.
-      const line = status.state === 'running' ? '' : progressLine(status);
-      if (line && line !== lastLine) show(line);
-      lastLine = line;
+      view.status(await askStatus(handle));
     } catch {
-      // The run may not have had its first workflow task yet, or has just closed.
+      // The run may not have had its first workflow task yet, has no worker, or has just closed.
     }
     if (opts.onTick && Date.now() >= nextTick) {
       nextTick = Date.now() + 2_000;
@@ -98,9 +71,10 @@ export async function followRun<R = unknown>(
   }
   try {
     // The steps between the last poll and the end (a closed run still answers its query).
-    newProgressLines(await handle.query(statusQuery), lastSeq).lines.forEach(show);
+    view.status(await askStatus(handle));
   } catch {
     // No worker is left to answer: the steps shown so far are all there is.
   }
+  view.close();
   return ended;
 }

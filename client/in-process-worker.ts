@@ -2,6 +2,7 @@ import type { Connections } from './connection';
 import type { Settings } from './settings';
 import { createDexWorker, hostDeps, type DexWorker } from '../worker/start-worker';
 import { hasPollers } from './run-handles';
+import { saysWhileWaiting } from './slow-wait';
 
 /** A worker this command started for itself, stopped when the command ends. */
 export interface InProcessWorker {
@@ -18,8 +19,8 @@ export async function ensureWorker(conns: Connections, settings: Settings, log: 
     hasPollers(conns.client, settings.namespace, settings.hostQueue, 'activity'),
   ]);
   if (workflows && activities) return undefined;
-  log('no dex worker is polling: running one in this process');
-  return startInProcessWorker(conns, settings);
+  log('no dex worker is polling: starting one in this process');
+  return saysWhileWaiting(startInProcessWorker(conns, settings), 'starting a worker in this process (bundling the workflows)', log);
 }
 
 /** Starts a worker for both queues inside this process. */

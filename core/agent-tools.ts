@@ -58,3 +58,15 @@ export const AGENT_TOOLS: readonly ToolDefinition[] = [
 export function isAgentToolName(name: string): name is AgentToolName {
   return (AGENT_TOOL_NAMES as readonly string[]).includes(name);
 }
+
+/** How long a step summary's argument part may be. @default 80 */
+const STEP_ARGUMENT_CHARS = 80;
+
+/** A tool call as one short step: its name and its main argument (`edit_file src/math.js`, `run_command npm test`). */
+export function describeToolCall(name: string, input: unknown): string {
+  const fields = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
+  const main = fields.command ?? fields.path ?? '';
+  const text = typeof main === 'string' ? main.replace(/\s+/g, ' ').trim() : '';
+  const shown = text.length > STEP_ARGUMENT_CHARS ? `${text.slice(0, STEP_ARGUMENT_CHARS - 1)}…` : text;
+  return shown ? `${name} ${shown}` : name;
+}

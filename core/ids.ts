@@ -23,6 +23,13 @@ export function taskIdFromTitle(title: string): string {
 /** The `n`th workflow id under `prefix` (docs/interfaces.md#plans-workflows-and-ids: readable, stable ids); the client takes the first free one. */
 export const numberedWorkflowId = (prefix: string, n: number): string => `${prefix}-${n}`;
 
+/**
+ * What the store key of every row a workflow keeps itself starts with: its transcripts, artifacts
+ * and outputs (the keys below that begin with the workflow id and a slash). `dex log` finds a run's
+ * transcripts by it.
+ */
+export const workflowKeyPrefix = (workflowId: string): string => `${workflowId}/`;
+
 // ---- tasks ----
 
 /** The id prefix of a `dex task` run on the repository `repoName`. */
@@ -97,3 +104,6 @@ export const sheetCommandOutputId = (stepKey: string): string => `${stepKey}/out
 
 /** The stored outcome of a sheet command run under `stepKey`, which a retried attempt returns. */
 export const sheetCommandOutcomeId = (stepKey: string): string => `${stepKey}/outcome`;
+
+/** A repository's name as ids and `DexRepo` show it: its folder's name, made safe. */
+export const repoNameOf = (repoPath: string): string => safeName(repoPath.split('/').filter(Boolean).pop() ?? '');

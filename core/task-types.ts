@@ -76,6 +76,12 @@ export interface TaskResult {
   verifyPassed: boolean;
   summary?: string;
   error?: string;
+  /** A failed task's worktree, kept as the agent left it for a person to inspect. */
+  worktreePath?: string;
+  /** The tail of the last failing verify command's output, when verify failed last. */
+  verifyTail?: string;
+  /** The commit the task's branch started from (what `dex diff` compares against). */
+  baseSha?: string;
 }
 
 /** A prepared git worktree for one task. */

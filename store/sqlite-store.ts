@@ -123,6 +123,20 @@ export class Store {
     return rows.map((r) => ({ seq: r.seq, role: r.role, content: JSON.parse(r.content) }));
   }
 
+  /** The ids of the transcripts that start with `prefix` (a workflow's: core/ids.ts workflowKeyPrefix), oldest first. */
+  listTranscripts(prefix: string): string[] {
+    if (!prefix) return [];
+    // A range on the primary key, so the index answers: every id that starts with the prefix sorts
+    // at or after it and before the prefix with its last character raised by one.
+    const end = prefix.slice(0, -1) + String.fromCodePoint(prefix.codePointAt(prefix.length - 1)! + 1);
+    const rows = this.db
+      .prepare(
+        'SELECT transcript_id FROM messages WHERE transcript_id >= ? AND transcript_id < ? GROUP BY transcript_id ORDER BY MIN(created_at), transcript_id',
+      )
+      .all(prefix, end) as { transcript_id: string }[];
+    return rows.map((r) => r.transcript_id);
+  }
+
   putToolResult(transcriptId: string, toolUseId: string, result: StoredToolResult): void {
     this.db
       .prepare(

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LIST_FILES_LIMIT, READ_FILE_LIMIT_BYTES, executeAgentTool } from '../activities/agent-tools';
 import type { ToolLimits } from '../core/task-types';
+import { describeToolCall } from '../core/agent-tools';
 
 const limits: ToolLimits = { commandTimeoutMs: 10_000, outputLimitBytes: 1024 };
 
@@ -180,5 +181,16 @@ describe('executeAgentTool', () => {
       });
       expect((await run('run_command', 'ls')).isError).toBe(true);
     });
+  });
+});
+
+describe('describeToolCall', () => {
+  it('reads as one short step: the tool and its main argument, cut at 80 characters', () => {
+    expect(describeToolCall('edit_file', { path: 'src/math.js', old_string: 'a', new_string: 'b' })).toBe('edit_file src/math.js');
+    expect(describeToolCall('run_command', { command: 'npm   test\n -- --watch=false' })).toBe('run_command npm test -- --watch=false');
+    expect(describeToolCall('list_files', {})).toBe('list_files');
+    const long = describeToolCall('run_command', { command: 'x'.repeat(200) });
+    expect(long).toHaveLength('run_command '.length + 80);
+    expect(long.endsWith('…')).toBe(true);
   });
 });

@@ -143,8 +143,8 @@ describe('callModel against the Anthropic API', () => {
     const result = await runCallModel(acts, callInput(transcriptId, 'tools', llm()));
     expect(result.stopReason).toBe('tool_use');
     expect(result.toolUses).toEqual([
-      { id: 'toolu_read', name: 'read_file' },
-      { id: 'toolu_list', name: 'list_files' },
+      { id: 'toolu_read', name: 'read_file', step: 'read_file src/math.js' },
+      { id: 'toolu_list', name: 'list_files', step: 'list_files' },
     ]);
     expect(result.completion).toBeNull();
     expect(fixture.store.getMessage(transcriptId, 1)?.content).toEqual(toolReply.content);

@@ -75,7 +75,7 @@ describe('the dex command on a real dev server', () => {
     const id = run.stdout.split(':')[0];
     const status = await dex(['status', id, '--json'], envVars);
     expect(JSON.parse(status.stdout)).toMatchObject({ state: 'completed', sandbox: 'off' });
-    expect((await testEnv.client.workflow.getHandle(id).describe()).memo).toEqual({ sandbox: 'off' });
+    expect((await testEnv.client.workflow.getHandle(id).describe()).memo).toEqual({ title: 'Fix sum', repo: 'math', sandbox: 'off' });
   });
 
   it('a blocked task waits; reject through the stock temporal CLI ends it rejected with exit 1', async () => {

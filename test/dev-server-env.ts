@@ -9,6 +9,8 @@ import { ensureTemporalCli, ensureTestServer } from '../client/toolchain';
 import { createSampleRepo } from '../client/demo/sample-repo';
 import type { TaskInput } from '../core/task-types';
 import type { ActivityDeps } from '../activities';
+import { DEX_SEARCH_ATTRIBUTES } from '../core/search-attributes';
+import { registerSearchAttributes } from '../client/search-attribute-setup';
 
 let runtimeInstalled = false;
 
@@ -23,16 +25,19 @@ export function quietRuntime(): void {
 export async function startDevServer(): Promise<TestWorkflowEnvironment> {
   quietRuntime();
   return TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: ensureTemporalCli() }, ip: '127.0.0.1' },
+    server: { executable: { type: 'existing-path', path: ensureTemporalCli() }, ip: '127.0.0.1', searchAttributes: [...DEX_SEARCH_ATTRIBUTES] },
   });
 }
 
 /** The real Java time-skipping test server, one per test file. */
 export async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
   quietRuntime();
-  return TestWorkflowEnvironment.createTimeSkipping({
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: ensureTestServer() } },
   });
+  // The test server takes no search attributes on its command line; dex's own are registered as on a cluster.
+  await registerSearchAttributes(env.connection, 'default');
+  return env;
 }
 
 /** A running test worker and where it works. */

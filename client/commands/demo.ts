@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseCommandArgs, type Output } from '../cli-context';
+import { COMMAND_HELP } from '../command-help';
 import type * as DriveTask from '../drive-task';
 import { describeTaskEnd } from '../render-task';
 import { DEMO_TASK, createSampleRepo } from '../demo/sample-repo';
@@ -14,7 +15,7 @@ export const DEMO_CASSETTE = join(__dirname, '..', 'demo', 'demo.cassette.jsonl'
 
 /** `dex demo`: makes a sample repository with a failing test and fixes it through a real taskWorkflow. */
 export async function demoCommand(argv: string[], out: Output): Promise<number> {
-  const { values } = parseCommandArgs(argv, { dir: { type: 'string' } });
+  const { values } = parseCommandArgs(argv, COMMAND_HELP.demo.options);
   const dir = values.dir ? resolve(values.dir) : join(mkdtempSync(join(tmpdir(), 'dex-demo-')), 'math');
   createSampleRepo(dir);
   out.info(`sample repository with a failing test: ${dir}`);

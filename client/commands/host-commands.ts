@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { parseCommandArgs, type Output } from '../cli-context';
-import { connect } from '../connection';
+import { COMMAND_HELP } from '../command-help';
+import { connectSaying } from '../slow-wait';
 import { installRuntimeLogging } from '../runtime-logging';
 import { runDevServerForeground } from '../dev-server';
 import { readSettings, EMBEDDED_ADDRESS, EMBEDDED_UI } from '../settings';
@@ -10,7 +11,7 @@ import { createDexWorker, hostDeps } from '../../worker/start-worker';
 
 /** `dex setup`: installs (or finds in the cache) the Temporal CLI and the Java test server, and says whether a sandbox works here. */
 export async function setupCommand(argv: string[], out: Output): Promise<number> {
-  const { values } = parseCommandArgs(argv, { quiet: { type: 'boolean' } });
+  const { values } = parseCommandArgs(argv, COMMAND_HELP.setup.options);
   const log = (line: string) => out.info(line);
   const temporalCli = ensureTemporalCli(log);
   const testServer = ensureTestServer(log);
@@ -25,7 +26,7 @@ export async function setupCommand(argv: string[], out: Output): Promise<number>
 
 /** `dex server`: the embedded dev server with a persistent SQLite file and the Web UI, in the foreground. */
 export async function serverCommand(argv: string[], out: Output): Promise<number> {
-  parseCommandArgs(argv, {});
+  parseCommandArgs(argv, COMMAND_HELP.server.options);
   const settings = readSettings();
   out.info(`Temporal dev server at ${EMBEDDED_ADDRESS}, Web UI at ${EMBEDDED_UI}, data in ${settings.dexHome}/temporal.db`);
   const child = runDevServerForeground(settings.dexHome);
@@ -36,11 +37,11 @@ export async function serverCommand(argv: string[], out: Output): Promise<number
 
 /** `dex worker`: serves every workflow and this host's activities until SIGINT or SIGTERM. */
 export async function workerCommand(argv: string[], out: Output): Promise<number> {
-  parseCommandArgs(argv, {});
+  parseCommandArgs(argv, COMMAND_HELP.worker.options);
   // A long-running worker is an operator's process: its warnings belong in its log.
   installRuntimeLogging('WARN');
   const settings = readSettings();
-  const conns = await connect(settings, out.info);
+  const conns = await connectSaying(settings, out.info);
   const deps = hostDeps(settings.dexHome);
   const worker = await createDexWorker(
     { connection: await conns.nativeConnection(), namespace: settings.namespace, taskQueue: settings.taskQueue, hostQueue: settings.hostQueue },

@@ -1,34 +1,24 @@
-import { WorkflowNotFoundError, type Client, type Connection, type WorkflowHandle } from '@temporalio/client';
-import { InvalidInput } from '../../core/invalid-input';
+import type { Connection, WorkflowHandle } from '@temporalio/client';
 import type { RunStatus } from '../../core/run-types';
 import { statusQuery } from '../../workflows/run/definitions';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
-import { connect } from '../connection';
-import { followRun, progressLine, runEnd } from '../follow-run';
+import { COMMAND_HELP, usageOf } from '../command-help';
+import { followRun, runEnd } from '../follow-run';
+import { progressLine } from '../progress-lines';
+import { progressView } from '../progress-view';
 import { exitCodeFor } from '../drive-task';
-import { planKindOf } from '../plan-kinds';
 import { renderRunEnd } from '../render-run-end';
 import { UNSANDBOXED_WARNING } from '../sandbox-choice';
+import { findRun } from '../run-lookup';
 import { readSettings } from '../settings';
-
-async function existingHandle(
-  client: Client,
-  id: string,
-): Promise<{ handle: WorkflowHandle; running: boolean; type: string; unsandboxed: boolean }> {
-  const handle = client.workflow.getHandle(id);
-  try {
-    const d = await handle.describe();
-    return { handle, running: d.status.name === 'RUNNING', type: d.type, unsandboxed: d.memo?.sandbox === 'off' };
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new InvalidInput(`no run with id ${id}`);
-    throw err;
-  }
-}
+import { connectSaying, saysWhileWaiting } from '../slow-wait';
+import { unclaimedWork, workerWaitNotice } from '../worker-starvation';
 
 /** The live status of a running run; undefined when no worker answers within a few seconds. */
-async function liveStatus(connection: Connection, handle: WorkflowHandle): Promise<RunStatus | undefined> {
+async function liveStatus(connection: Connection, handle: WorkflowHandle, say: (line: string) => void): Promise<RunStatus | undefined> {
   try {
-    return await connection.withDeadline(Date.now() + 5_000, () => handle.query(statusQuery));
+    const asked = connection.withDeadline(Date.now() + 5_000, () => handle.query(statusQuery));
+    return await saysWhileWaiting(asked, 'waiting for a worker to answer the status query', say);
   } catch {
     return undefined;
   }
@@ -36,13 +26,13 @@ async function liveStatus(connection: Connection, handle: WorkflowHandle): Promi
 
 /** `dex status ID`: the run's state, where it is and what it spent. */
 export async function statusCommand(argv: string[], out: Output): Promise<number> {
-  const { positionals } = parseCommandArgs(argv, {});
-  const id = onePositional(positionals, 'a run id', 'dex status ID');
-  const conns = await connect(readSettings(), out.info);
+  const { positionals } = parseCommandArgs(argv, COMMAND_HELP.status.options);
+  const id = onePositional(positionals, 'a run id', usageOf('status'));
+  const conns = await connectSaying(readSettings(), out.info);
   try {
-    const { handle, running, type, unsandboxed } = await existingHandle(conns.client, id);
+    const { handle, running, type, unsandboxed } = await findRun(conns.client, id);
     if (running) {
-      const status = await liveStatus(conns.connection, handle);
+      const status = await liveStatus(conns.connection, handle, out.info);
       if (!status) {
         out.result(`${id}: running (no worker answered the status query; start one with \`dex worker\`)`, { id, state: 'running' });
         return 0;
@@ -62,37 +52,23 @@ export async function statusCommand(argv: string[], out: Output): Promise<number
 
 /** `dex watch ID`: live progress of a run until it ends. */
 export async function watchCommand(argv: string[], out: Output): Promise<number> {
-  const { positionals } = parseCommandArgs(argv, {});
-  const id = onePositional(positionals, 'a run id', 'dex watch ID');
-  const conns = await connect(readSettings(), out.info);
+  const { positionals } = parseCommandArgs(argv, COMMAND_HELP.watch.options);
+  const id = onePositional(positionals, 'a run id', usageOf('watch'));
+  const settings = readSettings();
+  const conns = await connectSaying(settings, out.info);
   try {
-    const { handle } = await existingHandle(conns.client, id);
-    const end = await followRun(handle, out.info);
+    const { handle } = await findRun(conns.client, id);
+    const { startTime } = await handle.describe();
+    const view = progressView(out, startTime.getTime());
+    const end = await followRun(handle, view, {
+      // Nobody serves the run here: say so while its work waits for a worker.
+      onTick: async () => {
+        const work = await unclaimedWork(handle);
+        view.note(work && work.waitingMs >= 2_000 ? `${workerWaitNotice(work, settings)} — start one with \`dex worker\`` : undefined);
+      },
+    });
     out.result(`${id}: ${end.state}${end.error ? ` — ${end.error}` : ''}`, { id, ...end });
     return exitCodeFor(end);
-  } finally {
-    await conns.close();
-  }
-}
-
-/** `dex list`: the most recent dex runs. */
-export async function listCommand(argv: string[], out: Output): Promise<number> {
-  const { values } = parseCommandArgs(argv, { limit: { type: 'string' } });
-  const limit = values.limit === undefined ? 50 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new InvalidInput('--limit must be a positive whole number');
-  const conns = await connect(readSettings(), out.info);
-  try {
-    const runs: { id: string; type: string; status: string; started: string }[] = [];
-    for await (const wf of conns.client.workflow.list({ pageSize: 100 })) {
-      if (!planKindOf(wf.type)) continue;
-      runs.push({ id: wf.workflowId, type: wf.type, status: wf.status.name, started: wf.startTime.toISOString() });
-      if (runs.length >= limit) break;
-    }
-    const human = runs.length
-      ? runs.map((r) => `${r.started}  ${r.status.padEnd(10)}  ${r.type.padEnd(14)}  ${r.id}`).join('\n')
-      : 'no runs yet';
-    out.result(human, runs);
-    return 0;
   } finally {
     await conns.close();
   }

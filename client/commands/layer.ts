@@ -4,27 +4,25 @@ import { layerStore } from '../../store/layer-store';
 import { Store } from '../../store/sqlite-store';
 import { layerWorkflowIdPrefix } from '../../core/ids';
 import { InvalidInput } from '../../core/invalid-input';
-import { onePositional, parseCommandArgs, type Output } from '../cli-context';
+import { onePositional, parseCommandArgs, UsageError, type Output } from '../cli-context';
+import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveRun from '../drive-run';
 import { buildLayerInput } from '../layer-request';
 import { renderLayerRun } from '../render-layer-run';
+import { layerAbout } from '../run-about';
 import { readSettings } from '../settings';
 import { parseTopicMessages } from '../topic-messages-file';
 
-const LAYER_USAGE = 'dex layer FILE.layer.yaml [--llm SPEC] [--detach]';
-const MESSAGES_USAGE = 'dex messages import FILE.jsonl';
-const INSIGHTS_USAGE = 'dex insights list [--topic KEY] [--run ID]';
-
 /** `dex layer FILE.layer.yaml`: one layer run, checked before anything starts. */
 export async function layerCommand(argv: string[], out: Output): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { llm: { type: 'string' }, detach: { type: 'boolean' } });
-  const file = onePositional(positionals, 'a layer file', LAYER_USAGE);
+  const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.layer.options);
+  const file = onePositional(positionals, 'a layer file', usageOf('layer'));
   const settings = readSettings();
   const input = buildLayerInput(file, { llm: values.llm }, settings);
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;
   const run = await driveRun(
-    { kind: 'layer', idPrefix: layerWorkflowIdPrefix(input.layer.name), args: [input] },
+    { kind: 'layer', idPrefix: layerWorkflowIdPrefix(input.layer.name), args: [input], about: layerAbout(input) },
     settings,
     out,
     { detach: values.detach },
@@ -39,9 +37,9 @@ export async function layerCommand(argv: string[], out: Output): Promise<number>
 
 /** `dex messages import FILE.jsonl`: topic messages into this host's store (no Temporal needed). */
 export async function messagesCommand(argv: string[], out: Output): Promise<number> {
-  const { positionals } = parseCommandArgs(argv, {});
+  const { positionals } = parseCommandArgs(argv, COMMAND_HELP.messages.options);
   const [sub, file, ...extra] = positionals;
-  if (sub !== 'import' || !file || extra.length) throw new InvalidInput(`usage: ${MESSAGES_USAGE}`);
+  if (sub !== 'import' || !file || extra.length) throw new UsageError(`usage: ${usageOf('messages')}`);
   const path = resolve(file);
   if (!existsSync(path)) throw new InvalidInput(`messages file not found: ${path}`);
   const messages = parseTopicMessages(readFileSync(path, 'utf8'), path);
@@ -53,8 +51,8 @@ export async function messagesCommand(argv: string[], out: Output): Promise<numb
 
 /** `dex insights list [--topic KEY] [--run ID]`: stored insights, newest first. */
 export async function insightsCommand(argv: string[], out: Output): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { topic: { type: 'string' }, run: { type: 'string' } });
-  if (positionals.length !== 1 || positionals[0] !== 'list') throw new InvalidInput(`usage: ${INSIGHTS_USAGE}`);
+  const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.insights.options);
+  if (positionals.length !== 1 || positionals[0] !== 'list') throw new UsageError(`usage: ${usageOf('insights')}`);
   const insights = withStore((store) => layerStore(store).listInsights({ topic: values.topic, layerRunId: values.run }));
   const human = insights.length
     ? insights

@@ -1,27 +1,23 @@
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
+import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveRun from '../drive-run';
 import { renderRoadmapResult } from '../render-roadmap';
+import { roadmapAbout } from '../run-about';
 import { readSettings } from '../settings';
 import { buildRoadmapInput } from '../roadmap-request';
 
-const USAGE = 'dex run ROADMAP.md [--repo DIR] [--llm SPEC] [--detach] [--unsafe-no-sandbox]';
-
 /** `dex run ROADMAP.md`: a whole roadmap, checked before anything starts. */
 export async function runCommand(argv: string[], out: Output): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
-    repo: { type: 'string' },
-    llm: { type: 'string' },
-    detach: { type: 'boolean' },
-    'unsafe-no-sandbox': { type: 'boolean' },
-  });
-  const roadmap = onePositional(positionals, 'a roadmap file', USAGE);
+  const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.run.options);
+  const roadmap = onePositional(positionals, 'a roadmap file', usageOf('run'));
   const settings = readSettings();
   const checked = buildRoadmapInput({ roadmap, repo: values.repo, llm: values.llm, unsafeNoSandbox: values['unsafe-no-sandbox'] }, settings);
   out.info(`${checked.tasks.length} tasks in ${checked.input.roadmapFile}, landing on ${checked.input.baseBranch}`);
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;
   const unsandboxed = checked.input.taskDefaults.sandbox?.mode === 'off';
-  const run = await driveRun({ kind: 'roadmap', workflowId: checked.workflowId, args: [checked.input], unsandboxed }, settings, out, {
+  const about = roadmapAbout(checked.input, checked.tasks);
+  const run = await driveRun({ kind: 'roadmap', workflowId: checked.workflowId, args: [checked.input], about, unsandboxed }, settings, out, {
     detach: values.detach,
   });
   const head = `${run.workflowId}: ${run.end?.state ?? 'started'}${run.end?.error ? ` — ${run.end.error}` : ''}`;

@@ -1,23 +1,18 @@
 import { sheetWorkflowIdPrefix } from '../../core/ids';
 import { describePlan } from '../../core/sheet';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
+import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveRun from '../drive-run';
 import { PLAN_KINDS } from '../plan-kinds';
 import { renderRunEnd } from '../render-run-end';
+import { sheetAbout } from '../run-about';
 import { readSettings } from '../settings';
 import { buildSheetInput, planSheetFile } from '../sheet-file';
 
-const USAGE = 'dex sheet FILE.sheet.yaml [--plan] [--confirm] [--llm SPEC] [--detach]';
-
 /** `dex sheet FILE`: checks and plans a sheet (tollgate 1), then runs it as a `sheetWorkflow` unless `--plan`. */
 export async function sheetCommand(argv: string[], out: Output): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
-    plan: { type: 'boolean' },
-    confirm: { type: 'boolean' },
-    llm: { type: 'string' },
-    detach: { type: 'boolean' },
-  });
-  const file = onePositional(positionals, 'one sheet file', USAGE);
+  const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.sheet.options);
+  const file = onePositional(positionals, 'one sheet file', usageOf('sheet'));
   const plan = planSheetFile(file);
   if (values.plan) {
     const phases = plan.phases.map((phase) =>
@@ -34,7 +29,7 @@ export async function sheetCommand(argv: string[], out: Output): Promise<number>
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;
   const run = await driveRun(
-    { kind: 'sheet', idPrefix: sheetWorkflowIdPrefix(plan.name), args: [input] },
+    { kind: 'sheet', idPrefix: sheetWorkflowIdPrefix(plan.name), args: [input], about: sheetAbout(input) },
     settings,
     out,
     { detach: values.detach },

@@ -1,23 +1,14 @@
-import { InvalidInput } from '../../core/invalid-input';
-import { parseCommandArgs, type Output } from '../cli-context';
+import { parseCommandArgs, UsageError, type Output } from '../cli-context';
+import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveTask from '../drive-task';
 import { describeTaskEnd } from '../render-task';
 import { readSettings } from '../settings';
 import { buildTaskInput } from '../task-request';
 
-const USAGE = 'dex task "TITLE" [--description TEXT] [--repo DIR] [--weight W] [--llm SPEC] [--detach] [--unsafe-no-sandbox]';
-
 /** `dex task "TITLE"`: one task on a repository, checked before anything starts. */
 export async function taskCommand(argv: string[], out: Output): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
-    repo: { type: 'string' },
-    weight: { type: 'string' },
-    llm: { type: 'string' },
-    description: { type: 'string' },
-    detach: { type: 'boolean' },
-    'unsafe-no-sandbox': { type: 'boolean' },
-  });
-  if (positionals.length > 1) throw new InvalidInput(`one title expected (quote it): ${USAGE}`);
+  const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.task.options);
+  if (positionals.length > 1) throw new UsageError(`one title expected (quote it): ${usageOf('task')}`);
   const settings = readSettings();
   const { input, repoName } = buildTaskInput(
     {

@@ -1,13 +1,14 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { DexActivities } from '../../activities';
 import { llmPolicy, localIoPolicy } from '../run/policies';
+import { summarized } from '../run/summarized';
 
 /** The activities of a layer run, on the host queue of the machine that holds its store and templates. */
 export function layerActivities(hostQueue: string) {
   const on = { taskQueue: hostQueue };
   const { callLayerModel } = proxyActivities<DexActivities>({ ...llmPolicy, ...on });
   const local = proxyActivities<DexActivities>({ ...localIoPolicy, ...on });
-  return {
+  return summarized({
     callLayerModel,
     resolveLayerTargets: local.resolveLayerTargets,
     spendTargetSalience: local.spendTargetSalience,
@@ -19,7 +20,7 @@ export function layerActivities(hostQueue: string) {
     storeLayerInsight: local.storeLayerInsight,
     writeLayerText: local.writeLayerText,
     recordLayerRun: local.recordLayerRun,
-  };
+  });
 }
 
 /** The activities of a layer run, as its workflows call them. */

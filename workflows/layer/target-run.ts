@@ -46,7 +46,7 @@ export class TargetRun {
     const target = input.target;
     switch (node.type) {
       case 'fetch_messages': {
-        const r = await acts.fetchLayerMessages({ key: this.keyOf(node.name), topic: target, now: input.now, ...node.params });
+        const r = await acts.fetchLayerMessages({ key: this.keyOf(node.name), topic: target, now: input.now, ...node.params }, `${target} · ${node.name} · messages`);
         ctx.messages = r.ref;
         result.messages += r.ref.count;
         result.messagesTrimmed += r.trimmed;
@@ -57,7 +57,8 @@ export class TargetRun {
         return false;
       }
       case 'fetch_insights':
-        ctx.insights = await acts.fetchLayerInsights({ key: this.keyOf(node.name), topic: target, profile: node.params.retrievalProfile, maxPerTopic: node.params.maxPerTopic });
+        const query = { key: this.keyOf(node.name), topic: target, profile: node.params.retrievalProfile, maxPerTopic: node.params.maxPerTopic };
+        ctx.insights = await acts.fetchLayerInsights(query, `${target} · ${node.name} · insights`);
         return true;
       case 'llm_call':
         if (!(await this.paidForAttempt())) return false;
@@ -72,12 +73,12 @@ export class TargetRun {
         await this.storeInsight(node.name, node.params.category, node.params.parse);
         return true;
       case 'output': {
-        const written = await acts.writeLayerText({ path: node.params.path, topic: target, reply: ctx.reply! });
+        const written = await acts.writeLayerText({ path: node.params.path, topic: target, reply: ctx.reply! }, `${target} · ${node.name} · write ${node.params.path}`);
         if (written.text !== undefined) result.outputs.push({ node: node.name, text: written.text });
         return true;
       }
       case 'update_self_concept':
-        await acts.writeLayerText({ path: node.params.documentPath, topic: target, reply: ctx.reply! });
+        await acts.writeLayerText({ path: node.params.documentPath, topic: target, reply: ctx.reply! }, `${target} · ${node.name} · write ${node.params.documentPath}`);
         return true;
       case 'reduce':
         // The parent reduces before it starts the global part; a reduce here has its context as the seed.
@@ -89,7 +90,8 @@ export class TargetRun {
   async refundSalience(): Promise<void> {
     const amount = this.result.salienceSpent * this.input.salience.refund;
     if (amount <= 0) return;
-    await this.acts.refundTargetSalience({ key: this.keyOf('salience-refund'), topic: this.input.target, amount, runId: this.input.runId });
+    const refund = { key: this.keyOf('salience-refund'), topic: this.input.target, amount, runId: this.input.runId };
+    await this.acts.refundTargetSalience(refund, `${this.input.target} · refund salience ${round(amount)}`);
     this.result.salienceSpent -= amount;
   }
 
@@ -105,7 +107,7 @@ export class TargetRun {
       maxTokens: params.maxTokens,
       llm: input.llm,
       cassetteScope: this.cassetteScope,
-    });
+    }, `${input.target} · ${node} · model${followUpText ? ' (repair)' : ''}`);
     result.tokens = addUsage(result.tokens, r.usage);
     result.costUsd += r.costUsd;
     result.modelCalls++;
@@ -118,7 +120,8 @@ export class TargetRun {
     if (this.salienceChecked) return true;
     this.salienceChecked = true;
     const { cost } = this.input.salience;
-    const spend = await this.acts.spendTargetSalience({ key: this.keyOf('salience'), topic: this.input.target, cost, runId: this.input.runId });
+    const charge = { key: this.keyOf('salience'), topic: this.input.target, cost, runId: this.input.runId };
+    const spend = await this.acts.spendTargetSalience(charge, `${this.input.target} · spend salience ${cost}`);
     if (!spend.spent) {
       this.result.status = 'skipped';
       this.result.reason = `salience budget spent: balance ${round(spend.balance)} < cost ${cost}`;
@@ -132,7 +135,8 @@ export class TargetRun {
     this.lastLlm = params;
     const transcriptId = this.keyOf(node);
     const { input } = this;
-    await this.acts.renderLayerPrompt({ transcriptId, templatePath: params.promptTemplate, topic: input.target, layerName: input.layerName, context: this.ctx });
+    const prompt = { transcriptId, templatePath: params.promptTemplate, topic: input.target, layerName: input.layerName, context: this.ctx };
+    await this.acts.renderLayerPrompt(prompt, `${input.target} · ${node} · prompt`);
     await this.callModel(node, params, transcriptId, 0);
   }
 
@@ -146,7 +150,7 @@ export class TargetRun {
         parse: parse === 'graceful' ? 'graceful' : 'strict',
         layerRunId: this.input.runId,
         salienceSpent: this.result.salienceSpent,
-      });
+      }, `${this.input.target} · ${node} · store insight`);
     let stored = await store();
     if (!stored.stored && parse === 'repair' && this.lastLlm) {
       const reply = this.ctx.reply!;

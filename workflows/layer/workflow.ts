@@ -21,13 +21,14 @@ export async function layerWorkflow(input: LayerInput): Promise<LayerRunRecord> 
   const startedAt = new Date().toISOString();
   const now = Date.now();
   const acts = layerActivities(input.hostQueue);
-  const control = new RunControl();
+  const control: RunControl = new RunControl(async () => progress.ledger.publish());
   const progress = new LayerProgress(control);
   setHandler(statusQuery, () => progress.status());
+  progress.ledger.attach(() => progress.status(), input.layer.name);
 
   const { perTarget, global } = splitNodes(input.layer.nodes);
   progress.at('layer', 'targets');
-  const targets = await acts.resolveLayerTargets({ targets: input.layer.targets, now });
+  const targets = await acts.resolveLayerTargets({ targets: input.layer.targets, now }, `${input.layer.name} · targets`);
   progress.ledger.step(`${targets.length} targets: ${targets.join(', ') || '(none)'}`);
 
   const results: LayerTargetResult[] = [];
@@ -42,14 +43,17 @@ export async function layerWorkflow(input: LayerInput): Promise<LayerRunRecord> 
     const reduceNode = global[0].type === 'reduce' ? global[0].name : 'reduce';
     progress.at(GLOBAL_TOPIC, reduceNode);
     const seed: TargetContext = {
-      insights: await acts.reduceLayerResults({ key: layerNodeKey(runId, GLOBAL_TOPIC, reduceNode), insightIds: results.flatMap((r) => r.insightIds) }),
+      insights: await acts.reduceLayerResults(
+        { key: layerNodeKey(runId, GLOBAL_TOPIC, reduceNode), insightIds: results.flatMap((r) => r.insightIds) },
+        `${GLOBAL_TOPIC} · ${reduceNode} · reduce`,
+      ),
       targets: results.map((r) => ({ key: r.target, status: r.status })),
     };
     globalResult = await runTarget(GLOBAL_TOPIC, global[0].type === 'reduce' ? global.slice(1) : global, false, seed);
   }
 
   const record = buildLayerRunRecord({ id: runId, input, startedAt, endedAt: new Date().toISOString(), targets: results, global: globalResult });
-  await acts.recordLayerRun(record);
+  await acts.recordLayerRun(record, `${input.layer.name} · record run`);
   progress.finish(record);
   if (record.state === 'failed') {
     const failures = record.errors.map((e) => `${e.target} at ${e.node}: ${e.error}`).join('; ');
@@ -63,6 +67,7 @@ export async function layerWorkflow(input: LayerInput): Promise<LayerRunRecord> 
     try {
       result = await executeChild(layerTargetWorkflow, {
         workflowId: layerTargetWorkflowId(runId, target),
+        staticSummary: `${target === GLOBAL_TOPIC ? 'the global part' : `target ${target}`} of layer ${input.layer.name}`,
         args: [
           {
             runId,

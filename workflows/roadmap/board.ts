@@ -106,6 +106,13 @@ export class RoadmapBoard {
     });
   }
 
+  /** Where a decision for `taskId` (or, without one, for the task that waits) goes, for the `decide` update. */
+  decisionTarget(taskId: string | undefined): { gate: string; taskId: string } | 'no such task' | undefined {
+    if (taskId !== undefined && !this.tasks.some((t) => t.id === taskId)) return 'no such task';
+    const update = taskId !== undefined ? (this.get(taskId).state === 'running' ? this.live.get(taskId) : undefined) : this.waitingTask();
+    return update?.waitingFor ? { gate: update.waitingFor.gate, taskId: update.taskId } : undefined;
+  }
+
   /** The first running task that waits at a gate, if any. */
   waitingTask(): TaskUpdate | undefined {
     return this.tasks.map((t) => (t.state === 'running' ? this.live.get(t.id) : undefined)).find((u) => u?.waitingFor);

@@ -58,6 +58,7 @@ export class RoadmapChildren {
     const input = this.inputFor(task, runBudget, spentUsd);
     const handle = await startChild<typeof taskWorkflow>('taskWorkflow', {
       workflowId: this.idOf(task.id),
+      staticSummary: `${task.id}: ${task.title}${task.depends.length ? ` (after ${task.depends.join(', ')})` : ''}`,
       args: [input],
       taskQueue: workflowInfo().taskQueue,
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,

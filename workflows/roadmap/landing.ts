@@ -29,7 +29,7 @@ export async function landTask(
       taskId: task.id,
       title: task.title,
       key,
-    });
+    }, `land ${task.id} on ${input.baseBranch}`);
     if (merged.status === 'merged') return { landed: true, sha: merged.sha };
     const reason = merged.status === 'conflict' ? `merge conflict in ${merged.files.join(', ')}` : merged.reason;
     const decision = await control.waitAt('merge', {}, { taskId: task.id, reason });

@@ -27,28 +27,31 @@ const PASSED_ON = { approve: approveSignal, reject: rejectSignal, pause: pauseSi
 export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResult> {
   const acts = roadmapActivities(input.taskDefaults.hostQueue);
   const runs = (input.carried?.runs ?? 0) + 1;
-  const plan = await acts.readRoadmap({ repoPath: input.repoPath, roadmapFile: input.roadmapFile });
+  const plan = await acts.readRoadmap({ repoPath: input.repoPath, roadmapFile: input.roadmapFile }, `read ${input.roadmapFile}`);
   const board = new RoadmapBoard(plan, input.carried?.tasks);
   const children = new RoadmapChildren(input);
   // Approve/reject go to the task that waits (or the one named); pause/resume to every running one.
-  const control = new RunControl(undefined, async (signal, payload) => {
+  const control: RunControl = new RunControl(async () => ledger.publish(), async (signal, payload) => {
     const { taskId: named, ...rest } = payload as Record<string, unknown>;
     const target = (named as string | undefined) ?? board.waitingTask()?.taskId;
     const to = signal === 'approve' || signal === 'reject' ? board.running().filter((id) => id === target) : board.running();
     for (const id of to) await getExternalWorkflowHandle(children.idOf(id)).signal(PASSED_ON[signal], rest as never);
-  });
+  }, (taskId) => board.decisionTarget(taskId));
   const ledger = new RunLedger('roadmap', control, { spentBy: () => ({ ...board.spent(), turns: 0 }) });
   ledger.budget = input.carried?.runBudget ?? input.runBudget;
   setHandler(taskUpdateSignal, (update) => {
     const step = board.noteUpdate(update);
     if (step) ledger.step(step);
+    else ledger.publish(); // a task's wait ended, or its spending changed
   });
-  setHandler(statusQuery, () => {
+  const status = () => {
     const running = board.running()[0];
     const current = running ? { taskId: running, phase: board.phaseOf(running) } : {};
     const sandbox = input.taskDefaults.sandbox?.mode ?? 'bwrap';
     return ledger.status(current, { tasks: board.statusTasks(), sandbox }, control.waitingFor ?? board.waitingTask()?.waitingFor ?? null);
-  });
+  };
+  setHandler(statusQuery, status);
+  ledger.attach(status, input.repoName);
 
   const landingQueue: { id: string; result: TaskResult }[] = [];
   let endedThisRun = 0;

@@ -1,4 +1,4 @@
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApproveInput, RejectInput, RunState, RunStatus, TokenUsage } from '../../core/run-types';
 
 /** Passes the gate the run waits at (docs/interfaces.md#people-in-the-loop). */
@@ -9,6 +9,21 @@ export const rejectSignal = defineSignal<[RejectInput]>('reject');
 export const pauseSignal = defineSignal<[unknown?]>('pause');
 /** Lets a paused run go on. */
 export const resumeSignal = defineSignal<[unknown?]>('resume');
+/** `approve` or `reject` as one validated update: what `dex approve`/`reject` send. */
+export type DecideInput = ({ action: 'approve' } & ApproveInput) | ({ action: 'reject' } & RejectInput);
+
+/** Which gate a decision passed (and, in a roadmap, whose). */
+export interface DecideResult {
+  gate: string;
+  taskId?: string;
+}
+
+/**
+ * Passes or fails the gate the run waits at, like the signals, but answers: refused before it
+ * is accepted when nothing waits (or the named task does not exist), else the gate it passed.
+ */
+export const decideUpdate = defineUpdate<DecideResult, [DecideInput]>('decide');
+
 /** The run's state, what it waits for, where it is and what it has spent. */
 export const statusQuery = defineQuery<RunStatus>('status');
 

@@ -1,7 +1,7 @@
 import type { Duration } from '@temporalio/common';
 import { condition, setHandler } from '@temporalio/workflow';
 import type { ApproveInput, GateConfig, RejectInput, RunStatus } from '../../core/run-types';
-import { approveSignal, pauseSignal, rejectSignal, resumeSignal } from './definitions';
+import { approveSignal, decideUpdate, pauseSignal, rejectSignal, resumeSignal, type DecideInput, type DecideResult } from './definitions';
 
 /** A person's (or a deadline's) answer at a gate. */
 export type GateDecision =
@@ -26,7 +26,9 @@ export class RunControl {
   constructor(
     private readonly onChange: () => Promise<void> = async () => {},
     private readonly forward?: (signal: 'approve' | 'reject' | 'pause' | 'resume', payload: unknown) => Promise<void>,
+    private readonly waitingElsewhere?: (taskId: string | undefined) => DecideResult | 'no such task' | undefined,
   ) {
+    setHandler(decideUpdate, (input) => this.decide(input), { validator: (input) => void this.decisionTarget(input) });
     setHandler(approveSignal, async (input) => {
       if (this.waitingFor && !input?.taskId) this.decision = { action: 'approve', ...(input ?? {}) };
       else await this.forward?.('approve', input ?? {});
@@ -44,6 +46,32 @@ export class RunControl {
       this.paused = false;
       await this.forward?.('resume', {});
     });
+  }
+
+  /** True when this run's own gate takes the decision: it waits, and the decision names no other task. */
+  private takesLocally(input: DecideInput): boolean {
+    return !!this.waitingFor && (!input.taskId || input.taskId === this.waitingFor.taskId);
+  }
+
+  /** Where a decision goes: this run's gate, or a task's (a roadmap); throws (refusing the update) when nothing waits. */
+  private decisionTarget(input: DecideInput): DecideResult {
+    if (input?.action !== 'approve' && input?.action !== 'reject') throw new Error('action must be "approve" or "reject"');
+    if (input.action === 'reject' && !input.reason) throw new Error('a reject needs a reason');
+    if (this.takesLocally(input)) return { gate: this.waitingFor!.gate, ...(this.waitingFor!.taskId ? { taskId: this.waitingFor!.taskId } : {}) };
+    const elsewhere = this.waitingElsewhere?.(input.taskId);
+    if (elsewhere === 'no such task') throw new Error(`no such task: ${input.taskId}`);
+    if (!elsewhere) throw new Error(input.taskId ? `nothing waits: task ${input.taskId} waits at no gate` : 'nothing waits: the run waits at no gate');
+    return elsewhere;
+  }
+
+  /** Takes a validated decision: this run's gate passes or fails, or a task's gets it as a signal. */
+  private async decide(input: DecideInput): Promise<DecideResult> {
+    const target = this.decisionTarget(input);
+    const { action, ...payload } = input;
+    if (this.takesLocally(input)) {
+      this.decision = action === 'approve' ? { action, ...payload } : { action, by: input.by, reason: input.reason };
+    } else await this.forward?.(action, { ...payload, taskId: target.taskId });
+    return target;
   }
 
   /** Waits at `gate` until a decision arrives or the deadline passes (then takes the default action). */

@@ -2,6 +2,7 @@ import type { Budget, RunState, RunStatus, TokenUsage } from '../../core/run-typ
 import { addUsage, ZERO_USAGE } from '../../core/usage';
 import { RecentSteps } from './recent-steps';
 import type { RunControl } from './run-control';
+import { RunPublisher } from './run-publisher';
 
 /** What a run (or a part of it) spent: tokens, cost and model turns. */
 export interface Spent {
@@ -37,6 +38,7 @@ export class RunLedger {
   budget?: Budget;
   private own: Spent = { tokens: ZERO_USAGE, costUsd: 0, turns: 0 };
   private readonly recent: RecentSteps;
+  private published?: { publisher: RunPublisher; statusOf: () => RunStatus };
 
   /**
    * @param spentBy where the spending comes from when the run's own counters are not it
@@ -53,6 +55,21 @@ export class RunLedger {
 
   private readonly spentBy: () => Spent = () => this.own;
 
+  /**
+   * From now on, every change (a step, spending, the end, a wait through {@link publish}) is
+   * published: search attributes and current details (docs/interfaces.md). `statusOf` is the
+   * kind's whole `status` answer; `repo` what `DexRepo` says.
+   */
+  attach(statusOf: () => RunStatus, repo: string): void {
+    this.published = { publisher: new RunPublisher(repo), statusOf };
+    this.publish();
+  }
+
+  /** Publishes the current status (the run control calls it when a wait starts or ends). */
+  publish(): void {
+    if (this.published) this.published.publisher.publish(this.published.statusOf());
+  }
+
   /** Counts a model call's (or a child's) usage. */
   spend(tokens: TokenUsage | undefined, costUsd: number | undefined, turns = 0): void {
     this.own = {
@@ -60,6 +77,7 @@ export class RunLedger {
       costUsd: this.own.costUsd + (costUsd ?? 0),
       turns: this.own.turns + turns,
     };
+    this.publish();
   }
 
   /** What the run has spent so far. */
@@ -70,12 +88,14 @@ export class RunLedger {
   /** Adds a numbered step for watchers. */
   step(text: string): void {
     this.recent.add(text);
+    this.publish();
   }
 
   /** Ends the run with `state` (and an error, when there is one). */
   end(state: RunState, error?: string): void {
     this.state = state;
     if (error) this.error = error;
+    this.publish();
   }
 
   /** The reason the run is over its budget, or undefined when it is within it (or has none). */

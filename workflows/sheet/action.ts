@@ -29,7 +29,8 @@ export async function runAction(
   try {
     switch (action.run) {
       case 'shell':
-        return await acts.runSheetCommand({ key, command: action.command, cwd: input.cwd, timeoutMs: input.commandTimeoutMs });
+        const summary = `${statementId} · ${step === 'undo' ? 'undo · ' : ''}${action.command.replace(/\s+/g, ' ').slice(0, 80)}`;
+        return await acts.runSheetCommand({ key, command: action.command, cwd: input.cwd, timeoutMs: input.commandTimeoutMs }, summary);
       case 'llm': {
         if (!input.llm) throw nonRetryable(FAILURE.NoModel, 'the sheet was planned without --llm');
         const answer = await acts.answerPrompt({
@@ -40,7 +41,7 @@ export async function runAction(
           maxTokens: action.maxTokens,
           llm: input.llm,
           cassetteScope: workflowId,
-        });
+        }, `${statementId} · model${action.model ? ` ${action.model}` : ''}`);
         const spent = { tokens: answer.tokens, costUsd: answer.costUsd };
         if (answer.text.length > VALUE_LIMIT_CHARS) {
           return { ...spent, error: { code: 'value_too_large', message: `the reply is over ${VALUE_LIMIT_CHARS} characters; it is stored as transcript ${key}` } };
@@ -48,7 +49,8 @@ export async function runAction(
         return { ...spent, value: answer.text };
       }
       case 'task': {
-        const result = await executeChild(taskWorkflow, { workflowId: sheetTaskWorkflowId(workflowId, statementId, step), args: [action.task] });
+        const staticSummary = `statement ${statementId}${step === 'undo' ? ' (undo)' : ''}: ${action.task.title}`;
+        const result = await executeChild(taskWorkflow, { workflowId: sheetTaskWorkflowId(workflowId, statementId, step), staticSummary, args: [action.task] });
         return { value: result.commit ?? '', tokens: result.tokens, costUsd: result.costUsd };
       }
     }

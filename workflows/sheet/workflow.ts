@@ -25,9 +25,10 @@ const FAILURE_TYPES: Partial<Record<SheetResult['state'], FailureType>> = {
  */
 export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
   const acts = sheetActivities(input.hostQueue);
-  const control = new RunControl();
+  const control: RunControl = new RunControl(async () => progress.ledger.publish());
   const progress = new SheetProgress(input, control);
   setHandler(statusQuery, () => progress.status());
+  progress.ledger.attach(() => progress.status(), input.name);
   const values: Record<string, string> = {};
   const completed: number[] = [];
 

@@ -1,5 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { DexActivities } from '../../activities';
+import { summarized } from '../run/summarized';
 import { gitPolicy, llmPolicy, localIoPolicy, toolPolicy, verifyPolicy } from '../run/policies';
 
 /**
@@ -13,7 +14,7 @@ export function hostActivities(hostQueue: string) {
   const { verify } = proxyActivities<DexActivities>({ ...verifyPolicy, ...on });
   const { prepareWorktree, commitCheckpoint, rollbackWorktree, removeWorktree } = proxyActivities<DexActivities>({ ...gitPolicy, ...on });
   const { fetchContext, recordPhase, keepPhaseArtifact } = proxyActivities<DexActivities>({ ...localIoPolicy, ...on });
-  return {
+  return summarized({
     callModel,
     runTool,
     verify,
@@ -24,7 +25,7 @@ export function hostActivities(hostQueue: string) {
     fetchContext,
     recordPhase,
     keepPhaseArtifact,
-  };
+  });
 }
 
 /** The activities of one task, as the workflow calls them. */

@@ -10,6 +10,9 @@ import type { RunControl } from '../run/run-control';
 import { RunawayWatch } from './runaway-watch';
 import type { TaskProgress } from './progress';
 
+/** A command line cut to a summary's length. */
+const stepText = (text: string): string => (text.length > 80 ? `${text.slice(0, 79)}…` : text);
+
 /** How one attempt at a phase ended; `output` is what a retry of an earlier phase is told. */
 export type PhaseOutcome =
   | { kind: 'verified'; summary: string; verify: VerifyResult | undefined }
@@ -61,7 +64,7 @@ export async function runAgentPhase(args: PhaseArgs): Promise<PhaseOutcome> {
     verify: input.verify,
     phase,
     artifacts: args.artifacts,
-  });
+  }, `${phase} · context`);
 
   let userSeq = 0;
   let followUp: FollowUp | undefined;
@@ -69,7 +72,8 @@ export async function runAgentPhase(args: PhaseArgs): Promise<PhaseOutcome> {
     await control.unpaused();
     if ((await guardBudget(progress.ledger, control, { taskId: input.taskId })) === 'rejected') return { kind: 'rejected', reason: 'budget not raised' };
     progress.at({ phase, turn, activity: 'model' });
-    const reply = await acts.callModel({ transcriptId, userSeq, followUp, taskId: input.taskId, phase, model, maxTokens: input.maxTokens, llm: input.llm, cassetteScope });
+    const call = { transcriptId, userSeq, followUp, taskId: input.taskId, phase, model, maxTokens: input.maxTokens, llm: input.llm, cassetteScope };
+    const reply = await acts.callModel(call, `turn ${turn} · model ${model}`);
     progress.ledger.spend(reply.usage, reply.costUsd);
     const turnOf = { ...args, transcriptId, turn, assistantSeq: userSeq + 1, runaway };
     userSeq += 2;
@@ -101,7 +105,7 @@ async function stoppedAsRunaway(t: Turn, stuck: string | undefined): Promise<Pha
 }
 
 /** Runs the turn's tool calls one by one; the next call gets their results. */
-async function runToolCalls(t: Turn, uses: { id: string; name: string }[]): Promise<TurnEnd> {
+async function runToolCalls(t: Turn, uses: { id: string; name: string; step?: string }[]): Promise<TurnEnd> {
   const { input, phase, turn, worktreePath, acts, control, progress } = t;
   let fingerprint: string | undefined;
   for (const use of uses) {
@@ -114,7 +118,7 @@ async function runToolCalls(t: Turn, uses: { id: string; name: string }[]): Prom
       worktreePath,
       limits: input.toolLimits,
       sandbox: input.sandbox,
-    });
+    }, `turn ${turn} · ${use.step ?? use.name}`);
     fingerprint = result.fingerprint ?? fingerprint;
   }
   return (await stoppedAsRunaway(t, t.runaway.afterToolTurn(fingerprint))) ?? { followUp: { toolUseIds: uses.map((u) => u.id) } };
@@ -140,7 +144,8 @@ async function verifyCompletion(t: Turn, summary: string): Promise<TurnEnd> {
   const { input, phase, turn, worktreePath, acts, control, progress } = t;
   const { workflowId } = workflowInfo();
   if (ARTIFACT_VARIABLES[phase]) {
-    await acts.keepPhaseArtifact({ transcriptId: t.transcriptId, seq: t.assistantSeq, artifactId: phaseArtifactId(workflowId, phase), kind: phase });
+    const artifactId = phaseArtifactId(workflowId, phase);
+    await acts.keepPhaseArtifact({ transcriptId: t.transcriptId, seq: t.assistantSeq, artifactId, kind: phase }, `${phase} · keep artifact`);
   }
   if (!CHANGING_PHASES.has(phase) || input.verify.length === 0) return { kind: 'verified', summary, verify: undefined };
   await control.unpaused();
@@ -151,7 +156,7 @@ async function verifyCompletion(t: Turn, summary: string): Promise<TurnEnd> {
     timeoutMs: 30 * 60_000,
     artifactId: verifyReportId(t.transcriptId, turn),
     sandbox: input.sandbox,
-  });
+  }, `verify · ${stepText(input.verify.join(' && '))}`);
   progress.lastVerify = verify;
   if (verify.passed) return { kind: 'verified', summary, verify };
   const stopped = await stoppedAsRunaway(t, t.runaway.afterVerifyFailure(verify.tail));

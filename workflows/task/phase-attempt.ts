@@ -33,7 +33,7 @@ export async function attemptPhase(args: PhaseArgs): Promise<PhaseOutcome> {
       key: phaseAttemptKey(workflowId, phase, args.attempt),
       protectedPaths: input.protectedPaths,
       allowProtected,
-    });
+    }, `commit · ${phase}`);
   let committed = await commit(false);
   if (committed.protectedChanges?.length) {
     // A task must not rewrite what confines or checks the next one (dex.config.yaml, CI files) unseen.

@@ -53,7 +53,8 @@ export async function runPhaseSequence(args: PhaseSequenceArgs): Promise<PhaseOu
     retries++;
     retryContext = describeForRetry(phase, outcome);
     await sleep(retryDelayMs(retries));
-    await acts.rollbackWorktree({ worktreePath: worktree.path, sha: progress.commit ?? worktree.baseSha });
+    const sha = progress.commit ?? worktree.baseSha;
+    await acts.rollbackWorktree({ worktreePath: worktree.path, sha }, `rollback · to ${sha.slice(0, 10)} before ${back}`);
     progress.completedPhases = progress.completedPhases.slice(0, phases.indexOf(back));
     index = phases.indexOf(back);
   }
@@ -85,7 +86,7 @@ async function recordedAttempt(
     durationMs: Date.now() - started,
     model: input.models[phase] ?? input.models.default,
     commitSha: progress.commit ?? null,
-  });
+  }, `record · ${phase} ${outcome.kind}`);
   return outcome;
 }
 

@@ -1,6 +1,6 @@
 import { ApplicationFailure, CancellationScope, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import { innermostMessage } from '../../core/failure-message';
-import { taskBranch, taskWorktreeName } from '../../core/ids';
+import { repoNameOf, taskBranch, taskWorktreeName } from '../../core/ids';
 import type { TaskInput, TaskResult, Worktree } from '../../core/task-types';
 import { statusQuery } from '../run/definitions';
 import { notifyParent } from '../run/parent-link';
@@ -22,11 +22,15 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
   const phases = input.phases?.length ? input.phases : ['implement'];
   const acts = hostActivities(input.hostQueue);
   // The parent (a roadmap) hears of every wait and its end, so its status shows who waits.
-  const control: RunControl = new RunControl(() => notifyParent(input.taskId, progress));
+  const control: RunControl = new RunControl(async () => {
+    progress.ledger.publish();
+    await notifyParent(input.taskId, progress);
+  });
   const progress = new TaskProgress(input.taskId, control, phases, !!input.type);
   progress.ledger.budget = input.budget;
   progress.sandbox = input.sandbox?.mode ?? 'bwrap';
   setHandler(statusQuery, () => progress.status());
+  progress.ledger.attach(() => progress.status(), repoNameOf(input.repoPath));
 
   let worktree: Worktree | undefined;
   const finish = async (state: TaskResult['state'], extra: Partial<TaskResult> = {}): Promise<TaskResult> => {
@@ -34,19 +38,28 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
     await notifyParent(input.taskId, progress);
     const { tokens, costUsd, turns } = progress.ledger.spent();
     const verifyPassed = progress.lastVerify?.passed ?? false;
-    return { taskId: input.taskId, state, branch: worktree?.branch ?? taskBranch(workflowId), commit: progress.commit, turns, tokens, costUsd, verifyPassed, ...extra };
+    // A failed task keeps its worktree; the person who looks at it needs the place and the last failure.
+    const failed = state === 'failed' && worktree ? { worktreePath: worktree.path } : {};
+    const verifyTail = progress.lastVerify && !progress.lastVerify.passed ? { verifyTail: progress.lastVerify.tail } : {};
+    const base = worktree ? { baseSha: worktree.baseSha } : {};
+    const branch = worktree?.branch ?? taskBranch(workflowId);
+    return { taskId: input.taskId, state, branch, commit: progress.commit, turns, tokens, costUsd, verifyPassed, ...base, ...failed, ...verifyTail, ...extra };
   };
   const failWith = async (type: typeof FAILURE.TaskFailed | typeof FAILURE.TaskRejected, state: 'failed' | 'rejected', error: string): Promise<never> => {
     throw nonRetryable(type, error, [await finish(state, { error })]);
   };
-  const rollback = (wt: Worktree) => acts.rollbackWorktree({ worktreePath: wt.path, sha: progress.commit ?? wt.baseSha });
+  const rollback = (wt: Worktree) => {
+    const sha = progress.commit ?? wt.baseSha;
+    return acts.rollbackWorktree({ worktreePath: wt.path, sha }, `rollback · to ${sha.slice(0, 10)}`);
+  };
 
   try {
-    worktree = await acts.prepareWorktree({ repoPath: input.repoPath, branch: taskBranch(workflowId), worktreeName: taskWorktreeName(workflowId) });
+    const branch = taskBranch(workflowId);
+    worktree = await acts.prepareWorktree({ repoPath: input.repoPath, branch, worktreeName: taskWorktreeName(workflowId) }, `worktree · ${branch}`);
     progress.branch = worktree.branch;
     const outcome = await runPhaseSequence({ input, phases, worktree, acts, control, progress });
     if (outcome.kind === 'verified') {
-      await acts.removeWorktree({ repoPath: input.repoPath, worktreePath: worktree.path });
+      await acts.removeWorktree({ repoPath: input.repoPath, worktreePath: worktree.path }, 'worktree · remove (the branch stays)');
       return await finish('completed', { summary: outcome.summary, verifyPassed: progress.lastVerify?.passed ?? true });
     }
     if (outcome.kind === 'rejected') {

@@ -1,0 +1,236 @@
+/**
+ * Every `dex` command's usage, in one table: what `dex help CMD` and `dex CMD --help` print, the
+ * usage an input error quotes, and (for the commands that read their options from here) the
+ * options the parser accepts, so the help cannot list an option the command refuses or miss one
+ * it takes (docs/interfaces.md#the-dex-command).
+ */
+import { InvalidInput } from '../core/invalid-input';
+
+/** One option of a command: how the parser reads it and how the help shows it. */
+export interface OptionHelp {
+  type: 'string' | 'boolean';
+  /** What a string option's value stands for, e.g. `DIR`. */
+  value?: string;
+  /** The command refuses to run without it (shown without brackets). */
+  required?: boolean;
+  /** One line: what it does, with its default. */
+  help: string;
+}
+
+/** One command's help. */
+export interface CommandHelp {
+  /** The command and its positional arguments, e.g. `dex task "TITLE"`. */
+  synopsis: string;
+  /** One or two sentences: what it does. */
+  about: string;
+  /** Its options, besides `--json`, which every command takes. */
+  options: Record<string, OptionHelp>;
+}
+
+const LLM = {
+  type: 'string',
+  value: 'SPEC',
+  help: 'where model answers come from: anthropic | anthropic:MODEL | replay:FILE (default: anthropic when ANTHROPIC_API_KEY is set)',
+} as const satisfies OptionHelp;
+const DETACH = { type: 'boolean', help: 'start the run and return at once: no worker of its own, no progress' } as const satisfies OptionHelp;
+const UNSAFE_NO_SANDBOX = {
+  type: 'boolean',
+  help: "run the agent's commands unconfined when no sandbox can be had (every progress line says so)",
+} as const satisfies OptionHelp;
+const RUN_ID = 'a run id as `dex list` shows it';
+const TASK_OF_ROADMAP = {
+  type: 'string',
+  value: 'TASK',
+  help: 'sent to a roadmap: the task whose gate this answers (default: the task that waits)',
+} as const satisfies OptionHelp;
+
+// `satisfies`, not a type: each command's options keep their literal types, so the values a
+// command parses with them are typed (a boolean option's value is a boolean).
+/** Every command's help, in the order `dex help` lists them. */
+export const COMMAND_HELP = {
+  demo: {
+    synopsis: 'dex demo',
+    about: 'Makes a sample repository with a failing test and fixes it through a real taskWorkflow, from a bundled cassette (no key needed).',
+    options: { dir: { type: 'string', value: 'DIR', help: 'where to make the sample repository (default: a new temporary folder)' } },
+  },
+  setup: {
+    synopsis: 'dex setup',
+    about: 'Installs the Temporal CLI and the Java test server into the cache (once), and says whether a sandbox works on this host.',
+    options: { quiet: { type: 'boolean', help: 'print only warnings' } },
+  },
+  'setup-namespace': {
+    synopsis: 'dex setup-namespace',
+    about: "Registers dex's search attributes (DexKind, DexState, DexRepo, DexPhase, DexWaitingFor, DexCostUsd) on a namespace of any Temporal server; the embedded dev server gets them at start.",
+    options: { namespace: { type: 'string', value: 'NS', help: 'the namespace (default: TEMPORAL_NAMESPACE, else default)' } },
+  },
+  server: {
+    synopsis: 'dex server',
+    about: 'Runs the embedded Temporal dev server and its Web UI in the foreground, its data in $DEX_HOME/temporal.db.',
+    options: {},
+  },
+  worker: {
+    synopsis: 'dex worker',
+    about: "Runs a worker for every workflow and this host's activities until SIGINT or SIGTERM.",
+    options: {},
+  },
+  task: {
+    synopsis: 'dex task "TITLE"',
+    about: 'One coding task on a repository, on its own branch and worktree; checked before anything starts. Without --detach it shows progress on stderr and prints the result.',
+    options: {
+      description: { type: 'string', value: 'TEXT', help: 'what the task is about, beyond its title' },
+      repo: { type: 'string', value: 'DIR', help: 'the git repository (default: the current folder)' },
+      weight: { type: 'string', value: 'W', help: 'trivial | small | medium | large: the phases to run (default: implement only)' },
+      llm: LLM,
+      detach: DETACH,
+      'unsafe-no-sandbox': UNSAFE_NO_SANDBOX,
+    },
+  },
+  run: {
+    synopsis: 'dex run ROADMAP.md',
+    about: 'Every open task of a roadmap, in dependency order, each landed on the checked-out branch (docs/roadmaps.md).',
+    options: {
+      repo: { type: 'string', value: 'DIR', help: "the git repository (default: the roadmap's folder)" },
+      llm: LLM,
+      detach: DETACH,
+      'unsafe-no-sandbox': UNSAFE_NO_SANDBOX,
+    },
+  },
+  layer: {
+    synopsis: 'dex layer FILE.layer.yaml',
+    about: 'A layer run: its nodes once for each target, fail-forward (docs/layers.md).',
+    options: { llm: LLM, detach: DETACH },
+  },
+  sheet: {
+    synopsis: 'dex sheet FILE.sheet.yaml',
+    about: 'A sheet of statements, run in dependency phases (docs/sheets.md).',
+    options: {
+      plan: { type: 'boolean', help: 'print the plan (phases and order) and start nothing' },
+      confirm: { type: 'boolean', help: 'wait at the plan gate for `dex approve` before running anything' },
+      llm: LLM,
+      detach: DETACH,
+    },
+  },
+  messages: {
+    synopsis: 'dex messages import FILE.jsonl',
+    about: "Imports topic messages (JSON Lines) into this host's store for layers to read (no Temporal needed).",
+    options: {},
+  },
+  insights: {
+    synopsis: 'dex insights list',
+    about: "Lists the insights layers stored on this host, newest first.",
+    options: {
+      topic: { type: 'string', value: 'KEY', help: 'only this topic' },
+      run: { type: 'string', value: 'ID', help: 'only this layer run' },
+    },
+  },
+  list: {
+    synopsis: 'dex list',
+    about: "dex's runs, newest first, with their state, kind, title, cost and the gate they wait at; runs waiting for you come first, each with the command that answers it.",
+    options: {
+      state: { type: 'string', value: 'S', help: 'only runs in this state: running | waiting | paused | completed | failed | rejected | cancelled | budget_exceeded | rolled_back' },
+      kind: { type: 'string', value: 'K', help: 'only runs of this kind: task | roadmap | layer | sheet' },
+      repo: { type: 'string', value: 'R', help: "only runs on this repository (its folder name; a path's last part)" },
+      limit: { type: 'string', value: 'N', help: 'at most N runs (default: 50)' },
+    },
+  },
+  status: {
+    synopsis: 'dex status ID',
+    about: `A run's state, where it is and what it spent; for a failed task, why: the error, the tail of the failing verify output and the kept worktree. ID is ${RUN_ID}.`,
+    options: {},
+  },
+  watch: {
+    synopsis: 'dex watch ID',
+    about: "A run's live progress on stderr until it ends; exits as the run ended (0 completed, 1 otherwise).",
+    options: {},
+  },
+  log: {
+    synopsis: 'dex log ID',
+    about: "A run's steps from this host's store: each model turn, the tools it called with their arguments and a preview of each result; a roadmap's tasks in order.",
+    options: { follow: { type: 'boolean', help: 'keep printing new steps until the run ends' } },
+  },
+  diff: {
+    synopsis: 'dex diff ID',
+    about: "What a task changed against the commit its branch started from; for a running or failed task, the worktree's uncommitted changes too (when the worktree is on this host). A roadmap: each task's.",
+    options: {},
+  },
+  approve: {
+    synopsis: 'dex approve ID',
+    about: 'Passes the gate the run waits at.',
+    options: {
+      note: { type: 'string', value: 'TEXT', help: 'a note that goes into the next prompt' },
+      by: { type: 'string', value: 'NAME', help: 'who approves' },
+      'budget-usd': { type: 'string', value: 'N', help: 'for a run waiting in budget_exceeded: the new budget in USD' },
+      task: TASK_OF_ROADMAP,
+    },
+  },
+  reject: {
+    synopsis: 'dex reject ID',
+    about: 'Fails the gate the run waits at: the task ends rejected, or its phase goes round again while retries last.',
+    options: {
+      reason: { type: 'string', value: 'TEXT', required: true, help: 'why (goes into the next prompt when the phase is retried)' },
+      by: { type: 'string', value: 'NAME', help: 'who rejects' },
+      task: TASK_OF_ROADMAP,
+    },
+  },
+  pause: { synopsis: 'dex pause ID', about: 'Stops the run after its current activity.', options: {} },
+  resume: { synopsis: 'dex resume ID', about: 'Lets a paused run go on.', options: {} },
+  cancel: {
+    synopsis: 'dex cancel ID',
+    about: 'Cancels the run; a task rolls its worktree back to its last checkpoint.',
+    options: {},
+  },
+  help: { synopsis: 'dex help [COMMAND]', about: "Every command, or one command's usage and options.", options: {} },
+} satisfies Record<string, CommandHelp>;
+
+/** The name of a command the help knows. */
+export type HelpTopic = keyof typeof COMMAND_HELP;
+
+const JSON_OPTION = { flag: '--json', help: 'one JSON document on stdout, nothing else there' };
+
+/** An option as the help shows it: `--repo DIR`. */
+const flagOf = (name: string, o: OptionHelp): string => `--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`;
+
+/** The help entry of `name`; an input error (exit 2) naming it when there is no such command. */
+export function helpFor(name: string): CommandHelp {
+  if (!Object.hasOwn(COMMAND_HELP, name)) throw new InvalidInput(`unknown command "${name}": \`dex help\` lists them`);
+  return COMMAND_HELP[name as HelpTopic];
+}
+
+/** The one-line usage of `name`: its synopsis and every option. */
+export function usageOf(name: HelpTopic): string {
+  const { synopsis, options }: CommandHelp = COMMAND_HELP[name];
+  const flags = Object.entries(options).map(([option, o]) => (o.required ? flagOf(option, o) : `[${flagOf(option, o)}]`));
+  return [synopsis, ...flags].join(' ');
+}
+
+/** The options of `name` as the help lists them, `--json` last. */
+export function optionLines(name: HelpTopic): { flag: string; help: string }[] {
+  const { options }: CommandHelp = COMMAND_HELP[name];
+  return [...Object.entries(options).map(([option, o]) => ({ flag: flagOf(option, o), help: o.help })), JSON_OPTION];
+}
+
+/** `dex help NAME` as text. */
+export function renderCommandHelp(name: HelpTopic): string {
+  const options = optionLines(name);
+  const width = Math.max(...options.map((o) => o.flag.length));
+  return [
+    `usage: ${usageOf(name)}`,
+    '',
+    COMMAND_HELP[name].about,
+    '',
+    'options:',
+    ...options.map((o) => `  ${o.flag.padEnd(width)}  ${o.help}`),
+  ].join('\n');
+}
+
+/** `dex help` as text: every command's usage. */
+export function renderOverview(): string {
+  return [
+    'dex — a durable executor for AI-driven work, on Temporal',
+    '',
+    ...(Object.keys(COMMAND_HELP) as HelpTopic[]).map((name) => `  ${usageOf(name)}`),
+    '',
+    '`dex help COMMAND` or `dex COMMAND --help`: that command and its options. Every command takes --json.',
+    'Exit codes: 0 done, 1 the run ended failed/rejected/cancelled/over budget, 2 bad input or usage, 3 server unreachable.',
+  ].join('\n');
+}

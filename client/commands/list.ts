@@ -1,0 +1,39 @@
+import { InvalidInput } from '../../core/invalid-input';
+import { parseCommandArgs, UsageError, type Output } from '../cli-context';
+import { COMMAND_HELP, usageOf } from '../command-help';
+import { isDexRun, listQuery, renderRunList, runRow, type RunRow } from '../run-list';
+import { readSettings } from '../settings';
+import { connectSaying } from '../slow-wait';
+
+/** A visibility query naming a search attribute the namespace does not have: Temporal answers INVALID_ARGUMENT. */
+const unknownAttribute = (err: unknown): boolean => /search attribute|DexState|DexRepo/i.test(err instanceof Error ? err.message : String(err));
+
+/** `dex list [--state S] [--kind K] [--repo R] [--limit N]`: dex's runs, newest first, those waiting for a person first. */
+export async function listCommand(argv: string[], out: Output): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.list.options);
+  if (positionals.length) throw new UsageError(`no arguments expected: ${usageOf('list')}`);
+  const limit = values.limit === undefined ? 50 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new InvalidInput('--limit must be a positive whole number');
+  const query = listQuery({ state: values.state, kind: values.kind, repo: values.repo });
+  const settings = readSettings();
+  const conns = await connectSaying(settings, out.info);
+  try {
+    const rows: RunRow[] = [];
+    try {
+      for await (const info of conns.client.workflow.list({ query, pageSize: Math.min(limit, 100) })) {
+        if (!isDexRun(info)) continue;
+        rows.push(runRow(info));
+        if (rows.length >= limit) break;
+      }
+    } catch (err) {
+      if (!unknownAttribute(err)) throw err;
+      throw new Error(
+        `the namespace ${settings.namespace} does not know dex's search attributes (--state and --repo filter on them); register them on this server first: ${(err as Error).message}`,
+      );
+    }
+    out.result(renderRunList(rows), rows);
+    return 0;
+  } finally {
+    await conns.close();
+  }
+}

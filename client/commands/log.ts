@@ -1,0 +1,117 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { workflowKeyPrefix } from '../../core/ids';
+import { Store } from '../../store/sqlite-store';
+import { onePositional, parseCommandArgs, type Output } from '../cli-context';
+import { COMMAND_HELP, usageOf } from '../command-help';
+import { PLAN_KINDS } from '../plan-kinds';
+import { RunHistory } from '../run-history';
+import { findRun, isRunning } from '../run-lookup';
+import { renderStep, stepKey, stepSettled, transcriptSteps, type TranscriptLog } from '../run-log';
+import { readSettings } from '../settings';
+import { connectSaying } from '../slow-wait';
+
+/** How often `--follow` looks for new steps. */
+const FOLLOW_POLL_MS = 1_000;
+
+/** One workflow's part of a log: its transcripts on this host. */
+interface WorkflowLog {
+  workflowId: string;
+  transcripts: TranscriptLog[];
+}
+
+/** What a run's input says of where it runs, for the message when this host has none of its steps. */
+type InputWithQueue = { hostQueue?: string; taskDefaults?: { hostQueue?: string } };
+
+/** The workflows whose steps make up run `id`'s log, in order: the run itself, then its children (a roadmap's tasks). */
+const workflowsOf = (id: string, history: RunHistory | undefined): string[] => [...new Set([id, ...(history?.children() ?? [])])];
+
+/** Each workflow's transcripts in this host's store, each transcript once (a layer's children share its keys). */
+function readLog(store: Store, workflowIds: string[]): WorkflowLog[] {
+  const seen = new Set<string>();
+  return workflowIds.map((workflowId) => {
+    const ids = store.listTranscripts(workflowKeyPrefix(workflowId)).filter((t) => !seen.has(t));
+    ids.forEach((t) => seen.add(t));
+    return { workflowId, transcripts: ids.map((t) => ({ id: t, steps: transcriptSteps(store, t) })) };
+  });
+}
+
+/** The log as text: each transcript under its id, each step a line. */
+function renderLog(log: WorkflowLog[]): string {
+  return log
+    .flatMap((w) => w.transcripts)
+    .flatMap((t) => [`── ${t.id}`, ...t.steps.map(renderStep)])
+    .join('\n');
+}
+
+/**
+ * `dex log ID [--follow]`: the run's steps from this host's store: model turns, tool calls with
+ * their arguments and results, verifies; a roadmap's tasks in order. `--follow` prints new steps
+ * until the run ends.
+ */
+export async function logCommand(argv: string[], out: Output): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.log.options);
+  const id = onePositional(positionals, 'a run id', usageOf('log'));
+  const settings = readSettings();
+  const conns = await connectSaying(settings, out.info);
+  try {
+    const run = await findRun(conns.client, id);
+    const hasChildren = run.type !== PLAN_KINDS.task.workflowType;
+    const history = async () => (hasChildren ? RunHistory.of(run.handle) : undefined);
+    const dbPath = join(settings.dexHome, 'dex.db');
+    if (!existsSync(dbPath)) return nothingHere(out, id, dbPath, await RunHistory.of(run.handle));
+    const store = Store.open(dbPath);
+    try {
+      if (values.follow) return await follow(out, run.handle, store, id, history);
+      const log = readLog(store, workflowsOf(id, await history()));
+      if (!log.some((w) => w.transcripts.length)) return nothingHere(out, id, dbPath, await RunHistory.of(run.handle));
+      out.result(renderLog(log), { id, runs: log });
+      return 0;
+    } finally {
+      store.close();
+    }
+  } finally {
+    await conns.close();
+  }
+}
+
+/** Prints steps as they come until the run ends (with --json: the whole log once it has ended). */
+async function follow(out: Output, handle: WorkflowHandle, store: Store, id: string, history: () => Promise<RunHistory | undefined>): Promise<number> {
+  const printed = new Set<string>();
+  let header: string | undefined;
+  for (;;) {
+    // Whether it ended is read before its steps, so the last read holds every step it took.
+    const ended = !(await isRunning(handle));
+    const log = readLog(store, workflowsOf(id, await history()));
+    if (ended && out.json) {
+      out.result('', { id, runs: log });
+      return 0;
+    }
+    for (const t of log.flatMap((w) => w.transcripts)) {
+      for (const step of t.steps) {
+        const key = stepKey(t.id, step);
+        if (printed.has(key)) continue;
+        // A tool still running is shown once its result is there, and the steps after it too.
+        if (!stepSettled(step) && !ended) break;
+        if (!out.json) {
+          if (header !== t.id) process.stdout.write(`── ${t.id}\n`);
+          process.stdout.write(renderStep(step) + '\n');
+        }
+        header = t.id;
+        printed.add(key);
+      }
+    }
+    if (ended) return 0;
+    await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+  }
+}
+
+/** This host's store has nothing of the run: say where its steps are kept instead. */
+function nothingHere(out: Output, id: string, dbPath: string, history: RunHistory): number {
+  const input = history.input<InputWithQueue>();
+  const queue = input?.hostQueue ?? input?.taskDefaults?.hostQueue;
+  const where = queue ? `; its steps are kept on the host whose worker polls ${queue}` : '';
+  out.result(`no steps of ${id} in this host's store (${dbPath})${where}`, { id, runs: [], store: dbPath, hostQueue: queue });
+  return 0;
+}

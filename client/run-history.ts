@@ -1,0 +1,54 @@
+/**
+ * What the CLI reads of a run's recorded history (never its id): the input it started with, the
+ * child workflows it started and an activity's result. `dex log` and `dex diff` use it.
+ */
+import type { WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+
+type History = temporal.api.history.v1.IHistory;
+type Payloads = temporal.api.common.v1.IPayloads | null | undefined;
+
+const first = (payloads: Payloads): unknown => {
+  const payload = payloads?.payloads?.[0];
+  return payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
+};
+
+/** A run's recorded history (of its latest run, after continue-as-new), read once. */
+export class RunHistory {
+  private constructor(private readonly history: History) {}
+
+  static async of(handle: WorkflowHandle): Promise<RunHistory> {
+    return new RunHistory(await handle.fetchHistory());
+  }
+
+  private get events(): temporal.api.history.v1.IHistoryEvent[] {
+    return this.history.events ?? [];
+  }
+
+  /** The run's first argument, as it started (after continue-as-new: as this run started). */
+  input<T>(): T | undefined {
+    return first(this.events[0]?.workflowExecutionStartedEventAttributes?.input) as T | undefined;
+  }
+
+  /**
+   * The workflow ids of the run's children, in order: those its earlier runs started (a roadmap
+   * carries its tasks across continue-as-new in its input), then those this run started.
+   */
+  children(): string[] {
+    const carried = this.input<{ carried?: { tasks?: { workflowId?: string }[] } }>()?.carried?.tasks ?? [];
+    const started = this.events.map((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId);
+    return [...new Set([...carried.map((t) => t.workflowId), ...started].filter((id): id is string => !!id))];
+  }
+
+  /** The result of the first completed activity of type `activityType`, if one completed. */
+  activityResult<T>(activityType: string): T | undefined {
+    const scheduled = new Set(
+      this.events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activityType).map((e) => String(e.eventId)),
+    );
+    const done = this.events.find(
+      (e) => e.activityTaskCompletedEventAttributes && scheduled.has(String(e.activityTaskCompletedEventAttributes.scheduledEventId)),
+    );
+    return first(done?.activityTaskCompletedEventAttributes?.result) as T | undefined;
+  }
+}

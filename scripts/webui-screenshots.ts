@@ -1,0 +1,357 @@
+/**
+ * Remakes the Web UI pictures in docs/ (README "Watching runs in the Web UI"):
+ *
+ *     npm run screenshots            # or: npx tsx scripts/webui-screenshots.ts [--out DIR]   (default: docs/)
+ *
+ * Starts its own Temporal dev server (the pinned CLI, on free ports, in memory, with dex's
+ * search attributes) and a fresh DEX_HOME in a temporary folder, so a server or ~/.dex of
+ * yours is never touched; runs `dex demo` (a completed task) and a task whose model answers
+ * "blocked" (a run waiting at a gate) under a `dex worker`; then photographs the workflow
+ * list, the demo's run page and the waiting run's page with Debian's Chromium, driven by
+ * playwright-core. Everything it started, and the temporary folder, goes at the end, on
+ * success or failure. Not part of `npm test`.
+ *
+ * Needs /usr/bin/chromium (apt-get install chromium); exits 2 without it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createSampleRepo } from '../client/demo/sample-repo';
+import { ensureTemporalCli } from '../client/toolchain';
+import { DEX_SEARCH_ATTRIBUTES } from '../core/search-attributes';
+import { sandboxAvailability } from '../activities/sandbox/sandbox-availability';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ROOT = resolve(__dirname, '..');
+const DEX = join(ROOT, 'bin', 'dex.js');
+const VIEWPORT = { width: 1400, height: 900 };
+/** How long one dex command may take (the demo takes a few seconds). */
+const DEX_TIMEOUT_MS = 180_000;
+/** Without these, this machine's closed network makes Chromium misbehave (docs of the machine). */
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+/** The Temporal CLI's names of the SDK's search attribute types. */
+const CLI_TYPE: Record<string, string> = {
+  TEXT: 'Text', KEYWORD: 'Keyword', INT: 'Int', DOUBLE: 'Double', BOOL: 'Bool', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList',
+};
+
+/** What the waiting run's model answers: it stops and asks a person. */
+const BLOCKED_REASON =
+  'sum() subtracts, but two callers in src/ rely on that. Fix sum and update the callers, or add a new add() and leave sum alone?';
+const WAITING_TASK = { title: 'Fix sum in src/math.js', description: 'test/math.test.js fails: sum(2, 3) should be 5.' };
+
+const started = Date.now();
+const say = (line: string) => console.error(`[screenshots ${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A free TCP port on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => res(port));
+    });
+  });
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((res) => {
+    const s = new Socket();
+    const done = (ok: boolean) => { s.destroy(); res(ok); };
+    s.setTimeout(1_000, () => done(false));
+    s.once('error', () => done(false));
+    s.connect(port, '127.0.0.1', () => done(true));
+  });
+}
+
+async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
+    await sleep(500);
+  }
+}
+
+/** The processes this script started, stopped at the end whatever happens. */
+const children: { name: string; proc: ChildProcess }[] = [];
+/** The temporary folder (DEX_HOME, repositories, logs, Chromium's profile), removed at the end. */
+let tmp: string | undefined;
+
+/** Chromium, once started. */
+let browser: import('playwright-core').BrowserContext | undefined;
+/** Set once the script is stopping: nothing new is started after it. */
+let stopping = false;
+let cleaning: Promise<void> | undefined;
+
+/** Stops every process this script started (the newest first) and removes the temporary folder; once. */
+function cleanUp(): Promise<void> {
+  stopping = true;
+  return (cleaning ??= (async () => {
+    await browser?.close().catch(() => {});
+    for (const child of [...children].reverse()) await stop(child);
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  })());
+}
+
+function track(name: string, proc: ChildProcess): { name: string; proc: ChildProcess } {
+  const entry = { name, proc };
+  children.push(entry);
+  if (stopping) void stop(entry);
+  return entry;
+}
+
+function startBackground(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
+  const out = openSync(logFile, 'a');
+  if (stopping) throw new Error('stopping');
+  const proc = spawn(cmd, args, { env, stdio: ['ignore', out, out], detached: true });
+  closeSync(out);
+  track(name, proc);
+  return proc;
+}
+
+/** SIGTERM to the process group, then SIGKILL if it has not ended within 10 s. */
+async function stop({ name, proc }: { name: string; proc: ChildProcess }): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null || proc.pid === undefined) return;
+  const ended = new Promise<void>((r) => proc.once('exit', () => r()));
+  const kill = (sig: NodeJS.Signals) => {
+    try { process.kill(-proc.pid!, sig); } catch { /* already gone */ }
+  };
+  kill('SIGTERM');
+  const timedOut = await Promise.race([ended.then(() => false), sleep(10_000).then(() => true)]);
+  if (timedOut) {
+    say(`${name} did not stop on SIGTERM: SIGKILL`);
+    kill('SIGKILL');
+    await Promise.race([ended, sleep(5_000)]);
+  }
+}
+
+/** Runs `dex ARGS --json` to the end (in its own process group, stopped with the rest on a signal). */
+function runDex(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  if (stopping) return Promise.reject(new Error('stopping'));
+  const proc = spawn(process.execPath, [DEX, ...args, '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const entry = track(`dex ${args[0]}`, proc);
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (d: Buffer) => (stdout += d));
+  proc.stderr!.on('data', (d: Buffer) => (stderr += d));
+  const timer = setTimeout(() => {
+    say(`${entry.name} is still running after ${DEX_TIMEOUT_MS / 1000}s: stopping it`);
+    void stop(entry);
+  }, DEX_TIMEOUT_MS);
+  return new Promise((res, rej) => {
+    proc.once('error', rej);
+    proc.once('close', (code) => {
+      clearTimeout(timer);
+      res({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Runs `dex ARGS --json`, which must exit 0, and returns its JSON document. */
+async function dex(args: string[], env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
+  const run = await runDex(args, env);
+  let doc: Record<string, unknown> | undefined;
+  try {
+    doc = JSON.parse(run.stdout);
+  } catch {
+    doc = undefined;
+  }
+  if (run.code !== 0 || !doc) throw new Error(`dex ${args.join(' ')} exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  return doc;
+}
+
+/** One cassette line whose answer is a completion object, as test/cassette-builder.ts writes them. */
+function completionLine(completion: Record<string, string>): string {
+  const text = `I need a decision before I change anything.\n\n\`\`\`json\n${JSON.stringify(completion)}\n\`\`\``;
+  return JSON.stringify({
+    task: '*',
+    phase: '*',
+    response: {
+      id: 'msg_screens_01', type: 'message', role: 'assistant', model: 'claude-sonnet-4-6',
+      content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null,
+      usage: { input_tokens: 640, output_tokens: 72, cache_creation_input_tokens: 1536, cache_read_input_tokens: 0 },
+    },
+  });
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { out: { type: 'string' } } });
+  const outDir = values.out ? resolve(values.out) : join(ROOT, 'docs');
+  if (!existsSync(CHROMIUM)) {
+    console.error(`${CHROMIUM} is missing: install Debian's Chromium first (as root: apt-get update && apt-get install -y chromium)`);
+    return 2;
+  }
+  mkdirSync(outDir, { recursive: true });
+  const work = mkdtempSync(join(tmpdir(), 'dex-screenshots-'));
+  tmp = work;
+  try {
+    // 1. A dev server of our own, in memory, on free ports, with dex's search attributes.
+    const [port, uiPort] = [await freePort(), await freePort()];
+    const ui = `http://127.0.0.1:${uiPort}`;
+    const serverArgs = [
+      'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort), '--log-level', 'warn',
+      ...DEX_SEARCH_ATTRIBUTES.flatMap((a) => ['--search-attribute', `${a.name}=${CLI_TYPE[a.type]}`]),
+    ];
+    say(`starting the Temporal dev server on 127.0.0.1:${port}, Web UI ${ui}`);
+    const server = startBackground('dev server', ensureTemporalCli(say), serverArgs, process.env, join(work, 'server.log'));
+    await waitFor('the dev server', 60_000, async () => {
+      if (server.exitCode !== null) throw new Error(`the dev server exited ${server.exitCode}:\n${readFileSync(join(work, 'server.log'), 'utf8')}`);
+      if (!(await portOpen(port))) return undefined;
+      const res = await fetch(ui).catch(() => undefined);
+      return res?.ok ? true : undefined;
+    });
+
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
+      TEMPORAL_UI_URL: ui,
+      TEMPORAL_NAMESPACE: 'default',
+      DEX_HOME: join(work, 'dex-home'),
+      DEX_LOG_LEVEL: 'ERROR',
+    };
+    delete env.ANTHROPIC_API_KEY;
+
+    // 2. The demo: a task completed from the bundled cassette.
+    say('dex demo');
+    const demo = await dex(['demo', '--dir', join(work, 'demo', 'math')], env);
+    const demoId = String(demo.workflowId);
+    say(`demo ${demoId}: ${String(demo.state)}`);
+
+    // 3. A task that waits at a gate, run by a background `dex worker`.
+    startBackground('dex worker', process.execPath, [DEX, 'worker'], env, join(work, 'worker.log'));
+    const repo = join(work, 'gate', 'math');
+    createSampleRepo(repo);
+    const cassette = join(work, 'blocked.cassette.jsonl');
+    writeFileSync(cassette, completionLine({ status: 'blocked', reason: BLOCKED_REASON }) + '\n');
+    const noSandbox = sandboxAvailability().ok ? [] : ['--unsafe-no-sandbox'];
+    const task = await dex(
+      ['task', WAITING_TASK.title, '--description', WAITING_TASK.description, '--repo', repo, '--llm', `replay:${cassette}`, '--detach', ...noSandbox],
+      env,
+    );
+    const waitingId = String(task.workflowId);
+    say(`task ${waitingId} started; waiting for it to wait`);
+    await waitFor(`${waitingId} to be waiting`, 90_000, async () => {
+      const { stdout } = await runDex(['status', waitingId], env);
+      try {
+        return JSON.parse(stdout).state === 'waiting' ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    });
+    say(`${waitingId} is waiting`);
+
+    // 4. The pictures.
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launchPersistentContext(join(work, 'chromium-profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: VIEWPORT,
+      deviceScaleFactor: 1,
+      // This script's own handlers close Chromium with everything else.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
+    if (stopping) throw new Error('stopping');
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    await shootList(page, ui, [demoId, waitingId], join(outDir, 'webui-list.png'));
+    await shootRun(page, ui, demoId, 'completed', join(outDir, 'webui-run.png'));
+    await shootRun(page, ui, waitingId, BLOCKED_REASON.split(',')[0], join(outDir, 'webui-waiting.png'));
+    say(`done: the pictures are in ${outDir}`);
+    return 0;
+  } finally {
+    await cleanUp();
+  }
+}
+
+type Page = import('playwright-core').Page;
+
+/** The list's columns: dex's search attributes in, what says little about a dex run out. */
+const LIST_COLUMNS = { remove: ['Run ID', 'Start', 'End'], add: ['DexState', 'DexWaitingFor', 'DexPhase', 'DexCostUsd'] };
+
+/** The namespace's workflow list with dex's search attributes as columns, once both runs show. */
+async function shootList(page: Page, ui: string, ids: string[], file: string): Promise<void> {
+  await page.goto(`${ui}/namespaces/default/workflows`);
+  for (const id of ids) await page.getByText(id, { exact: true }).first().waitFor({ timeout: 30_000 });
+  await page.getByLabel('Collapse saved views').click();
+  await page.getByTestId('workflows-summary-table-configuration-button').click();
+  for (const column of LIST_COLUMNS.remove) await page.getByLabel(`Remove ${column} column`).click();
+  for (const column of LIST_COLUMNS.add) await page.getByLabel(`Add ${column} column`).click();
+  await page.getByTestId('drawer-close-button').click();
+  await page.getByRole('columnheader', { name: LIST_COLUMNS.add[0] }).waitFor({ timeout: 10_000 });
+  await page.getByRole('cell', { name: 'waiting', exact: true }).first().waitFor({ timeout: 30_000 })
+    .catch(() => say('the list shows no DexState "waiting" (search attributes not set yet?): taking the picture anyway'));
+  await sleep(1_000);
+  await page.screenshot({ path: file });
+  say(`saved ${file}`);
+}
+
+/**
+ * A run's page on its "User Metadata" tab: the static summary and details dex gives a run, and
+ * its current details (state, gate, cost, latest steps), which the UI renders in a frame.
+ * `expect`: a text the current details should hold once they have loaded.
+ */
+async function shootRun(page: Page, ui: string, id: string, expect: string, file: string): Promise<void> {
+  await page.goto(`${ui}/namespaces/default/workflows/${encodeURIComponent(id)}`);
+  await page.getByText(id).first().waitFor({ timeout: 30_000 });
+  await page.getByText('User Metadata', { exact: true }).first().click();
+  await page.getByText('Current Details', { exact: true }).first().waitFor({ timeout: 30_000 });
+  await page.frameLocator('iframe[title="output"]').last().getByText(expect).first().waitFor({ timeout: 30_000 })
+    .catch(() => say(`the current details of ${id} do not say "${expect}": taking the picture anyway`));
+  await sleep(1_000);
+  await unclipFrames(page);
+  await sleep(500);
+  await page.screenshot({ path: file });
+  say(`saved ${file}`);
+}
+
+/**
+ * The UI sizes each markdown frame a little short of its content and lets long command lines run
+ * off to the right: wrap those lines and make every frame as tall as what it shows.
+ */
+async function unclipFrames(page: Page): Promise<void> {
+  await page.locator('iframe[title="output"]').evaluateAll((frames) => {
+    for (const frame of frames as { contentDocument: any; height: string; style: { height: string } }[]) {
+      const doc = frame.contentDocument;
+      if (!doc) continue;
+      // Through the CSSOM: the frame's content security policy refuses a <style> element.
+      for (const el of doc.querySelectorAll('pre, code')) {
+        el.style.whiteSpace = 'pre-wrap';
+        el.style.overflowWrap = 'anywhere';
+      }
+      const height = `${doc.documentElement.scrollHeight + 4}px`;
+      frame.height = height;
+      frame.style.height = height;
+    }
+  });
+}
+
+let ending = false;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    if (ending) return;
+    ending = true;
+    say(`${sig}: stopping what this script started`);
+    void cleanUp().finally(() => process.exit(sig === 'SIGINT' ? 130 : 143));
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (ending) return; // the signal handler exits once everything is stopped
+    console.error(err instanceof Error ? err.stack ?? err.message : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,42 @@
+import type { RunStatus } from '../../core/run-types';
+
+/** How many of the latest steps the details show. */
+const DETAILS_STEPS = 5;
+
+/** The stock CLI command that sends `signal` with `payload` to `workflowId`. */
+const stockSignal = (workflowId: string, signal: string, payload: object): string =>
+  `temporal workflow signal --workflow-id ${workflowId} --name ${signal} --input '${JSON.stringify(payload)}'`;
+
+/** Where the run is and what it spent, in one line. */
+function whereLine(s: RunStatus): string {
+  const c = s.current;
+  const where = [c.taskId, c.phase, c.turn !== undefined ? `turn ${c.turn}` : undefined, c.activity].filter(Boolean).join(' · ');
+  const t = s.tokens;
+  return `**${s.state}**${where ? ` · ${where}` : ''} · $${s.costUsd.toFixed(4)} · ${t.input + t.cacheRead + t.cacheWrite} in / ${t.output} out`;
+}
+
+/**
+ * The run's current details (markdown) as the Web UI and `temporal workflow describe` show them:
+ * while it waits, the gate, since when, why, and the exact commands that answer it; always
+ * where it is, what it spent and its latest steps.
+ */
+export function runDetails(s: RunStatus, workflowId: string): string {
+  const parts: string[] = [];
+  if (s.waitingFor) {
+    const w = s.waitingFor;
+    parts.push(
+      `### Waiting for you at gate \`${w.gate}\`${w.taskId ? ` (task ${w.taskId})` : ''}`,
+      `since ${w.since}${w.reason ? `\n\n> ${w.reason.replace(/\n/g, '\n> ')}` : ''}`,
+      'Answer with dex:',
+      `    dex approve ${workflowId} --note "…"\n    dex reject ${workflowId} --reason "…"`,
+      'or the stock Temporal CLI:',
+      `    ${stockSignal(workflowId, 'approve', { note: 'ok' })}\n    ${stockSignal(workflowId, 'reject', { reason: 'why' })}`,
+    );
+  }
+  if (s.sandbox === 'off') parts.push("**UNSANDBOXED**: the agent's commands run unconfined on the worker's host.");
+  parts.push(whereLine(s));
+  const steps = (s.recent ?? []).slice(-DETAILS_STEPS);
+  if (steps.length) parts.push(steps.map((step) => `- ${step.text}`).join('\n'));
+  if (s.error) parts.push(`Error: ${s.error}`);
+  return parts.join('\n\n');
+}
