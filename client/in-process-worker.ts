@@ -10,8 +10,9 @@ export interface InProcessWorker {
 }
 
 /**
- * Starts a worker inside this process when no worker polls the shared queue and this host's
- * queue (docs/interfaces.md#the-dex-command); returns undefined when one already does.
+ * Starts a worker inside this process when no worker polls the run's queues
+ * (docs/interfaces.md#the-dex-command); returns undefined when one already does. A command's
+ * runs have queues of their own (client/settings.ts commandSettings), so it always serves them.
  */
 export async function ensureWorker(conns: Connections, settings: Settings, log: (line: string) => void): Promise<InProcessWorker | undefined> {
   const [workflows, activities] = await Promise.all([
@@ -19,7 +20,7 @@ export async function ensureWorker(conns: Connections, settings: Settings, log: 
     hasPollers(conns.client, settings.namespace, settings.hostQueue, 'activity'),
   ]);
   if (workflows && activities) return undefined;
-  log('no dex worker is polling: starting one in this process');
+  log(`serving the run with a worker in this process (queue ${settings.taskQueue})`);
   return saysWhileWaiting(startInProcessWorker(conns, settings), 'starting a worker in this process (bundling the workflows)', log);
 }
 

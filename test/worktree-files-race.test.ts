@@ -13,7 +13,7 @@ describe('file tools racing a hostile command', () => {
   const { run, refused } = w;
 
   describe('a folder swapped for a link while the tools run', () => {
-    it('never writes w.outside, never reads the w.outside secret, never lists or edits w.outside (300 rounds)', async () => {
+    it('never writes outside, never reads the outside secret, never lists or edits outside (300 rounds)', async () => {
       const vault = join(w.outside, 'vault');
       mkdirSync(vault);
       writeFileSync(join(vault, 'secret.txt'), SECRET);

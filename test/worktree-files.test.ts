@@ -54,7 +54,7 @@ describe('file tools against a hostile worktree', () => {
   const { run, refused, secretIntact } = w;
 
   describe('hard links', () => {
-    it('refuses to read, write or edit a hard link to a file w.outside, which stays unchanged', async () => {
+    it('refuses to read, write or edit a hard link to a file outside, which stays unchanged', async () => {
       linkSync(join(w.outside, 'secret.txt'), join(w.root, 'hl.txt'));
       const hint = /"hl.txt" has 2 hard links; .*use run_command/;
       await refused('read_file', { path: 'hl.txt' }, hint);
@@ -65,7 +65,7 @@ describe('file tools against a hostile worktree', () => {
 
     it('refuses a hard link removed between the open and fstat, when the file left open is the one outside', async () => {
       linkSync(join(w.outside, 'secret.txt'), join(w.root, 'hl.txt'));
-      // The command removes its link right after the tool's open: fstat then counts one link, the w.outside name.
+      // The command removes its link right after the tool's open: fstat then counts one link, the outside name.
       const restore = aroundFileHandleStat({
         before: () => {
           if (existsSync(join(w.root, 'hl.txt'))) rmSync(join(w.root, 'hl.txt'));
@@ -133,7 +133,7 @@ describe('file tools against a hostile worktree', () => {
       await refused('write_file', { path: 'zero', content: 'x' }, /"zero" is a symbolic link/);
     });
 
-    it.runIf(isRoot)('refuses a device node in the worktree (as w.root, who can make one)', async () => {
+    it.runIf(isRoot)('refuses a device node in the worktree (as root, who can make one)', async () => {
       execFileSync('mknod', [join(w.root, 'zero'), 'c', '1', '5']);
       await within(1_000, refused('read_file', { path: 'zero' }, '"zero" is a device; the file tools open regular files only'));
       await refused('write_file', { path: 'zero', content: 'x' }, /is a device/);
@@ -178,7 +178,7 @@ describe('file tools against a hostile worktree', () => {
   });
 
   describe('symbolic links', () => {
-    it('refuses a link to a file w.outside as the last component, for every tool', async () => {
+    it('refuses a link to a file outside as the last component, for every tool', async () => {
       symlinkSync(join(w.outside, 'secret.txt'), join(w.root, 'link.txt'));
       const message = '"link.txt" is a symbolic link; the file tools do not follow links, use run_command';
       await refused('read_file', { path: 'link.txt' }, message);
@@ -188,7 +188,7 @@ describe('file tools against a hostile worktree', () => {
       secretIntact();
     });
 
-    it('refuses a link to a folder w.outside as a middle component, creating nothing outside', async () => {
+    it('refuses a link to a folder outside as a middle component, creating nothing outside', async () => {
       symlinkSync(w.outside, join(w.root, 'src', 'out'));
       const message = /^"src\/out" in "src\/out\/.*" is a symbolic link; the file tools do not follow links, use run_command$/;
       await refused('read_file', { path: 'src/out/secret.txt' }, message);
@@ -212,7 +212,7 @@ describe('file tools against a hostile worktree', () => {
       secretIntact();
     });
 
-    it('refuses a link that stays inside the w.root too (a deliberate change: links are never followed)', async () => {
+    it('refuses a link that stays inside the root too (a deliberate change: links are never followed)', async () => {
       symlinkSync(join(w.root, 'src'), join(w.root, 'alias'));
       await refused('read_file', { path: 'alias/a.txt' }, /"alias" in "alias\/a.txt" is a symbolic link/);
     });

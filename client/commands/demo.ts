@@ -7,7 +7,7 @@ import type * as DriveTask from '../drive-task';
 import { describeTaskEnd } from '../render-task';
 import { DEMO_TASK, createSampleRepo } from '../demo/sample-repo';
 import { sandboxAvailability } from '../../activities/sandbox/sandbox-availability';
-import { readSettings } from '../settings';
+import { commandSettings } from '../settings';
 import { buildTaskInput } from '../task-request';
 
 /** The bundled cassette: the demo runs the same way on every machine, without a key. */
@@ -19,7 +19,7 @@ export async function demoCommand(argv: string[], out: Output): Promise<number> 
   const dir = values.dir ? resolve(values.dir) : join(mkdtempSync(join(tmpdir(), 'dex-demo-')), 'math');
   createSampleRepo(dir);
   out.info(`sample repository with a failing test: ${dir}`);
-  const settings = readSettings();
+  const settings = commandSettings(false);
   // The demo's commands are its own, so it may run without a sandbox, but says so loudly.
   const available = sandboxAvailability();
   if (!available.ok) out.info(`WARNING: ${available.why.replace(/, or pass.*$/, '')}; the demo runs its own commands without one`);

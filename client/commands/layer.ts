@@ -10,14 +10,14 @@ import type * as DriveRun from '../drive-run';
 import { buildLayerInput } from '../layer-request';
 import { renderLayerRun } from '../render-layer-run';
 import { layerAbout } from '../run-about';
-import { readSettings } from '../settings';
+import { commandSettings, readSettings } from '../settings';
 import { parseTopicMessages } from '../topic-messages-file';
 
 /** `dex layer FILE.layer.yaml`: one layer run, checked before anything starts. */
 export async function layerCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.layer.options);
   const file = onePositional(positionals, 'a layer file', usageOf('layer'));
-  const settings = readSettings();
+  const settings = commandSettings(values.detach);
   const input = buildLayerInput(file, { llm: values.llm }, settings);
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;

@@ -3,14 +3,14 @@ import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveRun from '../drive-run';
 import { renderRoadmapResult } from '../render-roadmap';
 import { roadmapAbout } from '../run-about';
-import { readSettings } from '../settings';
+import { commandSettings } from '../settings';
 import { buildRoadmapInput } from '../roadmap-request';
 
 /** `dex run ROADMAP.md`: a whole roadmap, checked before anything starts. */
 export async function runCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.run.options);
   const roadmap = onePositional(positionals, 'a roadmap file', usageOf('run'));
-  const settings = readSettings();
+  const settings = commandSettings(values.detach);
   const checked = buildRoadmapInput({ roadmap, repo: values.repo, llm: values.llm, unsafeNoSandbox: values['unsafe-no-sandbox'] }, settings);
   out.info(`${checked.tasks.length} tasks in ${checked.input.roadmapFile}, landing on ${checked.input.baseBranch}`);
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.

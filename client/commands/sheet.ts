@@ -6,7 +6,7 @@ import type * as DriveRun from '../drive-run';
 import { PLAN_KINDS } from '../plan-kinds';
 import { renderRunEnd } from '../render-run-end';
 import { sheetAbout } from '../run-about';
-import { readSettings } from '../settings';
+import { commandSettings } from '../settings';
 import { buildSheetInput, planSheetFile } from '../sheet-file';
 
 /** `dex sheet FILE`: checks and plans a sheet (tollgate 1), then runs it as a `sheetWorkflow` unless `--plan`. */
@@ -24,7 +24,7 @@ export async function sheetCommand(argv: string[], out: Output): Promise<number>
     out.result(describePlan(plan), { name: plan.name, transaction: plan.transaction, maxParallel: plan.maxParallel, order: plan.order, phases });
     return 0;
   }
-  const settings = readSettings();
+  const settings = commandSettings(values.detach);
   const input = buildSheetInput(file, plan, { confirm: values.confirm, llm: values.llm }, settings);
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;

@@ -2,14 +2,14 @@ import { parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveTask from '../drive-task';
 import { describeTaskEnd } from '../render-task';
-import { readSettings } from '../settings';
+import { commandSettings } from '../settings';
 import { buildTaskInput } from '../task-request';
 
 /** `dex task "TITLE"`: one task on a repository, checked before anything starts. */
 export async function taskCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.task.options);
   if (positionals.length > 1) throw new UsageError(`one title expected (quote it): ${usageOf('task')}`);
-  const settings = readSettings();
+  const settings = commandSettings(values.detach);
   const { input, repoName } = buildTaskInput(
     {
       title: positionals[0] ?? '',
