@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { DEFAULT_MODEL } from '../core/pricing';
 import { DEFAULT_PHASES_BY_WEIGHT, DEFAULT_RETRY_MAP, DEFAULT_RUNAWAY } from '../core/phases';
 import { WEIGHTS, type Weight } from '../core/roadmap';
@@ -8,6 +7,7 @@ import type { Budget, GateConfig } from '../core/run-types';
 import type { RunawayLimits, ToolLimits } from '../core/task-types';
 import { ALWAYS_PROTECTED_PATHS, DEFAULT_SANDBOX, type SandboxPolicy } from '../core/sandbox-policy';
 import { InvalidInput } from '../core/invalid-input';
+import { parseYamlInput } from '../core/yaml-input';
 import { parseProtectedPaths, parseSandbox } from './sandbox-config';
 
 /** The settings a repository's optional `dex.config.yaml` can give (docs/interfaces.md#files). */
@@ -98,12 +98,7 @@ function defaultVerify(repoPath: string): string[] {
 
 /** Parses and checks a config document; unknown keys and wrong types are input errors naming the key. */
 export function parseDexConfig(text: string, repoPath: string): DexConfig {
-  let raw: unknown;
-  try {
-    raw = parse(text) ?? {};
-  } catch (err) {
-    throw new InvalidInput(`${FILE}: not valid YAML: ${(err as Error).message.split('\n')[0]}`);
-  }
+  const raw = parseYamlInput(text, FILE).value ?? {};
   if (!isRecord(raw)) throw new InvalidInput(`${FILE}: must be a map of settings`);
   checkKeys(raw, TOP_KEYS, '');
 

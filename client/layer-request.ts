@@ -18,12 +18,10 @@ export function buildLayerInput(file: string, opts: { llm?: string }, settings: 
   if (!existsSync(path) || !statSync(path).isFile()) throw new InvalidInput(`layer file not found: ${path}`);
   const text = readFileSync(path, 'utf8');
   const templates: string[] = [];
-  const layer = parseLayerFile(text, path, (relative, kind, node) => {
+  const layer = parseLayerFile(text, path, (relative, kind) => {
     const absolute = resolve(dirname(path), relative);
     if (kind === 'template') {
-      if (!existsSync(absolute) || !statSync(absolute).isFile()) {
-        throw new InvalidInput(`${path}: node "${node}": prompt template not found: ${absolute}`);
-      }
+      if (!existsSync(absolute) || !statSync(absolute).isFile()) throw new InvalidInput(`prompt template not found: ${absolute}`);
       templates.push(readFileSync(absolute, 'utf8'));
     }
     return absolute;

@@ -42,7 +42,7 @@ export function parseLlmSpec(spec: string | undefined, env: NodeJS.ProcessEnv = 
     if (!existsSync(path)) throw new InvalidInput(`replay cassette not found: ${path}`);
     const lines = parseCassette(readFileSync(path, 'utf8'), path);
     if (lines.length === 0) throw new InvalidInput(`replay cassette ${path} has no lines`);
-    lines.forEach((line, i) => checkPriced(String((line.response as { model?: unknown }).model ?? ''), `${path} line ${i + 1}`));
+    for (const { line, response } of lines) checkPriced(response.model ?? '', `${path}:${line}: response.model`);
     return { kind: 'replay', path };
   }
   throw new InvalidInput(`unknown --llm "${spec}": use anthropic, anthropic:MODEL or replay:FILE`);

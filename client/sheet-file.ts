@@ -1,12 +1,12 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
 import { safeName, sheetTaskId } from '../core/ids';
 import { planSheet, type ActionDoc, type SheetDoc, type SheetPlan } from '../core/sheet';
 import type { PlannedStatement, SheetInput, StatementAction } from '../core/sheet-types';
 import type { LlmSpec } from '../core/run-types';
 import { InvalidInput } from '../core/invalid-input';
+import { parseYamlInput, pointerPath, type YamlInput } from '../core/yaml-input';
 import { loadDexConfig } from './config-file';
 import { checkPriced, parseLlmSpec } from './llm-spec';
 import type { Settings } from './settings';
@@ -37,20 +37,28 @@ function describeSchemaError(e: ErrorObject, doc: unknown): string {
   return `${where}: ${e.message}`;
 }
 
-/** Reads a sheet file and checks it against the JSON Schema; throws InvalidInput naming the problems. */
+/** The first schema problem in one line: its place in the file, the statement, what is wrong, and how many more there are. */
+function schemaError(yaml: YamlInput, doc: unknown, errors: ErrorObject[]): InvalidInput {
+  // `if`/`then` failures only repeat the error under them.
+  const telling = errors.filter((e) => e.keyword !== 'if');
+  // The first statement at fault, and in it an unknown key before what the kind rules then miss
+  // (`cmd:` for `command:` also leaves `command` missing).
+  const statementOf = (e: ErrorObject) => Number(/^\/statements\/(\d+)/.exec(e.instancePath)?.[1] ?? -1);
+  const rank = (e: ErrorObject) => (e.keyword === 'additionalProperties' ? 0 : e.keyword === 'required' || e.keyword === 'not' ? 2 : 1);
+  const first = [...telling].sort((a, b) => statementOf(a) - statementOf(b) || rank(a) - rank(b))[0] ?? errors[0];
+  const more = new Set(telling.map((e) => describeSchemaError(e, doc))).size - 1;
+  const place = yaml.placeOf(pointerPath(first.instancePath), (first.params as { additionalProperty?: string }).additionalProperty);
+  return new InvalidInput(`${place}: ${describeSchemaError(first, doc)}${more > 0 ? ` (and ${more} more problem${more === 1 ? '' : 's'})` : ''}`);
+}
+
+/** Reads a sheet file and checks it against the JSON Schema; throws InvalidInput in one line naming the first problem and its place. */
 export function readSheetFile(path: string): SheetDoc {
   const file = resolve(path);
   if (!existsSync(file)) throw new InvalidInput(`sheet file not found: ${file}`);
-  const yaml = parseDocument(readFileSync(file, 'utf8'));
-  if (yaml.errors.length > 0) throw new InvalidInput(`${file}: not valid YAML: ${yaml.errors[0].message}`);
-  const doc: unknown = yaml.toJS();
+  const yaml = parseYamlInput(readFileSync(file, 'utf8'), file);
   const validate = schemaValidator();
-  if (!validate(doc)) {
-    // `if`/`then` failures only repeat the error under them.
-    const problems = [...new Set((validate.errors ?? []).filter((e) => e.keyword !== 'if').map((e) => describeSchemaError(e, doc)))];
-    throw new InvalidInput(`${file} does not match the sheet schema:\n  ${problems.slice(0, 8).join('\n  ')}`);
-  }
-  return doc as SheetDoc;
+  if (!validate(yaml.value)) throw schemaError(yaml, yaml.value, validate.errors ?? []);
+  return yaml.value as SheetDoc;
 }
 
 /** The sheet's name when the file gives none: its file name without `.sheet.yaml`. */
@@ -80,18 +88,24 @@ export function buildSheetInput(path: string, plan: SheetPlan, req: SheetRequest
   const llm: LlmSpec | undefined = kinds.some((k) => k !== 'shell') ? parseLlmSpec(req.llm, env) : undefined;
 
   const actionOf = (id: string, a: ActionDoc, step: 'do' | 'undo'): StatementAction => {
+    const where = `${resolve(path)}: statement "${id}"${step === 'undo' ? ' (undo)' : ''}`;
     switch (a.run) {
       case 'shell':
         return { run: 'shell', command: a.command! };
       case 'llm': {
         const model = a.model ?? (llm?.kind === 'anthropic' && llm.model ? llm.model : config.models.default);
-        checkPriced(model, `statement "${id}"`);
+        checkPriced(model, where);
         return { run: 'llm', prompt: a.prompt!, model, maxTokens: a.maxTokens ?? config.maxTokens };
       }
       case 'task': {
         const repo = resolve(cwd, a.repo ?? '.');
-        const { input } = buildTaskInput({ title: a.title!, description: a.description, repo, llm: req.llm }, settings, env);
-        return { run: 'task', task: { ...input, taskId: sheetTaskId(id, step) } };
+        try {
+          const { input } = buildTaskInput({ title: a.title!, description: a.description, repo, llm: req.llm }, settings, env);
+          return { run: 'task', task: { ...input, taskId: sheetTaskId(id, step) } };
+        } catch (err) {
+          if (err instanceof InvalidInput) throw new InvalidInput(`${where}: ${err.message}`);
+          throw err;
+        }
       }
     }
   };

@@ -4,13 +4,19 @@
  * that use one). Every error names the node it is about. Pure: reading files is the caller's.
  */
 import Ajv, { type ErrorObject } from 'ajv';
-import { parse as parseYaml } from 'yaml';
 import schema from '../schemas/layer.schema.json';
 import { InvalidInput } from './invalid-input';
 import type { LayerNode, LayerSpec, LayerTargets, LlmCallParams, ParseMode } from './layer-types';
+import { parseYamlInput, pointerPath, type YamlInput } from './yaml-input';
 
-/** Resolves a path a node names (relative to the layer file); throws InvalidInput when a template is missing. */
-export type PathResolver = (path: string, kind: 'template' | 'file', node: string) => string;
+/**
+ * Resolves a path a node names (relative to the layer file); throws InvalidInput saying what is
+ * wrong with it (a missing template), to which parseLayerFile adds the file, the place and the node.
+ */
+export type PathResolver = (path: string, kind: 'template' | 'file') => string;
+
+/** Resolves the path in a node's param `param`. */
+type ParamResolver = (param: string, kind: 'template' | 'file') => string;
 
 type RawNode = { name: string; type: LayerNode['type']; params?: Record<string, unknown> };
 type RawLayer = {
@@ -29,31 +35,38 @@ const NEEDS_REPLY = new Set<LayerNode['type']>(['store_insight', 'output', 'upda
 /** Node types that give one. */
 const GIVES_REPLY = new Set<LayerNode['type']>(['llm_call', 'synthesize_to_global']);
 
-/** Parses and checks a layer file's `text`; throws InvalidInput naming `source` and the node at fault, when one is. */
+/**
+ * Parses and checks a layer file's `text`; throws InvalidInput in one line: `source`, the line and
+ * column when known, the node at fault when there is one, and the problem.
+ */
 export function parseLayerFile(text: string, source: string, resolvePath: PathResolver): LayerSpec {
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (err) {
-    throw new InvalidInput(`${source}: not valid YAML: ${(err as Error).message}`);
-  }
-  if (!validate(raw)) throw schemaError(source, raw, validate.errors ?? []);
+  const yaml = parseYamlInput(text, source);
+  const raw = yaml.value;
+  if (!validate(raw)) throw schemaError(yaml, raw, validate.errors ?? []);
   const names = new Set<string>();
   let hasReply = false;
-  for (const node of raw.nodes) {
-    if (names.has(node.name)) throw new InvalidInput(`${source}: node "${node.name}": the name is used twice`);
+  raw.nodes.forEach((node, i) => {
+    if (names.has(node.name)) throw new InvalidInput(`${yaml.placeOf(['nodes', i, 'name'])}: node "${node.name}": the name is used twice`);
     names.add(node.name);
     if (NEEDS_REPLY.has(node.type) && !hasReply) {
-      throw new InvalidInput(`${source}: node "${node.name}" (${node.type}) needs an llm_call or synthesize_to_global before it`);
+      throw new InvalidInput(`${yaml.placeOf(['nodes', i])}: node "${node.name}" (${node.type}) needs an llm_call or synthesize_to_global before it`);
     }
     if (GIVES_REPLY.has(node.type)) hasReply = true;
-  }
+  });
+  const paramResolver = (node: RawNode, i: number): ParamResolver => (param, kind) => {
+    try {
+      return resolvePath(node.params?.[param] as string, kind);
+    } catch (err) {
+      if (!(err instanceof InvalidInput)) throw err;
+      throw new InvalidInput(`${yaml.placeOf(['nodes', i, 'params', param])}: node "${node.name}": ${err.message}`);
+    }
+  };
   return {
     name: raw.name,
     ...(raw.model ? { model: raw.model } : {}),
     targets: targetsOf(raw.targets),
     salience: { cost: raw.salience?.cost ?? 1, refund: raw.salience?.refund ?? 0.5 },
-    nodes: raw.nodes.map((node) => checkedNode(node, resolvePath)),
+    nodes: raw.nodes.map((node, i) => checkedNode(node, paramResolver(node, i))),
   };
 }
 
@@ -64,11 +77,11 @@ function targetsOf(raw: RawLayer['targets']): LayerTargets {
   return { select: { lookbackHours: s.lookback_hours ?? 24, minMessages: s.min_messages ?? 1, ...(s.limit ? { limit: s.limit } : {}) } };
 }
 
-function checkedNode(node: RawNode, resolvePath: PathResolver): LayerNode {
+function checkedNode(node: RawNode, resolveParam: ParamResolver): LayerNode {
   const p = (node.params ?? {}) as Record<string, never>;
   const { name } = node;
   const llm = (): LlmCallParams => ({
-    promptTemplate: resolvePath(p.prompt_template, 'template', name),
+    promptTemplate: resolveParam('prompt_template', 'template'),
     ...(p.model ? { model: p.model as string } : {}),
     maxTokens: p.max_tokens ?? 500,
   });
@@ -92,26 +105,27 @@ function checkedNode(node: RawNode, resolvePath: PathResolver): LayerNode {
     case 'reduce':
       return { name, type: node.type, params: {} };
     case 'output':
-      return { name, type: node.type, params: p.path ? { path: resolvePath(p.path, 'file', name) } : {} };
+      return { name, type: node.type, params: p.path ? { path: resolveParam('path', 'file') } : {} };
     case 'synthesize_to_global':
       return { name, type: node.type, params: { ...llm(), category: p.category ?? 'synthesis', parse: (p.parse as ParseMode | undefined) ?? 'repair' } };
     case 'update_self_concept':
-      return { name, type: node.type, params: { documentPath: resolvePath(p.document_path, 'file', name) } };
+      return { name, type: node.type, params: { documentPath: resolveParam('document_path', 'file') } };
   }
 }
 
-/** The most telling schema error, as a message that names the node it is in. */
-function schemaError(source: string, raw: unknown, errors: ErrorObject[]): InvalidInput {
+/** The most telling schema error, as a message that names its place and the node it is in. */
+function schemaError(yaml: YamlInput, raw: unknown, errors: ErrorObject[]): InvalidInput {
   // `if` and `oneOf` only say that a branch failed; the branch's own error says what is wrong.
   const telling = errors.filter((e) => e.keyword !== 'if' && e.keyword !== 'oneOf');
   const byType = telling.find((e) => /^\/nodes\/\d+\/type$/.test(e.instancePath)) ?? telling.find((e) => e.instancePath.startsWith('/nodes/'));
   const error = byType ?? telling[0] ?? errors[0];
   const index = /^\/nodes\/(\d+)/.exec(error.instancePath)?.[1];
-  const nodes = (raw as { nodes?: unknown[] }).nodes;
+  const nodes = (raw as { nodes?: unknown[] } | null)?.nodes;
   const node = index !== undefined ? (nodes?.[Number(index)] as { name?: unknown; type?: unknown } | undefined) : undefined;
   const name = typeof node?.name === 'string' ? node.name : index !== undefined ? `#${Number(index) + 1}` : undefined;
   const what = describe(error, node?.type, index !== undefined);
-  return new InvalidInput(name ? `${source}: node "${name}": ${what}` : `${source}: ${what}`);
+  const place = yaml.placeOf(pointerPath(error.instancePath), (error.params as { additionalProperty?: string }).additionalProperty);
+  return new InvalidInput(name ? `${place}: node "${name}": ${what}` : `${place}: ${what}`);
 }
 
 function describe(error: ErrorObject, nodeType: unknown, inNode: boolean): string {
@@ -126,5 +140,5 @@ function describe(error: ErrorObject, nodeType: unknown, inNode: boolean): strin
     return missing === 'params' ? `${String(nodeType)} needs params` : `missing required param ${missing}${field && field !== 'params' ? ` in ${field}` : ''}`;
   }
   if (error.keyword === 'additionalProperties') return `unknown key "${String(params.additionalProperty)}"${field ? ` in ${field}` : ''}`;
-  return `${field || error.instancePath || 'value'} ${error.message ?? 'is invalid'}`;
+  return `${field || error.instancePath.slice(1).replace(/\//g, '.') || 'the layer'} ${error.message ?? 'is invalid'}`;
 }

@@ -102,8 +102,11 @@ export async function failureOf(promise: Promise<unknown>): Promise<ApplicationF
   return err as ApplicationFailure;
 }
 
-/** A one-text-block response. */
+/** A one-text-block response, complete as a cassette line must be. */
 export const plainReply = (text: string): CassetteResponse => ({
+  type: 'message',
+  role: 'assistant',
+  model: MODEL,
   content: [{ type: 'text', text }],
   stop_reason: 'end_turn',
   usage: { input_tokens: 10, output_tokens: 5 },

@@ -75,7 +75,7 @@ describe('callModel from a replay cassette', () => {
 
   it('stores a placeholder for an empty reply, so the transcript stays valid for the API', async () => {
     const emptyPath = join(fixture.dir, 'empty.jsonl');
-    const empty = { content: [], stop_reason: 'end_turn', usage: { input_tokens: 3, output_tokens: 0 } };
+    const empty = { ...plainReply(''), content: [], usage: { input_tokens: 3, output_tokens: 0 } };
     writeFileSync(emptyPath, `${JSON.stringify({ task: '*', phase: '*', response: empty })}\n`);
     const transcriptId = fixture.newTranscript();
     const result = await runCallModel(fixture.activities(), callInput(transcriptId, 'T1', { kind: 'replay', path: emptyPath }));
@@ -93,9 +93,11 @@ describe('callModel from a replay cassette', () => {
     expect(missing.message).toContain('nope.jsonl');
 
     const broken = join(fixture.dir, 'broken.jsonl');
-    writeFileSync(broken, `${line('T1', 'implement', 'ok')}\n{"task":"T1","phase":"implement","response":{"content":[]}}\n`);
+    const noInput = { ...plainReply(''), content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file' }] };
+    writeFileSync(broken, `${line('T1', 'implement', 'ok')}\n${JSON.stringify({ task: 'T1', phase: 'implement', response: noInput })}\n`);
     const invalid = await failureOf(runCallModel(fixture.activities(), callInput(fixture.newTranscript(), 'T1', { kind: 'replay', path: broken })));
     expect(invalid.type).toBe('CassetteInvalid');
-    expect(invalid.message).toMatch(/broken\.jsonl:2: "response\.usage" must be an object/);
+    expect(invalid.nonRetryable).toBe(true);
+    expect(invalid.message).toMatch(/broken\.jsonl:2: response\.content\[0\] \(tool_use\) has no "input"$/);
   });
 });

@@ -3,11 +3,26 @@ import { matchingLineNumbers, parseCassette } from '../core/cassette';
 import { InvalidInput } from '../core/invalid-input';
 
 const response = (text: string) => ({
-  content: [{ type: 'text', text }],
-  usage: { input_tokens: 10, output_tokens: 2 },
-  stop_reason: 'end_turn',
+  id: 'msg_1',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-sonnet-4-6',
+  content: [{ type: 'text', text }] as Record<string, unknown>[],
+  stop_reason: 'end_turn' as string | null,
+  usage: { input_tokens: 10, output_tokens: 2 } as Record<string, unknown>,
 });
 const line = (task: string, phase: string, text: string) => JSON.stringify({ task, phase, response: response(text) });
+/** A line whose response is `response('x')` changed by `change`. */
+const changed = (change: (r: ReturnType<typeof response>) => void) => {
+  const r = response('x');
+  change(r);
+  return JSON.stringify({ task: 'T1', phase: 'p', response: r });
+};
+/** A line answering with these content blocks. */
+const blocks = (...content: Record<string, unknown>[]) => changed((r) => (r.content = content));
+const toolUse = { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'a' } };
+/** `block` without `field`. */
+const without = (block: Record<string, unknown>, field: string) => Object.fromEntries(Object.entries(block).filter(([k]) => k !== field));
 
 describe('parseCassette', () => {
   it('parses lines, ignores blank ones and keeps file line numbers', () => {
@@ -24,24 +39,69 @@ describe('parseCassette', () => {
     expect(parseCassette(`${line('T1', 'p', 'a')}\r\n${line('T2', 'p', 'b')}\r\n`, 'c.jsonl')).toHaveLength(2);
   });
 
+  it('accepts every content block the Messages API answers with, a tool dex does not offer, and null or absent cache counts', () => {
+    const text = [
+      blocks(
+        { type: 'thinking', thinking: 'hm', signature: 'sig' },
+        { type: 'redacted_thinking', data: 'opaque' },
+        { type: 'text', text: 'ok', citations: null },
+        toolUse,
+        // The model may call a tool dex does not offer; dex answers it with a tool error.
+        { type: 'tool_use', id: 'toolu_2', name: 'delete_everything', input: {} },
+        { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } },
+        { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] },
+        { type: 'container_upload', file_id: 'file_1' },
+      ),
+      changed((r) => {
+        r.stop_reason = null;
+        r.usage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: 7 };
+      }),
+    ].join('\n');
+    expect(parseCassette(text, 'c.jsonl').map((l) => l.response.content.length)).toEqual([8, 1]);
+  });
+
   it.each([
-    ['{not json', /c\.jsonl:2: not valid JSON/],
-    ['[1,2]', /c\.jsonl:2: expected a JSON object/],
-    [JSON.stringify({ phase: 'p', response: response('x') }), /c\.jsonl:2: "task" must be/],
-    [JSON.stringify({ task: 'T1', phase: 3, response: response('x') }), /c\.jsonl:2: "phase" must be/],
-    [JSON.stringify({ task: 'T1', phase: 'p' }), /c\.jsonl:2: "response" must be/],
-    [JSON.stringify({ task: 'T1', phase: 'p', response: { content: 'hi', usage: {} } }), /c\.jsonl:2: "response.content" must be an array/],
-    [JSON.stringify({ task: 'T1', phase: 'p', response: { content: [{ text: 'x' }], usage: {} } }), /c\.jsonl:2: "response.content\[0\]"/],
-    [JSON.stringify({ task: 'T1', phase: 'p', response: { content: [] } }), /c\.jsonl:2: "response.usage" must be an object/],
-    [JSON.stringify({ task: 'T1', phase: 'p', response: { content: [], usage: { input_tokens: 1 } } }), /"response.usage.output_tokens" must be a number/],
+    ['{not json', /^c\.jsonl:2: not valid JSON \(.*\)$/],
+    ['[1,2]', 'expected a JSON object {"task", "phase", "response"}'],
+    [JSON.stringify({ phase: 'p', response: response('x') }), '"task" must be a non-empty string (a task id or "*")'],
+    [JSON.stringify({ task: 'T1', phase: 3, response: response('x') }), '"phase" must be a non-empty string (a phase name or "*")'],
+    [JSON.stringify({ task: 'T1', phase: 'p' }), 'the line has no "response"'],
+    [JSON.stringify({ task: 'T1', phase: 'p', response: 'hi' }), '"response" must be a Messages API response object, not "hi"'],
+    [changed((r) => (r.type = 'error')), 'response: "type" must be "message", not "error"'],
+    [changed((r) => (r.role = 'user')), 'response: "role" must be "assistant", not "user"'],
+    [changed((r) => delete (r as Partial<typeof r>).model), 'response has no "model"'],
+    [changed((r) => ((r as Record<string, unknown>).content = 'hi')), 'response: "content" must be an array of content blocks, not "hi"'],
+    [changed((r) => delete (r as Partial<typeof r>).stop_reason), 'response has no "stop_reason"'],
+    [changed((r) => ((r as Record<string, unknown>).stop_reason = 3)), 'response: "stop_reason" must be a string or null, not 3'],
+    [changed((r) => delete (r as Partial<typeof r>).usage), 'response has no "usage"'],
+    [changed((r) => (r.usage = { input_tokens: 1 })), 'response.usage has no "output_tokens"'],
+    [changed((r) => (r.usage = { input_tokens: '12', output_tokens: 1 })), 'response.usage: "input_tokens" must be a whole number of tokens, not "12"'],
+    [changed((r) => (r.usage = { input_tokens: 1, output_tokens: -1 })), 'response.usage: "output_tokens" must be a whole number of tokens, not -1'],
     [
-      JSON.stringify({ task: 'T1', phase: 'p', response: { content: [], usage: { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 'x' } } }),
-      /"response.usage.cache_read_input_tokens" must be a number or null/,
+      changed((r) => (r.usage = { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 'x' })),
+      'response.usage: "cache_read_input_tokens" must be a whole number of tokens or null, not "x"',
     ],
-  ])('reports %s with file and line', (bad, message) => {
+    [blocks({ type: 'text', text: 'a' }, 'hi' as unknown as Record<string, unknown>), 'response.content[1] must be a content block object, not "hi"'],
+    [blocks({ text: 'x' }), 'response.content[0] has no "type"'],
+    [blocks({ type: 'image', source: {} }), /^c\.jsonl:2: response\.content\[0\] has the unknown block type "image" \(known: text, tool_use, thinking, .*\)$/],
+    [blocks({ type: 'text' }), 'response.content[0] (text) has no "text"'],
+    [blocks({ type: 'text', text: 'a' }, without(toolUse, 'input')), 'response.content[1] (tool_use) has no "input"'],
+    [blocks({ ...toolUse, input: null }), 'response.content[0] (tool_use): "input" must be an object, not null'],
+    [blocks({ ...toolUse, input: ['a'] }), 'response.content[0] (tool_use): "input" must be an object, not an array'],
+    [blocks({ ...toolUse, input: '{"path":"a"}' }), 'response.content[0] (tool_use): "input" must be an object, not "{\\"path\\":\\"a\\"}"'],
+    [blocks(without(toolUse, 'id')), 'response.content[0] (tool_use) has no "id"'],
+    [blocks({ ...toolUse, id: '' }), 'response.content[0] (tool_use): "id" must be a non-empty string, not ""'],
+    [blocks(without(toolUse, 'name')), 'response.content[0] (tool_use) has no "name"'],
+    [blocks(toolUse, { ...toolUse, input: {} }), 'response.content[1] (tool_use) has the id "toolu_1" of an earlier tool_use'],
+    [blocks({ type: 'thinking', thinking: 'hm' }), 'response.content[0] (thinking) has no "signature"'],
+    [blocks({ type: 'redacted_thinking' }), 'response.content[0] (redacted_thinking) has no "data"'],
+    [blocks({ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search' }), 'response.content[0] (server_tool_use) has no "input"'],
+    [blocks({ type: 'web_search_tool_result', content: [] }), 'response.content[0] (web_search_tool_result) has no "tool_use_id"'],
+  ])('refuses %s in one line naming the file, the line and the field', (bad, message) => {
     const text = `${line('T1', 'p', 'ok')}\n${bad}\n`;
     expect(() => parseCassette(text, 'c.jsonl')).toThrow(InvalidInput);
-    expect(() => parseCassette(text, 'c.jsonl')).toThrow(message);
+    // An error object: the message must be exactly this.
+    expect(() => parseCassette(text, 'c.jsonl')).toThrow(typeof message === 'string' ? new InvalidInput(`c.jsonl:2: ${message}`) : message);
   });
 });
 

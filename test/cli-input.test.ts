@@ -54,7 +54,10 @@ function repoWithCommit(name: string, files: Record<string, string> = {}): strin
   return dir;
 }
 
-const paths = {} as Record<'plain' | 'noCommits' | 'repo' | 'badConfigRepo' | 'keyToSandboxRepo' | 'goodRoadmap' | 'badCassette' | 'cycle' | 'unknownDep' | 'noTasks', string>;
+const paths = {} as Record<
+  'plain' | 'noCommits' | 'repo' | 'badConfigRepo' | 'keyToSandboxRepo' | 'goodRoadmap' | 'badCassette' | 'cycle' | 'unknownDep' | 'noTasks' | 'toolUseNoInput' | 'toolUseNoId',
+  string
+>;
 
 beforeAll(() => {
   fixtures = mkdtempSync(join(tmpdir(), 'dex-cli-input-'));
@@ -74,6 +77,16 @@ beforeAll(() => {
   const goodLine = readFileSync(demoCassette, 'utf8').split('\n')[0];
   paths.badCassette = join(fixtures, 'bad.jsonl');
   writeFileSync(paths.badCassette, `${goodLine}\n\n{"task": "*", "phase": "implement", "response": \n`);
+  // The demo's first line, its second block (a tool_use) missing `field`: well-formed JSON, a malformed answer.
+  const toolUseWithout = (field: string, name: string) => {
+    const line = JSON.parse(goodLine) as { response: { content: Record<string, unknown>[] } };
+    delete line.response.content[1][field];
+    const file = join(fixtures, name);
+    writeFileSync(file, `${goodLine}\n\n${JSON.stringify(line)}\n`);
+    return file;
+  };
+  paths.toolUseNoInput = toolUseWithout('input', 'tool-use-no-input.jsonl');
+  paths.toolUseNoId = toolUseWithout('id', 'tool-use-no-id.jsonl');
 });
 
 afterAll(() => {
@@ -110,6 +123,21 @@ describe.concurrent('dex rejects bad input with exit 2 before starting anything'
   });
 
   it.each([
+    ['input', () => paths.toolUseNoInput],
+    ['id', () => paths.toolUseNoId],
+  ])('a cassette whose tool_use has no %s: one line naming its line, and no branch or worktree in the repository', async (field, cassette) => {
+    const repo = repoWithCommit(`tool-use-no-${field}`);
+    const branches = execFileSync('git', ['branch', '--list'], { cwd: repo, encoding: 'utf8' });
+    const run = await dex(['task', 'x', '--repo', repo, '--llm', `replay:${cassette()}`]);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toBe(`dex: ${cassette()}:3: response.content[1] (tool_use) has no "${field}"\n`);
+    expect(run.stdout).toBe('');
+    expect(run.dexHomeFiles).toEqual([]);
+    expect(execFileSync('git', ['branch', '--list'], { cwd: repo, encoding: 'utf8' })).toBe(branches);
+    expect(execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: repo, encoding: 'utf8' }).match(/^worktree /gm)).toHaveLength(1);
+  });
+
+  it.each([
     ['task', () => ['task', 'x', '--repo', paths.repo, '--llm', `replay:${demoCassette}`], () => paths.repo],
     ['run', () => ['run', paths.goodRoadmap, '--llm', `replay:${demoCassette}`], () => join(paths.goodRoadmap, '..')],
   ])('dex %s fails closed when no sandbox can be had, in one line naming what to install', async (_command, args, repoOf) => {
@@ -134,3 +162,73 @@ describe.concurrent('dex rejects bad input with exit 2 before starting anything'
     expect(run.stderr).toMatch(/unreachable at 127\.0\.0\.1:1/);
   });
 });
+
+describe.concurrent('an error in an input file is one line naming the file, the line and column, and the problem', () => {
+  /** `text` written as `name` in a folder of its own; a dex.config.yaml goes into a repository. */
+  function inputFile(name: string, text: string): string {
+    const dir = mkdtempSync(join(fixtures, 'input-'));
+    if (name === 'dex.config.yaml') {
+      git(dir, 'init', '-q');
+      writeFileSync(join(dir, 'README.md'), '# fixture\n');
+      git(dir, 'add', '-A');
+      git(dir, 'commit', '-q', '-m', 'start');
+    }
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  }
+
+  const cases: [string, string, string, (file: string) => string[], (file: string) => string | RegExp][] = [
+    [
+      'malformed layer YAML',
+      'broken.layer.yaml',
+      'name: x\ntargets: [a]\nnodes:\n  - { name: f, type: fetch_messages\n',
+      (file) => ['layer', file],
+      (file) => `${file}:5:1: not valid YAML: Flow map in block collection must be sufficiently indented and end with a }`,
+    ],
+    [
+      'a layer node of an unknown type',
+      'ponder.layer.yaml',
+      'name: x\ntargets: [a]\nnodes:\n  - name: think\n    type: ponder\n',
+      (file) => ['layer', file],
+      (file) => new RegExp(`^${escape(file)}:5:11: node "think": unknown node type "ponder"; known types: [a-z_, ]+$`),
+    ],
+    [
+      'malformed sheet YAML',
+      'broken.sheet.yaml',
+      'statements:\n  - id: a\n    run: shell\n   command: x\n',
+      (file) => ['sheet', file],
+      (file) => `${file}:4:1: not valid YAML: Sequence item without - indicator`,
+    ],
+    [
+      'a sheet statement with an unknown key',
+      'cmd.sheet.yaml',
+      'statements:\n  - { id: ok, run: shell, command: x }\n  - { id: a, run: shell, cmd: "echo" }\n',
+      (file) => ['sheet', file],
+      (file) => `${file}:3:26: statement "a" (statements[1]): unknown key "cmd" (and 1 more problem)`,
+    ],
+    [
+      'malformed dex.config.yaml',
+      'dex.config.yaml',
+      'maxRetries: 1\n\tverify: []\n',
+      (file) => ['task', 'x', '--repo', join(file, '..'), '--llm', `replay:${demoCassette}`],
+      () => 'dex.config.yaml:2:1: not valid YAML: Tabs are not allowed as indentation',
+    ],
+  ];
+
+  it.each(cases)('%s', async (_what, name, text, args, message) => {
+    const file = inputFile(name, text);
+    const run = await dex(args(file));
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^dex: [^\n]+\n$/);
+    const expected = message(file);
+    if (typeof expected === 'string') expect(run.stderr).toBe(`dex: ${expected}\n`);
+    else expect(run.stderr.trim().slice('dex: '.length)).toMatch(expected);
+    expect(run.dexHomeFiles).toEqual([]);
+  });
+});
+
+/** `text` as a regular expression matching it literally. */
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

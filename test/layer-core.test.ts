@@ -4,6 +4,7 @@ import { Store } from '../store/sqlite-store';
 import { renderRunEnd } from '../client/render-run-end';
 import { DEFAULT_NUMBERS, parseInsight } from '../core/insight-parse';
 import { estimateTokens, formatMessage, trimOldestToFit } from '../core/layer-context';
+import { InvalidInput } from '../core/invalid-input';
 import { parseLayerFile } from '../core/layer-file';
 import { buildLayerRunRecord, emptyTargetResult, layerRunStatus, splitNodes } from '../core/layer-run';
 import type { LayerInput, LayerTargetResult } from '../core/layer-types';
@@ -36,6 +37,27 @@ describe('parseLayerFile', () => {
     expect(() => parseLayerFile(twice, 'x', asIs)).toThrow('node "f": the name is used twice');
     const wrong = 'name: x\ntargets: [a]\nnodes:\n  - { name: f, type: fetch_messages, params: { lookback_hours: soon } }\n';
     expect(() => parseLayerFile(wrong, 'x', asIs)).toThrow(/node "f": params\.lookback_hours must be number/);
+  });
+
+  it.each([
+    ['a YAML syntax error, without its code frame', 'nodes:\n  - { name: f, type: fetch_messages\n', 'x:5:1: not valid YAML: Flow map in block collection must be sufficiently indented and end with a }'],
+    ['an alias with no anchor', 'nodes: *all\n', 'x:3:8: not valid YAML: Unresolved alias (the anchor must be set before the alias): all'],
+    ['a duplicate name', 'nodes:\n  - { name: f, type: fetch_messages }\n  - { name: f, type: fetch_insights }\n', 'x:5:13: node "f": the name is used twice'],
+    ['an unknown type', 'nodes:\n  - name: f\n    type: ponder\n', /^x:5:11: node "f": unknown node type "ponder"; known types: fetch_messages, /],
+    ['a wrong param', 'nodes:\n  - name: f\n    type: fetch_messages\n    params:\n      lookback_hours: soon\n', 'x:7:23: node "f": params.lookback_hours must be number'],
+    ['an unknown key', 'nodes:\n  - name: f\n    type: fetch_messages\n    colour: red\n', 'x:6:5: node "f": unknown key "colour"'],
+    ['a store before any answer', 'nodes:\n  - name: k\n    type: store_insight\n    params: { category: c }\n', 'x:4:5: node "k" (store_insight) needs an llm_call or synthesize_to_global before it'],
+  ])('gives %s in one line: the file, the line and column, the node', (_what, nodes, message) => {
+    const text = `name: x\ntargets: [a]\n${nodes}`;
+    expect(() => parseLayerFile(text, 'x', asIs)).toThrow(typeof message === 'string' ? new InvalidInput(message) : message);
+  });
+
+  it('places a path the resolver refuses at its param', () => {
+    const refuse = (path: string) => {
+      throw new InvalidInput(`prompt template not found: /abs/${path}`);
+    };
+    const text = 'name: x\ntargets: [a]\nnodes:\n  - name: r\n    type: llm_call\n    params:\n      prompt_template: gone.md\n';
+    expect(() => parseLayerFile(text, 'x', refuse)).toThrow(new InvalidInput('x:7:24: node "r": prompt template not found: /abs/gone.md'));
   });
 });
 

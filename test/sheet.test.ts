@@ -125,24 +125,28 @@ describe('sheet files', () => {
     expect(plan.phases.map((p) => p.length)).toEqual([2, 3, 1]);
   });
 
-  it('names schema problems: a missing field, an unknown key, a wrong kind, a bad symbol', () => {
-    const file = sheetFile(
-      [
-        'statements:',
-        '  - { id: a, run: shell }',
-        '  - { id: b, run: shell, command: x, colour: red }',
-        '  - { id: c, run: teleport }',
-        '  - { id: d, run: llm, prompt: hi, as: cbu }',
-        '  - { id: e, run: shell, command: x, prompt: y }',
-      ].join('\n'),
-    );
+  it.each([
+    ['a missing field', '  - { id: a, run: shell }', `2:5: statement "a" (statements[0]): must have required property 'command'`],
+    ['an unknown key', '  - { id: b, run: shell, command: x, colour: red }', '2:38: statement "b" (statements[0]): unknown key "colour"'],
+    ['a misspelt key, before the key it leaves missing', '  - { id: b, run: shell, cmd: x }', '2:26: statement "b" (statements[0]): unknown key "cmd" (and 1 more problem)'],
+    ['a wrong kind', '  - { id: c, run: teleport }', '2:19: statement "c" (statements[0].run): must be equal to one of the allowed values (shell, llm, task)'],
+    ['a bad symbol', '  - { id: d, run: llm, prompt: hi, as: cbu }', '2:40: statement "d" (statements[0].as): must match pattern "^@[A-Za-z_][A-Za-z0-9_]*$"'],
+    ['fields of another kind', '  - { id: e, run: shell, command: x, prompt: y }', '2:5: statement "e" (statements[0]): holds fields of another kind of statement than its "run" says'],
+  ])('names %s in one line: the file, the line and column, the statement and the field', (_what, statement, message) => {
+    const file = sheetFile(`statements:\n${statement}\n`);
     const err = errorOf(() => planSheetFile(file));
     expect(err).toBeInstanceOf(InvalidInput);
-    expect(err.message).toContain(`statement "a" (statements[0]): must have required property 'command'`);
-    expect(err.message).toContain('statement "b" (statements[1]): unknown key "colour"');
-    expect(err.message).toContain('statement "c" (statements[2].run): must be equal to one of the allowed values (shell, llm, task)');
-    expect(err.message).toContain('statement "d" (statements[3].as): must match pattern');
-    expect(err.message).toContain('statement "e" (statements[4]): holds fields of another kind');
+    expect(err.message).toBe(`${file}:${message}`);
+  });
+
+  it('names the first statement at fault and counts the other problems', () => {
+    const file = sheetFile(['statements:', '  - { id: ok, run: shell, command: x }', '  - id: a', '    run: shell', '  - { id: c, run: teleport }'].join('\n'));
+    expect(errorOf(() => planSheetFile(file)).message).toBe(`${file}:3:5: statement "a" (statements[1]): must have required property 'command' (and 1 more problem)`);
+  });
+
+  it('gives a YAML syntax error in one line, with the line and column and without the code frame', () => {
+    const file = sheetFile('statements:\n  - { id: a, run: shell, command: x\n');
+    expect(errorOf(() => planSheetFile(file)).message).toBe(`${file}:3:1: not valid YAML: Flow map in block collection must be sufficiently indented and end with a }`);
   });
 
   it('turns a cycle into an input error naming the file and the statements', () => {
