@@ -15,13 +15,17 @@ export function devServerArgs(dexHome: string, port = 7233, uiPort = 8233): stri
     '--sqlite-pragma', 'journal_mode=wal',
     '--sqlite-pragma', 'synchronous=normal',
     '--log-level', 'warn',
-    // dex's own search attributes (docs/interfaces.md), so runs can be listed by dex's state.
-    ...DEX_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${SEARCH_ATTRIBUTE_CLI_TYPES[key.type]}`]),
+    ...searchAttributeArgs(),
   ];
 }
 
 /** The Temporal CLI's names of search attribute types. */
 const SEARCH_ATTRIBUTE_CLI_TYPES: Record<string, string> = { KEYWORD: 'Keyword', DOUBLE: 'Double', TEXT: 'Text', INT: 'Int', BOOL: 'Bool', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' };
+
+/** `temporal server start-dev` arguments registering dex's own search attributes (docs/interfaces.md), so runs can be listed by dex's state. */
+export function searchAttributeArgs(): string[] {
+  return DEX_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${SEARCH_ATTRIBUTE_CLI_TYPES[key.type]}`]);
+}
 
 /** Starts the dev server in the foreground (for `dex server`), its output on this terminal. */
 export function runDevServerForeground(dexHome: string): ChildProcess {

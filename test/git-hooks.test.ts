@@ -1,15 +1,15 @@
-import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCheckpointActivities } from '../activities/checkpoint';
-import { dexGit, dexGitConfig, dexGitEnv, dexGitSync, emptyHooksDir } from '../activities/dex-git';
+import { dexGitSync } from '../activities/dex-git';
 import { createRoadmapActivities } from '../activities/roadmap-activities';
 import { Store } from '../store/sqlite-store';
 import { worktreeFingerprint } from '../activities/worktree-fingerprint';
 import { runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';
+import { plainGit } from './plain-git';
 
 /** Every hook git (and git-p4, send-email, receive-pack) knows of: none of them may run. */
 const HOOKS = [
@@ -22,14 +22,6 @@ const HOOKS = [
 
 const ROADMAP = '# Roadmap\n\n- [ ] T1: Change the readme\n';
 
-/** Plain git for setting the scene, before the traps are armed (and for the control runs after). */
-function plainGit(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test Person', '-c', 'user.email=test@example.com', ...args], {
-    cwd,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
 
 /** A script that records, in the markers folder, that `label` ran (and with which API key). */
 function markerScript(path: string, markers: string, label: string): void {
@@ -258,73 +250,5 @@ describe("dex's git runs none of the repository's code", () => {
     writeFileSync(join(wt.path, 'ordinary.txt'), 'changed\n');
     expect(await checkpoint('k4')).toMatchObject({ created: true });
     expect(fired()).toEqual([]);
-  });
-});
-
-describe('dex-git', () => {
-  it('sets every safety setting, with hooks looked up in an empty folder of its own', () => {
-    const config = dexGitConfig();
-    expect(config).toEqual([
-      `core.hooksPath=${emptyHooksDir()}`,
-      'core.fsmonitor=false',
-      'submodule.recurse=false',
-      'diff.ignoreSubmodules=all',
-      'status.submoduleSummary=false',
-      'core.untrackedCache=false',
-      'commit.gpgsign=false',
-      'tag.gpgsign=false',
-      'protocol.allow=never',
-    ]);
-    expect(readdirSync(emptyHooksDir())).toEqual([]);
-  });
-
-  it('builds the environment from an allowlist: no API key, no GIT_DIR', () => {
-    const env = dexGitEnv({
-      PATH: '/usr/bin',
-      HOME: '/home/me',
-      LANG: 'C.UTF-8',
-      ANTHROPIC_API_KEY: 'sk-secret',
-      ANTHROPIC_BASE_URL: 'http://x',
-      GIT_DIR: '/elsewhere/.git',
-      GIT_WORK_TREE: '/elsewhere',
-      GIT_CONFIG_PARAMETERS: "'core.hookspath'='/evil'",
-      EDITOR: 'evil',
-      AWS_SECRET_ACCESS_KEY: 'x',
-    });
-    expect(env).toEqual({ PATH: '/usr/bin', HOME: '/home/me', LANG: 'C.UTF-8', GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' });
-  });
-
-  it("hands programs git starts neither the worker's secrets nor its GIT_DIR, but its own settings", async () => {
-    // git runs `git envdump` as the program git-envdump found on PATH, with the environment it gives its children.
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'dex-git-env-')));
-    const bin = join(dir, 'bin');
-    mkdirSync(bin);
-    writeFileSync(join(bin, 'git-envdump'), '#!/bin/sh\nenv\n');
-    chmodSync(join(bin, 'git-envdump'), 0o755);
-    plainGit(dir, 'init', '-q', 'repo');
-    const saved = { ...process.env };
-    Object.assign(process.env, {
-      PATH: `${bin}:${process.env.PATH ?? ''}`,
-      ANTHROPIC_API_KEY: 'sk-secret',
-      GIT_DIR: join(dir, 'nowhere'),
-      GIT_WORK_TREE: join(dir, 'nowhere'),
-    });
-    try {
-      for (const dumped of [dexGitSync(join(dir, 'repo'), ['envdump']), await dexGit(join(dir, 'repo')).raw(['envdump'])]) {
-        expect(dumped).toContain('GIT_CONFIG_NOSYSTEM=1');
-        expect(dumped).not.toContain('sk-secret');
-        expect(dumped).not.toContain('ANTHROPIC');
-        expect(dumped).not.toContain('nowhere');
-        // The -c settings reach every git a git starts (submodules, nested repositories) this way.
-        const parameters = /^GIT_CONFIG_PARAMETERS=(.*)$/m.exec(dumped)?.[1] ?? '';
-        expect(parameters).toContain("'core.fsmonitor'='false'");
-        // git 2.39 keeps the key's letter case here, later ones lower it.
-        expect(parameters.toLowerCase()).toContain(`'core.hookspath'='${emptyHooksDir().toLowerCase()}'`);
-      }
-    } finally {
-      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
-      Object.assign(process.env, saved);
-      rmSync(dir, { recursive: true, force: true });
-    }
   });
 });
