@@ -8,6 +8,7 @@ import { matchesAnyGlob } from '../core/path-glob';
 import type { Worktree } from '../core/task-types';
 import type { ActivityDeps } from './deps';
 import { dexGit } from './dex-git';
+import { heartbeatingWhileRunning } from './local-heartbeat';
 
 /** The commit trailer that marks a checkpoint with its idempotency key. */
 export const CHECKPOINT_TRAILER = 'Dex-Checkpoint';
@@ -126,7 +127,7 @@ async function findCheckpoint(git: SimpleGit, range: string, key: string): Promi
 }
 
 /** The git activities: a worktree per task, checkpoint commits in it, rollback and removal. */
-export const createCheckpointActivities = (deps: ActivityDeps) => ({
+export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWhileRunning({
   /**
    * Creates branch `branch` from the repository's HEAD and a worktree for it at
    * `<dexHome>/worktrees/<worktreeName>`; returns the existing one when it is already there.

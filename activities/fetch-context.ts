@@ -3,6 +3,7 @@ import { IMPLEMENT_PROMPT, renderPrompt } from '../core/prompt-template';
 import type { ActivityDeps } from './deps';
 import { READ_FILE_LIMIT_BYTES } from './agent-tools';
 import { formatFileList, listFiles } from './file-tree';
+import { heartbeatingWhileRunning } from './local-heartbeat';
 import { readWorktreeFile } from './worktree-files';
 import { resolveInWorktree } from './worktree-paths';
 
@@ -94,7 +95,7 @@ function phaseSection(phase: string, artifacts: Record<string, string>, read: (i
 }
 
 /** The activity that writes a task's first prompt. */
-export const createFetchActivities = (deps: ActivityDeps) => ({
+export const createFetchActivities = (deps: ActivityDeps) => heartbeatingWhileRunning({
   /**
    * Renders the first prompt of a task (its file tree and the files it names) and stores it as
    * the user message at seq 0 of `transcriptId`; a message already stored there is kept.

@@ -15,10 +15,8 @@ import { priceOf } from '../core/pricing';
 import type { LlmSpec, TokenUsage } from '../core/run-types';
 import type { ActivityDeps } from './deps';
 import { classifyModelError } from './model-errors';
+import { StreamWatchdog } from './stream-watchdog';
 import type { Store } from '../store/sqlite-store';
-
-/** How often a live call heartbeats while it waits for the model. */
-const LIVENESS_HEARTBEAT_MS = 5_000;
 
 /** One model call: where its reply comes from and who it is for. */
 export interface ModelRequest {
@@ -101,25 +99,20 @@ function cassetteReply(store: Store, cassettes: CassetteFiles, path: string, req
 async function streamedReply(deps: ActivityDeps, llm: Extract<LlmSpec, { kind: 'anthropic' }>, request: ModelRequest): Promise<CassetteResponse> {
   const ctx = Context.current();
   const client = deps.anthropicClient({ baseUrl: llm.baseUrl });
+  // Heartbeats follow the bytes of the reply; a stream that goes silent is given up and retried.
+  const watchdog = new StreamWatchdog((progress) => ctx.heartbeat(progress));
   try {
     const stream = client.messages.stream(request.params, {
       headers: { 'x-dex-task': request.task, 'x-dex-phase': request.phase, 'x-dex-call': request.callKey },
-      signal: ctx.cancellationSignal,
+      signal: AbortSignal.any([ctx.cancellationSignal, watchdog.signal]),
+      middleware: [watchdog.middleware],
     });
-    ctx.heartbeat();
-    stream.on('connect', () => ctx.heartbeat());
-    stream.on('streamEvent', () => ctx.heartbeat());
-    // A long prompt can take a while to its first token: heartbeat on a timer too, so the
-    // heartbeat timeout measures whether this worker lives, not how fast the model starts.
-    const alive = setInterval(() => ctx.heartbeat(), LIVENESS_HEARTBEAT_MS);
-    try {
-      return (await stream.finalMessage()) as unknown as CassetteResponse;
-    } finally {
-      clearInterval(alive);
-    }
+    return (await stream.finalMessage()) as unknown as CassetteResponse;
   } catch (err) {
     if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
-    throw classifyModelError(err);
+    throw watchdog.stalled ?? classifyModelError(err);
+  } finally {
+    watchdog.stop();
   }
 }
 

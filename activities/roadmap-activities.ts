@@ -6,6 +6,7 @@ import { InvalidInput } from '../core/invalid-input';
 import { parseRoadmap, tickTask, type RoadmapTask } from '../core/roadmap';
 import type { ActivityDeps } from './deps';
 import { dexGit } from './dex-git';
+import { heartbeatingWhileRunning } from './local-heartbeat';
 
 /** The trailer that marks the commit landing a task on the base branch. */
 export const MERGE_TRAILER = 'Dex-Merge';
@@ -14,7 +15,7 @@ export const MERGE_TRAILER = 'Dex-Merge';
 export type MergeOutcome = { status: 'merged'; sha: string } | { status: 'conflict'; files: string[] } | { status: 'blocked'; reason: string };
 
 /** Activities that read a roadmap and land finished task branches on the base branch. */
-export const createRoadmapActivities = (_deps: ActivityDeps) => ({
+export const createRoadmapActivities = (_deps: ActivityDeps) => heartbeatingWhileRunning({
   /** Reads and parses the roadmap at `roadmapFile` (relative to the repository); a bad roadmap fails at once. */
   async readRoadmap(input: { repoPath: string; roadmapFile: string }): Promise<RoadmapTask[]> {
     try {

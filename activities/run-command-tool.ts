@@ -1,7 +1,7 @@
 import type { SandboxPolicy } from '../core/sandbox-policy';
 import type { ToolLimits } from '../core/task-types';
 import { runAgentCommand } from './sandbox/run-agent-command';
-import { outputTail } from './shell-command';
+import { outputTail, type CommandProgress } from './shell-command';
 
 /** A tool's result as the model sees it. */
 export interface AgentToolOutcome {
@@ -18,8 +18,10 @@ export interface ToolContext {
   sandbox?: SandboxPolicy;
   /** Aborting stops the tool; `executeAgentTool` then rejects with the signal's reason. */
   signal?: AbortSignal;
-  /** Called while a command runs and produces output (to heartbeat). */
-  onProgress?: () => void;
+  /** Called as a command produces output, and now and then while it runs silent (to heartbeat; see `ShellCommandOptions`). */
+  onProgress?: (progress: CommandProgress) => void;
+  /** How often a silent command reports that it still runs. @default ALIVE_PROGRESS_MS */
+  progressIntervalMs?: number;
 }
 
 /** `run_command`: the command in the task's sandbox; its exit code and output tail go to the model. */
@@ -30,6 +32,7 @@ export async function runCommandTool(command: string, ctx: ToolContext): Promise
     outputLimitBytes: limits.outputLimitBytes,
     signal: ctx.signal,
     onProgress: ctx.onProgress,
+    progressIntervalMs: ctx.progressIntervalMs,
   });
   const tail = outputTail(result);
   if (result.timedOut) return { content: `timed out after ${limits.commandTimeoutMs}ms\n${tail}`, isError: true };

@@ -5,6 +5,7 @@ import type { ToolLimits } from '../core/task-types';
 import { executeAgentTool } from './agent-tools';
 import type { ActivityDeps } from './deps';
 import { assertSandboxAvailable } from './sandbox/sandbox-availability';
+import { progressIntervalFor } from './shell-command';
 import { assertWorktreeExists } from './worktree-paths';
 import { worktreeFingerprint } from './worktree-fingerprint';
 
@@ -86,7 +87,8 @@ export const createToolActivities = (deps: ActivityDeps) => ({
       limits: input.limits,
       sandbox: input.sandbox,
       signal: ctx.cancellationSignal,
-      onProgress: () => ctx.heartbeat(),
+      onProgress: (progress) => ctx.heartbeat(progress),
+      progressIntervalMs: progressIntervalFor(ctx.info.heartbeatTimeoutMs),
     });
     const stored = { name: use.name, ...outcome };
     store.putToolResult(input.transcriptId, input.toolUseId, stored);

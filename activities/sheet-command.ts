@@ -45,7 +45,7 @@ export const createSheetCommandActivities = (deps: ActivityDeps) => ({
       timeoutMs: input.timeoutMs,
       outputLimitBytes: STORED_OUTPUT_BYTES,
       signal: ctx.cancellationSignal,
-      onProgress: () => ctx.heartbeat(),
+      onProgress: (progress) => ctx.heartbeat(progress),
       progressIntervalMs: progressIntervalFor(ctx.info.heartbeatTimeoutMs),
     });
     let stderr = '';

@@ -1,8 +1,17 @@
 import { spawn } from 'node:child_process';
 import { HIDDEN_ENV } from '../core/sandbox-policy';
 
-/** How often a running command reports progress when not told otherwise. @default 2000 */
-export const PROGRESS_INTERVAL_MS = 2000;
+/** Output a command produces is reported as progress at most this often. @default 1000 */
+export const OUTPUT_PROGRESS_MS = 1000;
+
+/** How often a running command that prints nothing reports progress when not told otherwise. @default 5000 */
+export const ALIVE_PROGRESS_MS = 5000;
+
+/** What a running command reports as its progress. */
+export interface CommandProgress {
+  /** Bytes of output (stdout and stderr) so far. */
+  outputBytes: number;
+}
 
 /** Options of {@link runShellCommand}. */
 export interface ShellCommandOptions {
@@ -11,9 +20,15 @@ export interface ShellCommandOptions {
   outputLimitBytes: number;
   /** Aborting kills the command; the returned promise then rejects with the signal's reason. */
   signal?: AbortSignal;
-  /** Called every `progressIntervalMs` while the command runs (to heartbeat). */
-  onProgress?: () => void;
-  /** @default 2000 */
+  /**
+   * Called to heartbeat: when output arrives (at most every {@link OUTPUT_PROGRESS_MS}), and
+   * while the process is alive, after `progressIntervalMs` without output. A local child that
+   * still runs is progress (a test suite may print nothing for minutes), so a silent command is
+   * never given up for its silence: the heartbeat timeout only notices a dead worker, and
+   * `timeoutMs` bounds a command that hangs.
+   */
+  onProgress?: (progress: CommandProgress) => void;
+  /** @default ALIVE_PROGRESS_MS */
   progressIntervalMs?: number;
 }
 
@@ -105,14 +120,18 @@ export function runProcess(spec: ProcessSpec, opts: ShellCommandOptions): Promis
     const kill = (): void => {
       if (pid !== undefined) killGroup(pid);
     };
-    child.stdout.on('data', (chunk: Buffer) => tail.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => tail.push(chunk));
+    const progress = progressReporter(opts, () => tail.total);
+    const onOutput = (chunk: Buffer): void => {
+      tail.push(chunk);
+      progress.output();
+    };
+    child.stdout.on('data', onOutput);
+    child.stderr.on('data', onOutput);
 
     const timer = setTimeout(() => {
       timedOut = true;
       kill();
     }, opts.timeoutMs);
-    const ticker = opts.onProgress && setInterval(opts.onProgress, opts.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
     const onAbort = (): void => kill();
     signal?.addEventListener('abort', onAbort, { once: true });
     let graceTimer: NodeJS.Timeout | undefined;
@@ -122,7 +141,7 @@ export function runProcess(spec: ProcessSpec, opts: ShellCommandOptions): Promis
       settled = true;
       clearTimeout(timer);
       clearTimeout(graceTimer);
-      if (ticker) clearInterval(ticker);
+      progress.stop();
       signal?.removeEventListener('abort', onAbort);
       if (signal?.aborted) {
         reject(signal.reason);
@@ -135,6 +154,7 @@ export function runProcess(spec: ProcessSpec, opts: ShellCommandOptions): Promis
     // 'close' from firing; the command is over, so they go too, and the pipes are cut
     // if something outside the group still holds them.
     child.on('exit', (code, killedBy) => {
+      progress.stop();
       kill();
       graceTimer = setTimeout(() => {
         child.stdout.destroy();
@@ -146,12 +166,41 @@ export function runProcess(spec: ProcessSpec, opts: ShellCommandOptions): Promis
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (ticker) clearInterval(ticker);
+      progress.stop();
       signal?.removeEventListener('abort', onAbort);
       reject(err);
     });
     child.on('close', (code, killedBy) => settle(code, killedBy));
   });
+}
+
+/**
+ * Reports a command's progress through `opts.onProgress`: on output, throttled, and after
+ * `progressIntervalMs` of silence while the process is alive; nothing once `stop()` was called.
+ */
+function progressReporter(opts: ShellCommandOptions, outputBytes: () => number): { output(): void; stop(): void } {
+  const { onProgress } = opts;
+  if (!onProgress) return { output: () => {}, stop: () => {} };
+  const aliveMs = opts.progressIntervalMs ?? ALIVE_PROGRESS_MS;
+  let lastAt = 0;
+  let stopped = false;
+  let alive: NodeJS.Timeout | undefined;
+  const report = (): void => {
+    lastAt = Date.now();
+    clearTimeout(alive);
+    alive = setTimeout(report, aliveMs);
+    onProgress({ outputBytes: outputBytes() });
+  };
+  alive = setTimeout(report, aliveMs);
+  return {
+    output: () => {
+      if (!stopped && Date.now() - lastAt >= OUTPUT_PROGRESS_MS) report();
+    },
+    stop: () => {
+      stopped = true;
+      clearTimeout(alive);
+    },
+  };
 }
 
 /**
@@ -169,9 +218,10 @@ export function outputTail(result: ShellCommandResult): string {
 }
 
 /**
- * How often to report progress for an activity whose heartbeat timeout is `heartbeatTimeoutMs`:
- * every {@link PROGRESS_INTERVAL_MS}, or twice per timeout when that is shorter.
+ * How often a silent command reports that it still runs, for an activity whose heartbeat timeout
+ * is `heartbeatTimeoutMs`: twice per timeout (one beat may be late), or {@link ALIVE_PROGRESS_MS}
+ * without one.
  */
 export function progressIntervalFor(heartbeatTimeoutMs: number | undefined): number {
-  return heartbeatTimeoutMs ? Math.min(PROGRESS_INTERVAL_MS, Math.max(10, heartbeatTimeoutMs / 2)) : PROGRESS_INTERVAL_MS;
+  return heartbeatTimeoutMs ? Math.max(10, heartbeatTimeoutMs / 2) : ALIVE_PROGRESS_MS;
 }

@@ -1,8 +1,9 @@
 import type { ActivityDeps } from './deps';
+import { heartbeatingWhileRunning } from './local-heartbeat';
 import type { PhaseRecord } from '../store/sqlite-store';
 
 /** Activities that write the run's records to the store. */
-export const createStoreActivities = (deps: ActivityDeps) => ({
+export const createStoreActivities = (deps: ActivityDeps) => heartbeatingWhileRunning({
   /** Stores a phase's outcome and totals (once per key). */
   async recordPhase(record: PhaseRecord): Promise<void> {
     deps.store.recordPhase(record);

@@ -77,7 +77,7 @@ export const createVerifyActivities = (deps: ActivityDeps) => ({
         timeoutMs: input.timeoutMs,
         outputLimitBytes: VERIFY_OUTPUT_LIMIT_BYTES,
         signal: ctx.cancellationSignal,
-        onProgress: () => ctx.heartbeat({ command: runs.length }),
+        onProgress: (progress) => ctx.heartbeat({ command: runs.length, ...progress }),
         progressIntervalMs: progressIntervalFor(ctx.info.heartbeatTimeoutMs),
       });
       runs.push({ command, run });

@@ -107,6 +107,39 @@ function meaning(doc: BenchDoc, med: (s: B1System, n?: number) => number, big: n
   ];
 }
 
+/** How dex's heartbeats mean progress, and what that saved (measured by test/model-stall and test/checkpoint-crash, not by the bench). */
+const HEARTBEATS: string[] = [
+    '## Heartbeats that mean progress',
+    '',
+    'A heartbeat says the activity is making progress, and the heartbeat timeout is left to notice a dead worker:',
+    '',
+    '- **Model calls** heartbeat when bytes of the reply arrive (the first at once, then at most every second).',
+    '  The call itself gives up a stream that goes silent (`activities/stream-watchdog.ts`): no byte for',
+    '  `STREAM_IDLE_MS` = 20 s once the reply has begun, or for `STREAM_FIRST_BYTE_MS` = 45 s before its first byte',
+    '  (the API reads the whole prompt first), aborts the request and fails the attempt with the retryable',
+    '  `ModelStreamStalled`. While the silence is within those limits it heartbeats every 5 s, so `llmPolicy`\'s',
+    '  10 s heartbeat timeout only fires when the worker is gone.',
+    '- **Commands** (`run_command`, verify, sheet commands) heartbeat when output arrives (at most every second)',
+    '  and, while their process is alive, after half the heartbeat timeout without output: a local child that',
+    '  still runs is progress, so a test suite that prints nothing for minutes is never given up for its silence;',
+    '  its command timeout bounds a hang.',
+    '- **git and store activities** heartbeat every second while they run (a local git that still runs is',
+    '  working), so `gitPolicy` and `localIoPolicy` have a 5 s heartbeat timeout; `gitPolicy`\'s start-to-close',
+    '  grew to 10 minutes for a big `git worktree add`. Workers give up the sticky queue of a dead worker after',
+    '  3 s instead of the SDK\'s 10 s (`worker/start-worker.ts`): 128 runs at once on this machine kept their',
+    '  sticky tasks waiting 0.4 s at most.',
+    '',
+    'Measured on the dev server with the fake model and real `dex worker` processes',
+    '(`test/model-stall.integration.test.ts`, `test/checkpoint-crash.integration.test.ts`; the last row the same',
+    'way, with a run killed while it waited at a gate and approved at once). B3 above was measured before these changes.',
+    '',
+    '| scenario | before | after |',
+    '|---|---:|---:|',
+    '| stream stalls after `message_start`: stalled request → its retry | 303.3 s (the HTTP client\'s 5-minute limit) | 22.3 s |',
+    '| SIGKILL right after the checkpoint\'s `git commit`: kill → the commit activity\'s retry starts | 120.9 s (gitPolicy start-to-close) | 6.0–6.3 s (task done 9.7 s after the kill, one commit) |',
+    '| SIGKILL between activities (run at a gate, approved at once): kill → next activity | 10.3 s (sticky queue) | 3.2 s |',
+];
+
 function designChanges(after: B3Result, before: B3Result, benchMinutes: number): string[] {
   const row = (r: B3Result, s: string) => r.scenarios.find((x) => x.scenario === s);
   const inFlight = (x: NonNullable<ReturnType<typeof row>>) => x.activitiesRedone.map((a) => `${a.activity} in flight`).join(', ') || 'no activity in flight';
@@ -123,6 +156,8 @@ function designChanges(after: B3Result, before: B3Result, benchMinutes: number):
     '   Timeouts are not part of the recorded history\'s determinism check: `test/replay.test.ts` replays the recorded history unchanged.',
     '2. **Considered and not made: local activities for `fetchContext` and `recordPhase`.** B1 says a local activity saves roughly 90 ms per call, so about 0.2 s per phase. But a local activity runs on the worker that holds the workflow task, which can be any host polling the shared `dex` queue, while these activities read the worktree and write the store of the host that owns the task (`hostActivities(hostQueue)`). The saving is below 1 % of a phase that makes real model calls, and would break that routing; the same applies to eager activity dispatch, which needs the activity on the workflow\'s own queue.',
     '3. **Payload references are already in place**: B4\'s bytes per turn show that transcripts, tool output and verify reports stay in the SQLite store; history carries ids and a short result per activity.',
+    '',
+    ...HEARTBEATS,
     '',
     '## Running it',
     '',

@@ -17,6 +17,8 @@ export const FAILURE = {
   ModelSpendLimit: 'ModelSpendLimit',
   // … and these retry:
   ModelTimeout: 'ModelTimeout',
+  /** The reply stream went silent past its limit (activities/stream-watchdog.ts). */
+  ModelStreamStalled: 'ModelStreamStalled',
   ModelConflict: 'ModelConflict',
   ModelRateLimited: 'ModelRateLimited',
   ModelOverloaded: 'ModelOverloaded',

@@ -88,4 +88,18 @@ describe('fake Anthropic server', () => {
     expect(failed).toBeInstanceOf(InternalServerError);
     await expect(client.messages.create(params, headers('other', 'faults'))).resolves.toMatchObject({ stop_reason: 'end_turn' });
   });
+
+  it('stalls: starts a stream, then sends nothing until the client closes the connection', async () => {
+    fake.injectFault({ kind: 'stall' });
+    const controller = new AbortController();
+    const stream = await client.messages.create({ ...params, stream: true }, { ...headers('T9', 'faults'), signal: controller.signal });
+    const events = stream[Symbol.asyncIterator]();
+    expect((await events.next()).value).toMatchObject({ type: 'message_start', message: { model: MODEL } });
+    const next = events.next();
+    // Proving that nothing comes takes a wait; a fraction of a second stands for "never".
+    const quiet = await Promise.race([next.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 300))]);
+    expect(quiet).toBe(true);
+    controller.abort();
+    await expect(next).resolves.toMatchObject({ done: true });
+  });
 });

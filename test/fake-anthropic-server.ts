@@ -13,6 +13,8 @@ export type Fault = (
   | { status: number; body?: object; headers?: Record<string, string> }
   | { kind: 'timeout' }
   | { kind: 'malformed' }
+  // The stream starts (headers, message_start, a ping), then nothing more arrives on the open connection.
+  | { kind: 'stall' }
 ) & { match?: { task?: string; call?: string } };
 
 /** The parts of a Messages API request body the tests look at. */
@@ -90,6 +92,7 @@ export async function startFakeAnthropic(opts: { cassette?: string | CassetteLin
         const [fault] = faults.splice(faultAt, 1);
         if ('status' in fault) return sendError(res, fault.status, undefined, id, fault.body, fault.headers);
         if (fault.kind === 'timeout') return; // never answered; the client gives up and closes
+        if (fault.kind === 'stall') return sendStall(res, body.model, id);
         return sendMalformed(res, body.stream === true, id);
       }
 
@@ -165,6 +168,14 @@ function sendMalformed(res: ServerResponse, stream: boolean, id: string): void {
   const message = { id: `msg_${id}`, type: 'message', role: 'assistant', content: [], usage: { input_tokens: 1, output_tokens: 0 } };
   res.write(`event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message })}\n\n`);
   res.end('event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"te\n\n');
+}
+
+/** The start of a stream as the API sends it, then silence: the connection stays open until the client closes it. */
+function sendStall(res: ServerResponse, model: string | undefined, id: string): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${id}` });
+  const message = { id: `msg_${id}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } };
+  res.write(`event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message })}\n\n`);
+  res.write('event: ping\ndata: {"type": "ping"}\n\n');
 }
 
 type StreamedMessage = { content: CassetteBlock[]; usage: Record<string, unknown> } & Record<string, unknown>;

@@ -22,6 +22,37 @@ describe('runShellCommand', () => {
     expect(result).toMatchObject({ exitCode: 0, timedOut: false, output: 'done\n' });
   });
 
+  it('reports output as it arrives, without waiting for the slow beat of a silent command', async () => {
+    const reports: number[] = [];
+    // Only output can report progress here, and the command waits for a report.
+    const result = await runShellCommand('echo started; while [ ! -f go ]; do sleep 0.01; done; echo done', dir, {
+      timeoutMs: 10_000,
+      outputLimitBytes: 1024,
+      progressIntervalMs: 600_000,
+      onProgress: ({ outputBytes }) => {
+        reports.push(outputBytes);
+        writeFileSync(join(dir, 'go'), '');
+      },
+    });
+    expect(result).toMatchObject({ exitCode: 0, output: 'started\ndone\n' });
+    expect(reports[0]).toBe('started\n'.length);
+  });
+
+  it('reports a silent command only while it is alive, not while its pipes drain', async () => {
+    const reports: number[] = [];
+    // The shell exits once its child is in a session of its own, which holds the pipes through the
+    // 1 s grace: reports going on after the exit would add three more.
+    const result = await runShellCommand("setsid sh -c 'touch away; exec sleep 3' & while [ ! -f away ]; do sleep 0.01; done; echo hi", dir, {
+      timeoutMs: 60_000,
+      outputLimitBytes: 1024,
+      progressIntervalMs: 300,
+      onProgress: ({ outputBytes }) => reports.push(outputBytes),
+    });
+    expect(result).toMatchObject({ exitCode: 0, output: 'hi\n' });
+    expect(result.durationMs).toBeGreaterThanOrEqual(1000);
+    expect(reports.length).toBeLessThanOrEqual(2);
+  });
+
   it('kills the process group and rejects with the reason when aborted', async () => {
     const controller = new AbortController();
     const started = Date.now();

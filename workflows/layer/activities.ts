@@ -1,13 +1,13 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { DexActivities } from '../../activities';
-import { llmPolicy, localIoPolicy } from '../run/policies';
+import { llmPolicy, storePolicy } from '../run/policies';
 import { summarized } from '../run/summarized';
 
 /** The activities of a layer run, on the host queue of the machine that holds its store and templates. */
 export function layerActivities(hostQueue: string) {
   const on = { taskQueue: hostQueue };
   const { callLayerModel } = proxyActivities<DexActivities>({ ...llmPolicy, ...on });
-  const local = proxyActivities<DexActivities>({ ...localIoPolicy, ...on });
+  const local = proxyActivities<DexActivities>({ ...storePolicy, ...on });
   return summarized({
     callLayerModel,
     resolveLayerTargets: local.resolveLayerTargets,

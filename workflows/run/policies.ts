@@ -5,7 +5,11 @@ import { ActivityCancellationType, type ActivityOptions } from '@temporalio/work
  * errors (non-retryable ones fail at once), so these only shape the retryable ones.
  */
 
-/** Model turns: heartbeated every 5 s, so a dead worker's call is retried within 10 s (bench B3); rate limits back off up to a minute. */
+/**
+ * Model turns heartbeat as the reply's bytes arrive (every 5 s while they wait within the stream's limits) and give up a stream
+ * silent for 20 s themselves (activities/stream-watchdog.ts), so the heartbeat timeout only notices a dead worker: its call is
+ * retried within 10 s (bench B3). Rate limits back off up to a minute.
+ */
 export const llmPolicy: ActivityOptions = {
   startToCloseTimeout: '10m',
   heartbeatTimeout: '10s',
@@ -13,7 +17,8 @@ export const llmPolicy: ActivityOptions = {
 };
 
 /**
- * Agent tools: a command may run for minutes (it heartbeats every 2 s); a tool error is a result, so retries are for crashes.
+ * Agent tools: a command may run for minutes (it heartbeats on output, and every 5 s while its process lives, silent or not);
+ * a tool error is a result, so retries are for crashes.
  * A cancelled run waits until the command has stopped, so its rollback never races a command still writing.
  */
 export const toolPolicy: ActivityOptions = {
@@ -23,7 +28,7 @@ export const toolPolicy: ActivityOptions = {
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
 };
 
-/** Verify runs test suites: long, heartbeated, a crash mid-run is simply run again, and a cancel waits for the suite to stop. */
+/** Verify runs test suites: long, heartbeated like tools, a crash mid-run is simply run again, and a cancel waits for the suite to stop. */
 export const verifyPolicy: ActivityOptions = {
   startToCloseTimeout: '60m',
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
@@ -31,14 +36,32 @@ export const verifyPolicy: ActivityOptions = {
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
 };
 
-/** git operations are quick and idempotent; a lock file left by a crash clears within seconds. */
+/**
+ * git operations are idempotent and heartbeat every second while their local git runs, so a crash is noticed in 5 s
+ * (not at a start-to-close) while a big `git worktree add` may take minutes; a lock file left by a crash clears within seconds.
+ */
 export const gitPolicy: ActivityOptions = {
-  startToCloseTimeout: '2m',
+  startToCloseTimeout: '10m',
+  heartbeatTimeout: '5s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '15s', maximumAttempts: 6 },
 };
 
-/** Reading the worktree and writing the store: local, quick, idempotent. */
+/**
+ * Reading the worktree and writing the store: local, idempotent, and heartbeated every second by the ones that can
+ * take a while (fetchContext walks the worktree), so a crash is noticed in 5 s. Every activity under it heartbeats
+ * (activities/local-heartbeat.ts); the layers' synchronous store work has its own {@link storePolicy}.
+ */
 export const localIoPolicy: ActivityOptions = {
   startToCloseTimeout: '1m',
+  heartbeatTimeout: '5s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
+};
+
+/**
+ * A layer's store reads and writes: synchronous SQLite work that cannot heartbeat while it runs (the event loop is
+ * busy), so no heartbeat timeout; each is one query, so a short start-to-close bounds what a crash costs.
+ */
+export const storePolicy: ActivityOptions = {
+  startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
 };
