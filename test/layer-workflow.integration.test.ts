@@ -81,7 +81,7 @@ describe('layerWorkflow over five topics, one answer not JSON', () => {
     expect(record.costUsd).toBeCloseTo(costOfLines(all), 12);
     expect(record.costUsd).toBeCloseTo(costOf(TEST_MODEL, totals), 12);
     expect(record.layerHash).toMatch(/^[0-9a-f]{64}$/);
-    // The prose answer got one repair call, made at the store node (contract §5: phase = node).
+    // The prose answer got one repair call, made at the store node (a layer's cassette phase is the node: docs/interfaces.md).
     expect(testEnv.worker.deps.store.listModelCalls('layer-repair-1/repair-3').map((c) => c.phase)).toEqual(['reflect', 'store']);
 
     // The record is stored, and the status query answers as a layer.

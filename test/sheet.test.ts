@@ -10,7 +10,7 @@ import { runBounded } from '../core/run-bounded';
 import { describePlan, planSheet, type SheetDoc, type StatementDoc } from '../core/sheet';
 import { substituteAction, substituteText, symbolsIn } from '../core/sheet-symbols';
 
-/** Design note 004's six statements, by their index there. */
+/** A reference sheet of six statements in three dependency phases, by their index. */
 const NOTE_EXAMPLE: StatementDoc[] = [
   { id: 'cbu', run: 'shell', command: 'echo cbu-1', as: '@cbu' },
   { id: 'cp', run: 'shell', command: 'echo barclays', as: '@cp' },
@@ -38,7 +38,7 @@ function errorOf(fn: () => unknown): Error {
 }
 
 describe('planning a sheet (tollgate 1)', () => {
-  it('plans design note 004\'s six statements, given shuffled, into phases [0,1] [2,3,4] [5] by original index', () => {
+  it('plans the six reference statements, given shuffled, into phases [0,1] [2,3,4] [5] by original index', () => {
     const plan = planSheet({ statements: SHUFFLED }, 'note');
     const byNoteIndex = plan.phases.map((phase) => phase.map((i) => NOTE_INDEX.get(plan.statements[i].id)!).sort());
     expect(byNoteIndex).toEqual([[0, 1], [2, 3, 4], [5]]);
