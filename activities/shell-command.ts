@@ -95,6 +95,11 @@ export interface ProcessSpec {
   argv: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /**
+   * Called once the process exited, with what it wrote to fd 3 (a pipe only when this is set);
+   * the result waits for it: bubblewrap uses it to wait until its sandbox is gone.
+   */
+  afterExit?: (fd3: string) => Promise<void>;
 }
 
 /**
@@ -114,9 +119,14 @@ export function runProcess(spec: ProcessSpec, opts: ShellCommandOptions): Promis
       cwd: spec.cwd,
       env: spec.env,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: spec.afterExit ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
     });
+    // Both pipes exist: stdio asks for them (the optional fd 3 makes TypeScript unsure).
+    const stdout = child.stdout!;
+    const stderr = child.stderr!;
     const pid = child.pid;
+    let fd3 = '';
+    (child.stdio[3] as NodeJS.ReadableStream | null | undefined)?.on('data', (chunk: Buffer) => (fd3 += chunk.toString('utf8')));
     const kill = (): void => {
       if (pid !== undefined) killGroup(pid);
     };
@@ -125,8 +135,8 @@ export function runProcess(spec: ProcessSpec, opts: ShellCommandOptions): Promis
       tail.push(chunk);
       progress.output();
     };
-    child.stdout.on('data', onOutput);
-    child.stderr.on('data', onOutput);
+    stdout.on('data', onOutput);
+    stderr.on('data', onOutput);
 
     const timer = setTimeout(() => {
       timedOut = true;
@@ -148,7 +158,8 @@ export function runProcess(spec: ProcessSpec, opts: ShellCommandOptions): Promis
         return;
       }
       const { text, omittedBytes } = tail.snapshot();
-      resolvePromise({ exitCode: code, killedBy, timedOut, output: text, omittedBytes, durationMs: Date.now() - started });
+      const result = { exitCode: code, killedBy, timedOut, output: text, omittedBytes, durationMs: Date.now() - started };
+      void Promise.resolve(spec.afterExit?.(fd3)).finally(() => resolvePromise(result));
     };
     // Background processes the command left behind would hold the pipes open and keep
     // 'close' from firing; the command is over, so they go too, and the pipes are cut
@@ -157,8 +168,8 @@ export function runProcess(spec: ProcessSpec, opts: ShellCommandOptions): Promis
       progress.stop();
       kill();
       graceTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        stdout.destroy();
+        stderr.destroy();
         settle(code, killedBy);
       }, PIPE_GRACE_MS);
     });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/sandbox-policy';
@@ -29,6 +29,29 @@ function rlimitArgs(policy: SandboxPolicy): string[] {
 const WITH_BRIDGE =
   `node ${BRIDGE_PATH_INSIDE} ${PROXY_SOCKET_INSIDE} & ` +
   'i=0; while [ ! -e /tmp/.dex-proxy-ready ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; exec /bin/sh -c "$0"';
+
+/** How long to wait, at most, for the sandbox's processes to be gone once bubblewrap exited. */
+const SANDBOX_GONE_MS = 2_000;
+
+/**
+ * Waits until the sandbox bubblewrap reported on fd 3 is gone. bubblewrap exits as soon as its
+ * init reports the command's exit code; the init (and with it every process left in its PID
+ * namespace) dies a moment later. Only then is the command over: no process of it is left.
+ */
+async function sandboxGone(status: string): Promise<void> {
+  const pid = /"child-pid"\s*:\s*(\d+)/.exec(status)?.[1];
+  if (!pid) return;
+  for (const deadline = Date.now() + SANDBOX_GONE_MS; Date.now() < deadline; ) {
+    let state: string;
+    try {
+      state = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
+    } catch {
+      return; // reaped
+    }
+    if (state === 'Z' || state === 'X') return; // dead: the namespace's processes went before it
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
 /**
  * Runs a command the agent caused (`run_command`, or `verify`, whose commands the agent can
@@ -61,11 +84,11 @@ export async function runAgentCommand(
   }
 
   const cgroup = createPidsCgroup(sandbox.limits.processes);
-  const bwrap = [bwrapProgram(), ...bwrapArgs({ worktree, readOnlyPaths, extraFiles }, [...rlimitArgs(sandbox), ...inner])];
+  const bwrap = [bwrapProgram(), '--json-status-fd', '3', ...bwrapArgs({ worktree, readOnlyPaths, extraFiles }, [...rlimitArgs(sandbox), ...inner])];
   // bubblewrap joins the cgroup before it starts, so everything inside is counted from the first fork.
   const argv = cgroup ? ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, ...bwrap] : bwrap;
   try {
-    return await runProcess({ argv, cwd: '/', env }, opts);
+    return await runProcess({ argv, cwd: '/', env, afterExit: sandboxGone }, opts);
   } finally {
     cgroup?.remove();
     await proxy?.close();
