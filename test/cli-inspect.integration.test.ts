@@ -14,19 +14,9 @@ import { roadmapRepo } from './roadmap-fixture';
 // No worker here: each dex command that runs work starts its own, on queues of its own, with
 // its own DEX_HOME; `dex log` reads that DEX_HOME's store, as it would on the worker's host.
 const testEnv = useDexEnvironment({ server: 'dev' });
-let queueCount = 0;
 
 /** The environment of dex commands against this file's server, on queues no other test polls. */
-function dexEnv(): NodeJS.ProcessEnv {
-  const queue = `dex-inspect-${++queueCount}`;
-  return {
-    TEMPORAL_ADDRESS: testEnv.env.address,
-    DEX_HOME: mkdtempSync(join(tmpdir(), 'dex-inspect-home-')),
-    DEX_TASK_QUEUE: queue,
-    DEX_HOST_QUEUE: `${queue}@host`,
-    ANTHROPIC_API_KEY: '',
-  };
-}
+const dexEnv = (): NodeJS.ProcessEnv => testEnv.cliEnv();
 
 function cassetteFile(lines: Parameters<typeof toJsonl>[0]): string {
   const file = join(mkdtempSync(join(tmpdir(), 'dex-cassette-')), 'run.cassette.jsonl');

@@ -10,19 +10,9 @@ import { runDex, type DexRun } from './dex-cli';
 
 // No worker here: each dex command runs its own, on queues of its own.
 const testEnv = useDexEnvironment({ server: 'dev' });
-let queueCount = 0;
 
 /** The environment of a dex command against this file's server, on queues no other test polls. */
-function dexEnv(): NodeJS.ProcessEnv {
-  const queue = `dex-cli-${++queueCount}`;
-  return {
-    TEMPORAL_ADDRESS: testEnv.env.address,
-    DEX_HOME: mkdtempSync(join(tmpdir(), 'dex-cli-home-')),
-    DEX_TASK_QUEUE: queue,
-    DEX_HOST_QUEUE: `${queue}@host`,
-    ANTHROPIC_API_KEY: '',
-  };
-}
+const dexEnv = (): NodeJS.ProcessEnv => testEnv.cliEnv();
 
 /** Runs `dex …` to its end; `onStderr` sees progress as it comes. */
 function dex(args: string[], envVars: NodeJS.ProcessEnv, onStderr?: (text: string) => void): Promise<DexRun> {

@@ -17,7 +17,8 @@ import { WorkflowFailedError, type Client, type WorkflowHandle, type WorkflowHan
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -68,6 +69,11 @@ export interface DexEnvironment {
   temporal(...args: string[]): Promise<string>;
   /** Keeps the history of run `workflowId` as test/histories/`file` when DEX_RECORD_HISTORIES is set. */
   recordHistory(workflowId: string, file: string): void;
+  /**
+   * The environment of a `dex` command against this server: a DEX_HOME of its own, no model key,
+   * and queues no other test polls (`workerQueues`: this file's worker's, so it serves the run).
+   */
+  cliEnv(opts?: { workerQueues?: boolean }): NodeJS.ProcessEnv;
 }
 
 /** Registers this file's `beforeAll` (server, fake, worker) and `afterAll` (the same, in reverse). */
@@ -76,6 +82,7 @@ export function useDexEnvironment(opts: DexEnvironmentOptions): DexEnvironment {
   let fake: FakeAnthropic | undefined;
   let worker: TestWorker | undefined;
   const recorded = new Map<string, string>();
+  let cliQueues = 0;
 
   beforeAll(async () => {
     env = opts.server === 'dev' ? await startDevServer() : await startTimeSkippingServer();
@@ -148,6 +155,16 @@ export function useDexEnvironment(opts: DexEnvironmentOptions): DexEnvironment {
     requestsFor: (task) => dex.fake.requests.filter((r) => r.headers['x-dex-task'] === task),
     temporal,
     recordHistory: (workflowId, file) => void recorded.set(workflowId, file),
+    cliEnv: ({ workerQueues } = {}) => {
+      const queue = workerQueues ? part(worker, 'worker', 'queue').taskQueue : `dex-cli-${++cliQueues}`;
+      return {
+        TEMPORAL_ADDRESS: part(env, 'env', 'server').address,
+        DEX_HOME: mkdtempSync(join(tmpdir(), 'dex-cli-home-')),
+        DEX_TASK_QUEUE: queue,
+        DEX_HOST_QUEUE: workerQueues ? part(worker, 'worker', 'queue').hostQueue : `${queue}@host`,
+        ANTHROPIC_API_KEY: '',
+      };
+    },
   };
   return dex;
 }

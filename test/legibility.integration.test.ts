@@ -13,15 +13,7 @@ import { join } from 'node:path';
 const dex = useDexEnvironment({ server: 'dev', queue: 'dex-it-legible' });
 
 /** The environment of a `dex` command against this file's server and worker. */
-function cliEnv(): NodeJS.ProcessEnv {
-  return {
-    TEMPORAL_ADDRESS: dex.env.address,
-    DEX_HOME: mkdtempSync(join(tmpdir(), 'dex-legible-home-')),
-    DEX_TASK_QUEUE: dex.worker.taskQueue,
-    DEX_HOST_QUEUE: dex.worker.hostQueue,
-    ANTHROPIC_API_KEY: '',
-  };
-}
+const cliEnv = (): NodeJS.ProcessEnv => dex.cliEnv({ workerQueues: true });
 
 /** The run's answers: a question for a person, then the fix of `sum`. */
 function cassetteFile(): string {
