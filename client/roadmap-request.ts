@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, relative, resolve } from 'node:path';
-import { roadmapWorkflowId, safeName } from '../core/ids';
+import { dirname, relative, resolve } from 'node:path';
+import { repoNameOf, roadmapWorkflowId } from '../core/ids';
 import { phasesFor } from '../core/phases';
 import { parseRoadmap, type RoadmapTask } from '../core/roadmap';
 import type { RoadmapInput } from '../core/roadmap-types';
@@ -52,7 +52,7 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
   const baseBranch = dexGitSync(repoPath, ['rev-parse', '--abbrev-ref', 'HEAD']).trim();
   if (baseBranch === 'HEAD') throw new InvalidInput(`the repository ${repoPath} is not on a branch: check out the branch tasks should land on`);
   const llm = parseLlmSpec(req.llm, env);
-  const repoName = safeName(basename(repoPath));
+  const repoName = repoNameOf(repoPath);
   const roadmapHash = createHash('sha256').update(`${repoPath}\n${roadmapFile}\n${text}`).digest('hex').slice(0, 8);
   return {
     workflowId: roadmapWorkflowId(repoName, roadmapHash),

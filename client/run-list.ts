@@ -4,7 +4,7 @@
  * for a person first. Pure, apart from reading what `client.workflow.list()` returned.
  */
 import type { WorkflowExecutionInfo } from '@temporalio/client';
-import { basename } from 'node:path';
+import { repoNameOf } from '../core/ids';
 import { InvalidInput } from '../core/invalid-input';
 import type { RunState } from '../core/run-types';
 import { DEX_COST_USD, DEX_KIND, DEX_PHASE, DEX_REPO, DEX_STATE, DEX_WAITING_FOR } from '../core/search-attributes';
@@ -66,9 +66,9 @@ export function listQuery(filters: ListFilters): string {
     clauses.push(`${DEX_STATE.name} = "${filters.state}"`);
   }
   if (filters.repo !== undefined) {
-    // A path names its repository by its last part, as DexRepo does.
-    const repo = filters.repo.includes('/') ? basename(filters.repo.replace(/\/+$/, '')) : filters.repo;
-    if (!repo || /["'\\]/.test(repo)) throw new InvalidInput(`--repo "${filters.repo}" is not a repository's name`);
+    // A path names its repository by its last part, made safe, as DexRepo does.
+    if (!filters.repo.replace(/\/+$/, '') || /["'\\]/.test(filters.repo)) throw new InvalidInput(`--repo "${filters.repo}" is not a repository's name`);
+    const repo = repoNameOf(filters.repo);
     clauses.push(`${DEX_REPO.name} = "${repo}"`);
   }
   return clauses.join(' AND ');

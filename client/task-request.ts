@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
-import { safeName, taskIdFromTitle } from '../core/ids';
+import { resolve } from 'node:path';
+import { repoNameOf, taskIdFromTitle } from '../core/ids';
 import { phasesFor } from '../core/phases';
 import type { Weight } from '../core/roadmap';
 import type { RoadmapInput } from '../core/roadmap-types';
@@ -82,7 +82,7 @@ export function buildTaskInput(req: TaskRequest, settings: Settings, env: NodeJS
   const llm = parseLlmSpec(req.llm, env);
   const config = loadDexConfig(repoPath);
   return {
-    repoName: safeName(basename(repoPath)),
+    repoName: repoNameOf(repoPath),
     input: {
       ...taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox),
       taskId: taskIdFromTitle(title),

@@ -30,6 +30,8 @@ describe('dex list: the visibility query', () => {
     expect(listQuery({})).toBe('WorkflowType IN ("taskWorkflow", "roadmapWorkflow", "layerWorkflow", "sheetWorkflow")');
     expect(listQuery({ state: 'waiting', kind: 'roadmap', repo: 'math' })).toBe('WorkflowType = "roadmapWorkflow" AND DexState = "waiting" AND DexRepo = "math"');
     expect(listQuery({ repo: '/home/ana/src/math/' })).toContain('DexRepo = "math"');
+    // DexRepo holds the folder name made safe (core/ids.ts repoNameOf), so the filter makes it safe too.
+    expect(listQuery({ repo: '/home/ana/src/my app' })).toContain('DexRepo = "my-app"');
   });
 
   it('refuses a state, kind or repository it cannot ask for (exit 2)', () => {
