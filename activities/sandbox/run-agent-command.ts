@@ -5,7 +5,7 @@ import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/sandbox-policy';
 import { commandEnv, runProcess, type ShellCommandOptions, type ShellCommandResult } from '../shell-command';
 import { bwrapArgs, nodeInstallPrefix } from './bwrap-args';
 import { BRIDGE_PATH_INSIDE, PROXY_SOCKET_INSIDE, PROXY_URL_INSIDE, bridgeScriptPath, startEgressProxy, type EgressProxy } from './egress-proxy';
-import { createPidsCgroup } from './pids-cgroup';
+import { createPidsCgroup, type PidsCgroup } from './pids-cgroup';
 import { assertSandboxAvailable, bwrapProgram } from './sandbox-availability';
 import { sandboxEnv } from './sandbox-env';
 
@@ -73,23 +73,24 @@ export async function runAgentCommand(
   const readOnlyPaths = [...(nodePrefix ? [nodePrefix] : []), ...sandbox.readOnlyPaths];
   let proxy: EgressProxy | undefined;
   let proxyDir: string | undefined;
-  const extraFiles: [string, string][] = [];
-  let inner = ['/bin/sh', '-c', command];
-  if (sandbox.allowHosts.length > 0) {
-    proxyDir = mkdtempSync(join(tmpdir(), 'dex-proxy-'));
-    proxy = await startEgressProxy(sandbox.allowHosts, join(proxyDir, 'proxy.sock'));
-    extraFiles.push([proxy.socketPath, PROXY_SOCKET_INSIDE], [bridgeScriptPath(), BRIDGE_PATH_INSIDE]);
-    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) env[name] = PROXY_URL_INSIDE;
-    inner = ['/bin/sh', '-c', WITH_BRIDGE, command];
-  }
-
-  const cgroup = createPidsCgroup(sandbox.limits.processes);
-  const bwrap = [bwrapProgram(), '--json-status-fd', '3', ...bwrapArgs({ worktree, readOnlyPaths, extraFiles }, [...rlimitArgs(sandbox), ...inner])];
-  // bubblewrap joins the cgroup before it starts, so everything inside is counted from the first fork.
-  const argv = cgroup ? ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, ...bwrap] : bwrap;
+  let cgroup: PidsCgroup | undefined;
   try {
+    const extraFiles: [string, string][] = [];
+    let inner = ['/bin/sh', '-c', command];
+    if (sandbox.allowHosts.length > 0) {
+      proxyDir = mkdtempSync(join(tmpdir(), 'dex-proxy-'));
+      proxy = await startEgressProxy(sandbox.allowHosts, join(proxyDir, 'proxy.sock'));
+      extraFiles.push([proxy.socketPath, PROXY_SOCKET_INSIDE], [bridgeScriptPath(), BRIDGE_PATH_INSIDE]);
+      for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) env[name] = PROXY_URL_INSIDE;
+      inner = ['/bin/sh', '-c', WITH_BRIDGE, command];
+    }
+    cgroup = createPidsCgroup(sandbox.limits.processes);
+    const bwrap = [bwrapProgram(), '--json-status-fd', '3', ...bwrapArgs({ worktree, readOnlyPaths, extraFiles }, [...rlimitArgs(sandbox), ...inner])];
+    // bubblewrap joins the cgroup before it starts, so everything inside is counted from the first fork.
+    const argv = cgroup ? ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, ...bwrap] : bwrap;
     return await runProcess({ argv, cwd: '/', env, afterExit: sandboxGone }, opts);
   } finally {
+    // Whatever failed on the way (the proxy, bubblewrap), nothing of the set-up is left behind.
     cgroup?.remove();
     await proxy?.close();
     if (proxyDir) rmSync(proxyDir, { recursive: true, force: true });
