@@ -84,6 +84,9 @@ async function dispatch(name: AgentToolName, input: ToolInput, ctx: ToolContext)
       return ok(await listFolder(root, input));
     case 'run_command':
       return runCommandTool(stringField(name, input, 'command'), ctx);
+    case 'remember':
+      // Kept in dex's store by the tool activity (activities/memory.ts), never here in the worktree.
+      return { content: 'remember is not available here', isError: true };
   }
 }
 

@@ -12,6 +12,7 @@ import { extractCompletion } from '../core/completion';
 import { FAILURE, nonRetryable } from '../core/failure-types';
 import { modelCallKey } from '../core/ids';
 import { costOf } from '../core/pricing';
+import { fits, worstCaseOf, type Allowance, type Reserve } from '../core/budget-reservation';
 import type { LlmSpec, TokenUsage } from '../core/run-types';
 import type { Completion } from '../core/task-types';
 import type { ActivityDeps } from './deps';
@@ -50,6 +51,17 @@ export interface ModelCallInput {
   llm: LlmSpec;
   /** Scope of replay-cassette lines: calls in one scope never take the same line twice. */
   cassetteScope: string;
+  /** What the call may spend at most; a call whose worst case does not fit is not made (docs/roadmaps.md). */
+  allowance?: Allowance;
+  /** Extended thinking: the model may think for up to this many tokens first, on top of `maxTokens` (docs/roadmaps.md#models-and-thinking). */
+  thinkingBudget?: number;
+}
+
+/** The answer when the call's worst case does not fit its allowance: no request was made. */
+export interface ModelCallDeferred {
+  deferred: true;
+  /** The call's worst case, to reserve before asking again. */
+  worst: Reserve;
 }
 
 /** Output of the `callModel` activity. */
@@ -72,7 +84,7 @@ export const createModelActivities = (deps: ActivityDeps) => {
   const cassettes = new CassetteFiles();
   return {
     /** Answers the user message at `userSeq` (built from `followUp` if given); the reply is stored at `userSeq + 1`. */
-    async callModel(input: ModelCallInput): Promise<ModelCallResult> {
+    async callModel(input: ModelCallInput): Promise<ModelCallResult | ModelCallDeferred> {
       const { store } = deps;
       const { transcriptId, userSeq } = input;
       const replySeq = userSeq + 1;
@@ -86,21 +98,23 @@ export const createModelActivities = (deps: ActivityDeps) => {
 
       requirePrice(input.model);
       const messages = transcriptUpTo(store, transcriptId, userSeq);
+      const thinking = input.thinkingBudget ? { thinking: { type: 'enabled' as const, budget_tokens: input.thinkingBudget } } : {};
+      // The API counts thinking within max_tokens: the answer keeps its own `maxTokens` on top.
+      const maxTokens = input.maxTokens + (input.thinkingBudget ?? 0);
+      const params = {
+        model: input.model,
+        max_tokens: maxTokens,
+        ...thinking,
+        system: [{ type: 'text' as const, text: SYSTEM_PROMPT, cache_control: EPHEMERAL }],
+        tools: AGENT_TOOLS.map((tool, i) => (i === AGENT_TOOLS.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool)),
+        messages: withConversationBreakpoint(messages),
+      };
+      if (input.allowance) {
+        const worst = worstCaseOf(input.model, JSON.stringify(params).length, maxTokens);
+        if (!fits(worst, input.allowance)) return { deferred: true, worst };
+      }
       const started = Date.now();
-      const reply = await modelReply(deps, cassettes, {
-        llm: input.llm,
-        cassetteScope: input.cassetteScope,
-        task: input.taskId,
-        phase: input.phase,
-        callKey,
-        params: {
-          model: input.model,
-          max_tokens: input.maxTokens,
-          system: [{ type: 'text', text: SYSTEM_PROMPT, cache_control: EPHEMERAL }],
-          tools: AGENT_TOOLS.map((tool, i) => (i === AGENT_TOOLS.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool)),
-          messages: withConversationBreakpoint(messages),
-        },
-      });
+      const reply = await modelReply(deps, cassettes, { llm: input.llm, cassetteScope: input.cassetteScope, task: input.taskId, phase: input.phase, callKey, params });
 
       // A JSON round trip drops the SDK's non-enumerable helper fields, which the API would refuse.
       const content = JSON.parse(JSON.stringify(reply.content)) as Block[];

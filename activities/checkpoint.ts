@@ -129,10 +129,11 @@ async function findCheckpoint(git: SimpleGit, range: string, key: string): Promi
 /** The git activities: a worktree per task, checkpoint commits in it, rollback and removal. */
 export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWhileRunning({
   /**
-   * Creates branch `branch` from the repository's HEAD and a worktree for it at
+   * Creates branch `branch` from the repository's HEAD (or at `start.sha`, a rewound run's
+   * checkpoint, its base then `start.baseSha`) and a worktree for it at
    * `<dexHome>/worktrees/<worktreeName>`; returns the existing one when it is already there.
    */
-  async prepareWorktree(input: { repoPath: string; branch: string; worktreeName: string }): Promise<Worktree> {
+  async prepareWorktree(input: { repoPath: string; branch: string; worktreeName: string; start?: { sha: string; baseSha: string } }): Promise<Worktree> {
     const { git, head } = await openRepository(input.repoPath);
     if (!/^[\w.-]+$/.test(input.worktreeName) || /^\.+$/.test(input.worktreeName)) {
       throw nonRetryable(FAILURE.InvalidWorktreeName, `worktree name ${JSON.stringify(input.worktreeName)} must be one plain folder name`);
@@ -154,13 +155,13 @@ export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWh
     const branchExists = Boolean(await tryGit(git, ['rev-parse', '--verify', '--quiet', `refs/heads/${input.branch}`]));
     // The base is recorded before the worktree exists, so a retry after a crash keeps the same base.
     const baseSha =
-      (await readBase(path)) ?? (branchExists ? (await git.raw(['merge-base', 'HEAD', input.branch])).trim() : head);
+      (await readBase(path)) ?? input.start?.baseSha ?? (branchExists ? (await git.raw(['merge-base', 'HEAD', input.branch])).trim() : head);
     await mkdir(dirname(path), { recursive: true });
     await writeFile(baseFileFor(path), `${baseSha}\n`);
     // Forget worktrees whose folders were deleted by hand, which would block `worktree add`.
     await git.raw(['worktree', 'prune']);
     await git.raw(
-      branchExists ? ['worktree', 'add', path, input.branch] : ['worktree', 'add', '-b', input.branch, path, baseSha],
+      branchExists ? ['worktree', 'add', path, input.branch] : ['worktree', 'add', '-b', input.branch, path, input.start?.sha ?? baseSha],
     );
     return { path, branch: input.branch, baseSha };
   },

@@ -104,6 +104,18 @@ export function dexGit(baseDir: string, extraConfig: string[] = []): SimpleGit {
   }).env(dexGitEnv());
 }
 
+/**
+ * simple-git for a roadmap's landing on a remote the owner configured (docs/roadmaps.md#landing-on-a-remote):
+ * dex's settings, but the file, ssh and https transports allowed (never `ext::`, which runs a
+ * command), and the owner's ssh agent. Credentials come only from the owner's own config
+ * (~/.gitconfig's helpers; the system config stays unread); the remote's hooks are its own business.
+ */
+export function dexRemoteGit(baseDir: string, extraConfig: string[] = []): SimpleGit {
+  const transports = ['file', 'ssh', 'https'].map((name) => `protocol.${name}.allow=always`);
+  const agent = process.env.SSH_AUTH_SOCK ? { SSH_AUTH_SOCK: process.env.SSH_AUTH_SOCK } : {};
+  return dexGit(baseDir, [...transports, ...extraConfig]).env({ ...dexGitEnv(), ...agent });
+}
+
 /** The output of git `args` run in `cwd` with dex's settings and environment; throws when git fails. */
 export function dexGitSync(cwd: string, args: string[]): string {
   return execFileSync('git', [...dexGitConfig().flatMap((setting) => ['-c', setting]), ...args], {

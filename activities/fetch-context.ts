@@ -4,6 +4,8 @@ import type { ActivityDeps } from './deps';
 import { READ_FILE_LIMIT_BYTES } from './agent-tools';
 import { formatFileList, listFiles } from './file-tree';
 import { heartbeatingWhileRunning } from './local-heartbeat';
+import { memorySection, retryContextId } from './memory';
+import type { MemoryRef } from '../core/run-memory';
 import { readWorktreeFile } from './worktree-files';
 import { resolveInWorktree } from './worktree-paths';
 
@@ -23,10 +25,16 @@ export interface FetchContextInput {
   /** Why an earlier attempt did not land (a rejection reason, a person's note). */
   retryContext?: string;
   verify: string[];
+  /** Verify failures the base commit already had: shown as not the task's to fix (docs/roadmaps.md#baseline-aware-verify). */
+  preExistingFailures?: string[];
   /** The phase this prompt starts. @default "implement" */
   phase?: string;
   /** Stored artifacts of earlier phases, by the prompt variable that shows them (SPEC_CONTENT, …). */
   artifacts?: Record<string, string>;
+  /** Memory to show (docs/roadmaps.md#memory): the repository's, and with `runKey` its roadmap run's. */
+  memory?: MemoryRef;
+  /** The repository whose project memory is shown. */
+  repoPath?: string;
 }
 
 /** Output of the `fetchContext` activity: only sizes and names, the prompt stays in the store. */
@@ -112,9 +120,19 @@ export const createFetchActivities = (deps: ActivityDeps) => heartbeatingWhileRu
       FILE_TREE: formatFileList(tree, PROMPT_TREE_LIMIT),
       NAMED_FILES: formatNamedFiles(named),
       RETRY_CONTEXT: input.retryContext?.trim() ? `\n# Earlier attempts\n\n${input.retryContext.trim()}\n` : '',
-      VERIFY_COMMANDS: input.verify.length ? input.verify.map((c) => `  - \`${c}\``).join('\n') : '  (none configured)',
+      MEMORY: input.memory && input.repoPath ? memorySection(deps.store, input.memory, input.repoPath, input.taskId) : '',
+      VERIFY_COMMANDS: (input.verify.length ? input.verify.map((c) => `  - \`${c}\``).join('\n') : '  (none configured)') + preExistingNote(input.preExistingFailures),
     });
+    // Kept apart too: a landed task's run memory lists the failures it was sent back with.
+    if (input.retryContext?.trim()) deps.store.putArtifact(retryContextId(input.transcriptId), 'retry-context', input.retryContext.trim());
     deps.store.appendMessage(input.transcriptId, 0, 'user', [{ type: 'text', text }]);
     return { promptChars: text.length, fileCount: tree.length, namedFiles: named.map((f) => f.path) };
   },
 });
+
+/** What the prompt says of failures the base already had: they are known, and do not block the task. */
+function preExistingNote(failures: string[] | undefined): string {
+  if (!failures?.length) return '';
+  const list = failures.map((f) => `  - ${f}`).join('\n');
+  return `\n\nThese checks already failed on the commit you started from. They are not yours to fix unless the task asks for it, and they do not block your completion; new failures do:\n${list}`;
+}

@@ -2,12 +2,19 @@ import { createModelActivities } from './call-model';
 import { createCheckpointActivities } from './checkpoint';
 import type { ActivityDeps } from './deps';
 import { createFetchActivities } from './fetch-context';
+import { createLandingBranchActivities } from './landing-branch';
+import { createLandingMergeActivities } from './landing-merge';
+import { createLandingRemoteActivities } from './landing-remote';
 import { createLayerActivities } from './layer-activities';
+import { createMemoryActivities } from './memory';
 import { createRoadmapActivities } from './roadmap-activities';
 import { createToolActivities } from './run-tool';
 import { createSheetActivities } from './sheet';
 import { createStoreActivities } from './store';
 import { createVerifyActivities } from './verify';
+import { createJudgeGateActivities } from './judge-gate';
+import { createClassifyActivities } from './classify-task';
+import { createVerifyBaselineActivities } from './verify-baseline';
 
 export type { ActivityDeps } from './deps';
 
@@ -17,11 +24,18 @@ export const createActivities = (deps: ActivityDeps) => ({
   ...createModelActivities(deps),
   ...createToolActivities(deps),
   ...createVerifyActivities(deps),
+  ...createJudgeGateActivities(deps),
+  ...createClassifyActivities(deps),
+  ...createVerifyBaselineActivities(deps),
   ...createCheckpointActivities(deps),
   ...createStoreActivities(deps),
   ...createRoadmapActivities(deps),
+  ...createLandingMergeActivities(deps),
+  ...createLandingRemoteActivities(deps),
+  ...createLandingBranchActivities(deps),
   ...createLayerActivities(deps),
   ...createSheetActivities(deps),
+  ...createMemoryActivities(deps),
 });
 
 /** The activities as the workflows see them (import this type only). */

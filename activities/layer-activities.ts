@@ -1,17 +1,19 @@
 /**
- * The activities behind layer nodes: targets, salience, fetching, prompt rendering, storing
- * insights, writing files and the run record. Fetched data and prompts stay in the store;
- * the workflow gets keys and counts.
+ * The activities behind layer nodes: targets, fetching, storing insights, writing files and
+ * the run record; with the model call (layer-model.ts), the salience ledger (layer-salience.ts)
+ * and prompt rendering (layer-prompt.ts). Fetched data and prompts stay in the store; the
+ * workflow gets keys and counts.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { FAILURE, nonRetryable } from '../core/failure-types';
-import { parseInsight, unparsedInsight } from '../core/insight-parse';
-import { estimateTokens, formatInsights, formatMessages, trimOldestToFit } from '../core/layer-context';
-import type { ContextRef, LayerRunRecord, LayerTargets, RetrievalProfile, TargetContext } from '../core/layer-types';
+import { EMPTY_ANSWER, isEmptyAnswer, parseInsight, unparsedInsight } from '../core/insight-parse';
+import { estimateTokens, formatMessages, trimOldestToFit } from '../core/layer-context';
+import type { ContextRef, LayerRunRecord, LayerSpec, LayerTargets, RetrievalProfile, TargetContext } from '../core/layer-types';
 import { renderPrompt } from '../core/prompt-template';
 import type { ActivityDeps } from './deps';
 import { createLayerModelActivities, replyText } from './layer-model';
+import { createLayerPromptActivities } from './layer-prompt';
+import { createLayerSalienceActivities } from './layer-salience';
 import { layerStore } from '../store/layer-store';
 
 const HOUR_MS = 3_600_000;
@@ -26,6 +28,8 @@ export const createLayerActivities = (deps: ActivityDeps) => {
   const layers = () => layerStore(deps.store);
   return {
     ...createLayerModelActivities(deps),
+    ...createLayerSalienceActivities(deps),
+    ...createLayerPromptActivities(deps),
 
     /** The layer's targets: its keys, or the store's topics with enough messages in the lookback. */
     async resolveLayerTargets(input: { targets: LayerTargets; now: number }): Promise<string[]> {
@@ -33,16 +37,6 @@ export const createLayerActivities = (deps: ActivityDeps) => {
       if ('keys' in t) return [...new Set(t.keys)];
       const since = new Date(input.now - t.select.lookbackHours * HOUR_MS).toISOString();
       return layers().activeTopics(since, t.select.minMessages, t.select.limit);
-    },
-
-    /** Spends a target attempt's salience from its topic (once per key); `spent: false` when the budget does not cover it. */
-    async spendTargetSalience(input: { key: string; topic: string; cost: number; runId: string }): Promise<{ spent: boolean; balance: number }> {
-      return layers().spendSalience(input.key, input.topic, input.cost, `attempt:${input.runId}`);
-    },
-
-    /** Gives back part of a failed attempt's salience (once per key). */
-    async refundTargetSalience(input: { key: string; topic: string; amount: number; runId: string }): Promise<void> {
-      layers().addSalience(input.key, input.topic, input.amount, `refund:${input.runId}`);
     },
 
     /** Fetches a topic's recent messages, trimmed oldest first to `maxContextTokens`, and keeps their ids under `key`. */
@@ -65,45 +59,25 @@ export const createLayerActivities = (deps: ActivityDeps) => {
       return { ref: { key: input.key, count: kept.length }, fetched: fetched.length, trimmed: fetched.length - kept.length, tokens };
     },
 
-    /** Fetches a topic's prior insights by retrieval profile and keeps their ids under `key`. */
-    async fetchLayerInsights(input: { key: string; topic: string; profile: RetrievalProfile; maxPerTopic: number }): Promise<ContextRef> {
+    /** Fetches a topic's prior insights by retrieval profile (unparsed ones only when asked for) and keeps their ids under `key`. */
+    async fetchLayerInsights(input: { key: string; topic: string; profile: RetrievalProfile; maxPerTopic: number; includeUnparsed?: boolean }): Promise<ContextRef> {
       const store = layers();
-      store.putContext(input.key, store.topicInsights(input.topic, input.profile, input.maxPerTopic).map((i) => i.id));
+      store.putContext(input.key, store.topicInsights(input.topic, input.profile, input.maxPerTopic, input.includeUnparsed).map((i) => i.id));
       return { key: input.key, count: store.getContext(input.key)?.length ?? 0 };
     },
 
-    /** Combines the targets' insights into one context under `key`. */
-    async reduceLayerResults(input: { key: string; insightIds: string[] }): Promise<ContextRef> {
+    /** Combines the targets' insights (unparsed ones only when asked for) into one context under `key`. */
+    async reduceLayerResults(input: { key: string; insightIds: string[]; includeUnparsed?: boolean }): Promise<ContextRef> {
       const store = layers();
-      store.putContext(input.key, input.insightIds);
+      const kept = store.insightsByIds(input.insightIds).filter((i) => input.includeUnparsed || !i.unparsed);
+      store.putContext(input.key, kept.map((i) => i.id));
       return { key: input.key, count: store.getContext(input.key)?.length ?? 0 };
-    },
-
-    /** Renders a node's prompt template with the topic, messages and insights, and stores it as the transcript's first message. */
-    async renderLayerPrompt(input: { transcriptId: string; templatePath: string; topic: string; layerName: string; context: TargetContext }): Promise<{ tokens: number }> {
-      let template: string;
-      try {
-        template = readFileSync(input.templatePath, 'utf8');
-      } catch (err) {
-        throw nonRetryable(FAILURE.TemplateMissing, `prompt template ${input.templatePath}: ${(err as Error).message}`);
-      }
-      const store = layers();
-      const { messages, insights, reply, targets } = input.context;
-      const prompt = renderPrompt(template, {
-        topic: input.topic,
-        layer: input.layerName,
-        messages: messages ? formatMessages(store.messagesByIds(store.getContext(messages.key) ?? [])) : '',
-        insights: insights ? formatInsights(store.insightsByIds(store.getContext(insights.key) ?? [])) : '',
-        reply: reply ? replyText(deps.store, reply.transcriptId, reply.seq) : '',
-        targets: (targets ?? []).map((t) => `- ${t.key}: ${t.status}`).join('\n'),
-      });
-      deps.store.appendMessage(input.transcriptId, 0, 'user', [{ type: 'text', text: prompt }]);
-      return { tokens: estimateTokens(prompt) };
     },
 
     /**
-     * Stores the insight in a model reply under `id` (once). `strict`: an answer without the
-     * insight JSON stores nothing and says so; `graceful`: its text is kept, flagged unparsed.
+     * Stores the insight in a model reply under `id` (once). An empty answer stores nothing,
+     * whatever the mode (`empty`: no repair either). `strict`: an answer without the insight
+     * JSON stores nothing and says so; `graceful`: its text is kept, flagged unparsed.
      */
     async storeLayerInsight(input: {
       id: string;
@@ -113,8 +87,9 @@ export const createLayerActivities = (deps: ActivityDeps) => {
       parse: 'strict' | 'graceful';
       layerRunId: string;
       salienceSpent: number;
-    }): Promise<{ stored: true; insightId: string; unparsed: boolean } | { stored: false; reason: string }> {
+    }): Promise<{ stored: true; insightId: string; unparsed: boolean } | { stored: false; reason: string; empty?: true }> {
       const text = replyText(deps.store, input.reply.transcriptId, input.reply.seq);
+      if (isEmptyAnswer(text)) return { stored: false, reason: EMPTY_ANSWER, empty: true };
       const parsed = parseInsight(text);
       if (!parsed && input.parse === 'strict') {
         return { stored: false, reason: `the model's answer is not insight JSON with a "content" field: ${JSON.stringify(text.slice(0, 120))}` };
@@ -135,9 +110,14 @@ export const createLayerActivities = (deps: ActivityDeps) => {
       return { stored: true, insightId: input.id, unparsed: !parsed };
     },
 
-    /** Writes a model reply to a file (`{{topic}}` in the path is replaced); without a path, returns its text to print. */
-    async writeLayerText(input: { path?: string; topic: string; reply: ReplyRef }): Promise<{ path?: string; text?: string }> {
+    /**
+     * Writes a model reply to a file (`{{topic}}` in the path is replaced); without a path,
+     * returns its text to print. An empty answer writes nothing (`empty`): the node fails
+     * rather than blank a document.
+     */
+    async writeLayerText(input: { path?: string; topic: string; reply: ReplyRef }): Promise<{ path?: string; text?: string; empty?: true }> {
       const text = replyText(deps.store, input.reply.transcriptId, input.reply.seq);
+      if (isEmptyAnswer(text)) return { empty: true };
       if (!input.path) return { text: text.slice(0, OUTPUT_CHARS) };
       const path = renderPrompt(input.path, { topic: input.topic.replace(/[^A-Za-z0-9._-]+/g, '-') });
       mkdirSync(dirname(path), { recursive: true });
@@ -145,9 +125,9 @@ export const createLayerActivities = (deps: ActivityDeps) => {
       return { path };
     },
 
-    /** Stores a layer run's audit record (once per run). */
-    async recordLayerRun(record: LayerRunRecord): Promise<void> {
-      layers().putLayerRun(record);
+    /** Stores a layer run's audit record and the layer it ran, for `dex layer --resume` (once per run). */
+    async recordLayerRun(input: { record: LayerRunRecord; layer: LayerSpec }): Promise<void> {
+      layers().putLayerRun(input.record, input.layer);
     },
   };
 };

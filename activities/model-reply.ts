@@ -14,6 +14,7 @@ import { InvalidInput } from '../core/invalid-input';
 import { priceOf } from '../core/pricing';
 import type { LlmSpec, TokenUsage } from '../core/run-types';
 import type { ActivityDeps } from './deps';
+import { recordedReply } from './cassette-recorder';
 import { classifyModelError } from './model-errors';
 import { StreamWatchdog } from './stream-watchdog';
 import type { Store } from '../store/sqlite-store';
@@ -41,10 +42,18 @@ export function requirePrice(model: string): void {
   }
 }
 
-/** The reply to `request`: the next unused matching cassette line, or the live model's streamed answer. */
+/**
+ * The reply to `request`: the next unused matching cassette line, or the live model's streamed
+ * answer; with `record:FILE`, the live answer appended to FILE (or the one FILE holds for the call).
+ */
 export function modelReply(deps: ActivityDeps, cassettes: CassetteFiles, request: ModelRequest): Promise<CassetteResponse> {
   const { llm } = request;
-  return llm.kind === 'replay' ? Promise.resolve(cassetteReply(deps.store, cassettes, llm.path, request)) : streamedReply(deps, llm, request);
+  if (llm.kind === 'replay') return Promise.resolve(cassetteReply(deps.store, cassettes, llm.path, request));
+  if (llm.kind === 'record') {
+    const who = { call: request.callKey, task: request.task, phase: request.phase };
+    return recordedReply(llm.path, who, () => streamedReply(deps, { kind: 'anthropic' }, request));
+  }
+  return streamedReply(deps, llm, request);
 }
 
 /** The token counts of an API (or recorded) usage object. */

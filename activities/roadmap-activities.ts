@@ -6,13 +6,19 @@ import { InvalidInput } from '../core/invalid-input';
 import { parseRoadmap, tickTask, type RoadmapTask } from '../core/roadmap';
 import type { ActivityDeps } from './deps';
 import { dexGit } from './dex-git';
+import { contains } from './landing-merge';
 import { heartbeatingWhileRunning } from './local-heartbeat';
 
 /** The trailer that marks the commit landing a task on the base branch. */
 export const MERGE_TRAILER = 'Dex-Merge';
 
 /** How landing a task's branch went. */
-export type MergeOutcome = { status: 'merged'; sha: string } | { status: 'conflict'; files: string[] } | { status: 'blocked'; reason: string };
+export type MergeOutcome =
+  | { status: 'merged'; sha: string }
+  /** The base moved past the branch's start: finalize (merge and verify) before landing (docs/roadmaps.md#finalize). */
+  | { status: 'behind'; baseSha: string }
+  | { status: 'conflict'; files: string[] }
+  | { status: 'blocked'; reason: string };
 
 /** Activities that read a roadmap and land finished task branches on the base branch. */
 export const createRoadmapActivities = (_deps: ActivityDeps) => heartbeatingWhileRunning({
@@ -29,7 +35,8 @@ export const createRoadmapActivities = (_deps: ActivityDeps) => heartbeatingWhil
   /**
    * Merges `branch` into the base branch in the repository's checkout, ticking the task's box
    * in the roadmap in the same commit. Idempotent: a base branch that already has the commit
-   * with this `key` returns it. A conflict is aborted and reported, never left half-done.
+   * with this `key` returns it. A conflict is aborted and reported, never left half-done. With
+   * `finalize`, a branch that lacks the base's newest commit is reported `behind`, not merged.
    */
   async mergeTaskBranch(input: {
     repoPath: string;
@@ -39,6 +46,8 @@ export const createRoadmapActivities = (_deps: ActivityDeps) => heartbeatingWhil
     taskId: string;
     title: string;
     key: string;
+    /** Report `behind` instead of merging a branch that lacks the base's newest commits. */
+    finalize?: boolean;
   }): Promise<MergeOutcome> {
     // The owner's checkout: dex lands as itself, and runs none of the repository's hooks.
     const git = dexGit(input.repoPath, ['user.name=dex', 'user.email=dex@localhost']);
@@ -54,6 +63,10 @@ export const createRoadmapActivities = (_deps: ActivityDeps) => heartbeatingWhil
     }
     const dirty = (await git.raw(['status', '--porcelain', '--untracked-files=no'])).trim();
     if (dirty) return { status: 'blocked', reason: `the repository's checkout has uncommitted changes:\n${dirty}` };
+    // Only a branch that holds the base lands: what lands is then exactly the tree verify passed on.
+    if (input.finalize && !(await contains(git, input.branch, input.baseBranch))) {
+      return { status: 'behind', baseSha: (await git.revparse([input.baseBranch])).trim() };
+    }
 
     // git exits 1 on a conflict, which simple-git does not always raise: ask git what is unmerged.
     const merge = await git

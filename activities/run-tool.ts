@@ -4,6 +4,7 @@ import type { SandboxPolicy } from '../core/sandbox-policy';
 import type { ToolLimits } from '../core/task-types';
 import { executeAgentTool } from './agent-tools';
 import type { ActivityDeps } from './deps';
+import { rememberTool } from './memory';
 import { assertSandboxAvailable } from './sandbox/sandbox-availability';
 import { progressIntervalFor } from './shell-command';
 import { assertWorktreeExists } from './worktree-paths';
@@ -22,6 +23,8 @@ export interface ToolCallInput {
   limits: ToolLimits;
   /** How `run_command` is confined; absent in runs started before sandboxing: the default sandbox. */
   sandbox?: SandboxPolicy;
+  /** The repository whose project memory `remember` adds to; absent, `remember` is refused (docs/roadmaps.md#memory). */
+  memoryRepo?: string;
 }
 
 /** Output of the `runTool` activity; the full result stays in the store. */
@@ -50,7 +53,7 @@ function toResult(stored: { name: string; content: string; isError: boolean }): 
 }
 
 /** Tools that never change the worktree: no fingerprint is taken after them. */
-const READ_ONLY_TOOLS = new Set(['read_file', 'list_files']);
+const READ_ONLY_TOOLS = new Set(['read_file', 'list_files', 'remember']);
 
 function withFingerprint(result: ToolCallResult, worktreePath: string): ToolCallResult {
   if (READ_ONLY_TOOLS.has(result.name)) return result;
@@ -79,6 +82,12 @@ export const createToolActivities = (deps: ActivityDeps) => ({
       throw nonRetryable(FAILURE.ToolUseNotFound, `no tool_use ${input.toolUseId} in assistant message ${input.assistantSeq} of ${input.transcriptId}`);
     }
 
+    if (use.name === 'remember') {
+      // Only dex's store changes: no worktree or sandbox is needed.
+      const stored = { name: use.name, ...rememberTool(store, input.memoryRepo, use.input) };
+      store.putToolResult(input.transcriptId, input.toolUseId, stored);
+      return toResult(stored);
+    }
     assertWorktreeExists(input.worktreePath);
     assertSandboxAvailable(input.sandbox);
     const ctx = Context.current();

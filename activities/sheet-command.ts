@@ -3,14 +3,11 @@
  * statement's value; the full output is stored as an artifact, and only the value (capped) and
  * a short error go into workflow history.
  */
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Context } from '@temporalio/activity';
 import { sheetCommandOutcomeId, sheetCommandOutputId } from '../core/ids';
-import { shellQuote } from '../core/sheet-symbols';
 import { VALUE_LIMIT_CHARS, type ActionOutcome } from '../core/sheet-types';
 import type { ActivityDeps } from './deps';
-import { progressIntervalFor, runShellCommand } from './shell-command';
+import { runWithStderrApart } from './stderr-apart';
 
 /** Output kept of a statement's stdout (stored as an artifact; the value is at most VALUE_LIMIT_CHARS of it). */
 const STORED_OUTPUT_BYTES = 1_000_000;
@@ -35,26 +32,15 @@ export const createSheetCommandActivities = (deps: ActivityDeps) => ({
     const done = store.getArtifact(sheetCommandOutcomeId(input.key));
     if (done) return JSON.parse(done.content) as ActionOutcome;
 
-    const ctx = Context.current();
-    const dir = join(deps.dexHome, 'sheets');
-    mkdirSync(dir, { recursive: true });
-    const stderrFile = join(dir, `${input.key.replace(/[^A-Za-z0-9._-]+/g, '_')}.stderr`);
-    // stdout alone is the value; stderr goes to a file so warnings never end up in a symbol.
-    const wrapped = `{ ${input.command}\n} 2>${shellQuote(stderrFile)}`;
-    const result = await runShellCommand(wrapped, input.cwd, {
+    // stdout alone is the value; stderr is kept apart so warnings never end up in a symbol.
+    const { result, stderr } = await runWithStderrApart({
+      command: input.command,
+      cwd: input.cwd,
+      dir: join(deps.dexHome, 'sheets'),
+      key: input.key,
       timeoutMs: input.timeoutMs,
       outputLimitBytes: STORED_OUTPUT_BYTES,
-      signal: ctx.cancellationSignal,
-      onProgress: (progress) => ctx.heartbeat(progress),
-      progressIntervalMs: progressIntervalFor(ctx.info.heartbeatTimeoutMs),
     });
-    let stderr = '';
-    try {
-      stderr = readFileSync(stderrFile, 'utf8');
-      rmSync(stderrFile, { force: true });
-    } catch {
-      // The shell could not open it: then there was nothing to read.
-    }
     store.putArtifact(sheetCommandOutputId(input.key), 'sheet-output', `${result.output}${stderr ? `\n--- stderr ---\n${stderr}` : ''}`);
 
     const value = result.output.trim();

@@ -1,12 +1,26 @@
 import type { ActivityDeps } from './deps';
 import { heartbeatingWhileRunning } from './local-heartbeat';
 import type { PhaseRecord } from '../store/sqlite-store';
+import { FAILURE, nonRetryable } from '../core/failure-types';
+import { rewindPoint, type RewindPoint } from '../core/rewind';
 
 /** Activities that write the run's records to the store. */
 export const createStoreActivities = (deps: ActivityDeps) => heartbeatingWhileRunning({
   /** Stores a phase's outcome and totals (once per key). */
   async recordPhase(record: PhaseRecord): Promise<void> {
     deps.store.recordPhase(record);
+  },
+
+  /**
+   * Where a run that takes up `fromWorkflowId` at phase `from` starts, from that run's phase
+   * records on this host: the checkpoint before the phase, and the artifacts of the phases before.
+   */
+  async findRewindPoint(input: { fromWorkflowId: string; phases: string[]; from: string; baseSha: string }): Promise<RewindPoint> {
+    try {
+      return rewindPoint({ ...input, records: deps.store.listPhases(input.fromWorkflowId) });
+    } catch (err) {
+      throw nonRetryable(FAILURE.RewindImpossible, (err as Error).message);
+    }
   },
 
   /**

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import { assertWorktreeExists } from './worktree-paths';
@@ -6,6 +7,7 @@ import type { SandboxPolicy } from '../core/sandbox-policy';
 import { runAgentCommand } from './sandbox/run-agent-command';
 import { assertSandboxAvailable } from './sandbox/sandbox-availability';
 import { outputTail, progressIntervalFor, type ShellCommandResult } from './shell-command';
+import { failuresOf, splitByBaseline } from '../core/verify-failures';
 
 /** Bytes of each command's output kept in the report. @default 65536 */
 export const VERIFY_OUTPUT_LIMIT_BYTES = 64 * 1024;
@@ -24,6 +26,11 @@ export interface VerifyInput {
   artifactId: string;
   /** How the commands are confined (the agent can edit them, e.g. through package.json). @default the default sandbox */
   sandbox?: SandboxPolicy;
+  /**
+   * The failures the base commit already had (`verifyBaseline`): every command runs, and only
+   * failures not in this list fail the verify (docs/roadmaps.md#baseline-aware-verify).
+   */
+  baseline?: string[];
 }
 
 /** Output of the `verify` activity; the full report is a stored artifact. */
@@ -33,6 +40,10 @@ export interface VerifyResult {
   commands: { command: string; exitCode: number | null; timedOut: boolean; durationMs: number }[];
   /** The last lines of the failing command's output, short. */
   tail: string;
+  /** With a baseline: the failures the base already had, which do not fail the verify. */
+  preExisting?: string[];
+  /** With a baseline: the failures that are new, which do. */
+  newFailures?: string[];
 }
 
 /** The last {@link VERIFY_TAIL} lines and characters of `output`. */
@@ -47,10 +58,16 @@ function describeOutcome(run: ShellCommandResult): string {
   return `exit code ${run.exitCode}`;
 }
 
-function formatReport(runs: { command: string; run: ShellCommandResult }[], total: number, passed: boolean): string {
-  const head = passed
-    ? `Verification passed: ${total} command${total === 1 ? '' : 's'}.`
-    : `Verification failed at command ${runs.length} of ${total}.`;
+function formatReport(runs: { command: string; run: ShellCommandResult }[], total: number, passed: boolean, split?: { preExisting: string[]; fresh: string[] }): string {
+  const head = split
+    ? [
+        passed ? `Verification passed: no new failures in ${total} command${total === 1 ? '' : 's'}.` : `Verification failed: ${split.fresh.length} new failure(s).`,
+        split.fresh.length ? `New failures (yours to fix):\n${split.fresh.map((f) => `- ${f}`).join('\n')}` : '',
+        split.preExisting.length ? `Pre-existing failures (the base commit had them; they do not block you):\n${split.preExisting.map((f) => `- ${f}`).join('\n')}` : '',
+      ].filter(Boolean).join('\n')
+    : passed
+      ? `Verification passed: ${total} command${total === 1 ? '' : 's'}.`
+      : `Verification failed at command ${runs.length} of ${total}.`;
   const sections = runs.map(({ command, run }) => {
     return `$ ${command}\n(${describeOutcome(run)}, ${run.durationMs} ms)\n${outputTail(run)}`.trimEnd();
   });
@@ -81,11 +98,13 @@ export const createVerifyActivities = (deps: ActivityDeps) => ({
         progressIntervalMs: progressIntervalFor(ctx.info.heartbeatTimeoutMs),
       });
       runs.push({ command, run });
-      if (run.timedOut || run.exitCode !== 0) break;
+      if ((run.timedOut || run.exitCode !== 0) && !input.baseline) break;
     }
 
-    const last = runs.at(-1)?.run;
-    const passed = !last || (!last.timedOut && last.exitCode === 0);
+    const failing = runs.filter(({ run }) => run.timedOut || run.exitCode !== 0);
+    const last = failing.at(-1)?.run;
+    const split = input.baseline ? splitByBaseline(runs.flatMap(({ command, run }) => failuresOf({ command, ...run }, realpathSync(input.worktreePath))), input.baseline) : undefined;
+    const passed = split ? split.fresh.length === 0 : !last;
     const result: VerifyResult = {
       passed,
       artifactId: input.artifactId,
@@ -96,8 +115,9 @@ export const createVerifyActivities = (deps: ActivityDeps) => ({
         durationMs: run.durationMs,
       })),
       tail: passed || !last ? '' : tailOf(last.output),
+      ...(split ? { preExisting: split.preExisting, newFailures: split.fresh } : {}),
     };
-    store.putArtifact(input.artifactId, 'verify', formatReport(runs, input.commands.length, passed));
+    store.putArtifact(input.artifactId, 'verify', formatReport(runs, input.commands.length, passed, split));
     // Written last: once it exists, the report above exists too.
     store.putArtifact(verifyResultKey(input.artifactId), 'verify-result', JSON.stringify(result));
     return result;

@@ -4,12 +4,15 @@ import { COMMAND_HELP, helpFor, optionLines, renderCommandHelp, renderOverview, 
 import type * as DemoCommands from './commands/demo';
 import type * as HostCommands from './commands/host-commands';
 import type * as DiffCommands from './commands/diff';
+import type * as RetryCommands from './commands/retry';
+import type * as ReplayTestCommands from './commands/replay-test';
 import type * as InspectCommands from './commands/inspect';
 import type * as ListCommands from './commands/list';
 import type * as LogCommands from './commands/log';
 import type * as SetupNamespaceCommands from './commands/setup-namespace';
 import type * as SignalCommands from './commands/signal-commands';
 import type * as LayerCommands from './commands/layer';
+import type * as MemoryCommands from './commands/memory';
 import { PLAN_KINDS } from './plan-kinds';
 import { ServerUnreachable } from './server-unreachable';
 
@@ -24,11 +27,14 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   worker: async () => (require('./commands/host-commands') as typeof HostCommands).workerCommand,
   messages: async () => (require('./commands/layer') as typeof LayerCommands).messagesCommand,
   insights: async () => (require('./commands/layer') as typeof LayerCommands).insightsCommand,
+  memory: async () => (require('./commands/memory') as typeof MemoryCommands).memoryCommand,
   status: async () => (require('./commands/inspect') as typeof InspectCommands).statusCommand,
   list: async () => (require('./commands/list') as typeof ListCommands).listCommand,
   watch: async () => (require('./commands/inspect') as typeof InspectCommands).watchCommand,
   log: async () => (require('./commands/log') as typeof LogCommands).logCommand,
   diff: async () => (require('./commands/diff') as typeof DiffCommands).diffCommand,
+  retry: async () => (require('./commands/retry') as typeof RetryCommands).retryCommand,
+  'replay-test': async () => (require('./commands/replay-test') as typeof ReplayTestCommands).replayTestCommand,
   ...Object.fromEntries(
     (['approve', 'reject', 'pause', 'resume', 'cancel'] as const).map((name) => [
       name,

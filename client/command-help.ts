@@ -30,7 +30,7 @@ export interface CommandHelp {
 const LLM = {
   type: 'string',
   value: 'SPEC',
-  help: 'where model answers come from: anthropic | anthropic:MODEL | replay:FILE (default: anthropic when ANTHROPIC_API_KEY is set)',
+  help: 'where model answers come from: anthropic | anthropic:MODEL | replay:FILE | record:FILE (live, each answer appended to FILE) (default: anthropic when ANTHROPIC_API_KEY is set)',
 } as const satisfies OptionHelp;
 const DETACH = { type: 'boolean', help: 'start the run and return at once: no worker of its own, no progress' } as const satisfies OptionHelp;
 const UNSAFE_NO_SANDBOX = {
@@ -97,8 +97,16 @@ export const COMMAND_HELP = {
   },
   layer: {
     synopsis: 'dex layer FILE.layer.yaml',
-    about: 'A layer run: its nodes once for each target, fail-forward (docs/layers.md).',
-    options: { llm: LLM, detach: DETACH },
+    about: 'A layer run: its nodes once for each target, fail-forward (docs/layers.md). With --resume, a new run of only the failed targets of RUN, each from the node it failed at.',
+    options: {
+      resume: {
+        type: 'string',
+        value: 'RUN',
+        help: "instead of a file: a new run of RUN's failed targets only, each from the node it failed at, reusing what the nodes before it fetched (exit 0 when none failed)",
+      },
+      llm: LLM,
+      detach: DETACH,
+    },
   },
   sheet: {
     synopsis: 'dex sheet FILE.sheet.yaml',
@@ -121,6 +129,15 @@ export const COMMAND_HELP = {
     options: {
       topic: { type: 'string', value: 'KEY', help: 'only this topic' },
       run: { type: 'string', value: 'ID', help: 'only this layer run' },
+    },
+  },
+  memory: {
+    synopsis: 'dex memory',
+    about: "What dex remembers about a repository on this host (verify commands that passed, notes kept by the model's `remember` or by you), shown in every task's first prompt; lists it, or adds or forgets a note (no Temporal needed).",
+    options: {
+      repo: { type: 'string', value: 'DIR', help: 'the repository (default: the current folder)' },
+      add: { type: 'string', value: 'TEXT', help: 'keep this note (at most 500 characters; a note kept already is not kept twice)' },
+      forget: { type: 'string', value: 'N', help: 'forget note N, as the list numbers it' },
     },
   },
   list: {
@@ -153,6 +170,23 @@ export const COMMAND_HELP = {
     about: "What a task changed against the commit its branch started from; for a running or failed task, the worktree's uncommitted changes too (when the worktree is on this host). A roadmap: each task's.",
     options: {},
   },
+  retry: {
+    synopsis: 'dex retry ID --from PHASE',
+    about: 'A new run of an ended task (ID-retry-N) from the checkpoint before PHASE: the earlier phases are not run again, their artifacts are reused.',
+    options: {
+      from: { type: 'string', value: 'PHASE', required: true, help: 'the phase to start at (one of the task\'s phases)' },
+      note: { type: 'string', value: 'TEXT', help: 'a note for the model, given with the phase' },
+      detach: DETACH,
+    },
+  },
+  'replay-test': {
+    synopsis: 'dex replay-test FILE',
+    about: 'Replays a run recorded with --llm record:FILE on a fresh copy of the repository at the commit it started from; exit 0 when it ends the same (state and the tree of each task\'s commit), 1 naming what differs.',
+    options: {
+      repo: { type: 'string', value: 'DIR', help: 'the repository to copy (default: the one the recording was made on)' },
+      'unsafe-no-sandbox': UNSAFE_NO_SANDBOX,
+    },
+  },
   approve: {
     synopsis: 'dex approve ID',
     about: 'Passes the gate the run waits at.',
@@ -165,9 +199,10 @@ export const COMMAND_HELP = {
   },
   reject: {
     synopsis: 'dex reject ID',
-    about: 'Fails the gate the run waits at: the task ends rejected, or its phase goes round again while retries last.',
+    about: 'Fails the gate the run waits at: the task ends rejected; with --retry its phase goes round again with the reason while retries last.',
     options: {
       reason: { type: 'string', value: 'TEXT', required: true, help: 'why (goes into the next prompt when the phase is retried)' },
+      retry: { type: 'boolean', help: 'run the phase again with the reason as context instead of ending the task' },
       by: { type: 'string', value: 'NAME', help: 'who rejects' },
       task: TASK_OF_ROADMAP,
     },

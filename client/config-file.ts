@@ -4,7 +4,12 @@ import { DEFAULT_MODEL } from '../core/pricing';
 import { DEFAULT_PHASES_BY_WEIGHT, DEFAULT_RETRY_MAP, DEFAULT_RUNAWAY } from '../core/phases';
 import { WEIGHTS, type Weight } from '../core/roadmap';
 import type { Budget, GateConfig } from '../core/run-types';
-import type { RunawayLimits, ToolLimits } from '../core/task-types';
+import type { RunawayLimits, ThinkingConfig, ToolLimits } from '../core/task-types';
+import type { LandConfig } from '../core/roadmap-types';
+import { parseLandConfig } from './land-config';
+import { parseMemoryConfig } from './memory-config';
+import type { MemoryRef } from '../core/run-memory';
+import { modelGate, parseModels, parsePlanner, parseThinking } from './model-config';
 import { ALWAYS_PROTECTED_PATHS, DEFAULT_SANDBOX, type SandboxPolicy } from '../core/sandbox-policy';
 import { InvalidInput } from '../core/invalid-input';
 import { parseYamlInput } from '../core/yaml-input';
@@ -16,9 +21,15 @@ export interface DexConfig {
   verify: string[];
   /** Model per phase, `default` for the rest. @default { default: "claude-sonnet-4-6" } */
   models: Record<string, string>;
+  /** Models per weight × phase (`models.large.review`), over `models`. */
+  modelsByWeight?: Partial<Record<Weight, Record<string, string>>>;
+  /** Extended thinking for some phases. @default off */
+  thinking?: ThinkingConfig;
+  /** A cheap model that picks the type of a task without one, and re-plans on `escalate`. @default off */
+  planner?: { model: string };
   /** @default 20 */
   maxIterations: number;
-  /** @default 0 */
+  /** Retries of failed checks, and separately of rejects that ask for one. @default 3 */
   maxRetries: number;
   /** @default 8192 */
   maxTokens: number;
@@ -39,16 +50,23 @@ export interface DexConfig {
   sandbox: SandboxPolicy;
   /** Globs whose changes wait for a person before they are committed. @default ["dex.config.yaml"] */
   protectedPaths: string[];
+  /** How a roadmap's tasks land: finalize attempts, a remote to push to (client/land-config.ts). */
+  land?: LandConfig;
+  /** Run verify on the base commit first; its failures do not block a task. @default true in a roadmap, false for `dex task` */
+  verifyBaseline?: boolean;
+  /** Tokens of run and project memory in first prompts (docs/roadmaps.md#memory); `false`: none. @default client/memory-config.ts */
+  memory?: MemoryRef | false;
 }
 
 const FILE = 'dex.config.yaml';
 const TOP_KEYS = [
   'verify', 'models', 'maxIterations', 'maxRetries', 'maxTokens', 'gates', 'tools',
   'phases', 'retryMap', 'budgets', 'runaway', 'maxParallel', 'continueAsNewAfterTasks', 'sandbox', 'protectedPaths',
+  'land', 'landCommand', 'verifyBaseline', 'thinking', 'planner', 'memory',
 ];
 const BUDGET_KEYS = ['usd', 'tokens'];
 const GATE_NAMES = ['beforePhase', 'afterVerify'];
-const GATE_KEYS = ['deadline', 'defaultAction'];
+const GATE_KEYS = ['deadline', 'defaultAction', 'by', 'model', 'instructions', 'onModelError'];
 const TOOL_KEYS = ['commandTimeoutMs', 'outputLimitBytes'];
 const DURATION = /^\d+(\.\d+)?\s*(ms|s|m|h|d)$/;
 
@@ -83,7 +101,10 @@ function gate(v: unknown, key: string): GateConfig {
   if (v.defaultAction !== undefined && v.defaultAction !== 'approve' && v.defaultAction !== 'reject') {
     fail(`${key}.defaultAction`, 'must be "approve" or "reject"');
   }
-  return { deadline: v.deadline as string | undefined, defaultAction: v.defaultAction as GateConfig['defaultAction'] };
+  const person = { deadline: v.deadline as string | undefined, defaultAction: v.defaultAction as GateConfig['defaultAction'] };
+  const modelKeys = ['model', 'instructions', 'onModelError'].filter((k) => v[k] !== undefined);
+  if (v.by !== 'model' && modelKeys.length) fail(`${key}.${modelKeys[0]}`, 'needs `by: model` (a gate answered by a model)');
+  return v.by === undefined || v.by === 'person' ? (v.by ? { ...person, by: 'person' } : person) : { ...person, ...modelGate(v, key, fail) };
 }
 
 function defaultVerify(repoPath: string): string[] {
@@ -106,7 +127,7 @@ export function parseDexConfig(text: string, repoPath: string): DexConfig {
     verify: defaultVerify(repoPath),
     models: { default: DEFAULT_MODEL },
     maxIterations: 20,
-    maxRetries: 0,
+    maxRetries: 3,
     maxTokens: 8192,
     gates: {},
     tools: { commandTimeoutMs: 120_000, outputLimitBytes: 16_384 },
@@ -125,12 +146,12 @@ export function parseDexConfig(text: string, repoPath: string): DexConfig {
     config.verify = v as string[];
   }
   if (raw.models !== undefined) {
-    if (!isRecord(raw.models)) fail('models', 'must be a map of phase to model id');
-    for (const [phase, model] of Object.entries(raw.models)) {
-      if (typeof model !== 'string' || !model) fail(`models.${phase}`, 'must be a model id');
-    }
-    config.models = { ...config.models, ...(raw.models as Record<string, string>) };
+    const parsed = parseModels(raw.models, fail);
+    config.models = { ...config.models, ...parsed.models };
+    config.modelsByWeight = parsed.modelsByWeight;
   }
+  if (raw.thinking !== undefined) config.thinking = parseThinking(raw.thinking, fail);
+  if (raw.planner !== undefined) config.planner = parsePlanner(raw.planner, fail);
   if (raw.maxIterations !== undefined) config.maxIterations = positiveInt(raw.maxIterations, 'maxIterations');
   if (raw.maxRetries !== undefined) config.maxRetries = positiveInt(raw.maxRetries, 'maxRetries', true);
   if (raw.maxTokens !== undefined) config.maxTokens = positiveInt(raw.maxTokens, 'maxTokens');
@@ -153,6 +174,12 @@ export function parseDexConfig(text: string, repoPath: string): DexConfig {
   parseRoadmapSettings(raw, config);
   if (raw.sandbox !== undefined) config.sandbox = parseSandbox(raw.sandbox, fail);
   if (raw.protectedPaths !== undefined) config.protectedPaths = parseProtectedPaths(raw.protectedPaths, fail);
+  config.land = parseLandConfig(raw.land, raw.landCommand, fail);
+  if (raw.memory !== undefined) config.memory = parseMemoryConfig(raw.memory, fail);
+  if (raw.verifyBaseline !== undefined) {
+    if (typeof raw.verifyBaseline !== 'boolean') fail('verifyBaseline', 'must be true or false');
+    config.verifyBaseline = raw.verifyBaseline;
+  }
   return config;
 }
 

@@ -1,14 +1,17 @@
-import { taskWorkflowIdPrefix } from '../core/ids';
+import { retryWorkflowIdPrefix, taskWorkflowIdPrefix } from '../core/ids';
 import type { TaskInput, TaskResult } from '../core/task-types';
 import type { Output } from './cli-context';
 import type { Connections } from './connection';
 import { driveRun, type DrivenRun } from './drive-run';
-import { taskAbout } from './run-about';
+import { retryAbout, taskAbout } from './run-about';
 import type { Settings } from './settings';
 
 export { exitCodeFor } from './drive-run';
 
-/** Starts a checked task input as a task run (see driveRun). */
+/**
+ * Starts a checked task input as a task run (see driveRun): `<prefix>-<n>`, or, for a rewound
+ * task (`dex retry ID --from PHASE`), `<ID>-retry-<n>` with an about naming the run it takes up.
+ */
 export function driveTask(
   input: TaskInput,
   repoName: string,
@@ -16,12 +19,13 @@ export function driveTask(
   out: Output,
   opts: { detach?: boolean; connections?: Connections } = {},
 ): Promise<DrivenRun<TaskResult>> {
+  const rewind = input.rewind;
   return driveRun(
     {
       kind: 'task',
-      idPrefix: taskWorkflowIdPrefix(repoName, input.taskId),
+      idPrefix: rewind ? retryWorkflowIdPrefix(rewind.fromWorkflowId) : taskWorkflowIdPrefix(repoName, input.taskId),
       args: [input],
-      about: taskAbout(input),
+      about: rewind ? retryAbout(input, rewind.fromWorkflowId, rewind.fromPhase) : taskAbout(input),
       unsandboxed: input.sandbox?.mode === 'off',
     },
     settings,
@@ -29,4 +33,3 @@ export function driveTask(
     opts,
   );
 }
-

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseLayerFile } from '../core/layer-file';
-import type { LayerInput } from '../core/layer-types';
+import type { LayerInput, LayerSpec } from '../core/layer-types';
+import type { LlmSpec } from '../core/run-types';
 import { DEFAULT_MODEL } from '../core/pricing';
 import { InvalidInput } from '../core/invalid-input';
 import { checkPriced, parseLlmSpec } from './llm-spec';
@@ -26,13 +27,22 @@ export function buildLayerInput(file: string, opts: { llm?: string }, settings: 
     }
     return absolute;
   });
-  const llm = parseLlmSpec(opts.llm, env);
-  const defaultModel = (llm.kind === 'anthropic' ? llm.model : undefined) ?? layer.model ?? DEFAULT_MODEL;
-  checkPriced(defaultModel, `${path}: the layer's model`);
-  for (const node of layer.nodes) {
-    if ('model' in node.params && node.params.model) checkPriced(node.params.model, `${path}: node "${node.name}"`);
-  }
+  const { llm, defaultModel } = layerModels(layer, opts.llm, path, env);
   const hash = createHash('sha256').update(text);
   for (const template of templates) hash.update('\0').update(template);
   return { layer, hash: hash.digest('hex'), hostQueue: settings.hostQueue, llm, defaultModel };
+}
+
+/**
+ * Where a layer's answers come from (`--llm`) and the model of its nodes that name none (the
+ * `--llm anthropic:MODEL`, else the layer's, else dex's default); every model must be priced.
+ */
+export function layerModels(layer: LayerSpec, llmOption: string | undefined, where: string, env: NodeJS.ProcessEnv): { llm: LlmSpec; defaultModel: string } {
+  const llm = parseLlmSpec(llmOption, env);
+  const defaultModel = (llm.kind === 'anthropic' ? llm.model : undefined) ?? layer.model ?? DEFAULT_MODEL;
+  checkPriced(defaultModel, `${where}: the layer's model`);
+  for (const node of layer.nodes) {
+    if ('model' in node.params && node.params.model) checkPriced(node.params.model, `${where}: node "${node.name}"`);
+  }
+  return { llm, defaultModel };
 }

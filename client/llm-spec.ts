@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseCassette } from '../core/cassette';
 import { costOf } from '../core/pricing';
 import type { LlmSpec } from '../core/run-types';
@@ -16,7 +16,7 @@ export function checkPriced(model: string, where: string): void {
 }
 
 /**
- * Parses `--llm` (docs/interfaces.md#the-dex-command): `anthropic`, `anthropic:MODEL` or `replay:FILE`; absent, it is
+ * Parses `--llm` (docs/interfaces.md#the-dex-command): `anthropic`, `anthropic:MODEL`, `replay:FILE` or `record:FILE`; absent, it is
  * `anthropic` when ANTHROPIC_API_KEY is set. A replay cassette is read and checked here, so a
  * malformed one stops the command before anything starts.
  */
@@ -45,5 +45,20 @@ export function parseLlmSpec(spec: string | undefined, env: NodeJS.ProcessEnv = 
     for (const { line, response } of lines) checkPriced(response.model ?? '', `${path}:${line}: response.model`);
     return { kind: 'replay', path };
   }
-  throw new InvalidInput(`unknown --llm "${spec}": use anthropic, anthropic:MODEL or replay:FILE`);
+  if (spec.startsWith('record:')) return recordSpec(spec.slice('record:'.length), env);
+  throw new InvalidInput(`unknown --llm "${spec}": use anthropic, anthropic:MODEL, replay:FILE or record:FILE`);
+}
+
+/**
+ * `record:FILE` (docs/interfaces.md#recording-a-run): the live model, each answer appended to a
+ * new cassette. A file that already has lines is refused: a recording's lines are found by their
+ * call keys, which a run on another server or store could repeat.
+ */
+function recordSpec(file: string, env: NodeJS.ProcessEnv): LlmSpec {
+  if (!file) throw new InvalidInput('--llm record:FILE needs a cassette file to write');
+  if (!env.ANTHROPIC_API_KEY) throw new InvalidInput(`--llm record:${file} needs ANTHROPIC_API_KEY to be set`);
+  const path = resolve(file);
+  if (!existsSync(dirname(path)) || !statSync(dirname(path)).isDirectory()) throw new InvalidInput(`record cassette's folder not found: ${dirname(path)}`);
+  if (existsSync(path) && statSync(path).size > 0) throw new InvalidInput(`record cassette ${path} already has lines: record to a new file`);
+  return { kind: 'record', path };
 }

@@ -14,7 +14,22 @@ function outcome(s: StatementResult): string {
   return cell(s.value ?? '') + undo;
 }
 
-/** A sheet result as lines: phases completed, then one table row per statement in plan order. */
+/**
+ * One line per statement that failed, or whose undo failed, as `FILE:LINE:COLUMN: …` so a
+ * person (or a terminal) can jump to it (docs/sheets.md#the-result).
+ */
+function placesAtFault(r: SheetResult): string[] {
+  return r.statements
+    .filter((s) => s.status === 'failed' || s.undo === 'failed')
+    .filter((s) => s.span)
+    .map((s) => {
+      const place = `${r.file ?? 'line'}${r.file ? ':' : ' '}${s.span!.line}:${s.span!.column}`;
+      const what = s.status === 'failed' ? 'failed' : 'was not undone: its undo failed';
+      return `${place}: ${s.id} ${what}${s.source ? `: ${cell(s.source)}` : ''}`;
+    });
+}
+
+/** A sheet result as lines: phases completed, one table row per statement in plan order, then where the failures are written. */
 export function renderSheetResult(r: SheetResult): string[] {
   const rows = [...r.statements]
     .sort((a, b) => a.dag_depth - b.dag_depth || a.index - b.index)
@@ -26,5 +41,6 @@ export function renderSheetResult(r: SheetResult): string[] {
     `phases: ${r.phasesCompleted}/${r.phasesTotal} completed · $${r.costUsd.toFixed(4)}`,
     format(header),
     ...rows.map(format),
+    ...placesAtFault(r),
   ];
 }

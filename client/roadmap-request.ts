@@ -4,7 +4,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { repoNameOf, roadmapWorkflowId } from '../core/ids';
 import { phasesFor } from '../core/phases';
 import { parseRoadmap, type RoadmapTask } from '../core/roadmap';
-import type { RoadmapInput } from '../core/roadmap-types';
+import type { LandConfig, RoadmapInput } from '../core/roadmap-types';
 import { InvalidInput } from '../core/invalid-input';
 import { dexGitSync } from '../activities/dex-git';
 import { loadDexConfig } from './config-file';
@@ -63,12 +63,23 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
       repoName,
       roadmapHash,
       baseBranch,
-      taskDefaults: taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox),
+      // A roadmap's tasks are judged by what they break, not by what was red before (docs/roadmaps.md#baseline-aware-verify).
+      taskDefaults: { ...taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox), verifyBaseline: config.verifyBaseline ?? true },
       phasesByWeight: config.phases,
+      ...(config.modelsByWeight ? { modelsByWeight: config.modelsByWeight } : {}),
       maxParallel: config.maxParallel,
       continueAsNewAfterTasks: config.continueAsNewAfterTasks,
       taskBudget: config.budgets.task,
       runBudget: config.budgets.run,
+      ...(config.land ? { land: checkedLand(config.land, repoPath) } : {}),
     },
   };
+}
+
+/** `land:` with its remote checked: a remote the repository does not configure is bad input (exit 2). */
+function checkedLand(land: LandConfig, repoPath: string): LandConfig {
+  if (land.remote && !dexGitSync(repoPath, ['remote']).split('\n').includes(land.remote)) {
+    throw new InvalidInput(`dex.config.yaml: land.remote: the repository has no remote "${land.remote}" (git remote add ${land.remote} URL)`);
+  }
+  return land;
 }

@@ -28,6 +28,12 @@ export function taskAbout(input: TaskInput): RunAbout {
   return { title: input.title, repo, summary: `Task "${input.title}" on ${repo} (${phases.join(', ')})` };
 }
 
+/** A rewound task (`dex retry`): the task, and the run and phase it takes up. */
+export function retryAbout(input: TaskInput, fromWorkflowId: string, fromPhase: string): RunAbout {
+  const task = taskAbout(input);
+  return { ...task, summary: `${task.summary}: retry of ${fromWorkflowId} from ${fromPhase}` };
+}
+
 /** A roadmap: its file, its repository and how many tasks it has (and how many are ticked already). */
 export function roadmapAbout(input: RoadmapInput, tasks: readonly Pick<RoadmapTask, 'done'>[]): RunAbout {
   const repo = basename(input.repoPath);

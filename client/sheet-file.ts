@@ -3,11 +3,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { safeName, sheetTaskId } from '../core/ids';
 import { planSheet, type ActionDoc, type SheetDoc, type SheetPlan } from '../core/sheet';
-import type { PlannedStatement, SheetInput, StatementAction } from '../core/sheet-types';
+import type { PlannedStatement, SheetInput, SourceSpan, StatementAction } from '../core/sheet-types';
 import type { LlmSpec } from '../core/run-types';
 import { InvalidInput } from '../core/invalid-input';
 import { parseYamlInput, pointerPath, type YamlInput } from '../core/yaml-input';
 import { loadDexConfig } from './config-file';
+import { statementSpans } from './sheet-spans';
 import { checkPriced, parseLlmSpec } from './llm-spec';
 import type { Settings } from './settings';
 import { buildTaskInput } from './task-request';
@@ -18,7 +19,7 @@ export const SHEET_SCHEMA_PATH = join(__dirname, '..', 'schemas', 'sheet.schema.
 let validator: ReturnType<Ajv['compile']> | undefined;
 
 function schemaValidator(): ReturnType<Ajv['compile']> {
-  validator ??= new Ajv({ allErrors: true }).compile(JSON.parse(readFileSync(SHEET_SCHEMA_PATH, 'utf8')));
+  validator ??= new Ajv({ allErrors: true, allowUnionTypes: true }).compile(JSON.parse(readFileSync(SHEET_SCHEMA_PATH, 'utf8')));
   return validator;
 }
 
@@ -51,14 +52,23 @@ function schemaError(yaml: YamlInput, doc: unknown, errors: ErrorObject[]): Inva
   return new InvalidInput(`${place}: ${describeSchemaError(first, doc)}${more > 0 ? ` (and ${more} more problem${more === 1 ? '' : 's'})` : ''}`);
 }
 
+/** A sheet file read and checked against the JSON Schema: its content, and where in the file things are. */
+export interface SheetSource {
+  file: string;
+  doc: SheetDoc;
+  yaml: YamlInput;
+  spans: (SourceSpan | undefined)[];
+}
+
 /** Reads a sheet file and checks it against the JSON Schema; throws InvalidInput in one line naming the first problem and its place. */
-export function readSheetFile(path: string): SheetDoc {
+export function readSheetFile(path: string): SheetSource {
   const file = resolve(path);
   if (!existsSync(file)) throw new InvalidInput(`sheet file not found: ${file}`);
-  const yaml = parseYamlInput(readFileSync(file, 'utf8'), file);
+  const text = readFileSync(file, 'utf8');
+  const yaml = parseYamlInput(text, file);
   const validate = schemaValidator();
   if (!validate(yaml.value)) throw schemaError(yaml, yaml.value, validate.errors ?? []);
-  return yaml.value as SheetDoc;
+  return { file, doc: yaml.value as SheetDoc, yaml, spans: statementSpans(text) };
 }
 
 /** The sheet's name when the file gives none: its file name without `.sheet.yaml`. */
@@ -66,9 +76,25 @@ function nameFromFile(file: string): string {
   return safeName(basename(file).replace(/\.sheet\.ya?ml$|\.ya?ml$/, ''));
 }
 
-/** Reads, checks and plans a sheet file (tollgate 1); nothing runs. */
+/** Reads, checks and plans a sheet file (tollgate 1), a `for_each` file of targets with it; nothing runs. */
 export function planSheetFile(path: string): SheetPlan {
-  return planSheet(readSheetFile(path), nameFromFile(path), resolve(path));
+  const { file, doc, yaml, spans } = readSheetFile(path);
+  const set = doc.for_each;
+  if (set === undefined || Array.isArray(set)) {
+    return planSheet(doc, nameFromFile(file), { file, spans, forEachPlace: yaml.placeOf(['for_each']) });
+  }
+  const targetsFile = resolve(dirname(file), set.file);
+  const targets = readTargetsFile(targetsFile, yaml.placeOf(['for_each', 'file']));
+  return planSheet({ ...doc, for_each: targets }, nameFromFile(file), { file, spans, forEachPlace: targetsFile });
+}
+
+/** The targets in a `for_each` file: one a line, blank lines and `#` comment lines left out. */
+function readTargetsFile(path: string, place: string): string[] {
+  if (!existsSync(path)) throw new InvalidInput(`${place}: for_each file not found: ${path}`);
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
 /** What `dex sheet` was asked for besides the file. */
@@ -113,6 +139,9 @@ export function buildSheetInput(path: string, plan: SheetPlan, req: SheetRequest
   const statements: PlannedStatement[] = plan.statements.map((s) => ({
     index: s.index,
     id: s.id,
+    ...(s.span ? { span: s.span } : {}),
+    source: s.source,
+    ...(s.target !== undefined ? { target: s.target } : {}),
     depth: s.depth,
     ...(s.produces ? { produces: s.produces } : {}),
     consumes: s.consumes,
@@ -122,6 +151,7 @@ export function buildSheetInput(path: string, plan: SheetPlan, req: SheetRequest
   }));
   return {
     name: plan.name,
+    file: resolve(path),
     transaction: plan.transaction,
     maxParallel: plan.maxParallel,
     confirm: req.confirm ?? false,

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { modelsForWeight } from '../core/model-choice';
 import { repoNameOf, taskIdFromTitle } from '../core/ids';
 import { phasesFor } from '../core/phases';
 import type { Weight } from '../core/roadmap';
@@ -13,6 +14,7 @@ import { loadDexConfig, type DexConfig } from './config-file';
 import { parseLlmSpec } from './llm-spec';
 import { chooseSandbox } from './sandbox-choice';
 import type { Settings } from './settings';
+import { memoryOf } from './memory-config';
 
 /** What a person asks for with `dex task`. */
 export interface TaskRequest {
@@ -58,6 +60,8 @@ export function taskDefaultsFrom(
     hostQueue,
     llm,
     models: llm.kind === 'anthropic' && llm.model ? { ...config.models, default: llm.model } : config.models,
+    ...(config.thinking ? { thinking: config.thinking } : {}),
+    ...(config.planner ? { planner: config.planner } : {}),
     maxTokens: config.maxTokens,
     verify: config.verify,
     maxIterations: config.maxIterations,
@@ -68,6 +72,7 @@ export function taskDefaultsFrom(
     runaway: config.runaway,
     sandbox: chooseSandbox(config.sandbox, unsafeNoSandbox),
     protectedPaths: config.protectedPaths,
+    ...(memoryOf(config) ? { memory: memoryOf(config) } : {}),
   };
 }
 
@@ -81,15 +86,19 @@ export function buildTaskInput(req: TaskRequest, settings: Settings, env: NodeJS
   const repoPath = resolveRepository(req.repo ?? process.cwd());
   const llm = parseLlmSpec(req.llm, env);
   const config = loadDexConfig(repoPath);
+  const defaults = taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox);
   return {
     repoName: repoNameOf(repoPath),
     input: {
-      ...taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox),
+      ...defaults,
       taskId: taskIdFromTitle(title),
       title,
       description: req.description?.trim() ?? '',
       phases: req.weight ? phasesFor({ weight: req.weight as Weight }, config.phases) : ['implement'],
+      models: modelsForWeight(defaults.models, config.modelsByWeight, req.weight as Weight | undefined),
       budget: config.budgets.task,
+      // A single task is often asked to fix what is red: its base's failures count unless the repository says otherwise.
+      verifyBaseline: config.verifyBaseline ?? false,
     },
   };
 }

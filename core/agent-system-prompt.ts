@@ -24,4 +24,5 @@ Ending a turn: when you stop calling tools, your message must end with exactly o
 {"status":"complete","summary":"<what you changed and how you checked it>"}
 {"status":"blocked","reason":"<what you need from a person, and why you cannot go on without it>"}
 {"status":"continue","reason":"<what you will do next>"}
-Use "complete" only when the task is done and checked; dex then runs its own verification and sends you any failure. Never ask the user questions in plain text: nobody reads them. If you truly cannot proceed without a decision or information from a person, use "blocked"; the answer arrives as your next message.`;
+{"status":"escalate","reason":"<why the steps you were given do not fit this work>"}
+Use "complete" only when the task is done and checked; dex then runs its own verification and sends you any failure. Never ask the user questions in plain text: nobody reads them. If you truly cannot proceed without a decision or information from a person, use "blocked"; the answer arrives as your next message. Use "escalate" only when the step you are in does not fit the work at all (say, a research task given as a code change): dex plans the remaining steps again.`;

@@ -5,7 +5,7 @@
  */
 
 /** The names of the agent's tools. */
-export const AGENT_TOOL_NAMES = ['read_file', 'write_file', 'edit_file', 'list_files', 'run_command'] as const;
+export const AGENT_TOOL_NAMES = ['read_file', 'write_file', 'edit_file', 'list_files', 'run_command', 'remember'] as const;
 
 /** One of the agent's tool names. */
 export type AgentToolName = (typeof AGENT_TOOL_NAMES)[number];
@@ -52,6 +52,13 @@ export const AGENT_TOOLS: readonly ToolDefinition[] = [
     description: 'Run a shell command in the worktree root. Returns the exit code and the tail of its output.',
     input_schema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
   },
+  // Last, so the definitions before it keep the prefix they cached with (docs/roadmaps.md#memory).
+  {
+    name: 'remember',
+    description:
+      'Keep a short note (at most 500 characters) for later tasks on this repository: a command that works, a convention, a pitfall. It is shown in their first prompt; it changes no file.',
+    input_schema: { type: 'object', properties: { note: { type: 'string' } }, required: ['note'] },
+  },
 ];
 
 /** True when `name` is one of the agent's tools. */
@@ -65,7 +72,7 @@ const STEP_ARGUMENT_CHARS = 80;
 /** A tool call as one short step: its name and its main argument (`edit_file src/math.js`, `run_command npm test`). */
 export function describeToolCall(name: string, input: unknown): string {
   const fields = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
-  const main = fields.command ?? fields.path ?? '';
+  const main = fields.command ?? fields.path ?? fields.note ?? '';
   const text = typeof main === 'string' ? main.replace(/\s+/g, ' ').trim() : '';
   const shown = text.length > STEP_ARGUMENT_CHARS ? `${text.slice(0, STEP_ARGUMENT_CHARS - 1)}…` : text;
   return shown ? `${name} ${shown}` : name;

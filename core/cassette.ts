@@ -43,6 +43,16 @@ export interface CassetteLine {
   /** Phase name, or `*` for any. */
   phase: string;
   response: CassetteResponse;
+  /** The model-call key of a recorded line (`record:FILE`); replay ignores it. */
+  call?: string;
+}
+
+/**
+ * A recorded cassette line as text: `call` first, so a recorder finds a call's line by its key,
+ * then the fields replay reads (docs/interfaces.md#recording-a-run).
+ */
+export function recordedLineText(call: string, task: string, phase: string, response: CassetteResponse): string {
+  return JSON.stringify({ call, task, phase, response });
 }
 
 /**
@@ -67,7 +77,9 @@ export function parseCassette(text: string, source: string): CassetteLine[] {
     if (!isObject(value)) return fail('expected a JSON object {"task", "phase", "response"}');
     if (typeof value.task !== 'string' || value.task === '') fail('"task" must be a non-empty string (a task id or "*")');
     if (typeof value.phase !== 'string' || value.phase === '') fail('"phase" must be a non-empty string (a phase name or "*")');
-    lines.push({ line, task: value.task as string, phase: value.phase as string, response: checkResponse(value.response, fail) });
+    const parsed: CassetteLine = { line, task: value.task as string, phase: value.phase as string, response: checkResponse(value.response, fail) };
+    if (typeof value.call === 'string') parsed.call = value.call;
+    lines.push(parsed);
   });
   return lines;
 }

@@ -31,7 +31,7 @@ export function asCompletion(value: unknown): Completion | null {
   if (typeof value !== 'object' || value === null) return null;
   const { status, summary, reason } = value as Record<string, unknown>;
   if (status === 'complete' && typeof summary === 'string') return { status, summary };
-  if ((status === 'blocked' || status === 'continue') && typeof reason === 'string') return { status, reason };
+  if ((status === 'blocked' || status === 'continue' || status === 'escalate') && typeof reason === 'string') return { status, reason };
   return null;
 }
 

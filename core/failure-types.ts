@@ -46,6 +46,8 @@ export const FAILURE = {
   NestedGitRepository: 'NestedGitRepository',
   SandboxUnavailable: 'SandboxUnavailable',
   InvalidRoadmap: 'InvalidRoadmap',
+  /** `dex retry --from PHASE` of a run whose earlier phases did not all pass (core/rewind.ts). */
+  RewindImpossible: 'RewindImpossible',
 
   // How a run ends when it does not complete (its result rides along as the failure's detail).
   TaskFailed: 'TaskFailed',

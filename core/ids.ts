@@ -35,6 +35,9 @@ export const workflowKeyPrefix = (workflowId: string): string => `${workflowId}/
 /** The id prefix of a `dex task` run on the repository `repoName`. */
 export const taskWorkflowIdPrefix = (repoName: string, taskId: string): string => `task-${safeName(repoName)}-${taskId}`;
 
+/** The id prefix of the runs that take up task run `taskWorkflowId` at a phase (`dex retry`): `<id>-retry-<n>`. */
+export const retryWorkflowIdPrefix = (taskWorkflowId: string): string => `${taskWorkflowId}-retry`;
+
 /** The branch a task works on. */
 export const taskBranch = (taskWorkflowId: string): string => `dex/${taskWorkflowId}`;
 

@@ -33,6 +33,17 @@ export function parseInsight(text: string): ParsedInsight | null {
   return null;
 }
 
+/**
+ * Why a node fails on an answer with no text (whitespace only, or `content: []`): there is no
+ * insight in it to parse, keep or repair, and nothing to write (docs/layers.md#parse-modes-store_insight).
+ */
+export const EMPTY_ANSWER = "the model's answer is empty";
+
+/** Whether a model answer has no text but whitespace. */
+export function isEmptyAnswer(text: string): boolean {
+  return text.trim() === '';
+}
+
 /** The insight a `graceful` store keeps for an answer that holds none: its text, default numbers. */
 export function unparsedInsight(text: string): ParsedInsight {
   return { content: text.trim(), ...DEFAULT_NUMBERS };

@@ -1,7 +1,10 @@
 /**
- * What a layer's prompt is made of: topic messages and prior insights as text, token
- * estimates, and trimming to a context budget. Pure: shared by activities and tests.
+ * What a layer's prompt is made of: topic messages and prior insights as text, and trimming
+ * fetched messages to a token budget. Pure: shared by activities and tests.
  */
+import { estimateTokens } from './layer-tokens';
+
+export { estimateTokens };
 
 /** A message of a conversation topic, as imported by `dex messages import`. */
 export interface TopicMessage {
@@ -25,14 +28,8 @@ export interface InsightView {
   novelty: number;
   strength: number;
   createdAt: string;
-}
-
-/** Characters per token of the estimate: rough, but stable and cheap, and it errs on the safe side for English. */
-const CHARS_PER_TOKEN = 4;
-
-/** Estimated tokens of `text` (~ characters / 4). */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / CHARS_PER_TOKEN);
+  /** A `graceful` store kept an answer that was not the insight JSON; prompts mark it. */
+  unparsed?: boolean;
 }
 
 /** One message as a prompt line. */
@@ -45,11 +42,14 @@ export function formatMessages(messages: readonly TopicMessage[]): string {
   return messages.map(formatMessage).join('\n');
 }
 
-/** Insights as prompt text, one a line with their numbers. */
+/** One insight as a prompt line with its numbers; an unparsed one says so, since its numbers are defaults. */
+export function formatInsight(i: InsightView): string {
+  return `- ${i.unparsed ? '(unparsed) ' : ''}(${i.category}, confidence ${i.confidence}, importance ${i.importance}) ${i.content}`;
+}
+
+/** Insights as prompt text, one a line. */
 export function formatInsights(insights: readonly InsightView[]): string {
-  return insights
-    .map((i) => `- (${i.category}, confidence ${i.confidence}, importance ${i.importance}) ${i.content}`)
-    .join('\n');
+  return insights.map(formatInsight).join('\n');
 }
 
 /**

@@ -6,7 +6,7 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import schema from '../schemas/layer.schema.json';
 import { InvalidInput } from './invalid-input';
-import type { LayerNode, LayerSpec, LayerTargets, LlmCallParams, ParseMode } from './layer-types';
+import type { ContextRules, LayerNode, LayerSpec, LayerTargets, LlmCallParams, ParseMode, TrimKind } from './layer-types';
 import { parseYamlInput, pointerPath, type YamlInput } from './yaml-input';
 
 /**
@@ -23,9 +23,15 @@ type RawLayer = {
   name: string;
   model?: string;
   targets: string[] | { keys: string[] } | { select: { lookback_hours?: number; min_messages?: number; limit?: number } };
-  salience?: { cost?: number; refund?: number };
+  salience?: { cost_per_token?: number; refund?: number };
+  context?: { max_tokens_per_topic?: number; max_tokens_per_run?: number; trim?: TrimKind[] };
   nodes: RawNode[];
 };
+
+/** What a prompt may have when its node sets no `max_context_tokens`: under a Claude model's 200k context, with room for the answer and the estimate's error. */
+export const DEFAULT_MAX_CONTEXT_TOKENS = 150_000;
+/** @see SalienceRules */
+export const DEFAULT_COST_PER_TOKEN = 0.001;
 
 // The schema's defaults document the params; checkedNode applies them.
 const validate = new Ajv({ allErrors: true }).compile<RawLayer>(schema);
@@ -42,6 +48,7 @@ const GIVES_REPLY = new Set<LayerNode['type']>(['llm_call', 'synthesize_to_globa
 export function parseLayerFile(text: string, source: string, resolvePath: PathResolver): LayerSpec {
   const yaml = parseYamlInput(text, source);
   const raw = yaml.value;
+  refuseFlatCost(yaml);
   if (!validate(raw)) throw schemaError(yaml, raw, validate.errors ?? []);
   const names = new Set<string>();
   let hasReply = false;
@@ -65,8 +72,30 @@ export function parseLayerFile(text: string, source: string, resolvePath: PathRe
     name: raw.name,
     ...(raw.model ? { model: raw.model } : {}),
     targets: targetsOf(raw.targets),
-    salience: { cost: raw.salience?.cost ?? 1, refund: raw.salience?.refund ?? 0.5 },
+    salience: { costPerToken: raw.salience?.cost_per_token ?? DEFAULT_COST_PER_TOKEN, refund: raw.salience?.refund ?? 0.5 },
+    context: contextOf(raw.context),
     nodes: raw.nodes.map((node, i) => checkedNode(node, paramResolver(node, i))),
+  };
+}
+
+/**
+ * `salience.cost` (a flat cost per attempt) gave way to `cost_per_token`: refused by name, so an
+ * old layer file says what to change instead of running on a different price.
+ */
+function refuseFlatCost(yaml: YamlInput): void {
+  const salience = (yaml.value as { salience?: unknown } | null)?.salience;
+  if (typeof salience === 'object' && salience !== null && 'cost' in salience) {
+    throw new InvalidInput(
+      `${yaml.placeOf(['salience', 'cost'])}: salience.cost is no longer read: a model call now spends its prompt's input tokens × salience.cost_per_token (default ${DEFAULT_COST_PER_TOKEN}); see docs/layers.md#salience`,
+    );
+  }
+}
+
+function contextOf(raw: RawLayer['context']): ContextRules {
+  return {
+    ...(raw?.max_tokens_per_topic ? { maxTokensPerTopic: raw.max_tokens_per_topic } : {}),
+    ...(raw?.max_tokens_per_run ? { maxTokensPerRun: raw.max_tokens_per_run } : {}),
+    trim: raw?.trim ?? ['messages', 'insights'],
   };
 }
 
@@ -84,6 +113,7 @@ function checkedNode(node: RawNode, resolveParam: ParamResolver): LayerNode {
     promptTemplate: resolveParam('prompt_template', 'template'),
     ...(p.model ? { model: p.model as string } : {}),
     maxTokens: p.max_tokens ?? 500,
+    maxContextTokens: p.max_context_tokens ?? DEFAULT_MAX_CONTEXT_TOKENS,
   });
   switch (node.type) {
     case 'fetch_messages':
@@ -97,13 +127,17 @@ function checkedNode(node: RawNode, resolveParam: ParamResolver): LayerNode {
         },
       };
     case 'fetch_insights':
-      return { name, type: node.type, params: { retrievalProfile: p.retrieval_profile ?? 'balanced', maxPerTopic: p.max_per_topic ?? 5 } };
+      return {
+        name,
+        type: node.type,
+        params: { retrievalProfile: p.retrieval_profile ?? 'balanced', maxPerTopic: p.max_per_topic ?? 5, includeUnparsed: p.include_unparsed ?? false },
+      };
     case 'llm_call':
       return { name, type: node.type, params: llm() };
     case 'store_insight':
       return { name, type: node.type, params: { category: p.category, parse: (p.parse as ParseMode | undefined) ?? 'repair' } };
     case 'reduce':
-      return { name, type: node.type, params: {} };
+      return { name, type: node.type, params: { includeUnparsed: p.include_unparsed ?? false } };
     case 'output':
       return { name, type: node.type, params: p.path ? { path: resolveParam('path', 'file') } : {} };
     case 'synthesize_to_global':

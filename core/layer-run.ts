@@ -64,10 +64,14 @@ export function buildLayerRunRecord(args: {
     tokensTotal: tokensIn + tokens.output,
     costUsd: all.reduce((sum, t) => sum + t.costUsd, 0),
     messagesTrimmed: all.reduce((n, t) => n + t.messagesTrimmed, 0),
+    insightsTrimmed: all.reduce((n, t) => n + t.insightsTrimmed, 0),
     contextTokens: all.reduce((n, t) => n + t.contextTokens, 0),
+    promptTokens: all.reduce((n, t) => n + t.promptTokens, 0),
     skipped: targets.filter((t) => t.status === 'skipped').map((t) => ({ target: t.target, reason: t.reason ?? 'skipped' })),
     errors: all.filter((t) => t.error).map((t) => ({ target: t.target, node: t.error!.node, error: t.error!.message })),
     outputs: all.flatMap((t) => t.outputs.map((o) => ({ target: t.target, ...o }))),
+    resumable: all.flatMap((t) => (t.status === 'failed' && t.failedAt ? [{ target: t.target, ...t.failedAt }] : [])),
+    ...(input.resume ? { resumes: input.resume.runId } : {}),
   };
 }
 
@@ -82,7 +86,9 @@ export function emptyTargetResult(target: string): LayerTargetResult {
     modelCalls: 0,
     messages: 0,
     messagesTrimmed: 0,
+    insightsTrimmed: 0,
     contextTokens: 0,
+    promptTokens: 0,
     salienceSpent: 0,
     outputs: [],
   };

@@ -25,10 +25,10 @@ export type ParseMode = 'strict' | 'graceful' | 'repair';
 /** One node of a layer, its params checked and defaulted; paths are absolute. */
 export type LayerNode =
   | { name: string; type: 'fetch_messages'; params: { lookbackHours: number; limitPerChannel: number; maxContextTokens?: number } }
-  | { name: string; type: 'fetch_insights'; params: { retrievalProfile: RetrievalProfile; maxPerTopic: number } }
+  | { name: string; type: 'fetch_insights'; params: { retrievalProfile: RetrievalProfile; maxPerTopic: number; includeUnparsed: boolean } }
   | { name: string; type: 'llm_call'; params: LlmCallParams }
   | { name: string; type: 'store_insight'; params: { category: string; parse: ParseMode } }
-  | { name: string; type: 'reduce'; params: Record<string, never> }
+  | { name: string; type: 'reduce'; params: { includeUnparsed: boolean } }
   | { name: string; type: 'output'; params: { path?: string } }
   | { name: string; type: 'synthesize_to_global'; params: LlmCallParams & { category: string; parse: ParseMode } }
   | { name: string; type: 'update_self_concept'; params: { documentPath: string } };
@@ -41,6 +41,8 @@ export interface LlmCallParams {
   model?: string;
   /** @default 500 */
   maxTokens: number;
+  /** The most tokens this node's whole rendered prompt may have (docs/layers.md#context-budgets). @default 150000 */
+  maxContextTokens: number;
 }
 
 /** Which prior insights `fetch_insights` prefers. @default "balanced" */
@@ -51,12 +53,25 @@ export type LayerTargets =
   | { keys: string[] }
   | { select: { lookbackHours: number; minMessages: number; limit?: number } };
 
-/** The salience rules of a layer: what an attempt costs a topic and how much a failure gives back. */
+/** The salience rules of a layer: what a model call's prompt costs a topic and how much a failure gives back (docs/layers.md#salience). */
 export interface SalienceRules {
-  /** @default 1 */
-  cost: number;
-  /** Fraction of the cost refunded when the target fails. @default 0.5 */
+  /** Salience per input token of a model call. @default 0.001 */
+  costPerToken: number;
+  /** Fraction of what a target spent that it gets back when it fails. @default 0.5 */
   refund: number;
+}
+
+/** What a prompt budget may trim, in the order given: the oldest messages, the weakest insights. */
+export type TrimKind = 'messages' | 'insights';
+
+/** The context budgets of a layer (docs/layers.md#context-budgets). */
+export interface ContextRules {
+  /** The most prompt tokens one topic's model calls may send in a run. */
+  maxTokensPerTopic?: number;
+  /** The most prompt tokens the whole run may send, all topics together. */
+  maxTokensPerRun?: number;
+  /** What to trim first when a prompt is over its budget. @default ["messages", "insights"] */
+  trim: TrimKind[];
 }
 
 /** A checked `*.layer.yaml`. */
@@ -65,8 +80,21 @@ export interface LayerSpec {
   targets: LayerTargets;
   nodes: LayerNode[];
   salience: SalienceRules;
+  context: ContextRules;
   /** The layer's model when a node names none. */
   model?: string;
+}
+
+/**
+ * Where a failed target can go on from: the node it failed at (its index in the nodes the
+ * target ran: the per-target part, or the global part after its reduce) and the context it had
+ * just before that node (store references only).
+ */
+export interface ResumePoint {
+  target: string;
+  index: number;
+  node: string;
+  context: TargetContext;
 }
 
 /** The `layerWorkflow` input, decided by the client before it starts. */
@@ -79,6 +107,8 @@ export interface LayerInput {
   llm: LlmSpec;
   /** The model of nodes that name none (the layer's, else `--llm anthropic:MODEL`, else dex's default). */
   defaultModel: string;
+  /** `dex layer --resume`: re-run only these failed targets of run `runId`, each from its node. */
+  resume?: { runId: string; points: ResumePoint[] };
 }
 
 /** A fetched or reduced context, kept in the store under `key`; the workflow passes only the key. */
@@ -107,6 +137,11 @@ export interface LayerTargetInput {
   defaultModel: string;
   layerName: string;
   salience: SalienceRules;
+  context: ContextRules;
+  /** Index of `nodes[0]` in its part of the layer (not 0 when a resumed target starts at a later node). */
+  firstIndex: number;
+  /** Prompt tokens the run may still send (`max_tokens_per_run` less what earlier targets sent); absent: no run budget. */
+  runTokensLeft?: number;
   /** The run's clock at its start (ms): lookbacks count back from here, so a resumed target fetches the same. */
   now: number;
   /** Whether the target pays salience (the global topic does not). */
@@ -127,9 +162,15 @@ export interface LayerTargetResult {
   model?: string;
   messages: number;
   messagesTrimmed: number;
+  insightsTrimmed: number;
+  /** Message tokens `fetch_messages` kept (estimated). */
   contextTokens: number;
+  /** Tokens of the rendered prompts sent (estimated), for the context budgets. */
+  promptTokens: number;
   salienceSpent: number;
   outputs: { node: string; text: string }[];
+  /** Where a failed target can be resumed from. */
+  failedAt?: Omit<ResumePoint, 'target'>;
 }
 
 /** Layer run status: `failed` every target failed, `partial` some did, `dry` no insight made, else `success`. */
@@ -157,10 +198,16 @@ export interface LayerRunRecord {
   tokensTotal: number;
   costUsd: number;
   messagesTrimmed: number;
+  insightsTrimmed: number;
   contextTokens: number;
+  promptTokens: number;
   skipped: { target: string; reason: string }[];
   errors: { target: string; node: string; error: string }[];
   outputs: { target: string; node: string; text: string }[];
+  /** The failed targets `dex layer --resume` re-runs, each from its node. */
+  resumable: ResumePoint[];
+  /** The run this one resumed (`dex layer --resume`). */
+  resumes?: string;
 }
 
 /** The numbers of an insight, as the model gives them (0..1) or as defaults. */

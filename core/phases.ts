@@ -33,7 +33,10 @@ export const DEFAULT_RETRY_MAP: Record<string, string> = {
 };
 
 /** Phases that change files: verify runs after them, and a verified one is committed. */
-export const CHANGING_PHASES = new Set(['implement', 'test', 'docs', 'edit', 'write']);
+export const CHANGING_PHASES = new Set(['implement', 'test', 'docs', 'edit', 'write', 'finalize']);
+
+/** Finalize phase attempts (conflicts or a failing verify on the merged tree) before the `merge` gate (docs/roadmaps.md#finalize). */
+export const DEFAULT_FINALIZE_ATTEMPTS = 2;
 
 /**
  * Phases whose `blocked` answer is a finding that fails the phase (and goes back through the
@@ -70,6 +73,10 @@ export const PHASE_INSTRUCTIONS: Record<string, string> = {
   search: 'Search step: find the sources (files, notes) that answer the task. Change no files.',
   extract: 'Extract step: pull the facts the task needs out of the sources found. Change no files.',
   synthesize: 'Synthesize step: write the answer the task asks for from the extracted facts.',
+  finalize:
+    'Finalize phase: the branch this task was built on has moved, and its newest commits are merged into the worktree (uncommitted). ' +
+    'Where the merge conflicts, the files hold conflict markers (<<<<<<<, =======, >>>>>>>): resolve each conflict so that both sides\' intent is kept, ' +
+    'remove every marker, and make the verify commands pass on the merged tree. Change nothing else.',
 };
 
 /** The stored artifact a decision phase leaves, by the prompt variable later phases see it as. */

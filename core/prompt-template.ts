@@ -16,7 +16,8 @@ export function renderPrompt(template: string, vars: Record<string, string>): st
 /**
  * The first prompt of a phase. Variables: TASK_ID, TASK_TITLE, TASK_DESCRIPTION, PHASE_SECTION
  * (the phase's instructions and the artifacts of earlier phases: spec, design, review findings),
- * FILE_TREE, NAMED_FILES, RETRY_CONTEXT (with verification results), VERIFY_COMMANDS.
+ * FILE_TREE, NAMED_FILES, RETRY_CONTEXT (with verification results), VERIFY_COMMANDS, MEMORY (the
+ * repository's project memory and what earlier tasks of the roadmap did, docs/roadmaps.md#memory).
  */
 export const IMPLEMENT_PROMPT = `You are working on one task in a git worktree of a software project.
 
@@ -29,12 +30,13 @@ export const IMPLEMENT_PROMPT = `You are working on one task in a git worktree o
 Files (the worktree root is the current folder of every command and tool):
 
 {{FILE_TREE}}
-{{NAMED_FILES}}{{RETRY_CONTEXT}}
+{{NAMED_FILES}}{{MEMORY}}{{RETRY_CONTEXT}}
 # How to work
 
 - Use the tools: read_file, write_file, edit_file, list_files and run_command. Paths are relative to the worktree root.
 - Read the code you change before you change it, and keep changes to what the task needs.
 - Do not commit: dex commits the worktree when the task is done.
+- \`remember\` keeps a short note for later tasks on this repository (a command that works, a convention, a pitfall); keep only what is worth knowing next time.
 - Before you finish, run the checks the task will be verified with:
 {{VERIFY_COMMANDS}}
 

@@ -20,6 +20,8 @@ export interface RoadmapInput {
   taskDefaults: Omit<TaskInput, 'taskId' | 'title' | 'description' | 'phases' | 'type' | 'budget'>;
   /** Phases per weight. */
   phasesByWeight: Record<'trivial' | 'small' | 'medium' | 'large', string[]>;
+  /** Models per weight × phase, over `taskDefaults.models` (docs/roadmaps.md#models-and-thinking). */
+  modelsByWeight?: Partial<Record<'trivial' | 'small' | 'medium' | 'large', Record<string, string>>>;
   /** Tasks running at once. @default 2 */
   maxParallel: number;
   /** Continue as new after this many tasks have ended in one run. @default 25 */
@@ -28,8 +30,24 @@ export interface RoadmapInput {
   taskBudget?: Budget;
   /** Spending limit of the whole run. */
   runBudget?: Budget;
+  /** How finished tasks land: finalize attempts, and a remote to push to (docs/roadmaps.md#landing-on-a-remote). */
+  land?: LandConfig;
   /** State carried across continue-as-new. */
   carried?: RoadmapCarried;
+}
+
+/** `land:` in dex.config.yaml, checked by the client. */
+export interface LandConfig {
+  /** Finalize phase attempts before the `merge` gate. @default 2 */
+  finalizeAttempts?: number;
+  /** The remote to land on (a name the repository configures, e.g. `origin`); absent, tasks land in the checkout. */
+  remote?: string;
+  /** The remote's branch. @default the base branch */
+  branch?: string;
+  /** `push`: push the verified landing commit; `branch`: push the task's branch and describe a merge request. @default push */
+  mode?: 'push' | 'branch';
+  /** `branch` mode: a shell command run after the push (env DEX_BRANCH, DEX_TITLE, DEX_DESCRIPTION_FILE …), e.g. to open a pull request. */
+  command?: string;
 }
 
 /** A roadmap task's state in the run. */
@@ -41,8 +59,25 @@ export interface RoadmapTaskState {
   commit?: string;
   blockedBy?: string;
   error?: string;
+  /** Verify failures its base commit already had, which did not block it (docs/roadmaps.md#baseline-aware-verify). */
+  preExistingFailures?: string[];
+  /** `land.mode: branch`: the task was proposed for a merge request, not landed (docs/roadmaps.md#landing-on-a-remote). */
+  proposed?: ProposedLanding;
   tokens: TokenUsage;
   costUsd: number;
+}
+
+/** Where a task proposed in branch mode went, and what its landCommand printed. */
+export interface ProposedLanding {
+  remote: string;
+  /** The branch pushed on the remote: `dex/<taskId>`. */
+  branch: string;
+  /** The branch the merge request targets. */
+  target: string;
+  /** The merge request's description, on the worker's host (also in the store). */
+  descriptionPath: string;
+  /** The last line of the landCommand's stdout (e.g. the pull request's URL), when there is a landCommand. */
+  commandOutput?: string;
 }
 
 /** What a roadmap run carries into its next run after continue-as-new. */

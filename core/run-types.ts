@@ -16,7 +16,9 @@ export interface TokenUsage {
 /** Where model answers come from. */
 export type LlmSpec =
   | { kind: 'anthropic'; model?: string; baseUrl?: string }
-  | { kind: 'replay'; path: string };
+  | { kind: 'replay'; path: string }
+  /** The live model, each response also appended to the cassette at `path` (docs/interfaces.md#recording-a-run). */
+  | { kind: 'record'; path: string };
 
 /** What a person may do at a gate; also the default action of a gate with a deadline. */
 export type GateAction = 'approve' | 'reject';
@@ -27,6 +29,14 @@ export interface GateConfig {
   deadline?: string;
   /** @default "reject" */
   defaultAction?: GateAction;
+  /** Who answers: a person, or a model (docs/roadmaps.md#ai-gates). @default "person" */
+  by?: 'person' | 'model';
+  /** The gate's model (`by: model`). @default the task's default model */
+  model?: string;
+  /** What the gate's model checks, beyond the task itself. */
+  instructions?: string;
+  /** When the gate's model fails: `ask` a person, `fail` the gate, or let it `pass`. @default "ask" */
+  onModelError?: 'ask' | 'fail' | 'pass';
 }
 
 /** A spending limit in USD and/or tokens (input + output + cache). */
@@ -48,6 +58,8 @@ export interface ApproveInput {
 export interface RejectInput {
   reason: string;
   by?: string;
+  /** Retry the phase with the reason as context (while retries last) instead of ending the task. */
+  retry?: boolean;
   /** Sent to a roadmap: the task whose gate this is for (default: the task that waits). */
   taskId?: string;
 }
@@ -82,6 +94,12 @@ export interface RunStatus {
   recent?: { seq: number; text: string }[];
   /** How the agent's commands are confined: `off` marks a run started with --unsafe-no-sandbox. */
   sandbox?: SandboxMode;
+  /** A task with `verifyBaseline`: verify failures the base already had, and those that are its own. */
+  verify?: { preExisting: string[]; newFailures: string[] };
+  /** A task's type, when the planner chose it (docs/roadmaps.md#the-planner-and-escalate). */
+  type?: string;
+  /** A rewound task (`dex retry`): the run and phase it took up. */
+  retryOf?: { workflowId: string; phase: string };
   /** Set once the task's checkpoint commit exists. */
   commit?: string;
   branch?: string;

@@ -27,9 +27,14 @@ function doubleQuoted(value: string): string {
   return value.replace(/["\\$`]/g, '\\$&');
 }
 
+/** `text` with each reference replaced by what `replace` gives for its name (`@` for `@@`). */
+export function rewriteText(text: string, replace: (name: string) => string): string {
+  return text.replace(REFERENCE, (_, name: string) => replace(name));
+}
+
 /** `text` with each `@name` replaced by its value as is; an unknown name is an error. */
 export function substituteText(text: string, values: Readonly<Record<string, string>>): string {
-  return text.replace(REFERENCE, (_, name: string) => (name === '@' ? '@' : valueOf(values, name)));
+  return rewriteText(text, (name) => (name === '@' ? '@' : valueOf(values, name)));
 }
 
 function valueOf(values: Readonly<Record<string, string>>, name: string): string {
@@ -39,24 +44,35 @@ function valueOf(values: Readonly<Record<string, string>>, name: string): string
 }
 
 /**
- * A shell command with each `@name` replaced by its value as literal text, whatever quotes the
- * reference stands in: bare, it becomes one single-quoted word; inside '…' or "…" it is escaped
- * for that quoting. A value (say, a model's reply) can never run or expand anything.
+ * `value` written so that a later substitution reads it back as exactly `value`: each `@` that
+ * would start a reference (or `@@`) is doubled; one glued to a word is no reference and stays.
  */
-export function substituteShell(command: string, values: Readonly<Record<string, string>>): string {
+export function escapeReferences(value: string): string {
+  return value.replace(/(?<![A-Za-z0-9_])@/g, '@@');
+}
+
+/** The quotes a reference in a shell command stands in. */
+export type ShellQuoting = 'none' | 'single' | 'double';
+
+/** `value` as literal text where it stands: bare, one single-quoted word; inside '…' or "…", escaped for that quoting. */
+export function quoteFor(quoting: ShellQuoting, value: string): string {
+  return quoting === 'double' ? doubleQuoted(value) : quoting === 'single' ? `'${shellQuote(value)}'` : shellQuote(value);
+}
+
+/**
+ * A shell command with each reference replaced by what `replace` gives for its name (`@` for
+ * `@@`) and the quotes it stands in; a backslash-escaped `@` is no reference.
+ */
+export function rewriteShell(command: string, replace: (name: string, quoting: ShellQuoting) => string): string {
   const reference = /@(@|[A-Za-z_][A-Za-z0-9_]*)/y;
   let out = '';
-  let quote: 'none' | 'single' | 'double' = 'none';
+  let quote: ShellQuoting = 'none';
   for (let i = 0; i < command.length; ) {
     const c = command[i];
     reference.lastIndex = i;
     const m = c === '@' && !/[A-Za-z0-9_]/.test(command[i - 1] ?? '') ? reference.exec(command) : null;
     if (m) {
-      if (m[1] === '@') out += '@';
-      else {
-        const value = valueOf(values, m[1]);
-        out += quote === 'double' ? doubleQuoted(value) : quote === 'single' ? `'${shellQuote(value)}'` : shellQuote(value);
-      }
+      out += replace(m[1], quote);
       i += m[0].length;
       continue;
     }
@@ -71,6 +87,14 @@ export function substituteShell(command: string, values: Readonly<Record<string,
     i++;
   }
   return out;
+}
+
+/**
+ * A shell command with each `@name` replaced by its value as literal text, whatever quotes the
+ * reference stands in (quoteFor). A value (say, a model's reply) can never run or expand anything.
+ */
+export function substituteShell(command: string, values: Readonly<Record<string, string>>): string {
+  return rewriteShell(command, (name, quoting) => (name === '@' ? '@' : quoteFor(quoting, valueOf(values, name))));
 }
 
 /** The texts of an action that may hold references. */

@@ -12,11 +12,29 @@ export type StatementAction =
   /** A child `taskWorkflow`; its title and description may hold `@symbols`. */
   | { run: 'task'; task: TaskInput };
 
+/**
+ * Where a statement stands in the sheet file, 1-based: its first character and its last
+ * (inclusive), so a person or an editor can jump to it (docs/sheets.md#the-result).
+ */
+export interface SourceSpan {
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+}
+
 /** One statement as planned: where it stands in the file and in the DAG. */
 export interface PlannedStatement {
-  /** Position in the sheet file, from 0. */
+  /** Position in the (expanded) list of statements, from 0: the index of `phases`. */
   index: number;
+  /** As written; a `for_each` copy's is `<id>.<key>` (docs/sheets.md#template-over-a-set-for_each). */
   id: string;
+  /** The statement in the file (a copy's template); absent when the sheet came from no file. */
+  span?: SourceSpan;
+  /** The statement's text as written, before any substitution: its command, prompt or title. */
+  source: string;
+  /** The `for_each` target this copy is for. */
+  target?: string;
   /** 0 with no dependencies, else 1 + the deepest statement it needs. */
   depth: number;
   /** The symbol it produces (without `@`). */
@@ -32,6 +50,8 @@ export interface PlannedStatement {
 /** Everything a sheet run needs, decided by the client before it starts. */
 export interface SheetInput {
   name: string;
+  /** The sheet file, so a result can point into it. */
+  file?: string;
   /** On a failure, undo every completed statement in reverse order and end `rolled_back`. */
   transaction: boolean;
   /** How many statements of one phase run at once. */
@@ -67,17 +87,24 @@ export interface StatementResult {
   index: number;
   id: string;
   dag_depth: number;
+  /** The statement's text as written (PlannedStatement.source). */
+  source?: string;
+  /** Where it is in the sheet file (PlannedStatement.span). */
+  span?: SourceSpan;
+  target?: string;
   status: StatementStatus;
   error?: StatementError;
   /** What it produced (the value of its symbol). */
   value?: string;
-  /** `done` once its undo ran, `failed` when the undo failed (transactions only). */
+  /** `done` once its undo ran, `failed` when the undo failed and its effect remains (transactions only). */
   undo?: 'done' | 'failed';
 }
 
 /** The sheet's result (docs/sheets.md). */
 export interface SheetResult {
   name: string;
+  /** The sheet file the spans point into. */
+  file?: string;
   state: RunState;
   phasesCompleted: number;
   phasesTotal: number;

@@ -3,13 +3,16 @@
  * ends with, its worktree and what it reports. Plain data: it crosses workflow history as JSON.
  */
 import type { Budget, GateConfig, LlmSpec, RunState, TokenUsage } from './run-types';
+import type { MemoryRef } from './run-memory';
 import type { SandboxPolicy } from './sandbox-policy';
 
 /** The completion object a phase ends with (docs/interfaces.md#the-agent-and-the-model). */
 export type Completion =
   | { status: 'complete'; summary: string }
   | { status: 'blocked'; reason: string }
-  | { status: 'continue'; reason: string };
+  | { status: 'continue'; reason: string }
+  /** The step's pattern does not fit the work: re-plan the remaining steps (docs/roadmaps.md#the-planner-and-escalate). */
+  | { status: 'escalate'; reason: string };
 
 /** Limits on the agent's tools. */
 export interface ToolLimits {
@@ -31,12 +34,14 @@ export interface TaskInput {
   llm: LlmSpec;
   /** Model per phase; `default` applies when a phase has none. */
   models: Record<string, string>;
+  /** Extended thinking in these phases (docs/roadmaps.md#models-and-thinking); thinking tokens count as output. */
+  thinking?: ThinkingConfig;
   maxTokens: number;
   /** Shell commands that must all pass for the phase to count as done. */
   verify: string[];
   /** Model turns a phase may take before it fails. */
   maxIterations: number;
-  /** How often a rejected gate sends the phase round again before the task ends `rejected`. */
+  /** Retries of failed checks (through the retry map), and, counted apart, of rejects that ask for one (docs/roadmaps.md). */
   maxRetries: number;
   gates: { beforePhase?: GateConfig; afterVerify?: GateConfig };
   toolLimits: ToolLimits;
@@ -44,16 +49,46 @@ export interface TaskInput {
   phases?: string[];
   /** The task type whose step pattern `phases` is, shown in status as steps. */
   type?: string;
+  /** A cheap model picks the type of a task that has none before its first phase, and re-plans on `escalate`. */
+  planner?: { model: string };
   /** Where a failed phase goes back to. @default test/review/validate → implement, design → spec */
   retryMap?: Record<string, string>;
-  /** Spending limit of this task, checked before every model call. */
+  /** Spending limit of this task: every model call's worst case must fit in what is left of it. */
   budget?: Budget;
+  /** The task spends from its roadmap's run budget: it asks the roadmap for grants before model calls. */
+  runBudgeted?: boolean;
+  /** A run that takes up an earlier one at a phase (`dex retry ID --from PHASE`, core/rewind.ts). */
+  rewind?: { fromWorkflowId: string; fromPhase: string; baseSha: string; note?: string };
+  /** Verify runs once on the base commit first; failures it already had do not block the task (docs/roadmaps.md#baseline-aware-verify). */
+  verifyBaseline?: boolean;
   /** Runaway protection: stop a phase and wait at a gate. */
   runaway?: RunawayLimits;
   /** How the agent's commands and verify are confined. @default DEFAULT_SANDBOX */
   sandbox?: SandboxPolicy;
   /** Globs of paths whose changes wait for a person before they are committed (dex.config.yaml always). */
   protectedPaths?: string[];
+  /** Set for a roadmap's finalize run: no phases, only merging the target into the task's branch (docs/roadmaps.md#finalize). */
+  finalize?: FinalizeRequest;
+  /** Memory shown in first prompts, and kept by `remember` (docs/roadmaps.md#memory); absent in runs started before memory: none. */
+  memory?: MemoryRef;
+}
+
+/** What a finalize run merges into the task's existing branch, and how often the model may try. */
+export interface FinalizeRequest {
+  /** The commit to merge (the base branch's newest when the landing found the branch behind). */
+  target: string;
+  /** The target's name for prompts and commit messages (`main`, `origin/main`). */
+  targetName: string;
+  /** Which finalize run of this task this is (1, 2, …): keeps transcripts and checkpoint keys apart. */
+  round: number;
+  /** Finalize phase attempts before the landing waits at the `merge` gate. @default 2 */
+  maxAttempts: number;
+}
+
+/** Extended thinking for some phases: the turns of those phases think for up to `budgetTokens` first. */
+export interface ThinkingConfig {
+  phases: string[];
+  budgetTokens: number;
 }
 
 /** When a phase is stopped as a runaway. */
@@ -82,6 +117,8 @@ export interface TaskResult {
   verifyTail?: string;
   /** The commit the task's branch started from (what `dex diff` compares against). */
   baseSha?: string;
+  /** With `verifyBaseline`: the verify failures the base commit already had, which did not block the task. */
+  preExistingFailures?: string[];
 }
 
 /** A prepared git worktree for one task. */

@@ -1,12 +1,13 @@
 /**
  * The layer tables beside the Store's own, in the same SQLite database: topic messages,
- * insights, the salience ledger, fetched contexts and layer run records. Every write is
- * keyed (INSERT OR IGNORE), so a retried activity never stores anything twice.
+ * insights, the salience ledger, fetched contexts, layer run records and the layer each run
+ * ran (for `dex layer --resume`). Every write is keyed (INSERT OR IGNORE), so a retried
+ * activity never stores anything twice.
  */
 import type Database from 'better-sqlite3';
 import { salienceEarnKey } from '../core/ids';
 import type { InsightView, TopicMessage } from '../core/layer-context';
-import type { InsightNumbers, LayerRunRecord, RetrievalProfile } from '../core/layer-types';
+import type { InsightNumbers, LayerRunRecord, LayerSpec, RetrievalProfile } from '../core/layer-types';
 import type { Store } from './sqlite-store';
 
 /** Salience a topic earns with each imported message: attention follows activity. */
@@ -39,7 +40,16 @@ CREATE TABLE IF NOT EXISTS layer_contexts (key TEXT PRIMARY KEY, ids TEXT NOT NU
 CREATE TABLE IF NOT EXISTS layer_runs (
   id TEXT PRIMARY KEY, layer_name TEXT NOT NULL, status TEXT NOT NULL, record TEXT NOT NULL,
   created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));
+CREATE TABLE IF NOT EXISTS layer_run_specs (id TEXT PRIMARY KEY, spec TEXT NOT NULL);
 `;
+
+/** One salience ledger entry. */
+export interface SalienceEntry {
+  key: string;
+  topic: string;
+  amount: number;
+  reason: string;
+}
 
 const ORDER: Record<RetrievalProfile, string> = {
   recent: 'created_at DESC',
@@ -117,9 +127,11 @@ export class LayerStore {
     return row && (JSON.parse(row.ids) as string[]);
   }
 
-  /** A topic's insights, best first by `profile`. */
-  topicInsights(topic: string, profile: RetrievalProfile, limit: number): StoredInsight[] {
-    const rows = this.db.prepare(`SELECT * FROM insights WHERE topic = ? ORDER BY ${ORDER[profile]} LIMIT ?`).all(topic, limit);
+  /** A topic's insights, best first by `profile`; unparsed ones only when asked for (docs/layers.md#parse-modes-store_insight). */
+  topicInsights(topic: string, profile: RetrievalProfile, limit: number, includeUnparsed = false): StoredInsight[] {
+    const rows = this.db
+      .prepare(`SELECT * FROM insights WHERE topic = ? AND (? OR unparsed = 0) ORDER BY ${ORDER[profile]} LIMIT ?`)
+      .all(topic, includeUnparsed ? 1 : 0, limit);
     return (rows as Record<string, unknown>[]).map(insightFromRow);
   }
 
@@ -179,11 +191,33 @@ export class LayerStore {
       .immediate();
   }
 
-  /** Stores a layer run's record (once per id). */
-  putLayerRun(record: LayerRunRecord): void {
-    this.db
-      .prepare('INSERT OR IGNORE INTO layer_runs (id, layer_name, status, record) VALUES (?, ?, ?, ?)')
-      .run(record.id, record.layerName, record.status, JSON.stringify(record));
+  /** The ledger entries whose keys start with `keyPrefix` (a run's, or a run's target's: core/ids.ts layerNodeKey), in key order. */
+  salienceEntries(keyPrefix: string): SalienceEntry[] {
+    return this.db
+      .prepare("SELECT key, topic, amount, reason FROM salience_ledger WHERE substr(key, 1, length(?)) = ? ORDER BY key")
+      .all(keyPrefix, keyPrefix) as SalienceEntry[];
+  }
+
+  /** Stores a layer run's record and the layer it ran (once per id). */
+  putLayerRun(record: LayerRunRecord, spec?: LayerSpec): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare('INSERT OR IGNORE INTO layer_runs (id, layer_name, status, record) VALUES (?, ?, ?, ?)')
+        .run(record.id, record.layerName, record.status, JSON.stringify(record));
+      if (spec) this.db.prepare('INSERT OR IGNORE INTO layer_run_specs (id, spec) VALUES (?, ?)').run(record.id, JSON.stringify(spec));
+    }).immediate();
+  }
+
+  /** The runs that resumed the run `id` (`dex layer --resume`), by the `resumes` of their records. */
+  layerRunsResuming(id: string): string[] {
+    const rows = this.db.prepare("SELECT id FROM layer_runs WHERE json_extract(record, '$.resumes') = ? ORDER BY created_at").all(id) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
+  /** The layer the run `id` ran, as its input held it. */
+  getLayerRunSpec(id: string): LayerSpec | undefined {
+    const row = this.db.prepare('SELECT spec FROM layer_run_specs WHERE id = ?').get(id) as { spec: string } | undefined;
+    return row && (JSON.parse(row.spec) as LayerSpec);
   }
 
   /** The record of the layer run `id`. */

@@ -168,7 +168,7 @@ describe('executeAgentTool', () => {
   describe('bad calls', () => {
     it('reports an unknown tool', async () => {
       expect(await run('delete_everything', {})).toEqual({
-        content: 'unknown tool "delete_everything"; the tools are read_file, write_file, edit_file, list_files, run_command',
+        content: 'unknown tool "delete_everything"; the tools are read_file, write_file, edit_file, list_files, run_command, remember',
         isError: true,
       });
     });

@@ -12,7 +12,7 @@ import { expect } from 'vitest';
 import { createModelActivities } from '../activities/call-model';
 import { Store } from '../store/sqlite-store';
 import type { CassetteResponse } from '../core/cassette';
-import type { ModelCallInput, ModelCallResult } from '../activities/call-model';
+import type { ModelCallDeferred, ModelCallInput, ModelCallResult } from '../activities/call-model';
 import type { LlmSpec } from '../core/run-types';
 import { mockActivityEnv, runActivity } from './mock-activity';
 
@@ -89,6 +89,11 @@ export function runCallModel(
   input: ModelCallInput,
   env: MockActivityEnvironment = activityEnvironment(),
 ): Promise<ModelCallResult> {
+  return runActivity(acts.callModel, [input], env) as Promise<ModelCallResult>;
+}
+
+/** Runs `callModel` with an allowance: the call made, or the worst case that did not fit. */
+export function runCallModelWithin(acts: ModelActivities, input: ModelCallInput, env: MockActivityEnvironment = activityEnvironment()): Promise<ModelCallResult | ModelCallDeferred> {
   return runActivity(acts.callModel, [input], env);
 }
 

@@ -15,6 +15,7 @@ import {
   openFixture,
   plainReply,
   runCallModel,
+  runCallModelWithin,
   WORKFLOW_ID,
   type ModelCallFixture,
 } from './call-model-fixture';
@@ -35,6 +36,15 @@ const toolReply: CassetteResponse = {
   stop_reason: 'tool_use',
   usage: { input_tokens: 50, output_tokens: 40 },
 };
+const thinkingReply: CassetteResponse = {
+  content: [
+    { type: 'thinking', thinking: 'The diff changes sum; the tests cover it.', signature: 'sig-1' },
+    { type: 'text', text: '{"status":"complete","summary":"looks right"}' },
+  ],
+  stop_reason: 'end_turn',
+  // output_tokens counts the thinking too, as the API does.
+  usage: { input_tokens: 900, output_tokens: 1500 },
+};
 const cassette: CassetteLine[] = [
   { line: 1, task: 'text', phase: 'implement', response: textReply },
   { line: 2, task: 'tools', phase: 'implement', response: toolReply },
@@ -42,6 +52,8 @@ const cassette: CassetteLine[] = [
   { line: 4, task: 'fault', phase: 'implement', response: plainReply('after the fault') },
   { line: 5, task: '*', phase: 'implement', response: plainReply('{"status":"blocked","reason":"any task"}') },
   { line: 6, task: 'late', phase: 'implement', response: plainReply('{"status":"complete","summary":"late attempt"}') },
+  { line: 7, task: 'budget', phase: 'implement', response: textReply },
+  { line: 8, task: 'thinks', phase: 'review', response: thinkingReply },
 ];
 
 let fixture: ModelCallFixture;
@@ -234,6 +246,36 @@ describe('callModel against the Anthropic API', () => {
     await expect.poll(() => fake.requests.length).toBe(requestsBefore + 1);
     env.cancel();
     await expect(running).rejects.toBeInstanceOf(CancelledFailure);
+  });
+
+  it('makes no request when the worst case does not fit its allowance, and says what it is', async () => {
+    const transcriptId = fixture.newTranscript();
+    const requestsBefore = fake.requests.length;
+    const deferred = await runCallModelWithin(activities(), callInput(transcriptId, 'budget', llm(), { allowance: { usd: 0.01 } }));
+    expect(fake.requests.length).toBe(requestsBefore);
+    if (!('deferred' in deferred)) throw new Error('expected the call to be deferred');
+    // max_tokens 4096 at $15/M is $0.061 of output alone; the prompt adds its characters / 3 at the cache-write price.
+    expect(deferred.worst.usd).toBeGreaterThan(4096 * 15 / 1e6);
+    expect(deferred.worst.tokens).toBeGreaterThan(4096);
+    expect(fixture.store.getModelCall(`${transcriptId}#1`)).toBeUndefined();
+
+    const made = await runCallModelWithin(activities(), callInput(transcriptId, 'budget', llm(), { allowance: { usd: deferred.worst.usd } }));
+    expect('deferred' in made).toBe(false);
+    expect(fake.requests.length).toBe(requestsBefore + 1);
+    // The worst case bounds what the call cost.
+    expect((made as { costUsd: number }).costUsd).toBeLessThanOrEqual(deferred.worst.usd);
+  });
+
+  it('asks for extended thinking on top of max_tokens, keeps the thinking block and prices its tokens as output', async () => {
+    const transcriptId = fixture.newTranscript();
+    const result = await runCallModel(activities(), callInput(transcriptId, 'thinks', llm(), { phase: 'review', thinkingBudget: 2048 }));
+    const request = fake.requests.at(-1)!;
+    expect(request.body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2048 }, max_tokens: 4096 + 2048 });
+    expect(result.completion).toEqual({ status: 'complete', summary: 'looks right' });
+    expect(result.usage).toEqual({ input: 900, output: 1500, cacheRead: 0, cacheWrite: 0 });
+    expect(result.costUsd).toBeCloseTo((900 * 3 + 1500 * 15) / 1e6, 12);
+    // The thinking block stays in the transcript: the API wants it back with the next turn.
+    expect(fixture.store.getMessage(transcriptId, 1)?.content).toEqual(thinkingReply.content);
   });
 
   it('refuses a model it cannot price before calling it', async () => {

@@ -32,7 +32,7 @@ describe('parseDexConfig', () => {
     verify: [],
     models: { default: DEFAULT_MODEL },
     maxIterations: 20,
-    maxRetries: 0,
+    maxRetries: 3,
     maxTokens: 8192,
     gates: {},
     tools: { commandTimeoutMs: 120_000, outputLimitBytes: 16_384 },
@@ -56,7 +56,9 @@ describe('parseDexConfig', () => {
   it('reads every setting of a full config', () => {
     const text = [
       'verify: [npm run lint, npm test]',
-      'models: { plan: claude-opus-4-1 }',
+      'models: { plan: claude-opus-4-1, large: { review: claude-opus-4-5 } }',
+      'thinking: { phases: [review], budgetTokens: 2048 }',
+      'verifyBaseline: false',
       'maxIterations: 5',
       'maxRetries: 2',
       'maxTokens: 4096',
@@ -80,6 +82,9 @@ describe('parseDexConfig', () => {
     expect(parseDexConfig(text, repo)).toEqual({
       verify: ['npm run lint', 'npm test'],
       models: { default: DEFAULT_MODEL, plan: 'claude-opus-4-1' },
+      modelsByWeight: { large: { review: 'claude-opus-4-5' } },
+      thinking: { phases: ['review'], budgetTokens: 2048 },
+      verifyBaseline: false,
       maxIterations: 5,
       maxRetries: 2,
       maxTokens: 4096,

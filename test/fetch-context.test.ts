@@ -16,7 +16,7 @@ describe('renderPrompt', () => {
   it('leaves no placeholder of the implement prompt unfilled', () => {
     const names = [...IMPLEMENT_PROMPT.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]);
     expect(new Set(names)).toEqual(
-      new Set(['TASK_ID', 'TASK_TITLE', 'TASK_DESCRIPTION', 'PHASE_SECTION', 'FILE_TREE', 'NAMED_FILES', 'RETRY_CONTEXT', 'VERIFY_COMMANDS']),
+      new Set(['TASK_ID', 'TASK_TITLE', 'TASK_DESCRIPTION', 'PHASE_SECTION', 'FILE_TREE', 'NAMED_FILES', 'MEMORY', 'RETRY_CONTEXT', 'VERIFY_COMMANDS']),
     );
   });
 });

@@ -22,11 +22,12 @@ describe('parseLayerFile', () => {
     expect(spec).toEqual({
       name: 'nightly',
       targets: { select: { lookbackHours: 12, minMessages: 1 } },
-      salience: { cost: 1, refund: 0.5 },
+      salience: { costPerToken: 0.001, refund: 0.5 },
+      context: { trim: ['messages', 'insights'] },
       nodes: [
         { name: 'f', type: 'fetch_messages', params: { lookbackHours: 24, limitPerChannel: 50 } },
-        { name: 'i', type: 'fetch_insights', params: { retrievalProfile: 'balanced', maxPerTopic: 5 } },
-        { name: 'r', type: 'llm_call', params: { promptTemplate: '/abs/p.md', maxTokens: 500 } },
+        { name: 'i', type: 'fetch_insights', params: { retrievalProfile: 'balanced', maxPerTopic: 5, includeUnparsed: false } },
+        { name: 'r', type: 'llm_call', params: { promptTemplate: '/abs/p.md', maxTokens: 500, maxContextTokens: 150_000 } },
         { name: 's', type: 'store_insight', params: { category: 'c', parse: 'repair' } },
       ],
     });
@@ -47,9 +48,30 @@ describe('parseLayerFile', () => {
     ['a wrong param', 'nodes:\n  - name: f\n    type: fetch_messages\n    params:\n      lookback_hours: soon\n', 'x:7:23: node "f": params.lookback_hours must be number'],
     ['an unknown key', 'nodes:\n  - name: f\n    type: fetch_messages\n    colour: red\n', 'x:6:5: node "f": unknown key "colour"'],
     ['a store before any answer', 'nodes:\n  - name: k\n    type: store_insight\n    params: { category: c }\n', 'x:4:5: node "k" (store_insight) needs an llm_call or synthesize_to_global before it'],
+    ['a trim kind dex does not know', 'context: { trim: [replies] }\nnodes:\n  - { name: f, type: fetch_messages }\n', /^x:3:19: context\.trim\.0 must be equal to one of the allowed values/],
   ])('gives %s in one line: the file, the line and column, the node', (_what, nodes, message) => {
     const text = `name: x\ntargets: [a]\n${nodes}`;
     expect(() => parseLayerFile(text, 'x', asIs)).toThrow(typeof message === 'string' ? new InvalidInput(message) : message);
+  });
+
+  it('reads the context budgets, include_unparsed and salience.cost_per_token', () => {
+    const text =
+      'name: x\ntargets: [a]\nsalience: { cost_per_token: 0.002, refund: 0.25 }\ncontext: { max_tokens_per_topic: 900, max_tokens_per_run: 5000, trim: [insights] }\n' +
+      'nodes:\n  - { name: i, type: fetch_insights, params: { include_unparsed: true } }\n  - { name: r, type: llm_call, params: { prompt_template: p.md, max_context_tokens: 700 } }\n' +
+      '  - { name: c, type: reduce, params: { include_unparsed: true } }\n';
+    const spec = parseLayerFile(text, 'x', asIs);
+    expect(spec.salience).toEqual({ costPerToken: 0.002, refund: 0.25 });
+    expect(spec.context).toEqual({ maxTokensPerTopic: 900, maxTokensPerRun: 5000, trim: ['insights'] });
+    expect(spec.nodes.map((n) => n.params)).toEqual([
+      { retrievalProfile: 'balanced', maxPerTopic: 5, includeUnparsed: true },
+      { promptTemplate: '/abs/p.md', maxTokens: 500, maxContextTokens: 700 },
+      { includeUnparsed: true },
+    ]);
+  });
+
+  it('refuses the flat salience.cost by name, at its place, saying what replaced it', () => {
+    const text = 'name: x\ntargets: [a]\nsalience: { cost: 1 }\nnodes:\n  - { name: f, type: fetch_messages }\n';
+    expect(() => parseLayerFile(text, 'x', asIs)).toThrow(/^x:3:19: salience\.cost is no longer read: .*salience\.cost_per_token \(default 0\.001/);
   });
 
   it('places a path the resolver refuses at its param', () => {

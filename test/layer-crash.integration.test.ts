@@ -68,7 +68,11 @@ describe('a worker killed with SIGKILL in the middle of a layer run', () => {
     expect(perCall.size).toBe(5);
     // Each answered call is counted once: the call that died unanswered costs nothing.
     expect(record.tokens).toEqual(usageTotals(ANSWERS));
-    // Salience was spent once per target, though the third target's attempt ran on two workers.
-    expect(withStore((store) => layerStore(store).salienceBalance('crash-3'))).toBe(2);
+    // Salience was reserved and settled once, though the third target's call ran on two workers: the
+    // topic's three messages' worth less its input tokens × 0.001.
+    const u = ANSWERS[2].response.usage;
+    const read = u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+    expect(withStore((store) => layerStore(store).salienceBalance('crash-3'))).toBeCloseTo(3 - read * 0.001, 12);
+    expect(withStore((store) => layerStore(store).salienceEntries(`${RUN_ID}/crash-3/`)).map((e) => e.key)).toEqual([`${RUN_ID}/crash-3/reflect/reserve`, `${RUN_ID}/crash-3/reflect/settle`]);
   }, 120_000);
 });

@@ -70,7 +70,13 @@ describe('layerWorkflow over five topics, one answer not JSON', () => {
     expect(record.insightsCreated).toBe(5);
     const insights = store().listInsights({ layerRunId: 'layer-repair-1' });
     expect(insights.map((i) => i.topic).sort()).toEqual(topics);
-    expect(insights.every((i) => !i.unparsed && i.confidence === 0.8 && i.valence.concern === 0.6 && i.salienceSpent === 1 && i.strength === 1.5)).toBe(true);
+    expect(insights.every((i) => !i.unparsed && i.confidence === 0.8 && i.valence.concern === 0.6)).toBe(true);
+    // Each insight spent its topic's input tokens × cost_per_token (0.001), the repaired one both calls'; strength = spent × 1.5.
+    for (const i of insights) {
+      const read = testEnv.worker.deps.store.listModelCalls(`layer-repair-1/${i.topic}`).reduce((n, c) => n + c.input + c.cacheRead + c.cacheWrite, 0);
+      expect(i.salienceSpent).toBeCloseTo(read * 0.001, 12);
+      expect(i.strength).toBeCloseTo(i.salienceSpent * 1.5, 12);
+    }
 
     const all = [...answers, repair];
     const totals = usageTotals(all);
@@ -124,18 +130,23 @@ describe('layer run statuses', () => {
   });
 
   it('a topic that keeps failing spends its salience and is then skipped with that reason', async () => {
-    // One message earns one unit of salience; an attempt costs one, a failure refunds half.
+    // One message earns one unit of salience. The call reserves its estimated prompt × 0.01, settles
+    // to the tokens the model read (more than one unit's worth), and the failure refunds half.
     store().importMessages(messagesFor(['tired'], 1));
-    const layer = layerDir({ name: 'tired', topics: ['tired'], parse: 'strict', cassette: [answerLine('tired', 'reflect', 'no JSON here')] });
+    const answer = answerLine('tired', 'reflect', 'no JSON here');
+    const layer = layerDir({ name: 'tired', topics: ['tired'], parse: 'strict', cassette: [answer], salience: 'salience: { cost_per_token: 0.01 }' });
     const first = await runLayer(layer.file, layer.cassette, 'layer-tired-1');
     expect(first.record.errors.map((e) => e.node)).toEqual(['store']);
-    expect(store().salienceBalance('tired')).toBe(0.5);
+    const u = answer.response.usage;
+    const spent = (u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0)) * 0.01;
+    expect(store().salienceBalance('tired')).toBeCloseTo(1 - spent / 2, 12);
+    expect(store().salienceBalance('tired')).toBeLessThan(0);
 
     const second = await runLayer(layer.file, layer.cassette, 'layer-tired-2');
-    expect(second.record.skipped).toEqual([{ target: 'tired', reason: 'salience budget spent: balance 0.5 < cost 1' }]);
+    expect(second.record.skipped).toEqual([{ target: 'tired', reason: expect.stringMatching(/^salience budget spent: balance -[\d.]+ < reservation [\d.]+ for node "reflect" \(~\d+ prompt tokens × 0\.01\)$/) }]);
     expect(second.record.status).toBe('dry');
     expect(second.record.tokensTotal).toBe(0);
-    expect(store().salienceBalance('tired')).toBe(0.5);
+    expect(store().salienceBalance('tired')).toBeCloseTo(1 - spent / 2, 12);
   });
 
   it('max_context_tokens trims the oldest messages first and records it', async () => {

@@ -63,6 +63,38 @@ const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) => void }
       expect(signals(h)).toContain('approve');
     },
   },
+  // Two tasks on one file: the second branch was behind, its finalize run (a third child) merged and verified it, then it landed.
+  'roadmap-workflow-finalize.json': {
+    recordedBy: 'landing.integration.test.ts',
+    covers: (h) => {
+      expect(children(h)).toEqual(['taskWorkflow', 'taskWorkflow', 'taskWorkflow']);
+      expect(activities(h).filter((a) => a === 'mergeTaskBranch')).toHaveLength(3);
+    },
+  },
+  // Landing on a bare remote that another pusher moved: refused push, durable wait, fetch, finalize, push.
+  'roadmap-workflow-remote.json': {
+    recordedBy: 'landing.integration.test.ts',
+    covers: (h) => {
+      expect(activities(h).filter((a) => a === 'pushLanding')).toHaveLength(2);
+      expect(h.events.some((e) => e.timerStartedEventAttributes)).toBe(true);
+    },
+  },
+  // Proposed in branch mode: fetched a remote that was ahead, finalized onto it (a second child), pushed dex/B1, described it, ran the landCommand.
+  'roadmap-workflow-proposal.json': {
+    recordedBy: 'landing-branch.integration.test.ts',
+    covers: (h) => {
+      expect(children(h)).toEqual(['taskWorkflow', 'taskWorkflow']);
+      expect(activities(h).filter((a) => ['pushProposal', 'describeProposal', 'runLandCommand'].includes(a))).toEqual(['pushProposal', 'describeProposal', 'runLandCommand']);
+    },
+  },
+  // Three chained tasks with memory: each landing recorded the task's memory (docs/roadmaps.md#memory).
+  'roadmap-workflow-memory.json': {
+    recordedBy: 'memory.integration.test.ts',
+    covers: (h) => {
+      expect(children(h)).toEqual(['taskWorkflow', 'taskWorkflow', 'taskWorkflow']);
+      expect(activities(h).filter((a) => a === 'recordTaskMemory')).toHaveLength(3);
+    },
+  },
   // Five topics under `repair`, the third answering prose first: the parent run…
   'layer-workflow-repair.json': {
     recordedBy: 'layer-workflow.integration.test.ts',

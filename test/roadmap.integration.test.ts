@@ -69,8 +69,9 @@ async function childRuns(handle: WorkflowHandle): Promise<Record<string, { start
     const id = (started ?? completed)?.workflowExecution?.workflowId?.split('-')[2];
     if (!id) continue;
     runs[id] ??= { start: 0, end: 0 };
-    if (started) runs[id].start = ms(e.eventTime);
-    else runs[id].end = ms(e.eventTime);
+    // The first run under an id is the task's; a later one is its finalize run (docs/roadmaps.md#finalize).
+    if (started) runs[id].start ||= ms(e.eventTime);
+    else runs[id].end ||= ms(e.eventTime);
   }
   return runs;
 }
@@ -126,7 +127,9 @@ describe('roadmapWorkflow on a real dev server', () => {
     const waiting = await waitForGate(handle, 'budget');
     expect(waiting.state).toBe('budget_exceeded');
     expect(waiting.waitingFor).toMatchObject({ gate: 'budget', taskId: 'B1' });
-    expect(dex.requestsFor('B1')).toHaveLength(1);
+    // The first call's worst case does not fit $0.0001: it waits before the call, not after.
+    expect(waiting.waitingFor?.reason).toContain('may cost up to');
+    expect(dex.requestsFor('B1')).toHaveLength(0);
 
     dex.recordHistory(handle.workflowId, 'roadmap-workflow-budget.json');
     await handle.signal('approve', { budgetUsd: 5, by: 'ana' });

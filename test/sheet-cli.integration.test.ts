@@ -47,7 +47,7 @@ describe('dex sheet: tollgate 1 in the client', () => {
     const run = await dex(['sheet', file, '--json'], DEAD_SERVER);
     expect(run.code).toBe(2);
     expect(JSON.parse(run.stdout)).toEqual({
-      error: `${file}: unbound symbol @isda: statement "csa" uses it, but no statement produces it (as: "@isda")`,
+      error: `${file}:2:5: unbound symbol @isda: statement "csa" uses it, but no statement produces it (as: "@isda")`,
       exitCode: 2,
     });
   });
@@ -74,8 +74,46 @@ describe('dex sheet: tollgate 1 in the client', () => {
     );
     const json = JSON.parse((await dex(['sheet', file, '--plan', '--json'], DEAD_SERVER)).stdout);
     expect(json.order).toEqual([2, 3, 1, 0]);
-    expect(json.phases[1]).toEqual([{ index: 1, id: 'isda', depth: 1, produces: 'isda', consumes: ['cbu', 'cp'] }]);
+    expect(json.phases[1]).toEqual([
+      { index: 1, id: 'isda', depth: 1, produces: 'isda', consumes: ['cbu', 'cp'], span: { line: 3, column: 5, endLine: 3, endColumn: 67 } },
+    ]);
     expect(existsSync(join(dir, 'ran'))).toBe(false);
+  });
+});
+
+describe('dex sheet: a transaction and for_each, checked in the client', () => {
+  it('exits 2 on a transaction with statements lacking an undo, naming them all and placing the first, with nothing started', async () => {
+    const { dir, file } = sheet([
+      'transaction: true',
+      'statements:',
+      '  - { id: cbu, run: shell, command: "touch ran; echo cbu-1", as: "@cbu", undo: { run: shell, command: "true" } }',
+      '  - { id: note, run: llm, prompt: "About @cbu" }',
+      '  - { id: isda, run: shell, command: "touch ran; echo @cbu" }',
+      '  - { id: docs, run: task, title: "Register @cbu" }',
+    ]);
+    const run = await dex(['sheet', file], DEAD_SERVER);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      `dex: ${file}:5:5: transaction: true needs an undo on every shell and task statement, so that a failure can be rolled back; without one: "isda", "docs"`,
+    ]);
+    expect(existsSync(join(dir, 'ran'))).toBe(false);
+    expect(readdirSync(run.dexHome)).toEqual([]);
+  });
+
+  it('--plan shows a for_each sheet expanded: each statement once per target, in the phases of its copies', async () => {
+    const { file } = sheet([
+      'for_each: [fund-a, fund-b, fund-c]',
+      'statements:',
+      '  - { id: use, run: shell, command: "echo @cbu" }',
+      '  - { id: cbu, run: shell, command: "echo cbu-@target", as: "@cbu" }',
+    ]);
+    const run = await dex(['sheet', file, '--plan'], DEAD_SERVER);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.split('\n').slice(0, 3)).toEqual([
+      'sheet onboard: 6 statements in 2 phases over 3 targets',
+      'phase 0: cbu.fund-a (#3 → @cbu__fund_a), cbu.fund-b (#4 → @cbu__fund_b), cbu.fund-c (#5 → @cbu__fund_c)',
+      'phase 1: use.fund-a (#0), use.fund-b (#1), use.fund-c (#2)',
+    ]);
   });
 });
 
@@ -95,12 +133,13 @@ describe('dex sheet on a real dev server', () => {
 
     const status = await dex(['status', id!], testEnv.env.address);
     expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout.split('\n').slice(1, 6)).toEqual([
+    expect(status.stdout.split('\n').slice(1, 7)).toEqual([
       'phases: 1/3 completed · $0.0000',
       '#  statement  depth  status   value / error',
       '0  cbu        0      success  cbu-1',
       '1  isda       1      failed   exit_code: exit code 4: no counterparty for cbu-1',
       '2  csa        2      skipped  blocked (blocked by isda): blocked: statement "isda" failed',
+      `${file}:3:5: isda failed: echo no counterparty for @cbu >&2; exit 4`,
     ]);
   });
 });

@@ -94,12 +94,19 @@ describe('sheetWorkflow on a real dev server', () => {
     const result = await ended(handle);
 
     expect(result).toMatchObject({ state: 'failed', phasesCompleted: 1, phasesTotal: 3 });
-    expect(result.statements).toEqual([
+    expect(result.statements).toMatchObject([
       { index: 0, id: 'make', dag_depth: 0, status: 'success', value: 'm-1' },
       { index: 1, id: 'broken', dag_depth: 1, status: 'failed', error: { code: 'exit_code', message: 'exit code 3: no disk' } },
       { index: 2, id: 'fine', dag_depth: 1, status: 'success', value: "ok m-1" },
       { index: 3, id: 'after', dag_depth: 2, status: 'skipped', error: { code: 'blocked', message: 'blocked: statement "broken" failed', blocked_by: 'broken' } },
     ]);
+    expect(Object.keys(result.statements[0]).sort()).toEqual(['dag_depth', 'id', 'index', 'source', 'span', 'status', 'value']);
+    // Each result points at its statement in the file, with the statement as written.
+    expect(result.statements[1]).toMatchObject({
+      source: 'echo using @m; echo no disk >&2; exit 3',
+      span: { line: 3, column: 5, endLine: 3, endColumn: 92 },
+    });
+    expect(result.file).toBe(input.file);
     expect(result.error).toBe('statement "broken" failed: exit code 3: no disk');
     const status = await handle.query<SheetStatus>('status');
     expect(status.kind).toBe('sheet');
@@ -120,7 +127,7 @@ describe('sheetWorkflow on a real dev server', () => {
       '  - { id: cp, run: shell, command: "echo do cp >> log; echo cp-1", as: "@cp", undo: { run: shell, command: "echo undo cp @cp >> log" } }',
       '  - { id: role, run: shell, command: "echo do role @cbu @cp >> log", undo: { run: shell, command: "echo undo role >> log" } }',
       '  - { id: isda, run: shell, command: "echo isda for @cbu fails >&2; exit 1", as: "@isda", undo: { run: shell, command: "echo undo isda >> log" } }',
-      '  - { id: csa, run: shell, command: "echo do csa @isda >> log" }',
+      '  - { id: csa, run: shell, command: "echo do csa @isda >> log", undo: { run: shell, command: "echo undo csa >> log" } }',
     ]);
     const end = await runEnd<SheetResult>(await start('sheet-transaction-1', input));
     dex.recordHistory('sheet-transaction-1', 'sheet-workflow-transaction.json');
@@ -155,7 +162,15 @@ describe('sheetWorkflow on a real dev server', () => {
     const end = await runEnd<SheetResult>(handle);
     expect(end.state).toBe('rejected');
     expect(end.result!.statements).toEqual([
-      { index: 0, id: 'touch', dag_depth: 0, status: 'skipped', error: { code: 'rejected', message: 'the plan was rejected: not today' } },
+      {
+        index: 0,
+        id: 'touch',
+        dag_depth: 0,
+        status: 'skipped',
+        error: { code: 'rejected', message: 'the plan was rejected: not today' },
+        source: 'touch ran',
+        span: { line: 2, column: 5, endLine: 2, endColumn: 51 },
+      },
     ]);
     expect(existsSync(join(dir, 'ran'))).toBe(false);
     const history = await handle.fetchHistory();

@@ -1,7 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderSheetResult } from '../client/render-sheet';
 import { planSheetFile } from '../client/sheet-file';
@@ -9,6 +6,7 @@ import { InvalidInput } from '../core/invalid-input';
 import { runBounded } from '../core/run-bounded';
 import { describePlan, planSheet, type SheetDoc, type StatementDoc } from '../core/sheet';
 import { substituteAction, substituteText, symbolsIn } from '../core/sheet-symbols';
+import { errorOf, sheetFile } from './sheet-fixtures';
 
 /** A reference sheet of six statements in three dependency phases, by their index. */
 const NOTE_EXAMPLE: StatementDoc[] = [
@@ -22,20 +20,6 @@ const NOTE_EXAMPLE: StatementDoc[] = [
 const NOTE_INDEX = new Map(NOTE_EXAMPLE.map((s, i) => [s.id, i]));
 const SHUFFLED = [5, 3, 1, 4, 0, 2].map((i) => NOTE_EXAMPLE[i]);
 
-function sheetFile(yaml: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'dex-sheet-')), 'case.sheet.yaml');
-  writeFileSync(file, yaml);
-  return file;
-}
-
-function errorOf(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected an error');
-}
 
 describe('planning a sheet (tollgate 1)', () => {
   it('plans the six reference statements, given shuffled, into phases [0,1] [2,3,4] [5] by original index', () => {
@@ -119,7 +103,8 @@ describe('@symbols', () => {
 
 describe('sheet files', () => {
   it('reads a YAML sheet checked against the JSON Schema and plans it', () => {
-    const file = sheetFile(['name: onboard', 'transaction: true', 'statements:', ...SHUFFLED.map((s) => `  - ${JSON.stringify(s)}`)].join('\n'));
+    const undone = SHUFFLED.map((s) => ({ ...s, undo: { run: 'shell', command: 'true' } }));
+    const file = sheetFile(['name: onboard', 'transaction: true', 'statements:', ...undone.map((s) => `  - ${JSON.stringify(s)}`)].join('\n'));
     const plan = planSheetFile(file);
     expect(plan).toMatchObject({ name: 'onboard', transaction: true, maxParallel: 4 });
     expect(plan.phases.map((p) => p.length)).toEqual([2, 3, 1]);
@@ -153,7 +138,7 @@ describe('sheet files', () => {
     const file = sheetFile('statements:\n  - { id: x, run: shell, command: "echo @y", as: "@x" }\n  - { id: y, run: shell, command: "echo @x", as: "@y" }\n');
     const err = errorOf(() => planSheetFile(file));
     expect(err).toBeInstanceOf(InvalidInput);
-    expect(err.message).toBe(`${file}: dependency cycle between statements: "x" -> "y" -> "x"`);
+    expect(err.message).toBe(`${file}:2:5: dependency cycle between statements: "x" -> "y" -> "x"`);
   });
 });
 

@@ -10,6 +10,8 @@ import { exitCodeFor } from '../drive-task';
 import { renderRunEnd } from '../render-run-end';
 import { UNSANDBOXED_WARNING } from '../sandbox-choice';
 import { findRun } from '../run-lookup';
+import { PLAN_KINDS } from '../plan-kinds';
+import { renderRetryLinks, retryLinks } from '../retry-links';
 import { readSettings } from '../settings';
 import { connectSaying, saysWhileWaiting } from '../slow-wait';
 import { unclaimedWork, workerWaitNotice } from '../worker-starvation';
@@ -30,7 +32,10 @@ export async function statusCommand(argv: string[], out: Output): Promise<number
   const id = onePositional(positionals, 'a run id', usageOf('status'));
   const conns = await connectSaying(readSettings(), out.info);
   try {
-    const { handle, running, type, unsandboxed } = await findRun(conns.client, id);
+    const found = await findRun(conns.client, id);
+    const { handle, running, type, unsandboxed } = found;
+    const links = type === PLAN_KINDS.task.workflowType ? await retryLinks(conns.client, id, found) : undefined;
+    const linkLines = links ? renderRetryLinks(links) : [];
     if (running) {
       const status = await liveStatus(conns.connection, handle, out.info);
       if (!status) {
@@ -38,12 +43,12 @@ export async function statusCommand(argv: string[], out: Output): Promise<number
         return 0;
       }
       const tasks = (status.tasks ?? []).map((t) => `  ${t.id.padEnd(8)} ${t.state.padEnd(16)} ${t.phase ?? ''}${t.blockedBy ? ` blocked by ${t.blockedBy}` : ''}`);
-      out.result([`${id}: ${status.state}`, progressLine(status), ...tasks].join('\n'), { id, ...status });
+      out.result([`${id}: ${status.state}`, progressLine(status), ...tasks, ...linkLines].join('\n'), { id, ...status, ...links });
       return 0;
     }
     const end = await runEnd(handle);
     const mark = unsandboxed ? { sandbox: 'off' } : {};
-    out.result([renderRunEnd(type, id, end), ...(unsandboxed ? [UNSANDBOXED_WARNING] : [])].join('\n'), { id, ...end, ...mark });
+    out.result([renderRunEnd(type, id, end), ...linkLines, ...(unsandboxed ? [UNSANDBOXED_WARNING] : [])].join('\n'), { id, ...end, ...mark, ...links });
     return 0;
   } finally {
     await conns.close();

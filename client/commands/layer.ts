@@ -7,22 +7,38 @@ import { InvalidInput } from '../../core/invalid-input';
 import { onePositional, parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveRun from '../drive-run';
+import type { LayerInput } from '../../core/layer-types';
 import { buildLayerInput } from '../layer-request';
+import { buildLayerResumeInput } from '../layer-resume';
 import { renderLayerRun } from '../render-layer-run';
-import { layerAbout } from '../run-about';
+import { layerAbout, type RunAbout } from '../run-about';
 import { commandSettings, readSettings } from '../settings';
 import { parseTopicMessages } from '../topic-messages-file';
 
-/** `dex layer FILE.layer.yaml`: one layer run, checked before anything starts. */
+/** `dex layer FILE.layer.yaml` or `dex layer --resume RUN`: one layer run, checked before anything starts. */
 export async function layerCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.layer.options);
-  const file = onePositional(positionals, 'a layer file', usageOf('layer'));
   const settings = commandSettings(values.detach);
-  const input = buildLayerInput(file, { llm: values.llm }, settings);
+  let input: LayerInput;
+  let about: RunAbout;
+  if (values.resume !== undefined) {
+    if (positionals.length > 0) throw new UsageError(`--resume RUN takes no layer file (the run's own layer is resumed): ${usageOf('layer')}`);
+    const resume = buildLayerResumeInput(values.resume, { llm: values.llm }, settings);
+    if ('nothing' in resume) {
+      out.result(resume.nothing, { resumes: values.resume, nothingToResume: true });
+      return 0;
+    }
+    input = resume.input;
+    const n = input.resume!.points.length;
+    about = { title: input.layer.name, summary: `Layer ${input.layer.name}: resumes ${values.resume} (${n} failed target${n === 1 ? '' : 's'})` };
+  } else {
+    input = buildLayerInput(onePositional(positionals, 'a layer file', usageOf('layer')), { llm: values.llm }, settings);
+    about = layerAbout(input);
+  }
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;
   const run = await driveRun(
-    { kind: 'layer', idPrefix: layerWorkflowIdPrefix(input.layer.name), args: [input], about: layerAbout(input) },
+    { kind: 'layer', idPrefix: layerWorkflowIdPrefix(input.layer.name), args: [input], about },
     settings,
     out,
     { detach: values.detach },

@@ -2,6 +2,7 @@ import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveRun from '../drive-run';
 import { renderRoadmapResult } from '../render-roadmap';
+import { finishRecording, startRecording } from '../replay-test-record';
 import { roadmapAbout } from '../run-about';
 import { commandSettings } from '../settings';
 import { buildRoadmapInput } from '../roadmap-request';
@@ -17,9 +18,12 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;
   const unsandboxed = checked.input.taskDefaults.sandbox?.mode === 'off';
   const about = roadmapAbout(checked.input, checked.tasks);
+  const { repoPath, roadmapFile, taskDefaults } = checked.input;
+  const recording = startRecording(taskDefaults.llm, values.detach, { kind: 'roadmap', repo: repoPath, roadmap: roadmapFile }, out.info);
   const run = await driveRun({ kind: 'roadmap', workflowId: checked.workflowId, args: [checked.input], about, unsandboxed }, settings, out, {
     detach: values.detach,
   });
+  if (recording && run.end) finishRecording(recording, run.workflowId, run.end);
   const head = `${run.workflowId}: ${run.end?.state ?? 'started'}${run.end?.error ? ` — ${run.end.error}` : ''}`;
   out.result([head, ...(run.end?.result ? renderRoadmapResult(run.end.result) : []), ...(run.webUi ? [`Web UI: ${run.webUi}`] : [])].join('\n'), {
     workflowId: run.workflowId,

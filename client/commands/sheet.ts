@@ -18,10 +18,12 @@ export async function sheetCommand(argv: string[], out: Output): Promise<number>
     const phases = plan.phases.map((phase) =>
       phase.map((i) => {
         const s = plan.statements[i];
-        return { index: s.index, id: s.id, depth: s.depth, produces: s.produces ?? null, consumes: s.consumes };
+        const target = s.target !== undefined ? { target: s.target } : {};
+        return { index: s.index, id: s.id, ...target, depth: s.depth, produces: s.produces ?? null, consumes: s.consumes, span: s.span ?? null };
       }),
     );
-    out.result(describePlan(plan), { name: plan.name, transaction: plan.transaction, maxParallel: plan.maxParallel, order: plan.order, phases });
+    const { name, transaction, maxParallel, order, targets } = plan;
+    out.result(describePlan(plan), { name, transaction, maxParallel, ...(targets ? { targets } : {}), order, phases });
     return 0;
   }
   const settings = commandSettings(values.detach);

@@ -10,7 +10,7 @@ type SignalName = 'approve' | 'reject' | 'pause' | 'resume' | 'cancel';
 
 const USAGE: Record<SignalName, string> = {
   approve: 'dex approve ID [--note TEXT] [--by NAME] [--budget-usd N] [--task TASK]',
-  reject: 'dex reject ID --reason TEXT [--by NAME] [--task TASK]',
+  reject: 'dex reject ID --reason TEXT [--retry] [--by NAME] [--task TASK]',
   pause: 'dex pause ID',
   resume: 'dex resume ID',
   cancel: 'dex cancel ID',
@@ -41,6 +41,7 @@ export async function signalCommand(name: SignalName, argv: string[], out: Outpu
     reason: { type: 'string' },
     'budget-usd': { type: 'string' },
     task: { type: 'string' },
+    retry: { type: 'boolean' },
   });
   const id = onePositional(positionals, 'a run id', USAGE[name]);
   let payload: ApproveInput | RejectInput | Record<string, never> = {};
@@ -54,7 +55,7 @@ export async function signalCommand(name: SignalName, argv: string[], out: Outpu
     send = (handle) => decide(handle, { action: 'approve', ...approve });
   } else if (name === 'reject') {
     if (!values.reason?.trim()) throw new InvalidInput(`a reason is required: ${USAGE.reject}`);
-    const reject: RejectInput = { reason: values.reason, by: values.by, ...taskId };
+    const reject: RejectInput = { reason: values.reason, by: values.by, ...(values.retry ? { retry: true } : {}), ...taskId };
     payload = reject;
     send = (handle) => decide(handle, { action: 'reject', ...reject });
   } else if (name === 'pause') {

@@ -2,6 +2,7 @@ import { parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveTask from '../drive-task';
 import { describeTaskEnd } from '../render-task';
+import { finishRecording, startRecording } from '../replay-test-record';
 import { commandSettings } from '../settings';
 import { buildTaskInput } from '../task-request';
 
@@ -23,7 +24,10 @@ export async function taskCommand(argv: string[], out: Output): Promise<number> 
   );
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveTask, exitCodeFor } = require('../drive-task') as typeof DriveTask;
+  const task = { title: input.title, description: input.description, weight: values.weight };
+  const recording = startRecording(input.llm, values.detach, { kind: 'task', repo: input.repoPath, task }, out.info);
   const run = await driveTask(input, repoName, settings, out, { detach: values.detach });
+  if (recording && run.end) finishRecording(recording, run.workflowId, run.end);
   out.result(describeTaskEnd(run), { workflowId: run.workflowId, ...run.end, webUi: run.webUi });
   return run.end ? exitCodeFor(run.end) : 0;
 }

@@ -11,7 +11,8 @@ export function layerActivities(hostQueue: string) {
   return summarized({
     callLayerModel,
     resolveLayerTargets: local.resolveLayerTargets,
-    spendTargetSalience: local.spendTargetSalience,
+    reserveLayerSalience: local.reserveLayerSalience,
+    settleLayerSalience: local.settleLayerSalience,
     refundTargetSalience: local.refundTargetSalience,
     fetchLayerMessages: local.fetchLayerMessages,
     fetchLayerInsights: local.fetchLayerInsights,

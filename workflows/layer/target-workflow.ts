@@ -7,22 +7,19 @@ import { TargetRun } from './target-run';
 /**
  * One target of a layer run: the nodes in order, passing store references between them. A
  * child workflow of its own, so each target has its own history and, after a crash, resumes
- * at the node it was in: fetches and model calls that completed are never run again.
- * Salience is spent just before the first model call and partly refunded if the target fails.
+ * at the node it was in: fetches and model calls that completed are never run again. Each
+ * model call reserves salience before and settles after it; a failed target gets part of its
+ * spending back and records where `dex layer --resume` goes on from (docs/layers.md).
  */
 export async function layerTargetWorkflow(input: LayerTargetInput): Promise<LayerTargetResult> {
   const run = new TargetRun(input, layerActivities(input.hostQueue));
-  let current = '';
   try {
-    for (const node of input.nodes) {
-      current = node.name;
-      if (!(await run.runNode(node))) break;
+    for (const [i, node] of input.nodes.entries()) {
+      if (!(await run.runNode(node, input.firstIndex + i))) break;
     }
   } catch (err) {
     if (isCancellation(err)) throw err;
-    run.result.status = 'failed';
-    run.result.error = { node: current, message: innermostMessage(err) };
-    await run.refundSalience();
+    await run.fail(innermostMessage(err), err);
   }
   return run.result;
 }

@@ -1,10 +1,11 @@
-import { executeChild, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
-import { layerNodeKey, layerTargetWorkflowId } from '../../core/ids';
-import { buildLayerRunRecord, emptyTargetResult, GLOBAL_TOPIC, splitNodes } from '../../core/layer-run';
-import type { LayerInput, LayerNode, LayerRunRecord, LayerTargetResult, TargetContext } from '../../core/layer-types';
+import { setHandler, workflowInfo } from '@temporalio/workflow';
+import { layerNodeKey } from '../../core/ids';
+import { buildLayerRunRecord, GLOBAL_TOPIC, splitNodes } from '../../core/layer-run';
+import type { LayerInput, LayerNode, LayerRunRecord, LayerTargetResult } from '../../core/layer-types';
 import { statusQuery } from '../run/definitions';
 import { LayerProgress } from './progress';
-import { layerActivities } from './activities';
+import { layerActivities, type LayerActivities } from './activities';
+import { TargetChildren, type TargetPart } from './children';
 import { layerTargetWorkflow } from './target-workflow';
 import { RunControl } from '../run/run-control';
 import { FAILURE, nonRetryable } from '../../core/failure-types';
@@ -15,6 +16,8 @@ export { layerTargetWorkflow };
  * One layer run (docs/interfaces.md#plans-workflows-and-ids): each target in its own child workflow, one after another, a
  * target's failure recorded and the rest going on (fail-forward); then the global part, if
  * the layer has one, over what all targets made. The audit record is stored at the end.
+ * A resumed run (`dex layer --resume`, docs/layers.md#resuming-a-run) runs only the failed
+ * targets of the run it resumes, each from the node it failed at, with the context it had there.
  */
 export async function layerWorkflow(input: LayerInput): Promise<LayerRunRecord> {
   const runId = workflowInfo().workflowId;
@@ -25,70 +28,77 @@ export async function layerWorkflow(input: LayerInput): Promise<LayerRunRecord> 
   const progress = new LayerProgress(control);
   setHandler(statusQuery, () => progress.status());
   progress.ledger.attach(() => progress.status(), input.layer.name);
+  const children = new TargetChildren(runId, input, now, progress);
 
   const { perTarget, global } = splitNodes(input.layer.nodes);
-  progress.at('layer', 'targets');
-  const targets = await acts.resolveLayerTargets({ targets: input.layer.targets, now }, `${input.layer.name} · targets`);
-  progress.ledger.step(`${targets.length} targets: ${targets.join(', ') || '(none)'}`);
+  const parts = await targetParts(input, perTarget, acts, progress, now);
+  progress.ledger.step(`${parts.length} targets: ${parts.map((p) => p.target).join(', ') || '(none)'}`);
 
   const results: LayerTargetResult[] = [];
-  for (const target of targets) {
+  for (const part of parts) {
     await control.unpaused();
-    results.push(await runTarget(target, perTarget, true));
+    results.push(await children.run(part));
   }
 
   let globalResult: LayerTargetResult | undefined;
-  if (global.length > 0) {
+  const globalPart = await globalPartOf(runId, input, global, results, acts, progress);
+  if (globalPart) {
     await control.unpaused();
-    const reduceNode = global[0].type === 'reduce' ? global[0].name : 'reduce';
-    progress.at(GLOBAL_TOPIC, reduceNode);
-    const seed: TargetContext = {
-      insights: await acts.reduceLayerResults(
-        { key: layerNodeKey(runId, GLOBAL_TOPIC, reduceNode), insightIds: results.flatMap((r) => r.insightIds) },
-        `${GLOBAL_TOPIC} · ${reduceNode} · reduce`,
-      ),
-      targets: results.map((r) => ({ key: r.target, status: r.status })),
-    };
-    globalResult = await runTarget(GLOBAL_TOPIC, global[0].type === 'reduce' ? global.slice(1) : global, false, seed);
+    globalResult = await children.run(globalPart);
   }
 
   const record = buildLayerRunRecord({ id: runId, input, startedAt, endedAt: new Date().toISOString(), targets: results, global: globalResult });
-  await acts.recordLayerRun(record, `${input.layer.name} · record run`);
+  await acts.recordLayerRun({ record, layer: input.layer }, `${input.layer.name} · record run`);
   progress.finish(record);
   if (record.state === 'failed') {
     const failures = record.errors.map((e) => `${e.target} at ${e.node}: ${e.error}`).join('; ');
     throw nonRetryable(FAILURE.LayerFailed, `every target failed: ${failures}`, [record]);
   }
   return record;
+}
 
-  async function runTarget(target: string, nodes: LayerNode[], paysSalience: boolean, seed?: TargetContext): Promise<LayerTargetResult> {
-    progress.at(target, 'running');
-    let result: LayerTargetResult;
-    try {
-      result = await executeChild(layerTargetWorkflow, {
-        workflowId: layerTargetWorkflowId(runId, target),
-        staticSummary: `${target === GLOBAL_TOPIC ? 'the global part' : `target ${target}`} of layer ${input.layer.name}`,
-        args: [
-          {
-            runId,
-            target,
-            nodes,
-            hostQueue: input.hostQueue,
-            llm: input.llm,
-            defaultModel: input.defaultModel,
-            layerName: input.layer.name,
-            salience: input.layer.salience,
-            now,
-            paysSalience,
-            ...(seed ? { seed } : {}),
-          },
-        ],
-      });
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      result = { ...emptyTargetResult(target), status: 'failed', error: { node: '(target workflow)', message: (err as Error).message } };
-    }
-    progress.targetDone(result);
-    return result;
+/** The targets to run, all from their first node; a resumed run's failed targets, each from the node it failed at. */
+async function targetParts(input: LayerInput, perTarget: LayerNode[], acts: LayerActivities, progress: LayerProgress, now: number): Promise<TargetPart[]> {
+  if (input.resume) {
+    return input.resume.points
+      .filter((p) => p.target !== GLOBAL_TOPIC)
+      .map((p) => ({ target: p.target, nodes: perTarget.slice(p.index), firstIndex: p.index, paysSalience: true, seed: p.context }));
   }
+  progress.at('layer', 'targets');
+  const targets = await acts.resolveLayerTargets({ targets: input.layer.targets, now }, `${input.layer.name} · targets`);
+  return targets.map((target) => ({ target, nodes: perTarget, firstIndex: 0, paysSalience: true }));
+}
+
+/**
+ * The global part: the targets' insights reduced into its context (unparsed ones only when the
+ * `reduce` node asks for them), then the nodes after the reduce on the `global` topic. A resumed
+ * run runs it only if it failed in the run resumed, from its node, with its context.
+ */
+async function globalPartOf(
+  runId: string,
+  input: LayerInput,
+  global: LayerNode[],
+  results: LayerTargetResult[],
+  acts: LayerActivities,
+  progress: LayerProgress,
+): Promise<TargetPart | undefined> {
+  const reduce = global[0]?.type === 'reduce' ? global[0] : undefined;
+  const nodes = reduce ? global.slice(1) : global;
+  if (input.resume) {
+    const point = input.resume.points.find((p) => p.target === GLOBAL_TOPIC);
+    return point && { target: GLOBAL_TOPIC, nodes: nodes.slice(point.index), firstIndex: point.index, paysSalience: false, seed: point.context };
+  }
+  if (global.length === 0) return undefined;
+  const reduceNode = reduce?.name ?? 'reduce';
+  progress.at(GLOBAL_TOPIC, reduceNode);
+  const reduced = await acts.reduceLayerResults(
+    {
+      key: layerNodeKey(runId, GLOBAL_TOPIC, reduceNode),
+      insightIds: results.flatMap((r) => r.insightIds),
+      includeUnparsed: reduce?.type === 'reduce' ? reduce.params.includeUnparsed : false,
+    },
+    `${GLOBAL_TOPIC} · ${reduceNode} · reduce`,
+  );
+  const seed = { insights: reduced, targets: results.map((r) => ({ key: r.target, status: r.status })) };
+  return { target: GLOBAL_TOPIC, nodes, firstIndex: 0, paysSalience: false, seed };
 }

@@ -71,8 +71,9 @@ export class RoadmapBoard {
   }
 
   /** Records how a task ended (its usage from its result); its live updates are over. */
-  ended(id: string, usage: { tokens: TokenUsage; costUsd: number } | undefined): void {
-    this.update(id, { tokens: usage?.tokens ?? this.get(id).tokens, costUsd: usage?.costUsd ?? 0 });
+  ended(id: string, result: { tokens: TokenUsage; costUsd: number; preExistingFailures?: string[] } | undefined): void {
+    const preExisting = result?.preExistingFailures?.length ? { preExistingFailures: result.preExistingFailures } : {};
+    this.update(id, { tokens: result?.tokens ?? this.get(id).tokens, costUsd: result?.costUsd ?? 0, ...preExisting });
     this.live.delete(id);
   }
 

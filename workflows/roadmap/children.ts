@@ -8,12 +8,14 @@ import {
 } from '@temporalio/workflow';
 import { roadmapTaskWorkflowId } from '../../core/ids';
 import { phasesFor } from '../../core/phases';
+import { modelsForWeight } from '../../core/model-choice';
 import type { RoadmapTask } from '../../core/roadmap';
 import type { RoadmapInput } from '../../core/roadmap-types';
 import type { Budget } from '../../core/run-types';
 import type { TaskInput, TaskResult } from '../../core/task-types';
 import type { taskWorkflow } from '../task/workflow';
 import { FAILURE } from '../../core/failure-types';
+import { taskMemoryRef } from './run-memory';
 
 /** How a child task ended: its result, or why it did not complete. */
 export type ChildEnd =
@@ -53,9 +55,9 @@ export class RoadmapChildren {
     return this.inbox.splice(0);
   }
 
-  /** Starts task `task` with what is left of `runBudget` after `spentUsd`; returns its phases. */
-  async start(task: RoadmapTask, runBudget: Budget | undefined, spentUsd: number): Promise<string[]> {
-    const input = this.inputFor(task, runBudget, spentUsd);
+  /** Starts task `task` under the run budget, given what the run has `spent`; returns its phases. */
+  async start(task: RoadmapTask, runBudget: Budget | undefined, spent: { costUsd: number; tokens: number }): Promise<string[]> {
+    const input = this.inputFor(task, runBudget, spent);
     const handle = await startChild<typeof taskWorkflow>('taskWorkflow', {
       workflowId: this.idOf(task.id),
       staticSummary: `${task.id}: ${task.title}${task.depends.length ? ` (after ${task.depends.join(', ')})` : ''}`,
@@ -70,20 +72,28 @@ export class RoadmapChildren {
     return input.phases!;
   }
 
-  /** A task's input: the roadmap's defaults, its phases by weight or type, and the smaller of its own and the run's remaining budget. */
-  private inputFor(task: RoadmapTask, runBudget: Budget | undefined, spentUsd: number): TaskInput {
+  /**
+   * A task's input: the roadmap's defaults, its phases by weight or type, its own budget and,
+   * under a run budget in USD, grants from the roadmap (./run-grants.ts) for its model calls;
+   * a run budget in tokens is what is left of it when the task starts.
+   */
+  private inputFor(task: RoadmapTask, runBudget: Budget | undefined, spent: { costUsd: number; tokens: number }): TaskInput {
     const { taskBudget } = this.input;
-    const left = runBudget?.usd !== undefined ? Math.max(0, runBudget.usd - spentUsd) : undefined;
-    const usd = [taskBudget?.usd, left].filter((v): v is number => v !== undefined);
-    const budget = usd.length || taskBudget?.tokens ? { usd: usd.length ? Math.min(...usd) : undefined, tokens: taskBudget?.tokens } : undefined;
+    const leftTokens = runBudget?.tokens !== undefined ? Math.max(0, runBudget.tokens - spent.tokens) : undefined;
+    const tokens = [taskBudget?.tokens, leftTokens].filter((v): v is number => v !== undefined);
+    const limits = { ...(taskBudget?.usd !== undefined ? { usd: taskBudget.usd } : {}), ...(tokens.length ? { tokens: Math.min(...tokens) } : {}) };
+    const budget = Object.keys(limits).length ? limits : undefined;
     return {
       ...this.input.taskDefaults,
       taskId: task.id,
       title: task.title,
       description: task.description,
       phases: phasesFor(task, this.input.phasesByWeight),
+      models: modelsForWeight(this.input.taskDefaults.models, this.input.modelsByWeight, task.weight),
       type: task.type,
       budget,
+      ...(runBudget?.usd !== undefined ? { runBudgeted: true } : {}),
+      ...taskMemoryRef(this.input),
     };
   }
 }

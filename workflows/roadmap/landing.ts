@@ -1,25 +1,34 @@
 import type { RoadmapTask } from '../../core/roadmap';
-import type { RoadmapInput } from '../../core/roadmap-types';
 import type { TaskResult } from '../../core/task-types';
 import type { RunControl } from '../run/run-control';
 import type { RoadmapActivities } from './activities';
+import { finalizeTask, type FinalizeContext } from './finalize-child';
+import { proposeOnRemote } from './landing-branch';
+import { landOnRemote } from './landing-remote';
 
 /** How landing a task ended: its landing commit, or why it was not landed. */
 export type Landing = { landed: true; sha: string } | { landed: false; reason: string };
 
+/** What landing a task needs from its roadmap. */
+export interface LandingContext extends FinalizeContext {
+  acts: RoadmapActivities;
+  control: RunControl;
+  /** The `Dex-Merge` trailer's value: a retried landing finds its commit instead of landing twice. */
+  key: string;
+}
+
 /**
- * Lands a finished task's branch on the base branch (the box ticked in the same commit); a
- * conflict or a blocked checkout waits at the `merge` gate: approve tries again (a person fixed
- * it), reject leaves the task not landed.
+ * Lands a finished task's branch on the base branch, its box ticked in the same commit
+ * (docs/roadmaps.md#landing). A branch behind the base is finalized first (the base merged into
+ * it in a worktree, conflicts resolved by the model, verify run on the merged tree), so what
+ * lands is what verify passed on. A finalize that fails, a conflict or a blocked checkout waits
+ * at the `merge` gate: approve tries again (a person fixed it), reject leaves the task not landed.
  */
-export async function landTask(
-  input: RoadmapInput,
-  acts: RoadmapActivities,
-  control: RunControl,
-  task: RoadmapTask,
-  result: TaskResult,
-  key: string,
-): Promise<Landing> {
+export async function landTask(ctx: LandingContext, task: RoadmapTask, result: TaskResult): Promise<Landing> {
+  const { input, acts, control } = ctx;
+  if (input.land?.remote && (input.land.mode ?? 'push') === 'push') return landOnRemote(ctx, task, result);
+  if (input.land?.remote && input.land.mode === 'branch') return proposeOnRemote(ctx, task, result);
+  let round = 0;
   for (;;) {
     const merged = await acts.mergeTaskBranch({
       repoPath: input.repoPath,
@@ -28,10 +37,16 @@ export async function landTask(
       roadmapFile: input.roadmapFile,
       taskId: task.id,
       title: task.title,
-      key,
+      key: ctx.key,
+      finalize: true,
     }, `land ${task.id} on ${input.baseBranch}`);
     if (merged.status === 'merged') return { landed: true, sha: merged.sha };
-    const reason = merged.status === 'conflict' ? `merge conflict in ${merged.files.join(', ')}` : merged.reason;
+    let reason: string;
+    if (merged.status === 'behind') {
+      const finalized = await finalizeTask(ctx, task, merged.baseSha, input.baseBranch, ++round);
+      if (finalized.ok) continue; // the branch now holds the base, verified: land it
+      reason = finalized.reason;
+    } else reason = merged.status === 'conflict' ? `merge conflict in ${merged.files.join(', ')}` : merged.reason;
     const decision = await control.waitAt('merge', {}, { taskId: task.id, reason });
     if (decision.action === 'reject') return { landed: false, reason: `not landed: ${reason}` };
   }

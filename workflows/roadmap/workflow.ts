@@ -11,6 +11,9 @@ import { roadmapActivities } from './activities';
 import { RoadmapBoard } from './board';
 import { RoadmapChildren } from './children';
 import { landTask } from './landing';
+import { RunGrants } from './run-grants';
+import { recordLanded } from './run-memory';
+import { totalTokens } from '../../core/budget-reservation';
 import { FAILURE, nonRetryable } from '../../core/failure-types';
 
 /** The signals a roadmap passes on to its tasks, by name. */
@@ -39,6 +42,7 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   }, (taskId) => board.decisionTarget(taskId));
   const ledger = new RunLedger('roadmap', control, { spentBy: () => ({ ...board.spent(), turns: 0 }) });
   ledger.budget = input.carried?.runBudget ?? input.runBudget;
+  const grants = new RunGrants(ledger, control, (id) => children.idOf(id), board.spent().costUsd);
   setHandler(taskUpdateSignal, (update) => {
     const step = board.noteUpdate(update);
     if (step) ledger.step(step);
@@ -56,12 +60,15 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   const landingQueue: { id: string; result: TaskResult }[] = [];
   let endedThisRun = 0;
   while (!board.finished()) {
+    if ((await grants.serve()) === 'rejected') return result('rejected');
     // Land finished branches one at a time, the smallest id first.
     landingQueue.sort((a, b) => (a.id < b.id ? -1 : 1));
     for (let next = landingQueue.shift(); next; next = landingQueue.shift()) await land(next.id, next.result);
     for (const end of children.takeEnded()) {
       endedThisRun++;
-      board.ended(end.id, 'result' in end ? end.result : end.failure.result);
+      const ended = 'result' in end ? end.result : end.failure.result;
+      board.ended(end.id, ended);
+      if (ended) grants.settle(end.id, ended.costUsd);
       if ('result' in end) landingQueue.push(end);
       else {
         board.fail(end.id, end.failure.kind, end.failure.message);
@@ -78,13 +85,14 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
     if (!wantsNewRun && !control.paused) {
       for (const task of board.ready().slice(0, Math.max(0, room()))) {
         if ((await guardBudget(ledger, control)) === 'rejected') return result('rejected');
-        const phases = await children.start(task, ledger.budget, board.spent().costUsd);
+        const spent = board.spent();
+        const phases = await children.start(task, ledger.budget, { costUsd: spent.costUsd, tokens: totalTokens(spent.tokens) });
         board.update(task.id, { state: 'running', workflowId: children.idOf(task.id) });
         ledger.step(`${task.id} started (${phases.join(', ')})`);
       }
     }
     if (board.finished()) break;
-    await condition(() => children.anyEnded || (!control.paused && board.ready().length > 0 && room() > 0 && !wantsNewRun));
+    await condition(() => children.anyEnded || grants.anyPending || (!control.paused && board.ready().length > 0 && room() > 0 && !wantsNewRun));
   }
   const ended = board.tasks.map((t) => t.state);
   return result(ended.some((s) => ['failed', 'skipped', 'cancelled'].includes(s)) ? 'failed' : ended.includes('rejected') ? 'rejected' : 'completed');
@@ -98,9 +106,12 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   }
 
   async function land(id: string, taskResult: TaskResult): Promise<void> {
-    const landing = await landTask(input, acts, control, plan.find((t) => t.id === id)!, taskResult, landingKey(workflowInfo().workflowId, id));
+    const ctx = { input, acts, control, board, grants, key: landingKey(workflowInfo().workflowId, id), workflowId: children.idOf(id) };
+    const landing = await landTask(ctx, plan.find((t) => t.id === id)!, taskResult);
     if (!landing.landed) return board.fail(id, 'failed', landing.reason);
     board.update(id, { state: 'completed', commit: landing.sha });
-    ledger.step(`${id} landed on ${input.baseBranch} as ${landing.sha.slice(0, 10)}`);
+    await recordLanded(acts, input, plan.find((t) => t.id === id)!, taskResult, children.idOf(id));
+    const proposed = board.get(id).proposed;
+    ledger.step(proposed ? `${id} proposed as ${proposed.branch} on ${proposed.remote}` : `${id} landed on ${input.baseBranch} as ${landing.sha.slice(0, 10)}`);
   }
 }

@@ -39,3 +39,9 @@ export interface TaskUpdate {
 
 /** A child task's update to its parent roadmap. */
 export const taskUpdateSignal = defineSignal<[TaskUpdate]>('taskUpdate');
+
+/** A task's request to its roadmap: grant it run budget up to `usd` in all (docs/roadmaps.md#budgets-and-runaway-protection). */
+export const budgetRequestSignal = defineSignal<[{ taskId: string; usd: number }]>('budgetRequest');
+
+/** A roadmap's answer to a task's request: its grant in all, or `denied` when a person would not raise the run budget. */
+export const budgetGrantSignal = defineSignal<[{ usd: number } | { denied: true }]>('budgetGrant');

@@ -35,7 +35,7 @@ export class RunControl {
     });
     setHandler(rejectSignal, async (input) => {
       if (this.waitingFor && !input?.taskId) {
-        this.decision = { action: 'reject', by: input?.by, reason: input?.reason || 'rejected' };
+        this.decision = { action: 'reject', by: input?.by, reason: input?.reason || 'rejected', retry: input?.retry === true };
       } else await this.forward?.('reject', input);
     });
     setHandler(pauseSignal, async () => {
@@ -69,7 +69,7 @@ export class RunControl {
     const target = this.decisionTarget(input);
     const { action, ...payload } = input;
     if (this.takesLocally(input)) {
-      this.decision = action === 'approve' ? { action, ...payload } : { action, by: input.by, reason: input.reason };
+      this.decision = action === 'approve' ? { action, ...payload } : { action, by: input.by, reason: input.reason, retry: input.retry === true };
     } else await this.forward?.(action, { ...payload, taskId: target.taskId });
     return target;
   }

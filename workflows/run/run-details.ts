@@ -33,6 +33,7 @@ export function runDetails(s: RunStatus, workflowId: string): string {
       `    ${stockSignal(workflowId, 'approve', { note: 'ok' })}\n    ${stockSignal(workflowId, 'reject', { reason: 'why' })}`,
     );
   }
+  if (s.retryOf) parts.push(`Retry of \`${s.retryOf.workflowId}\` from phase \`${s.retryOf.phase}\``);
   if (s.sandbox === 'off') parts.push("**UNSANDBOXED**: the agent's commands run unconfined on the worker's host.");
   parts.push(whereLine(s));
   const steps = (s.recent ?? []).slice(-DETAILS_STEPS);

@@ -23,7 +23,16 @@ export class SheetProgress {
   ) {
     this.ledger = new RunLedger('sheet', control, { recentSteps: RECENT_STEPS });
     this.live = input.statements.map(() => 'pending');
-    this.results = input.statements.map((s) => ({ index: s.index, id: s.id, dag_depth: s.depth, status: 'skipped' }));
+    this.results = input.statements.map((s) => ({
+      index: s.index,
+      id: s.id,
+      dag_depth: s.depth,
+      status: 'skipped',
+      // Where the statement is written, so a failure can point at it (absent in runs planned before spans).
+      ...(s.source !== undefined ? { source: s.source } : {}),
+      ...(s.span ? { span: s.span } : {}),
+      ...(s.target !== undefined ? { target: s.target } : {}),
+    }));
   }
 
   private step(text: string): void {
@@ -82,6 +91,7 @@ export class SheetProgress {
     const { state, error } = this.ledger;
     return {
       name: this.input.name,
+      ...(this.input.file ? { file: this.input.file } : {}),
       state,
       phasesCompleted: done,
       phasesTotal: this.input.phases.length,

@@ -59,7 +59,8 @@ export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
   // A transaction: nothing more starts, and what completed is undone, newest first.
   const aborted = { code: 'aborted', message: `the transaction stopped after "${failed[0].id}" failed`, blocked_by: failed[0].id };
   for (const s of input.statements) progress.skip(s.index, aborted);
-  const undoFailures: string[] = [];
+  // An undo that fails does not stop the others: as much as can be undone is.
+  const left: string[] = [];
   for (const i of [...completed].reverse()) {
     const s = input.statements[i];
     if (!s.undo) continue;
@@ -67,9 +68,11 @@ export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
     const outcome = await runAction(acts, input, s.id, 'undo', substituteAction(s.undo, values));
     progress.ledger.spend(outcome.tokens, outcome.costUsd);
     progress.undone(i, !outcome.error, outcome.error?.message);
-    if (outcome.error) undoFailures.push(`undo of "${s.id}" failed: ${outcome.error.message}`);
+    if (outcome.error) left.push(`"${s.id}" (its undo failed: ${outcome.error.message})`);
   }
-  return undoFailures.length ? finish('failed', [firstFailure, ...undoFailures].join('; ')) : finish('rolled_back', `${firstFailure}; rolled back`);
+  // Never rolled_back while an effect remains: the error names what is left (docs/sheets.md#transactions).
+  if (left.length) return finish('failed', `${firstFailure}; the rollback is incomplete, the effects of these statements remain: ${left.join(', ')}`);
+  return finish('rolled_back', `${firstFailure}; rolled back`);
 
   async function runStatement(i: number): Promise<void> {
     // In a transaction, a failure elsewhere in this phase stops what has not started yet.

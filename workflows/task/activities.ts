@@ -10,14 +10,19 @@ import { gitPolicy, llmPolicy, localIoPolicy, toolPolicy, verifyPolicy } from '.
 export function hostActivities(hostQueue: string) {
   const on = { taskQueue: hostQueue };
   const { callModel } = proxyActivities<DexActivities>({ ...llmPolicy, ...on });
+  // A gate's model that keeps failing should reach its fallback (docs/roadmaps.md#ai-gates) in seconds, not minutes.
+  const { judgeGate, classifyTask } = proxyActivities<DexActivities>({ ...llmPolicy, retry: { ...llmPolicy.retry, maximumAttempts: 3 }, ...on });
   const { runTool } = proxyActivities<DexActivities>({ ...toolPolicy, ...on });
-  const { verify } = proxyActivities<DexActivities>({ ...verifyPolicy, ...on });
+  const { verify, verifyBaseline } = proxyActivities<DexActivities>({ ...verifyPolicy, ...on });
   const { prepareWorktree, commitCheckpoint, rollbackWorktree, removeWorktree } = proxyActivities<DexActivities>({ ...gitPolicy, ...on });
-  const { fetchContext, recordPhase, keepPhaseArtifact } = proxyActivities<DexActivities>({ ...localIoPolicy, ...on });
+  const { fetchContext, recordPhase, keepPhaseArtifact, findRewindPoint } = proxyActivities<DexActivities>({ ...localIoPolicy, ...on });
   return summarized({
     callModel,
+    judgeGate,
+    classifyTask,
     runTool,
     verify,
+    verifyBaseline,
     prepareWorktree,
     commitCheckpoint,
     rollbackWorktree,
@@ -25,6 +30,7 @@ export function hostActivities(hostQueue: string) {
     fetchContext,
     recordPhase,
     keepPhaseArtifact,
+    findRewindPoint,
   });
 }
 

@@ -1,7 +1,8 @@
 import { workflowInfo } from '@temporalio/workflow';
 import { phaseArtifactId, phaseAttemptKey, verifyReportId } from '../../core/ids';
 import { ARTIFACT_VARIABLES, CHANGING_PHASES, FINDING_PHASES } from '../../core/phases';
-import type { FollowUp } from '../../activities/call-model';
+import { thinkingBudget } from '../../core/model-choice';
+import type { FollowUp, ModelCallInput, ModelCallResult } from '../../activities/call-model';
 import type { VerifyResult } from '../../activities/verify';
 import type { Completion, TaskInput } from '../../core/task-types';
 import type { HostActivities } from './activities';
@@ -9,6 +10,7 @@ import { guardBudget } from '../run/budget-guard';
 import type { RunControl } from '../run/run-control';
 import { RunawayWatch } from './runaway-watch';
 import type { TaskProgress } from './progress';
+import type { TaskBudget } from './task-budget';
 
 /** A command line cut to a summary's length. */
 const stepText = (text: string): string => (text.length > 80 ? `${text.slice(0, 79)}…` : text);
@@ -16,8 +18,11 @@ const stepText = (text: string): string => (text.length > 80 ? `${text.slice(0, 
 /** How one attempt at a phase ended; `output` is what a retry of an earlier phase is told. */
 export type PhaseOutcome =
   | { kind: 'verified'; summary: string; verify: VerifyResult | undefined }
-  | { kind: 'rejected'; reason: string }
-  | { kind: 'failed'; error: string; output?: string };
+  /** `retry`: the person asked for the phase again (docs/interfaces.md#people-in-the-loop). */
+  | { kind: 'rejected'; reason: string; retry?: boolean }
+  | { kind: 'failed'; error: string; output?: string }
+  /** The agent said the step does not fit the work (docs/roadmaps.md#the-planner-and-escalate). */
+  | { kind: 'escalated'; reason: string };
 
 /** Sent when the model ends a turn without tools and without a completion object. */
 const COMPLETION_REMINDER =
@@ -29,12 +34,15 @@ export interface PhaseArgs {
   phase: string;
   attempt: number;
   worktreePath: string;
+  /** The commit the task's branch started from: what a gate's model diffs against. */
+  baseSha: string;
   retryContext?: string;
   /** Artifacts of earlier phases for this phase's prompt, by prompt variable. */
   artifacts: Record<string, string>;
   acts: HostActivities;
   control: RunControl;
   progress: TaskProgress;
+  budget: TaskBudget;
 }
 
 /**
@@ -51,6 +59,8 @@ export async function runAgentPhase(args: PhaseArgs): Promise<PhaseOutcome> {
   const model = input.models[phase] ?? input.models.default;
   const cassetteScope = workflowInfo().root?.workflowId ?? workflowId;
   const runaway = new RunawayWatch(input.runaway, CHANGING_PHASES.has(phase));
+  const budgetTokens = thinkingBudget(input.thinking, phase);
+  const thinking = budgetTokens ? { thinkingBudget: budgetTokens } : {};
 
   await control.unpaused();
   progress.at({ phase, activity: 'fetch' });
@@ -62,8 +72,10 @@ export async function runAgentPhase(args: PhaseArgs): Promise<PhaseOutcome> {
     description: input.description,
     retryContext: args.retryContext,
     verify: input.verify,
+    ...(progress.baseline?.length ? { preExistingFailures: progress.baseline } : {}),
     phase,
     artifacts: args.artifacts,
+    ...(input.memory ? { memory: input.memory, repoPath: input.repoPath } : {}),
   }, `${phase} · context`);
 
   let userSeq = 0;
@@ -72,8 +84,9 @@ export async function runAgentPhase(args: PhaseArgs): Promise<PhaseOutcome> {
     await control.unpaused();
     if ((await guardBudget(progress.ledger, control, { taskId: input.taskId })) === 'rejected') return { kind: 'rejected', reason: 'budget not raised' };
     progress.at({ phase, turn, activity: 'model' });
-    const call = { transcriptId, userSeq, followUp, taskId: input.taskId, phase, model, maxTokens: input.maxTokens, llm: input.llm, cassetteScope };
-    const reply = await acts.callModel(call, `turn ${turn} · model ${model}`);
+    const call = { transcriptId, userSeq, followUp, taskId: input.taskId, phase, model, maxTokens: input.maxTokens, llm: input.llm, cassetteScope, ...thinking };
+    const reply = await reservedCall(args, call, `turn ${turn} · model ${model}`);
+    if (reply === 'rejected') return { kind: 'rejected', reason: 'budget not raised' };
     progress.ledger.spend(reply.usage, reply.costUsd);
     const turnOf = { ...args, transcriptId, turn, assistantSeq: userSeq + 1, runaway };
     userSeq += 2;
@@ -83,6 +96,19 @@ export async function runAgentPhase(args: PhaseArgs): Promise<PhaseOutcome> {
   }
   const lastFailure = progress.lastVerify && !progress.lastVerify.passed ? progress.lastVerify.tail : undefined;
   return { kind: 'failed', error: `phase ${phase} used all ${input.maxIterations} turns without a verified completion`, output: lastFailure };
+}
+
+/**
+ * A model call within the budgets: the activity makes the call only when its worst case fits
+ * the allowance; otherwise it says what that worst case is, the task reserves it (a gate, or a
+ * grant from the roadmap), and asks again. `rejected` when a person would not raise a budget.
+ */
+async function reservedCall(args: PhaseArgs, call: ModelCallInput, summary: string): Promise<ModelCallResult | 'rejected'> {
+  for (;;) {
+    const reply = await args.acts.callModel({ ...call, allowance: args.budget.allowance() }, summary);
+    if (!('deferred' in reply)) return reply;
+    if ((await args.budget.reserve(reply.worst)) === 'rejected') return 'rejected';
+  }
 }
 
 /** One model turn of a phase attempt: where its transcript is and what watches it. */
@@ -118,6 +144,7 @@ async function runToolCalls(t: Turn, uses: { id: string; name: string; step?: st
       worktreePath,
       limits: input.toolLimits,
       sandbox: input.sandbox,
+      ...(input.memory ? { memoryRepo: input.repoPath } : {}),
     }, `turn ${turn} · ${use.step ?? use.name}`);
     fingerprint = result.fingerprint ?? fingerprint;
   }
@@ -129,11 +156,12 @@ async function answerCompletion(t: Turn, completion: Completion | null | undefin
   const { input, phase, control } = t;
   if (!completion) return { followUp: { text: COMPLETION_REMINDER } };
   if (completion.status === 'continue') return { followUp: { text: 'Continue.' } };
+  if (completion.status === 'escalate') return { kind: 'escalated', reason: completion.reason };
   if (completion.status === 'blocked') {
     // In a checking phase, "blocked" is a finding: the phase fails and the retry map decides.
     if (FINDING_PHASES.has(phase)) return { kind: 'failed', error: `${phase} found problems`, output: completion.reason };
     const decision = await control.waitAt('blocked', {}, { taskId: input.taskId, reason: completion.reason });
-    if (decision.action === 'reject') return { kind: 'rejected', reason: decision.reason };
+    if (decision.action === 'reject') return { kind: 'rejected', reason: decision.reason, retry: decision.retry };
     return { followUp: { text: `A person answered${decision.by ? ` (${decision.by})` : ''}: ${decision.note ?? 'go ahead'}` } };
   }
   return verifyCompletion(t, completion.summary);
@@ -156,6 +184,7 @@ async function verifyCompletion(t: Turn, summary: string): Promise<TurnEnd> {
     timeoutMs: 30 * 60_000,
     artifactId: verifyReportId(t.transcriptId, turn),
     sandbox: input.sandbox,
+    ...(progress.baseline ? { baseline: progress.baseline } : {}),
   }, `verify · ${stepText(input.verify.join(' && '))}`);
   progress.lastVerify = verify;
   if (verify.passed) return { kind: 'verified', summary, verify };

@@ -2,6 +2,7 @@ import { workflowInfo } from '@temporalio/workflow';
 import { phaseAttemptKey } from '../../core/ids';
 import { CHANGING_PHASES } from '../../core/phases';
 import { runAgentPhase, type PhaseArgs, type PhaseOutcome } from './agent-phase';
+import { decideAtGate } from './gate-decision';
 
 /**
  * One attempt at a phase with its gates: the optional gate before it, the agent's work, the
@@ -13,15 +14,15 @@ export async function attemptPhase(args: PhaseArgs): Promise<PhaseOutcome> {
   const { workflowId } = workflowInfo();
   let retryContext = args.retryContext;
   if (input.gates.beforePhase) {
-    const decision = await control.waitAt(`before:${phase}`, input.gates.beforePhase, { taskId: input.taskId });
-    if (decision.action === 'reject') return { kind: 'rejected', reason: decision.reason };
+    const decision = await decideAtGate(args, `before:${phase}`, input.gates.beforePhase);
+    if (decision.action === 'reject') return { kind: 'rejected', reason: decision.reason, retry: decision.retry };
     if (decision.note) retryContext = [retryContext, `Note from a person: ${decision.note}`].filter(Boolean).join('\n');
   }
   const outcome = await runAgentPhase({ ...args, retryContext });
   if (outcome.kind !== 'verified') return outcome;
   if (input.gates.afterVerify && CHANGING_PHASES.has(phase)) {
-    const decision = await control.waitAt(`after-verify:${phase}`, input.gates.afterVerify, { taskId: input.taskId });
-    if (decision.action === 'reject') return { kind: 'rejected', reason: decision.reason };
+    const decision = await decideAtGate(args, `after-verify:${phase}`, input.gates.afterVerify);
+    if (decision.action === 'reject') return { kind: 'rejected', reason: decision.reason, retry: decision.retry };
   }
   if (!CHANGING_PHASES.has(phase)) return outcome;
   await control.unpaused();
@@ -39,7 +40,7 @@ export async function attemptPhase(args: PhaseArgs): Promise<PhaseOutcome> {
     // A task must not rewrite what confines or checks the next one (dex.config.yaml, CI files) unseen.
     const reason = `the change touches protected paths: ${committed.protectedChanges.join(', ')}`;
     const decision = await control.waitAt(`protected:${phase}`, {}, { taskId: input.taskId, reason });
-    if (decision.action === 'reject') return { kind: 'rejected', reason: decision.reason };
+    if (decision.action === 'reject') return { kind: 'rejected', reason: decision.reason, retry: decision.retry };
     committed = await commit(true);
   }
   progress.commit = committed.sha;

@@ -10,6 +10,8 @@ import type { PhaseOutcome } from './agent-phase';
 import { attemptPhase } from './phase-attempt';
 import { retryDelayMs, retryTarget } from './phase-retry';
 import type { TaskProgress } from './progress';
+import type { TaskBudget } from './task-budget';
+import type { TaskPlanner } from './planner';
 
 /** What the phases of one task share. */
 export interface PhaseSequenceArgs {
@@ -19,22 +21,29 @@ export interface PhaseSequenceArgs {
   acts: HostActivities;
   control: RunControl;
   progress: TaskProgress;
+  budget: TaskBudget;
+  /** Plans the remaining steps again when one escalates (./planner.ts). */
+  planner: TaskPlanner;
+  /** A rewound run (`dex retry --from`): the phase it starts at, the earlier run's artifacts, a person's note. */
+  start?: { index: number; artifacts: Record<string, string>; note?: string };
 }
 
 /**
- * Runs a task's phases in order, each attempt recorded in the store; a failed or rejected phase
- * goes back where the retry map says (after a durable backoff, with the worktree rolled back to
- * the last checkpoint) while retries last. Returns the outcome of the last attempt.
+ * Runs a task's phases in order, each attempt recorded in the store. A failed check goes back
+ * where the retry map says, after a durable backoff (1 s, 2 s, 4 s …), while `maxRetries`
+ * lasts; a person's reject ends the task unless it asks for a retry, which reruns the phase
+ * with the reason, on a counter of its own (docs/roadmaps.md#how-a-run-goes). Before going back, the
+ * worktree is rolled back to the last checkpoint. Returns the outcome of the last attempt.
  */
 export async function runPhaseSequence(args: PhaseSequenceArgs): Promise<PhaseOutcome> {
-  const { input, phases, worktree, acts, progress } = args;
+  const { input, phases, progress } = args;
   const { workflowId } = workflowInfo();
   const retryMap = input.retryMap ?? DEFAULT_RETRY_MAP;
   const attempts: Record<string, number> = {};
-  const artifacts: Record<string, string> = {};
-  let retries = 0;
-  let retryContext: string | undefined;
-  let index = 0;
+  const artifacts: Record<string, string> = { ...args.start?.artifacts };
+  const retries = { check: 0, reject: 0 };
+  let retryContext = args.start?.note ? `Note from a person, who had this phase run again: ${args.start.note}` : undefined;
+  let index = args.start?.index ?? 0;
   let outcome: PhaseOutcome = { kind: 'failed', error: 'no phase ran' };
   while (index < phases.length) {
     const phase = phases[index];
@@ -48,17 +57,39 @@ export async function runPhaseSequence(args: PhaseSequenceArgs): Promise<PhaseOu
       index++;
       continue;
     }
-    const back = outcome.kind === 'rejected' ? phase : retryTarget(phase, phases, retryMap);
-    if (back === undefined || retries >= input.maxRetries) break;
-    retries++;
+    if (outcome.kind === 'escalated') {
+      const after = await args.planner.escalated(phases, index, outcome.reason);
+      if ('person' in after && after.person === 'reject') return { kind: 'rejected', reason: after.reason };
+      if ('replanned' in after) phases.splice(index, phases.length - index, ...after.replanned);
+      retryContext = `The ${phase} step escalated: ${outcome.reason}\n${'replanned' in after ? `The remaining steps were planned again: ${after.replanned.join(', ')}.` : `A person answered: ${after.note ?? 'go on'}`}`;
+      await goBack(args, phases[index]);
+      continue;
+    }
+    const back = goBackTo(outcome, phase, phases, retryMap);
+    const counter = outcome.kind === 'rejected' ? 'reject' : 'check';
+    if (back === undefined || retries[counter] >= input.maxRetries) break;
+    retries[counter]++;
     retryContext = describeForRetry(phase, outcome);
-    await sleep(retryDelayMs(retries));
-    const sha = progress.commit ?? worktree.baseSha;
-    await acts.rollbackWorktree({ worktreePath: worktree.path, sha }, `rollback · to ${sha.slice(0, 10)} before ${back}`);
-    progress.completedPhases = progress.completedPhases.slice(0, phases.indexOf(back));
-    index = phases.indexOf(back);
+    // A person's retry goes at once; a failed check waits, as note 001's executor does.
+    if (counter === 'check') await sleep(retryDelayMs(retries.check));
+    index = await goBack(args, back);
   }
   return outcome;
+}
+
+/** Rolls the worktree back to the last checkpoint before going (back) to phase `to`; returns its index. */
+async function goBack(args: PhaseSequenceArgs, to: string): Promise<number> {
+  const { acts, worktree, progress, phases } = args;
+  const sha = progress.commit ?? worktree.baseSha;
+  await acts.rollbackWorktree({ worktreePath: worktree.path, sha }, `rollback · to ${sha.slice(0, 10)} before ${to}`);
+  progress.completedPhases = progress.completedPhases.slice(0, phases.indexOf(to));
+  return phases.indexOf(to);
+}
+
+/** The phase the work goes back to after `outcome`; undefined when the task ends. */
+function goBackTo(outcome: Extract<PhaseOutcome, { kind: 'rejected' | 'failed' }>, phase: string, phases: string[], retryMap: Record<string, string>): string | undefined {
+  if (outcome.kind === 'rejected') return outcome.retry ? phase : undefined;
+  return retryTarget(phase, phases, retryMap);
 }
 
 /** One attempt at `phase`, and its record in the store: what it spent, how long it took, how it ended. */
@@ -68,11 +99,11 @@ async function recordedAttempt(
   attempt: number,
   carry: { retryContext?: string; artifacts: Record<string, string> },
 ): Promise<PhaseOutcome> {
-  const { input, worktree, acts, control, progress } = args;
+  const { input, worktree, acts, control, progress, budget } = args;
   const { workflowId } = workflowInfo();
   const started = Date.now();
   const before = progress.ledger.spent();
-  const outcome = await attemptPhase({ input, phase, attempt, worktreePath: worktree.path, ...carry, acts, control, progress });
+  const outcome = await attemptPhase({ input, phase, attempt, worktreePath: worktree.path, baseSha: worktree.baseSha, ...carry, acts, control, progress, budget });
   const spent = minus(progress.ledger.spent(), before);
   await acts.recordPhase({
     key: phaseAttemptKey(workflowId, phase, attempt),
@@ -91,7 +122,7 @@ async function recordedAttempt(
 }
 
 /** What the phase the work goes back to is told about the failure. */
-function describeForRetry(phase: string, outcome: Exclude<PhaseOutcome, { kind: 'verified' }>): string {
+function describeForRetry(phase: string, outcome: Extract<PhaseOutcome, { kind: 'rejected' | 'failed' }>): string {
   if (outcome.kind === 'rejected') return `The ${phase} phase was rejected: ${outcome.reason}`;
   return [`The ${phase} phase failed: ${outcome.error}`, outcome.output ? `Its output:\n${outcome.output}` : ''].filter(Boolean).join('\n');
 }

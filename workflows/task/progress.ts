@@ -11,6 +11,12 @@ export class TaskProgress {
   branch?: string;
   commit?: string;
   lastVerify?: VerifyResult;
+  /** The task type the planner chose (docs/roadmaps.md#the-planner-and-escalate). */
+  type?: string;
+  /** The run and phase a rewound task took up (`dex retry`). */
+  retryOf?: { workflowId: string; phase: string };
+  /** The verify failures the base commit already had (`verifyBaseline`); undefined without a baseline. */
+  baseline?: string[];
   completedPhases: string[] = [];
   /** How the task's commands are confined; `off` is shown on every progress line. */
   sandbox: SandboxMode = 'bwrap';
@@ -19,10 +25,16 @@ export class TaskProgress {
     private readonly taskId: string,
     control: RunControl,
     private readonly phases: string[],
-    private readonly typed: boolean,
+    private typed: boolean,
   ) {
     this.ledger = new RunLedger('task', control);
     this.current = { taskId };
+  }
+
+  /** The planner chose the task's type: its steps show in the status from now on. */
+  planned(type: string): void {
+    this.type = type;
+    this.typed = true;
   }
 
   /** Records where the run is now; a model call counts as a turn. */
@@ -48,6 +60,14 @@ export class TaskProgress {
         : {}),
       ...(this.branch ? { branch: this.branch } : {}),
       ...(this.commit ? { commit: this.commit } : {}),
+      ...(this.retryOf ? { retryOf: this.retryOf } : {}),
+      ...(this.type ? { type: this.type } : {}),
+      ...(this.baseline ? { verify: verifyStatus(this.baseline, this.lastVerify) } : {}),
     });
   }
+}
+
+/** Which verify failures were there before the task and which are its own (docs/roadmaps.md#baseline-aware-verify). */
+function verifyStatus(baseline: string[], last: VerifyResult | undefined): { preExisting: string[]; newFailures: string[] } {
+  return { preExisting: last?.preExisting ?? baseline, newFailures: last?.newFailures ?? [] };
 }

@@ -1,13 +1,17 @@
 import { ApplicationFailure, CancellationScope, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import { innermostMessage } from '../../core/failure-message';
-import { repoNameOf, taskBranch, taskWorktreeName } from '../../core/ids';
+import { repoNameOf, taskBranch } from '../../core/ids';
 import type { TaskInput, TaskResult, Worktree } from '../../core/task-types';
 import { statusQuery } from '../run/definitions';
 import { notifyParent } from '../run/parent-link';
 import { RunControl } from '../run/run-control';
 import { hostActivities } from './activities';
+import { runFinalize } from './finalize';
 import { runPhaseSequence } from './phase-sequence';
 import { TaskProgress } from './progress';
+import { TaskBudget } from './task-budget';
+import { startTask } from './task-start';
+import { TaskPlanner } from './planner';
 import { FAILURE, nonRetryable } from '../../core/failure-types';
 
 /**
@@ -19,7 +23,8 @@ import { FAILURE, nonRetryable } from '../../core/failure-types';
  */
 export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
   const { workflowId } = workflowInfo();
-  const phases = input.phases?.length ? input.phases : ['implement'];
+  // A copy: the planner may replace the steps not yet run (./planner.ts).
+  const phases = [...(input.phases?.length ? input.phases : ['implement'])];
   const acts = hostActivities(input.hostQueue);
   // The parent (a roadmap) hears of every wait and its end, so its status shows who waits.
   const control: RunControl = new RunControl(async () => {
@@ -28,7 +33,9 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
   });
   const progress = new TaskProgress(input.taskId, control, phases, !!input.type);
   progress.ledger.budget = input.budget;
+  const budget = new TaskBudget(input, progress.ledger, control);
   progress.sandbox = input.sandbox?.mode ?? 'bwrap';
+  if (input.rewind) progress.retryOf = { workflowId: input.rewind.fromWorkflowId, phase: input.rewind.fromPhase };
   setHandler(statusQuery, () => progress.status());
   progress.ledger.attach(() => progress.status(), repoNameOf(input.repoPath));
 
@@ -43,7 +50,8 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
     const verifyTail = progress.lastVerify && !progress.lastVerify.passed ? { verifyTail: progress.lastVerify.tail } : {};
     const base = worktree ? { baseSha: worktree.baseSha } : {};
     const branch = worktree?.branch ?? taskBranch(workflowId);
-    return { taskId: input.taskId, state, branch, commit: progress.commit, turns, tokens, costUsd, verifyPassed, ...base, ...failed, ...verifyTail, ...extra };
+    const preExisting = progress.baseline?.length ? { preExistingFailures: progress.lastVerify?.preExisting ?? progress.baseline } : {};
+    return { taskId: input.taskId, state, branch, commit: progress.commit, turns, tokens, costUsd, verifyPassed, ...base, ...failed, ...verifyTail, ...preExisting, ...extra };
   };
   const failWith = async (type: typeof FAILURE.TaskFailed | typeof FAILURE.TaskRejected, state: 'failed' | 'rejected', error: string): Promise<never> => {
     throw nonRetryable(type, error, [await finish(state, { error })]);
@@ -54,10 +62,11 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
   };
 
   try {
-    const branch = taskBranch(workflowId);
-    worktree = await acts.prepareWorktree({ repoPath: input.repoPath, branch, worktreeName: taskWorktreeName(workflowId) }, `worktree · ${branch}`);
-    progress.branch = worktree.branch;
-    const outcome = await runPhaseSequence({ input, phases, worktree, acts, control, progress });
+    const planner = new TaskPlanner(input, acts, control, progress);
+    const started = await startTask(input, phases, acts, progress, planner);
+    worktree = started.worktree;
+    const sequence = { input, worktree, acts, control, progress, budget, planner };
+    const outcome = input.finalize ? await runFinalize(sequence, input.finalize) : await runPhaseSequence({ ...sequence, phases, start: started.start });
     if (outcome.kind === 'verified') {
       await acts.removeWorktree({ repoPath: input.repoPath, worktreePath: worktree.path }, 'worktree · remove (the branch stays)');
       return await finish('completed', { summary: outcome.summary, verifyPassed: progress.lastVerify?.passed ?? true });
@@ -67,7 +76,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
       return await failWith(FAILURE.TaskRejected, 'rejected', `rejected: ${outcome.reason}`);
     }
     // A failed run keeps its worktree as the agent left it, for a person to inspect.
-    return await failWith(FAILURE.TaskFailed, 'failed', outcome.error);
+    return await failWith(FAILURE.TaskFailed, 'failed', outcome.kind === 'failed' ? outcome.error : `the ${outcome.kind} step ended the task: ${outcome.reason}`);
   } catch (err) {
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {

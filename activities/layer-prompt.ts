@@ -1,0 +1,70 @@
+/**
+ * The `renderLayerPrompt` activity: a node's template rendered with the topic's context, fitted
+ * to its token budget (docs/layers.md#context-budgets) and stored as the transcript's first
+ * message. The template is read here, at render time, so a fixed template takes effect on
+ * `dex layer --resume`. A prompt that cannot fit is not stored: the workflow skips the topic.
+ */
+import { readFileSync } from 'node:fs';
+import { FAILURE, nonRetryable } from '../core/failure-types';
+import { fitPrompt, overBudgetReason, overRunBudgetReason, type PromptLimit } from '../core/layer-budget';
+import { formatInsights, formatMessages } from '../core/layer-context';
+import type { TargetContext, TrimKind } from '../core/layer-types';
+import { renderPrompt } from '../core/prompt-template';
+import type { ActivityDeps } from './deps';
+import { replyText } from './layer-model';
+import { layerStore } from '../store/layer-store';
+
+/** Input of `renderLayerPrompt`. */
+export interface RenderLayerPromptInput {
+  transcriptId: string;
+  templatePath: string;
+  node: string;
+  topic: string;
+  layerName: string;
+  context: TargetContext;
+  /** This prompt's budget (core/layer-budget.ts promptLimit). */
+  limit: PromptLimit;
+  trim: TrimKind[];
+  /** What the run may still send, and its `max_tokens_per_run`, when the layer has a run budget. */
+  run?: { tokensLeft: number; maxTokens: number };
+}
+
+/** The prompt stored (its estimated tokens and what was trimmed), or why the topic is skipped. */
+export type RenderLayerPromptResult =
+  | { rendered: true; tokens: number; messagesTrimmed: number; insightsTrimmed: number }
+  | { rendered: false; tokens: number; reason: string };
+
+/** Builds the prompt activity over the host's dependencies. */
+export const createLayerPromptActivities = (deps: ActivityDeps) => ({
+  async renderLayerPrompt(input: RenderLayerPromptInput): Promise<RenderLayerPromptResult> {
+    let template: string;
+    try {
+      template = readFileSync(input.templatePath, 'utf8');
+    } catch (err) {
+      throw nonRetryable(FAILURE.TemplateMissing, `prompt template ${input.templatePath}: ${(err as Error).message}`);
+    }
+    const store = layerStore(deps.store);
+    const { messages, insights, reply, targets } = input.context;
+    const fixed = {
+      topic: input.topic,
+      layer: input.layerName,
+      reply: reply ? replyText(deps.store, reply.transcriptId, reply.seq) : '',
+      targets: (targets ?? []).map((t) => `- ${t.key}: ${t.status}`).join('\n'),
+    };
+    const fitted = fitPrompt(
+      {
+        messages: messages ? store.messagesByIds(store.getContext(messages.key) ?? []) : [],
+        insights: insights ? store.insightsByIds(store.getContext(insights.key) ?? []) : [],
+        render: (m, i) => renderPrompt(template, { ...fixed, messages: formatMessages(m), insights: formatInsights(i) }),
+      },
+      input.limit.tokens,
+      input.trim,
+    );
+    if (!fitted.fits) return { rendered: false, tokens: fitted.tokens, reason: overBudgetReason(input.node, fitted, input.limit, input.trim) };
+    if (input.run && fitted.tokens > input.run.tokensLeft) {
+      return { rendered: false, tokens: fitted.tokens, reason: overRunBudgetReason(input.node, fitted.tokens, input.run.tokensLeft, input.run.maxTokens) };
+    }
+    deps.store.appendMessage(input.transcriptId, 0, 'user', [{ type: 'text', text: fitted.text }]);
+    return { rendered: true, tokens: fitted.tokens, messagesTrimmed: fitted.messagesTrimmed, insightsTrimmed: fitted.insightsTrimmed };
+  },
+});

@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { InvalidInput } from '../core/invalid-input';
+import { GLOBAL_TOPIC, splitNodes } from '../core/layer-run';
+import type { LayerInput, LayerNode, LayerRunRecord, LayerSpec, ResumePoint } from '../core/layer-types';
+import { layerStore } from '../store/layer-store';
+import { Store } from '../store/sqlite-store';
+import { layerModels } from './layer-request';
+import type { Settings } from './settings';
+
+/** A resume to start, or why there is nothing to resume (not an error: every target is done). */
+export type LayerResume = { input: LayerInput } | { nothing: string };
+
+/**
+ * The input of `dex layer --resume RUN` (docs/layers.md#resuming-a-run): the layer RUN ran (as
+ * this host's store recorded it) and its failed targets, each with the node it goes on from
+ * and the context it had there. The templates of the nodes that will run again must exist now;
+ * they are read again when the prompts are rendered, so a fixed template takes effect. Throws
+ * InvalidInput (exit 2) for a run this host has no record of, or cannot resume.
+ */
+export function buildLayerResumeInput(runId: string, opts: { llm?: string }, settings: Settings, env: NodeJS.ProcessEnv = process.env): LayerResume {
+  const db = join(settings.dexHome, 'dex.db');
+  const found = existsSync(db) ? readRun(db, runId) : undefined;
+  if (!found) throw new InvalidInput(`no layer run "${runId}" is recorded on this host (${db}); a layer run is recorded when it ends`);
+  const { record, spec, resumedBy } = found;
+  const points = record.resumable ?? [];
+  if (points.length === 0 && record.errors.length === 0) return { nothing: `${runId}: nothing to resume: no target failed (it ended ${record.status})` };
+  if (points.length === 0 || !spec) throw new InvalidInput(`${runId} was recorded before dex could resume runs: run its layer file again`);
+  if (resumedBy.length > 0) throw new InvalidInput(`${runId} was resumed already by ${resumedBy.join(', ')}: resume that run instead`);
+  const templates = templatesToRerun(runId, spec, points);
+  const { llm, defaultModel } = layerModels(spec, opts.llm, runId, env);
+  // Which layer ran: the one resumed, with the templates as they are now.
+  const hash = createHash('sha256').update(record.layerHash);
+  for (const text of templates) hash.update('\0').update(text);
+  return { input: { layer: spec, hash: hash.digest('hex'), hostQueue: settings.hostQueue, llm, defaultModel, resume: { runId, points } } };
+}
+
+function readRun(db: string, runId: string): { record: LayerRunRecord; spec?: LayerSpec; resumedBy: string[] } | undefined {
+  const store = Store.open(db);
+  try {
+    const layers = layerStore(store);
+    const record = layers.getLayerRun(runId);
+    return record && { record, spec: layers.getLayerRunSpec(runId), resumedBy: layers.layerRunsResuming(runId) };
+  } finally {
+    store.close();
+  }
+}
+
+/** The texts of the templates the resumed nodes will render; InvalidInput naming the node whose template is missing. */
+function templatesToRerun(runId: string, spec: LayerSpec, points: ResumePoint[]): string[] {
+  const { perTarget, global } = splitNodes(spec.nodes);
+  const globalNodes = global[0]?.type === 'reduce' ? global.slice(1) : global;
+  const nodes = new Map<string, LayerNode>();
+  for (const p of points) for (const n of (p.target === GLOBAL_TOPIC ? globalNodes : perTarget).slice(p.index)) nodes.set(n.name, n);
+  const texts: string[] = [];
+  for (const node of nodes.values()) {
+    if (node.type !== 'llm_call' && node.type !== 'synthesize_to_global') continue;
+    const path = node.params.promptTemplate;
+    if (!existsSync(path) || !statSync(path).isFile()) throw new InvalidInput(`${runId}: node "${node.name}": prompt template not found: ${path}`);
+    texts.push(readFileSync(path, 'utf8'));
+  }
+  return texts;
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import type { CassetteLine } from '../core/cassette';
+import { costOf } from '../core/pricing';
+import type { RoadmapResult } from '../core/roadmap-types';
+import type { RunStatus } from '../core/run-types';
+import { completionTurn, TEST_MODEL, toolTurn, usageTotals } from './cassette-builder';
+import { useDexEnvironment, waitForGate } from './dex-environment';
+import { roadmapRepo, startRoadmap } from './roadmap-fixture';
+
+const TASKS = ['P1', 'P2', 'P3', 'P4'];
+const LINES: Record<string, CassetteLine[]> = Object.fromEntries(
+  TASKS.map((id) => [
+    id,
+    [
+      toolTurn(id, ['write_file', { path: `notes/${id}.md`, content: `# ${id}\n` }]),
+      completionTurn(id, { status: 'complete', summary: `wrote notes/${id}.md` }),
+    ],
+  ]),
+);
+
+const dex = useDexEnvironment({ server: 'dev', cassette: Object.values(LINES).flat(), queue: 'dex-it-budget-reservation' });
+
+/** What the fake server has answered so far, in USD: each task's first k cassette lines for its k requests. */
+function spentAtFake(): number {
+  return TASKS.reduce((sum, id) => sum + costOf(TEST_MODEL, usageTotals(LINES[id].slice(0, dex.requestsFor(id).length))), 0);
+}
+
+describe('budgets by reservation', () => {
+  it('four parallel tasks never together pass the run budget; the run waits in budget_exceeded until approve raises it', async () => {
+    const RUN_BUDGET = 0.06;
+    const roadmap = TASKS.map((id) => `- [ ] ${id}: Write notes/${id}.md (weight: trivial)`).join('\n') + '\n';
+    // No baseline runs: four tasks' verifies are load enough for what this test is about.
+    const config = `verify: ["node --test"]\nverifyBaseline: false\nmaxParallel: 4\nmaxTokens: 1024\nbudgets:\n  run: { usd: ${RUN_BUDGET} }\n`;
+    const repo = roadmapRepo(roadmap, config);
+    const { handle } = await startRoadmap(dex, repo);
+
+    const waiting = await waitForGate(handle, 'budget');
+    expect(waiting.state).toBe('budget_exceeded');
+    expect(waiting.waitingFor?.reason).toMatch(/needs up to \$[\d.]+ more/);
+    // The tasks that hold grants go on until theirs run out too; then nothing moves until a person decides.
+    const calls = () => TASKS.reduce((n, id) => n + dex.requestsFor(id).length, 0);
+    for (let seen = -1; seen !== calls(); ) {
+      seen = calls();
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+    }
+    expect((await handle.query<RunStatus>('status')).state).toBe('budget_exceeded');
+    // Every call made was reserved at its worst case first: together they fit the budget.
+    const atGate = spentAtFake();
+    expect(atGate).toBeGreaterThan(0);
+    expect(atGate).toBeLessThanOrEqual(RUN_BUDGET);
+    expect((await handle.query<RunStatus>('status')).costUsd).toBeLessThanOrEqual(RUN_BUDGET);
+    // Not all eight calls could be reserved under it.
+    expect(calls()).toBeLessThan(8);
+
+    await handle.signal('approve', { budgetUsd: 1, by: 'ana' });
+    const result = (await handle.result()) as RoadmapResult;
+    expect(result.state).toBe('completed');
+    expect(result.tasks.map((t) => t.state)).toEqual(['completed', 'completed', 'completed', 'completed']);
+    expect(result.costUsd).toBeCloseTo(spentAtFake(), 10);
+  }, 240_000);
+});

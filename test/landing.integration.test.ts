@@ -1,0 +1,101 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RoadmapResult } from '../core/roadmap-types';
+import { completionTurn, inPhase, toolTurn } from './cassette-builder';
+import { useDexEnvironment } from './dex-environment';
+import { checkoutFile, roadmapRepo, startRoadmap, subjects } from './roadmap-fixture';
+import { bareRemote, movedOnce } from './landing-fixture';
+
+const ONE = "exports.one = () => 1;\n";
+const TWO = "exports.two = () => 2;\n";
+const BOTH = "exports.one = () => 1;\nexports.two = () => 2;\n";
+const testOf = (name: string, value: number) =>
+  `const test = require('node:test');\nconst assert = require('node:assert');\nconst shared = require('../src/shared');\ntest('${name}', () => assert.strictEqual(shared.${name}(), ${value}));\n`;
+
+/** A task that writes its own version of src/shared.js, and a test of its function. */
+const writeShared = (task: string, content: string, name: string, value: number) => [
+  toolTurn(task, ['write_file', { path: 'src/shared.js', content }], ['write_file', { path: `test/${name}.test.js`, content: testOf(name, value) }]),
+  completionTurn(task, { status: 'complete', summary: `added ${name}` }),
+];
+
+/** Whichever task lands second resolves the conflict the same way: both functions kept. */
+const resolve = (task: string) =>
+  inPhase('finalize', [
+    toolTurn(task, ['read_file', { path: 'src/shared.js' }]),
+    toolTurn(task, ['write_file', { path: 'src/shared.js', content: BOTH }]),
+    completionTurn(task, { status: 'complete', summary: 'kept both functions' }),
+  ]);
+
+const dex = useDexEnvironment({
+  server: 'dev',
+  cassette: [...writeShared('L1', ONE, 'one', 1), ...writeShared('L2', TWO, 'two', 2), ...resolve('L1'), ...resolve('L2'), ...writeShared('P1', ONE, 'one', 1)],
+  queue: 'dex-it-landing',
+});
+
+const git = (repo: string, ...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' });
+
+/** Runs `node --test` on every landing commit of main, each in a worktree of its own. */
+function verifyEachLanding(repo: string): string[] {
+  const landings = git(repo, 'log', '--first-parent', '--reverse', '--format=%H %s', 'main').split('\n').filter((l) => l.includes(' dex: land '));
+  for (const line of landings) {
+    const at = join(mkdtempSync(join(tmpdir(), 'dex-landed-')), 'tree');
+    git(repo, 'worktree', 'add', '--detach', at, line.split(' ')[0]);
+    execFileSync('node', ['--test'], { cwd: at, stdio: 'ignore' });
+  }
+  return landings;
+}
+
+describe('finalize before landing, on a real dev server', () => {
+  it('merges the moved base into the second branch, lets the model resolve the conflict, re-verifies and lands both', async () => {
+    const repo = roadmapRepo('- [ ] L1: Add one to src/shared.js\n- [ ] L2: Add two to src/shared.js\n', 'verify: ["node --test"]\nmaxParallel: 2\n');
+    const { handle } = await startRoadmap(dex, repo);
+    dex.recordHistory(handle.workflowId, 'roadmap-workflow-finalize.json');
+    const result = (await handle.result()) as RoadmapResult;
+    expect(result.tasks.map((t) => [t.id, t.state])).toEqual([['L1', 'completed'], ['L2', 'completed']]);
+
+    // Exactly one task was finalized by the model: the one that landed second.
+    const finalized = ['L1', 'L2'].filter((id) => dex.requestsFor(id).some((r) => r.headers['x-dex-phase'] === 'finalize'));
+    expect(finalized).toHaveLength(1);
+    const prompt = JSON.stringify(dex.requestsFor(finalized[0]).find((r) => r.headers['x-dex-phase'] === 'finalize')!.body!.messages);
+    expect(prompt).toContain('These files conflict and hold conflict markers: src/shared.js');
+    expect(prompt).toContain('Finalize phase:');
+
+    // Both changes are on main, the boxes ticked, and main passed verify after each landing.
+    expect(checkoutFile(repo, 'src/shared.js')).toBe(BOTH);
+    expect(checkoutFile(repo, 'ROADMAP.md')).not.toContain('- [ ]');
+    expect(verifyEachLanding(repo)).toHaveLength(2);
+    execFileSync('node', ['--test'], { cwd: repo, stdio: 'ignore' });
+    const log = subjects(repo);
+    expect(log.filter((s) => s.startsWith(`dex(${finalized[0]}): finalize:`))).toHaveLength(1);
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+  });
+});
+
+describe('landing on a remote, on a real dev server', () => {
+  it('pushes; when another pusher moved the remote, waits, fetches, re-merges, re-verifies and pushes again', async () => {
+    const repo = roadmapRepo('- [ ] P1: Add one to src/shared.js\n', 'verify: ["node --test"]\nland: { remote: origin, branch: main, mode: push }\n');
+    const remote = bareRemote(repo);
+    // The remote's own pre-receive hook plays the other pusher: at dex's first push it pushes a
+    // commit of its own from another clone and refuses dex's, which then no longer fast-forwards.
+    const other = movedOnce(remote, 'src/other.js', 'exports.other = () => 3;\n');
+    const { handle } = await startRoadmap(dex, repo);
+    dex.recordHistory(handle.workflowId, 'roadmap-workflow-remote.json');
+    const result = (await handle.result()) as RoadmapResult;
+    expect(result.tasks.map((t) => [t.id, t.state])).toEqual([['P1', 'completed']]);
+
+    // The remote holds both: the other pusher's commit and the landing, merged and verified on top of it.
+    const remoteLog = git(remote, 'log', '--format=%H %s', 'main');
+    expect(remoteLog).toContain(other);
+    expect(remoteLog).toContain('dex: land P1: Add one to src/shared.js');
+    expect(git(remote, 'show', 'main:src/shared.js')).toBe(ONE);
+    expect(git(remote, 'show', 'main:src/other.js')).toContain('exports.other');
+    expect(git(remote, 'show', 'main:ROADMAP.md')).toContain('- [x] P1');
+    expect(subjects(remote).filter((s) => s.startsWith('dex(P1): finalize: merge origin/main'))).toHaveLength(1);
+    // The owner's checkout fast-forwarded to what landed, and passes verify.
+    expect(git(repo, 'rev-parse', 'main')).toBe(git(remote, 'rev-parse', 'main'));
+    execFileSync('node', ['--test'], { cwd: repo, stdio: 'ignore' });
+  });
+});

@@ -1,0 +1,71 @@
+import { executeChild, isCancellation } from '@temporalio/workflow';
+import { layerTargetWorkflowId } from '../../core/ids';
+import { emptyTargetResult, GLOBAL_TOPIC } from '../../core/layer-run';
+import type { LayerInput, LayerNode, LayerTargetResult, TargetContext } from '../../core/layer-types';
+import type { LayerProgress } from './progress';
+import { layerTargetWorkflow } from './target-workflow';
+
+/** Which nodes a target runs: `nodes` are its part of the layer from index `firstIndex` on. */
+export interface TargetPart {
+  target: string;
+  nodes: LayerNode[];
+  firstIndex: number;
+  paysSalience: boolean;
+  seed?: TargetContext;
+}
+
+/**
+ * Starts a layer run's targets as child workflows, one after another, and keeps the run-wide
+ * count of prompt tokens sent, so each child knows what is left of `max_tokens_per_run`
+ * (docs/layers.md#context-budgets).
+ */
+export class TargetChildren {
+  private promptTokens = 0;
+
+  constructor(
+    private readonly runId: string,
+    private readonly input: LayerInput,
+    private readonly now: number,
+    private readonly progress: LayerProgress,
+  ) {}
+
+  /** Runs one target's part; a child that could not run at all fails the target at its first node. */
+  async run(part: TargetPart): Promise<LayerTargetResult> {
+    const { runId, input } = this;
+    const { target, nodes, firstIndex, paysSalience, seed } = part;
+    const perRun = input.layer.context.maxTokensPerRun;
+    this.progress.at(target, 'running');
+    let result: LayerTargetResult;
+    try {
+      result = await executeChild(layerTargetWorkflow, {
+        workflowId: layerTargetWorkflowId(runId, target),
+        staticSummary: `${target === GLOBAL_TOPIC ? 'the global part' : `target ${target}`} of layer ${input.layer.name}`,
+        args: [
+          {
+            runId,
+            target,
+            nodes,
+            firstIndex,
+            hostQueue: input.hostQueue,
+            llm: input.llm,
+            defaultModel: input.defaultModel,
+            layerName: input.layer.name,
+            salience: input.layer.salience,
+            context: input.layer.context,
+            ...(perRun !== undefined ? { runTokensLeft: perRun - this.promptTokens } : {}),
+            now: this.now,
+            paysSalience,
+            ...(seed ? { seed } : {}),
+          },
+        ],
+      });
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      const failedAt = { index: firstIndex, node: nodes[0]?.name ?? '', context: seed ?? {} };
+      result = { ...emptyTargetResult(target), status: 'failed', error: { node: '(target workflow)', message: (err as Error).message }, failedAt };
+    }
+    this.promptTokens += result.promptTokens;
+    this.progress.targetDone(result);
+    return result;
+  }
+}

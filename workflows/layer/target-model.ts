@@ -1,0 +1,148 @@
+import { workflowInfo } from '@temporalio/workflow';
+import { EMPTY_ANSWER } from '../../core/insight-parse';
+import { promptLimit, promptTokens } from '../../core/layer-budget';
+import { inputTokens } from '../../core/layer-salience';
+import type { LayerTargetInput, LayerTargetResult, LlmCallParams, ParseMode, TargetContext } from '../../core/layer-types';
+import type { TokenUsage } from '../../core/run-types';
+import { addUsage } from '../../core/usage';
+import type { LayerActivities } from './activities';
+import type { SalienceAccount } from './target-salience';
+
+/** The follow-up of a `repair` store: one more model call asking for the insight as JSON. */
+export const REPAIR_PROMPT =
+  'Your answer above could not be read as an insight. Answer again with only one JSON object, no other text: ' +
+  '{"content": "<the insight>", "confidence": 0-1, "importance": 0-1, "novelty": 0-1, "strength_adjustment": 0-10, ' +
+  '"valence": {"joy": 0-1, "concern": 0-1, "curiosity": 0-1, "warmth": 0-1, "tension": 0-1}}';
+
+/**
+ * A node that cannot go on; the target fails at it and the other targets go on. `byAnswer`: the
+ * model's answer was the trouble (empty, or no insight in it), so a resume asks the model again
+ * instead of re-reading the same answer (docs/layers.md#resuming-a-run).
+ */
+export class NodeFailure extends Error {
+  constructor(
+    message: string,
+    readonly byAnswer = false,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A target's model steps: rendering a prompt to its budget, reserving and settling salience
+ * around each call, storing the insight in an answer (with one repair call under `repair`).
+ * Workflow code: deterministic bookkeeping and activity calls only.
+ */
+export class TargetModel {
+  private lastLlm: LlmCallParams | undefined;
+  private lastUsage: TokenUsage | undefined;
+  /** Cassette lines are claimed per layer run, the root of the target's child workflow. */
+  private readonly cassetteScope: string;
+
+  constructor(
+    private readonly input: LayerTargetInput,
+    private readonly acts: LayerActivities,
+    private readonly result: LayerTargetResult,
+    private readonly ctx: TargetContext,
+    private readonly salience: SalienceAccount,
+    private readonly keyOf: (name: string) => string,
+  ) {
+    this.cassetteScope = workflowInfo().root?.workflowId ?? input.runId;
+  }
+
+  /**
+   * Renders the node's prompt within its budget, reserves its salience and asks the model; a
+   * skip reason when the prompt cannot fit or the balance does not cover it (no call then).
+   */
+  async llmCall(node: string, params: LlmCallParams): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const { input, result } = this;
+    this.lastLlm = params;
+    const transcriptId = this.keyOf(node);
+    const perRun = input.context.maxTokensPerRun;
+    const rendered = await this.acts.renderLayerPrompt(
+      {
+        transcriptId,
+        templatePath: params.promptTemplate,
+        node,
+        topic: input.target,
+        layerName: input.layerName,
+        context: this.ctx,
+        limit: promptLimit(params.maxContextTokens, input.context, result.promptTokens),
+        trim: input.context.trim,
+        ...(perRun !== undefined && input.runTokensLeft !== undefined ? { run: { tokensLeft: input.runTokensLeft - result.promptTokens, maxTokens: perRun } } : {}),
+      },
+      `${input.target} · ${node} · prompt`,
+    );
+    if (!rendered.rendered) return { ok: false, reason: rendered.reason };
+    const reserved = await this.salience.reserve(transcriptId, node, rendered.tokens);
+    if (!reserved.ok) return reserved;
+    result.promptTokens += rendered.tokens;
+    result.messagesTrimmed += rendered.messagesTrimmed;
+    result.insightsTrimmed += rendered.insightsTrimmed;
+    await this.callModel(node, params, transcriptId, transcriptId, 0);
+    return { ok: true };
+  }
+
+  /** Stores the insight in the last answer; an empty answer fails at once, an unreadable one gets one repair call under `repair`. */
+  async storeInsight(node: string, category: string, parse: ParseMode): Promise<void> {
+    const store = () =>
+      this.acts.storeLayerInsight(
+        {
+          id: this.keyOf(node),
+          topic: this.input.target,
+          category,
+          reply: this.ctx.reply!,
+          parse: parse === 'graceful' ? 'graceful' : 'strict',
+          layerRunId: this.input.runId,
+          salienceSpent: this.result.salienceSpent,
+        },
+        `${this.input.target} · ${node} · store insight`,
+      );
+    let stored = await store();
+    // An empty answer has nothing to repair: its failure says so and a resume asks again (docs/layers.md#parse-modes-store_insight).
+    if (!stored.stored && stored.empty) throw new NodeFailure(EMPTY_ANSWER, true);
+    if (!stored.stored && parse === 'repair' && this.lastLlm) {
+      await this.repair(node, this.lastLlm);
+      stored = await store();
+      if (!stored.stored) throw new NodeFailure(`after one repair request, ${stored.reason}`, true);
+    }
+    if (!stored.stored) throw new NodeFailure(stored.reason, true);
+    this.result.insightIds.push(stored.insightId);
+  }
+
+  /** The repair call, in the same transcript: reserved on the transcript so far (prompt, answer, request). */
+  private async repair(node: string, params: LlmCallParams): Promise<void> {
+    const reply = this.ctx.reply!;
+    const callKey = `${this.keyOf(node)}/repair`;
+    const last = this.lastUsage;
+    const estimate = (last ? inputTokens(last) + last.output : 0) + promptTokens(REPAIR_PROMPT);
+    const reserved = await this.salience.reserve(callKey, node, estimate);
+    if (!reserved.ok) throw new NodeFailure(`the answer holds no insight, and a repair request cannot be paid: ${reserved.reason}`, true);
+    await this.callModel(node, params, reply.transcriptId, callKey, reply.seq + 1, REPAIR_PROMPT);
+  }
+
+  private async callModel(node: string, params: LlmCallParams, transcriptId: string, callKey: string, userSeq: number, followUpText?: string): Promise<void> {
+    const { input, result } = this;
+    const r = await this.acts.callLayerModel(
+      {
+        transcriptId,
+        userSeq,
+        followUpText,
+        target: input.target,
+        node,
+        model: params.model ?? input.defaultModel,
+        maxTokens: params.maxTokens,
+        llm: input.llm,
+        cassetteScope: this.cassetteScope,
+      },
+      `${input.target} · ${node} · model${followUpText ? ' (repair)' : ''}`,
+    );
+    await this.salience.settle(callKey, node, r.usage);
+    this.lastUsage = r.usage;
+    result.tokens = addUsage(result.tokens, r.usage);
+    result.costUsd += r.costUsd;
+    result.modelCalls++;
+    result.model ??= r.model;
+    this.ctx.reply = { transcriptId, seq: r.replySeq };
+  }
+}

@@ -1,0 +1,68 @@
+import { ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
+import { DEFAULT_FINALIZE_ATTEMPTS } from '../../core/phases';
+import type { RoadmapTask } from '../../core/roadmap';
+import type { RoadmapInput } from '../../core/roadmap-types';
+import type { TaskInput, TaskResult } from '../../core/task-types';
+import { addUsage, ZERO_USAGE } from '../../core/usage';
+import type { taskWorkflow } from '../task/workflow';
+import type { RoadmapBoard } from './board';
+import { classifyChildFailure } from './children';
+import type { RunGrants } from './run-grants';
+
+/** What finalizing a task needs from its roadmap. */
+export interface FinalizeContext {
+  input: RoadmapInput;
+  board: RoadmapBoard;
+  /** The task's workflow id: a finalize run reuses it, so gates, signals and grants reach it as they reached the task. */
+  workflowId: string;
+  /** The run budget's grants: a finalize run holds one fixed grant for its whole run (the roadmap waits for it). */
+  grants: RunGrants;
+}
+
+/** How a finalize run ended: the branch now holds the target, verified, or why not. */
+export type Finalized = { ok: true; result: TaskResult } | { ok: false; reason: string };
+
+/**
+ * Runs a finalize run of `task` (docs/roadmaps.md#finalize): a child `taskWorkflow`, under the
+ * task's own (closed) workflow id, that merges `target` into the task's branch in a worktree,
+ * resolves and verifies, and commits the merge on the branch. Its spending is added to the task's.
+ */
+export async function finalizeTask(ctx: FinalizeContext, task: RoadmapTask, target: string, targetName: string, round: number): Promise<Finalized> {
+  const { input, board, grants } = ctx;
+  // The roadmap waits for this run, so it cannot answer grant requests meanwhile: the run gets
+  // what is left of the run budget as its own budget, reserved until it ends.
+  const grantKey = `${task.id}/finalize-${round}`;
+  const runLeft = grants.holdRest(grantKey);
+  const usd = [input.taskBudget?.usd, runLeft].filter((v): v is number => v !== undefined);
+  const budget = usd.length || input.taskBudget?.tokens ? { ...input.taskBudget, ...(usd.length ? { usd: Math.min(...usd) } : {}) } : undefined;
+  const taskInput: TaskInput = {
+    ...input.taskDefaults,
+    taskId: task.id,
+    title: task.title,
+    description: task.description,
+    phases: ['finalize'],
+    budget,
+    finalize: { target, targetName, round, maxAttempts: input.land?.finalizeAttempts ?? DEFAULT_FINALIZE_ATTEMPTS },
+  };
+  const before = { tokens: board.get(task.id).tokens, costUsd: board.get(task.id).costUsd };
+  let ended: Finalized;
+  let result: TaskResult | undefined;
+  try {
+    const handle = await startChild<typeof taskWorkflow>('taskWorkflow', {
+      workflowId: ctx.workflowId,
+      staticSummary: `${task.id}: finalize onto ${targetName}`,
+      args: [taskInput],
+      taskQueue: workflowInfo().taskQueue,
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+    });
+    result = await handle.result();
+    ended = { ok: true, result };
+  } catch (err) {
+    const end = classifyChildFailure(task.id, err);
+    result = 'failure' in end ? end.failure.result : undefined;
+    ended = { ok: false, reason: 'failure' in end ? end.failure.message : 'finalize failed' };
+  }
+  grants.settle(grantKey, result?.costUsd ?? runLeft ?? 0);
+  board.ended(task.id, { tokens: addUsage(before.tokens, result?.tokens ?? ZERO_USAGE), costUsd: before.costUsd + (result?.costUsd ?? 0) });
+  return ended;
+}

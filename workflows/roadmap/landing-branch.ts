@@ -1,0 +1,97 @@
+import { proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import type { DexActivities } from '../../activities';
+import type { RoadmapTask } from '../../core/roadmap';
+import type { ProposedLanding } from '../../core/roadmap-types';
+import type { TaskResult } from '../../core/task-types';
+import { gitPolicy } from '../run/policies';
+import { summarized } from '../run/summarized';
+import { finalizeTask } from './finalize-child';
+import type { Landing, LandingContext } from './landing';
+
+/**
+ * The landCommand is the owner's program (it may talk to a forge for a minute): it heartbeats
+ * while its process lives; a crash is retried, a failing exit is an outcome (the `merge` gate).
+ */
+const landCommandPolicy: ActivityOptions = {
+  startToCloseTimeout: '15m',
+  heartbeatTimeout: '10s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
+};
+
+function branchActivities(hostQueue: string) {
+  const on = { taskQueue: hostQueue };
+  const { fetchRemoteHead, pushProposal, describeProposal } = proxyActivities<DexActivities>({ ...gitPolicy, ...on });
+  const { runLandCommand } = proxyActivities<DexActivities>({ ...landCommandPolicy, ...on });
+  return summarized({ fetchRemoteHead, pushProposal, describeProposal, runLandCommand });
+}
+
+/** The branch a task is proposed on, on the remote. */
+export const proposedBranch = (taskId: string): string => `dex/${taskId}`;
+
+/**
+ * Proposes a task on `land.remote` instead of landing it (`land.mode: branch`,
+ * docs/roadmaps.md#landing-on-a-remote): fetch the target branch; finalize the task's branch onto
+ * it when the branch lacks it (so the proposal merges cleanly and passed verify on the merged
+ * tree); push the branch as `dex/<taskId>`; write the merge request's description; run the
+ * landCommand. Nothing lands on the base and no box is ticked. A failure waits at the `merge` gate.
+ */
+export async function proposeOnRemote(ctx: LandingContext, task: RoadmapTask, result: TaskResult): Promise<Landing> {
+  const { input, control, board } = ctx;
+  const remote = input.land!.remote!;
+  const target = input.land!.branch ?? input.baseBranch;
+  const branch = proposedBranch(task.id);
+  const acts = branchActivities(input.taskDefaults.hostQueue);
+  let round = 0;
+  for (;;) {
+    const at = { repoPath: input.repoPath, remote, branch: target, taskBranch: result.branch, key: ctx.key };
+    const fetched = await acts.fetchRemoteHead(at, `propose ${task.id} · fetch ${remote}/${target}`);
+    let reason: string | undefined;
+    if (!fetched.contained) {
+      const finalized = await finalizeTask(ctx, task, fetched.head, `${remote}/${target}`, ++round);
+      if (!finalized.ok) reason = finalized.reason;
+    }
+    if (!reason) {
+      const push = { repoPath: input.repoPath, remote, taskBranch: result.branch, proposedBranch: branch };
+      const pushed = await acts.pushProposal(push, `propose ${task.id} · push ${remote} ${branch}`);
+      if (pushed.status === 'pushed') {
+        const proposed = await describeAndAnnounce(ctx, task, result, { remote, target, branch, sha: pushed.sha, targetHead: fetched.head }, acts);
+        if ('descriptionPath' in proposed) {
+          board.update(task.id, { proposed });
+          return { landed: true, sha: pushed.sha };
+        }
+        reason = proposed.reason;
+      } else reason = pushed.reason;
+    }
+    const decision = await control.waitAt('merge', {}, { taskId: task.id, reason });
+    if (decision.action === 'reject') return { landed: false, reason: `not proposed: ${reason}` };
+  }
+}
+
+type Pushed = { remote: string; target: string; branch: string; sha: string; targetHead: string };
+
+/** Writes the description of a pushed proposal, then runs the landCommand with it, if there is one. */
+async function describeAndAnnounce(
+  ctx: LandingContext,
+  task: RoadmapTask,
+  result: TaskResult,
+  p: Pushed,
+  acts: ReturnType<typeof branchActivities>,
+): Promise<ProposedLanding | { reason: string }> {
+  const { input, board } = ctx;
+  // The board's spending includes the finalize runs' (finalize-child.ts), the task result's does not.
+  const { costUsd, tokens, preExistingFailures } = board.get(task.id);
+  const text = {
+    key: ctx.key, taskId: task.id, title: task.title, summary: result.summary, remote: p.remote, targetBranch: p.target,
+    proposedBranch: p.branch, sha: p.sha, targetHead: p.targetHead, preExistingFailures: preExistingFailures ?? result.preExistingFailures, costUsd, tokens,
+  };
+  const { descriptionPath } = await acts.describeProposal(text, `propose ${task.id} · describe`);
+  const proposed: ProposedLanding = { remote: p.remote, branch: p.branch, target: p.target, descriptionPath };
+  const command = input.land?.command;
+  if (!command) return proposed;
+  const env = {
+    DEX_BRANCH: p.branch, DEX_REMOTE: p.remote, DEX_BASE_BRANCH: p.target, DEX_TITLE: task.title,
+    DEX_TASK_ID: task.id, DEX_DESCRIPTION_FILE: descriptionPath, DEX_RUN_ID: workflowInfo().workflowId,
+  };
+  const ran = await acts.runLandCommand({ key: ctx.key, command, repoPath: input.repoPath, env }, `propose ${task.id} · landCommand`);
+  return ran.status === 'ran' ? { ...proposed, commandOutput: ran.lastLine } : { reason: ran.reason };
+}

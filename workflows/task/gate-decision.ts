@@ -1,0 +1,49 @@
+import { isCancellation, workflowInfo } from '@temporalio/workflow';
+import { innermostMessage } from '../../core/failure-message';
+import { phaseAttemptKey } from '../../core/ids';
+import type { GateConfig } from '../../core/run-types';
+import type { GateDecision } from '../run/run-control';
+import type { PhaseArgs } from './agent-phase';
+
+/**
+ * The decision at one of a task's configured gates (`beforePhase`, `afterVerify`): a person's,
+ * or, with `by: model`, a model's (docs/roadmaps.md#ai-gates). A model's reject carries its
+ * findings and asks for the phase again, as a person's `reject --retry` does; its `ask`, and a
+ * failing gate model under `onModelError: ask`, wait for a person.
+ */
+export async function decideAtGate(args: PhaseArgs, gate: string, config: GateConfig): Promise<GateDecision> {
+  const { input, control, progress, acts } = args;
+  const person = { deadline: config.deadline, defaultAction: config.defaultAction };
+  if (config.by !== 'model') return control.waitAt(gate, person, { taskId: input.taskId });
+  const model = config.model ?? input.models.default;
+  progress.at({ phase: args.phase, activity: `gate ${gate} (model)` });
+  let verdict;
+  try {
+    verdict = await acts.judgeGate({
+      transcriptId: `${phaseAttemptKey(workflowInfo().workflowId, args.phase, args.attempt)}/gate`,
+      taskId: input.taskId,
+      title: input.title,
+      description: input.description,
+      gate,
+      worktreePath: args.worktreePath,
+      baseSha: args.baseSha,
+      verifyArtifactId: progress.lastVerify?.artifactId,
+      model,
+      instructions: config.instructions,
+      llm: input.llm,
+      cassetteScope: workflowInfo().root?.workflowId ?? workflowInfo().workflowId,
+    }, `gate ${gate} · model ${model}`);
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    const why = `the gate's model failed: ${innermostMessage(err)}`;
+    const fallback = config.onModelError ?? 'ask';
+    if (fallback === 'fail') return { action: 'reject', by: `model ${model}`, reason: why };
+    if (fallback === 'pass') return { action: 'approve', by: `model ${model}`, note: why };
+    return control.waitAt(gate, person, { taskId: input.taskId, reason: why });
+  }
+  progress.ledger.spend(verdict.usage, verdict.costUsd);
+  const by = `model ${model}`;
+  if (verdict.verdict === 'approve') return { action: 'approve', by, ...(verdict.findings ? { note: verdict.findings } : {}) };
+  if (verdict.verdict === 'reject') return { action: 'reject', by, reason: verdict.findings || 'rejected by the gate\'s model', retry: true };
+  return control.waitAt(gate, person, { taskId: input.taskId, reason: `the gate's model asks a person: ${verdict.findings}` });
+}

@@ -1,0 +1,47 @@
+import { workflowInfo } from '@temporalio/workflow';
+import { taskBranch, taskWorktreeName } from '../../core/ids';
+import type { TaskInput, Worktree } from '../../core/task-types';
+import type { HostActivities } from './activities';
+import type { PhaseSequenceArgs } from './phase-sequence';
+import type { TaskProgress } from './progress';
+import type { TaskPlanner } from './planner';
+
+/** Where a task's phases start: its worktree and, for a rewound run, the phase and what it takes over. */
+export interface TaskStart {
+  worktree: Worktree;
+  start?: PhaseSequenceArgs['start'];
+}
+
+/**
+ * Gets a task ready for its phases: for a rewound run (`dex retry --from`), finds the earlier
+ * run's checkpoint before the phase; makes the branch and worktree (at that checkpoint, or from
+ * HEAD); with `verifyBaseline`, learns which verify failures the base already had; and, with
+ * a planner, chooses the type of a task that has none.
+ */
+export async function startTask(input: TaskInput, phases: string[], acts: HostActivities, progress: TaskProgress, planner: TaskPlanner): Promise<TaskStart> {
+  const { workflowId } = workflowInfo();
+  const branch = taskBranch(workflowId);
+  const rewind = input.rewind;
+  const point = rewind
+    ? await acts.findRewindPoint(
+        { fromWorkflowId: rewind.fromWorkflowId, phases, from: rewind.fromPhase, baseSha: rewind.baseSha },
+        `rewind · ${rewind.fromWorkflowId} before ${rewind.fromPhase}`,
+      )
+    : undefined;
+  const at = point && rewind ? { sha: point.sha, baseSha: rewind.baseSha } : undefined;
+  const worktree = await acts.prepareWorktree({ repoPath: input.repoPath, branch, worktreeName: taskWorktreeName(workflowId), ...(at ? { start: at } : {}) }, `worktree · ${branch}`);
+  progress.branch = worktree.branch;
+  if (input.verifyBaseline && input.verify.length) {
+    const baseline = { repoPath: input.repoPath, baseSha: worktree.baseSha, commands: input.verify, timeoutMs: 30 * 60_000, sandbox: input.sandbox };
+    progress.baseline = (await acts.verifyBaseline(baseline, `verify baseline · ${worktree.baseSha.slice(0, 10)}`)).failures;
+  }
+  if (!point || !rewind) {
+    // A task without a type gets one from the planner, when it has one, before its first phase.
+    if (!input.finalize) phases.splice(0, phases.length, ...(await planner.firstPhases([...phases])));
+    return { worktree };
+  }
+  // The earlier run's checkpoint is this run's last one: a rollback goes back to it, not to the base.
+  if (point.sha !== rewind.baseSha) progress.commit = point.sha;
+  progress.completedPhases = point.completedPhases;
+  return { worktree, start: { index: phases.indexOf(rewind.fromPhase), artifacts: point.artifacts, note: rewind.note } };
+}
