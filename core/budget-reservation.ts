@@ -56,10 +56,17 @@ export function tighter(a: Allowance | undefined, b: Allowance | undefined): All
   return { ...(usd !== undefined ? { usd } : {}), ...(tokens !== undefined ? { tokens } : {}) };
 }
 
+/**
+ * How far below a reserve an allowance may be and still hold it: a grant of `spent + worst` less
+ * `spent` is `worst` give or take a rounding error, and refusing it would ask for the same grant
+ * again and again.
+ */
+const USD_EPSILON = 1e-9;
+
 /** True when `worst` fits in `allowance` (no allowance: anything fits). */
 export function fits(worst: Reserve, allowance: Allowance | undefined): boolean {
   if (!allowance) return true;
-  return (allowance.usd === undefined || worst.usd <= allowance.usd) && (allowance.tokens === undefined || worst.tokens <= allowance.tokens);
+  return (allowance.usd === undefined || worst.usd <= allowance.usd + USD_EPSILON) && (allowance.tokens === undefined || worst.tokens <= allowance.tokens);
 }
 
 /** A reserve as a person reads it. */

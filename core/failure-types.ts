@@ -46,6 +46,8 @@ export const FAILURE = {
   NestedGitRepository: 'NestedGitRepository',
   SandboxUnavailable: 'SandboxUnavailable',
   InvalidRoadmap: 'InvalidRoadmap',
+  /** A model call whose budget reservation was granted still did not fit (workflows/task/agent-phase.ts). */
+  BudgetReservation: 'BudgetReservation',
   /** `dex retry --from PHASE` of a run whose earlier phases did not all pass (core/rewind.ts). */
   RewindImpossible: 'RewindImpossible',
 

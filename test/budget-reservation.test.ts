@@ -26,3 +26,13 @@ describe('budgets by reservation', () => {
     expect(fits({ usd: 99, tokens: 99 }, undefined)).toBe(true);
   });
 });
+
+describe('a grant of spent + worst', () => {
+  it('holds the worst case whatever the rounding of the subtraction', () => {
+    // 0.1 + 0.2 - 0.1 is 0.20000000000000004 in floating point; 0.3 + 0.6 - 0.3 is 0.6000000000000001 … and the other way round.
+    for (const [spent, worst] of [[0.1, 0.2], [0.007914, 0.021705], [0.3, 0.6], [0.0123456789, 0.0987654321]]) {
+      const granted = spent + worst;
+      expect(fits({ usd: worst, tokens: 1 }, { usd: granted - spent })).toBe(true);
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import { workflowInfo } from '@temporalio/workflow';
+import { FAILURE, nonRetryable } from '../../core/failure-types';
 import { phaseArtifactId, phaseAttemptKey, verifyReportId } from '../../core/ids';
 import { ARTIFACT_VARIABLES, CHANGING_PHASES, FINDING_PHASES } from '../../core/phases';
 import { thinkingBudget } from '../../core/model-choice';
@@ -104,7 +105,9 @@ export async function runAgentPhase(args: PhaseArgs): Promise<PhaseOutcome> {
  * grant from the roadmap), and asks again. `rejected` when a person would not raise a budget.
  */
 async function reservedCall(args: PhaseArgs, call: ModelCallInput, summary: string): Promise<ModelCallResult | 'rejected'> {
-  for (;;) {
+  for (let deferred = 0; ; deferred++) {
+    // A reservation that was granted must let the call through; going round again would never end.
+    if (deferred > 2) throw nonRetryable(FAILURE.BudgetReservation, `the budget reservation for ${summary} was granted but the call still did not fit`);
     const reply = await args.acts.callModel({ ...call, allowance: args.budget.allowance() }, summary);
     if (!('deferred' in reply)) return reply;
     if ((await args.budget.reserve(reply.worst)) === 'rejected') return 'rejected';
