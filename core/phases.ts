@@ -33,7 +33,7 @@ export const DEFAULT_RETRY_MAP: Record<string, string> = {
 };
 
 /** Phases that change files: verify runs after them, and a verified one is committed. */
-export const CHANGING_PHASES = new Set(['implement', 'test', 'docs', 'edit', 'write', 'finalize']);
+export const CHANGING_PHASES = new Set(['implement', 'test', 'docs', 'edit', 'write', 'finalize', 'rework']);
 
 /** Finalize phase attempts (conflicts or a failing verify on the merged tree) before the `merge` gate (docs/roadmaps.md#finalize). */
 export const DEFAULT_FINALIZE_ATTEMPTS = 2;
@@ -63,6 +63,8 @@ export const PHASE_INSTRUCTIONS: Record<string, string> = {
   spec: 'Spec phase: write the specification of the change: behaviour, interfaces, edge cases, how it will be tested. Change no files. Your completion summary is the spec, kept for the later phases.',
   design: 'Design phase: design the change against the spec: modules, data, the order of the work. Change no files. If the spec cannot be designed against, answer blocked with what is wrong with it.',
   implement: 'Implement phase: make the change the task (and its spec and design, when given) asks for.',
+  rework:
+    'Rework phase: the change this branch made does not hold on the moved base, which is merged into this worktree (not yet committed). Implement the task again on top of it, so the merged tree does what the task asks and verify passes; remove every conflict marker.',
   review: 'Review phase: review the change on this branch against the spec. Change no files. If it has problems, answer blocked with the findings as the reason; else complete with a short review.',
   test: 'Test phase: make sure the change is covered by tests and that they pass; add or fix tests. If the code itself is wrong, answer blocked with the failure.',
   docs: 'Docs phase: update the documentation the change affects.',

@@ -21,7 +21,9 @@ function finalizeActivities(hostQueue: string) {
  * moved target into the worktree; a clean merge whose verify passes is committed at once (no
  * model call); conflicts, or a verify failure on the merged tree, go to a `finalize` agent phase
  * that sees the conflicting files and the failure, verifies and commits the merge. After
- * `maxAttempts` attempts the run fails, and the roadmap waits at the `merge` gate.
+ * `maxAttempts` attempts, the work goes back to implement, as the retry map has it: `rework`
+ * attempts (implement on the merged tree) while `maxRetries` lasts. Then the run fails, and the
+ * roadmap waits at the `merge` gate.
  */
 export async function runFinalize(args: Omit<PhaseSequenceArgs, 'phases'>, request: FinalizeRequest): Promise<PhaseOutcome> {
   const { input, worktree, acts, progress } = args;
@@ -30,15 +32,19 @@ export async function runFinalize(args: Omit<PhaseSequenceArgs, 'phases'>, reque
   let outcome: PhaseOutcome;
   let failure: string | undefined;
   let conflicts: string | undefined;
-  for (let n = 1; n <= request.maxAttempts; n++) {
+  // After the finalize attempts, the retry map sends the work back to implement: `rework` is
+  // implement on the merged tree, tried while `maxRetries` lasts, before a person is asked.
+  const reworks = input.maxRetries;
+  for (let n = 1; n <= request.maxAttempts + reworks; n++) {
+    const phase = n <= request.maxAttempts ? 'finalize' : 'rework';
     // Numbered across rounds, so a later finalize run of this task never finds an earlier one's transcript or commit.
-    const attempt = (request.round - 1) * request.maxAttempts + n;
-    progress.at({ phase: 'finalize', activity: 'merge' });
+    const attempt = phase === 'finalize' ? (request.round - 1) * request.maxAttempts + n : (request.round - 1) * reworks + (n - request.maxAttempts);
+    progress.at({ phase, activity: 'merge' });
     const merge = await mergeTarget({ worktreePath: worktree.path, target: request.target }, `finalize · merge ${request.targetName}`);
     // A cancelled or rejected finalize rolls back to the branch as it was, never to the task's base.
     progress.commit ??= merge.head;
     if (merge.status === 'contained') return { kind: 'verified', summary: `already holds ${request.targetName}`, verify: undefined };
-    const key = phaseAttemptKey(workflowId, 'finalize', attempt);
+    const key = phaseAttemptKey(workflowId, phase, attempt);
     if (merge.status === 'clean' && !failure) {
       const verify = await acts.verify({
         worktreePath: worktree.path,
@@ -60,7 +66,7 @@ export async function runFinalize(args: Omit<PhaseSequenceArgs, 'phases'>, reque
     if (merge.status === 'conflict') conflicts = `merge conflict in ${merge.files.join(', ')}`;
     const retryContext = describe(merge, request, failure);
     try {
-      outcome = await attemptPhase({ ...args, phase: 'finalize', attempt, worktreePath: worktree.path, baseSha: worktree.baseSha, artifacts: {}, retryContext });
+      outcome = await attemptPhase({ ...args, phase, attempt, worktreePath: worktree.path, baseSha: worktree.baseSha, artifacts: {}, retryContext });
     } catch (err) {
       // A model call that cannot be made ends this attempt, not the escalation to a person.
       if (isCancellation(err)) throw err;
@@ -69,7 +75,8 @@ export async function runFinalize(args: Omit<PhaseSequenceArgs, 'phases'>, reque
     if (outcome.kind !== 'failed') return outcome;
     failure = [outcome.error, outcome.output].filter(Boolean).join('\n');
   }
-  return { kind: 'failed', error: `finalize onto ${request.targetName} failed${conflicts ? ` (${conflicts})` : ''}: ${failure}` };
+  const tries = `${request.maxAttempts} finalize and ${reworks} rework attempt${reworks === 1 ? '' : 's'}`;
+  return { kind: 'failed', error: `finalize onto ${request.targetName} failed after ${tries}${conflicts ? ` (${conflicts})` : ''}: ${failure}` };
 }
 
 /** What the finalize phase is told: which files conflict, and what failed before. */
