@@ -29,9 +29,17 @@ const resolve = (task: string) =>
     completionTurn(task, { status: 'complete', summary: 'kept both functions' }),
   ]);
 
+/** A finalize that says it is done without resolving anything: verify fails on the markers, and then no answer is left. */
+const giveUp = (task: string) => inPhase('finalize', [completionTurn(task, { status: 'complete', summary: 'merged' })]);
+/** The rework, implement on the merged tree, that resolves it. */
+const rework = (task: string) => inPhase('rework', resolve(task));
+
 const dex = useDexEnvironment({
   server: 'dev',
-  cassette: [...writeShared('L1', ONE, 'one', 1), ...writeShared('L2', TWO, 'two', 2), ...resolve('L1'), ...resolve('L2'), ...writeShared('P1', ONE, 'one', 1)],
+  cassette: [
+    ...writeShared('L1', ONE, 'one', 1), ...writeShared('L2', TWO, 'two', 2), ...resolve('L1'), ...resolve('L2'), ...writeShared('P1', ONE, 'one', 1),
+    ...writeShared('W1', ONE, 'one', 1), ...writeShared('W2', TWO, 'two', 2), ...giveUp('W1'), ...giveUp('W2'), ...rework('W1'), ...rework('W2'),
+  ],
   queue: 'dex-it-landing',
 });
 
@@ -71,6 +79,23 @@ describe('finalize before landing, on a real dev server', () => {
     const log = subjects(repo);
     expect(log.filter((s) => s.startsWith(`dex(${finalized[0]}): finalize:`))).toHaveLength(1);
     expect(git(repo, 'status', '--porcelain')).toBe('');
+  });
+});
+
+describe('rework after finalize, on a real dev server', () => {
+  it('sends the work back to implement on the merged tree when finalize does not resolve it, then lands', async () => {
+    const config = 'verify: ["node --test"]\nmaxParallel: 2\nmaxRetries: 1\nland: { finalizeAttempts: 1 }\n';
+    const repo = roadmapRepo('- [ ] W1: Add one to src/shared.js\n- [ ] W2: Add two to src/shared.js\n', config);
+    const { handle } = await startRoadmap(dex, repo);
+    const result = (await handle.result()) as RoadmapResult;
+    expect(result.tasks.map((t) => [t.id, t.state])).toEqual([['W1', 'completed'], ['W2', 'completed']]);
+    const reworked = ['W1', 'W2'].filter((id) => dex.requestsFor(id).some((r) => r.headers['x-dex-phase'] === 'rework'));
+    expect(reworked).toHaveLength(1);
+    const prompt = JSON.stringify(dex.requestsFor(reworked[0]).find((r) => r.headers['x-dex-phase'] === 'rework')!.body!.messages);
+    expect(prompt).toContain('Rework phase:');
+    expect(prompt).toContain('These files conflict and hold conflict markers: src/shared.js');
+    expect(checkoutFile(repo, 'src/shared.js')).toBe(BOTH);
+    expect(verifyEachLanding(repo)).toHaveLength(2);
   });
 });
 
