@@ -18,6 +18,7 @@ import type { Completion } from '../core/task-types';
 import type { ActivityDeps } from './deps';
 import { CassetteFiles, modelReply, requirePrice, tokenUsage } from './model-reply';
 import type { ModelCallRecord, Store } from '../store/sqlite-store';
+import { onModelSpan } from './model-span';
 
 const PREVIEW_CHARS = 200;
 const COMPLETION_CHARS = 2_000;
@@ -94,7 +95,7 @@ export const createModelActivities = (deps: ActivityDeps) => {
         store.appendMessage(transcriptId, userSeq, 'user', followUpContent(store, transcriptId, input.followUp));
       }
       const stored = store.getMessage(transcriptId, replySeq);
-      if (stored) return reusedReply(store, callKey, stored.role, stored.content);
+      if (stored) return onModelSpan(reusedReply(store, callKey, stored.role, stored.content));
 
       requirePrice(input.model);
       const messages = transcriptUpTo(store, transcriptId, userSeq);
@@ -143,9 +144,9 @@ export const createModelActivities = (deps: ActivityDeps) => {
       // stored reply is the one later turns send back, so it is the one to report.
       const kept = store.getMessage(transcriptId, replySeq);
       if (kept && JSON.stringify(kept.content) !== JSON.stringify(content)) {
-        return reusedReply(store, callKey, kept.role, kept.content);
+        return onModelSpan(reusedReply(store, callKey, kept.role, kept.content));
       }
-      return summarize(content, { stopReason, usage, costUsd, model, reused: false });
+      return onModelSpan(summarize(content, { stopReason, usage, costUsd, model, reused: false }));
     },
   };
 };

@@ -12,6 +12,7 @@ import { costOf } from '../core/pricing';
 import type { LlmSpec, TokenUsage } from '../core/run-types';
 import type { ActivityDeps } from './deps';
 import { CassetteFiles, modelReply, requirePrice, tokenUsage } from './model-reply';
+import { onModelSpan } from './model-span';
 
 /** A tool the model must answer through. */
 export interface AnswerTool {
@@ -52,7 +53,7 @@ export function forcedToolCalls(deps: ActivityDeps): (call: ForcedCall) => Promi
     const recorded = store.getModelCall(callKey);
     if (stored && recorded) {
       const usage = { input: recorded.input, output: recorded.output, cacheRead: recorded.cacheRead, cacheWrite: recorded.cacheWrite };
-      return { input: toolInput(stored.content, call.tool.name), usage, costUsd: recorded.costUsd };
+      return onModelSpan({ input: toolInput(stored.content, call.tool.name), usage, costUsd: recorded.costUsd, reused: true }, recorded.model);
     }
     requirePrice(call.model);
     if (!store.getMessage(call.transcriptId, 0)) store.appendMessage(call.transcriptId, 0, 'user', [{ type: 'text', text: await call.prompt() }]);
@@ -83,7 +84,7 @@ export function forcedToolCalls(deps: ActivityDeps): (call: ForcedCall) => Promi
       durationMs: Date.now() - started,
       stopReason: reply.stop_reason ?? 'tool_use',
     });
-    return { input, usage, costUsd };
+    return onModelSpan({ input, usage, costUsd }, reply.model ?? call.model);
   };
 }
 

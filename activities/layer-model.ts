@@ -12,6 +12,7 @@ import type { LlmSpec, TokenUsage } from '../core/run-types';
 import type { ActivityDeps } from './deps';
 import { CassetteFiles, modelReply, requirePrice, tokenUsage } from './model-reply';
 import type { Store } from '../store/sqlite-store';
+import { onModelSpan } from './model-span';
 
 /** Input of `callLayerModel`: answer the user message at `userSeq` of `transcriptId`. */
 export interface LayerModelCallInput {
@@ -51,7 +52,7 @@ export const createLayerModelActivities = (deps: ActivityDeps) => {
         store.appendMessage(transcriptId, userSeq, 'user', [{ type: 'text', text: input.followUpText }]);
       }
       const reused = reusedCall(store, callKey, replySeq);
-      if (reused) return reused;
+      if (reused) return onModelSpan(reused);
       requirePrice(input.model);
       const messages = store.listMessages(transcriptId, userSeq).map((m) => ({ role: m.role, content: m.content }));
       if (messages.at(-1)?.role !== 'user') {
@@ -82,7 +83,7 @@ export const createLayerModelActivities = (deps: ActivityDeps) => {
         stopReason: reply.stop_reason ?? 'end_turn',
       });
       // An attempt Temporal gave up on may have stored its reply first; that stored reply is the one that counts.
-      return reusedCall(store, callKey, replySeq, false) ?? { usage, costUsd, model: reply.model ?? input.model, reused: false, replySeq };
+      return onModelSpan(reusedCall(store, callKey, replySeq, false) ?? { usage, costUsd, model: reply.model ?? input.model, reused: false, replySeq });
     },
   };
 };

@@ -36,7 +36,13 @@ export type RenderLayerPromptResult =
 
 /** Builds the prompt activity over the host's dependencies. */
 export const createLayerPromptActivities = (deps: ActivityDeps) => ({
-  async renderLayerPrompt(input: RenderLayerPromptInput): Promise<RenderLayerPromptResult> {
+  async renderLayerPrompt(given: RenderLayerPromptInput): Promise<RenderLayerPromptResult> {
+    // A render that 2d66b4a scheduled and this worker retries has no budget fields: it had no budgets.
+    const input: RenderLayerPromptInput = {
+      ...given,
+      limit: given.limit ?? { tokens: Number.MAX_SAFE_INTEGER, why: 'no budget' },
+      trim: given.trim ?? ['messages', 'insights'],
+    };
     let template: string;
     try {
       template = readFileSync(input.templatePath, 'utf8');

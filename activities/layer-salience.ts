@@ -29,6 +29,14 @@ export const createLayerSalienceActivities = (deps: ActivityDeps) => {
       layers().addSalience(input.key, input.topic, input.amount, ledgerReason.settle(input.runId));
     },
 
+    /**
+     * 2d66b4a's flat charge per target attempt, kept while runs that release started may be open
+     * (workflows/layer/target-salience.ts perAttempt): spends `cost` under `key` if the balance covers it.
+     */
+    async spendTargetSalience(input: { key: string; topic: string; cost: number; runId: string }): Promise<{ spent: boolean; balance: number }> {
+      return layers().spendSalience(input.key, input.topic, input.cost, `attempt:${input.runId}`);
+    },
+
     /** Gives back part of a failed target's spending (once per key). */
     async refundTargetSalience(input: { key: string; topic: string; amount: number; runId: string }): Promise<void> {
       layers().addSalience(input.key, input.topic, input.amount, ledgerReason.refund(input.runId));

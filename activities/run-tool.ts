@@ -9,6 +9,7 @@ import { assertSandboxAvailable } from './sandbox/sandbox-availability';
 import { progressIntervalFor } from './shell-command';
 import { assertWorktreeExists } from './worktree-paths';
 import { worktreeFingerprint } from './worktree-fingerprint';
+import { onToolSpan } from './model-span';
 
 /** Characters of a tool result that travel back to the workflow. @default 200 */
 export const TOOL_PREVIEW_CHARS = 200;
@@ -49,6 +50,7 @@ function isToolUse(block: unknown, id: string): block is ToolUseBlock {
 }
 
 function toResult(stored: { name: string; content: string; isError: boolean }): ToolCallResult {
+  onToolSpan(stored.name, stored.isError);
   return { name: stored.name, isError: stored.isError, preview: stored.content.slice(0, TOOL_PREVIEW_CHARS) };
 }
 

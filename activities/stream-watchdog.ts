@@ -26,11 +26,11 @@ export const STREAM_FIRST_BYTE_MS = 45_000;
 const BYTES_HEARTBEAT_MS = 1_000;
 
 /**
- * While no byte arrives but the silence is within its limit, the call heartbeats this often (half
- * of llmPolicy's 10 s heartbeat timeout): the worker lives and waits within its limit. The
+ * While no byte arrives but the silence is within its limit, the call heartbeats this often (a
+ * quarter of llmPolicy's 4 s heartbeat timeout): the worker lives and waits within its limit. The
  * watchdog decides that a stream stalled; the heartbeat timeout only notices a dead worker.
  */
-const WAITING_HEARTBEAT_MS = 5_000;
+const WAITING_HEARTBEAT_MS = 1_000;
 
 /** How often the watchdog looks at how long the stream has been silent. */
 const CHECK_MS = 250;

@@ -6,7 +6,7 @@ import type { BenchServer } from './dex-env';
 import { startBenchWorker } from './dex-env';
 import type { BenchParams } from './params';
 import { langGraphPipeline } from './langgraph-pipeline';
-import { round, summarize, timed, type Summary } from './stats';
+import { cpuSeconds, round, summarize, timed, type Summary } from './stats';
 
 /** The systems B1 compares, in chart order. */
 export const B1_SYSTEMS = ['plain', 'dex', 'dexLocal', 'langgraph'] as const;
@@ -17,6 +17,8 @@ export type B1System = (typeof B1_SYSTEMS)[number];
 export interface B1SystemResult {
   perStepMs: Record<string, Summary>;
   runMs: Record<string, Summary>;
+  /** dev-server + bench-process (worker and client) CPU milliseconds per step over the timed runs; dex systems only. */
+  cpuMsPerStep?: Record<string, number>;
 }
 
 /** B1: the time each system adds per pipeline step, for each N. */
@@ -62,10 +64,15 @@ export async function runB1(server: BenchServer, params: BenchParams, log: (line
         langgraph: () => graph.run(),
       };
       for (const system of B1_SYSTEMS) {
+        const cpu = () => (server.pid ? cpuSeconds(server.pid) : 0) + cpuSeconds(process.pid);
+        const cpu0 = cpu();
         const { run, perStep } = await measure(steps, params, runners[system]);
+        // Warm-up runs are inside the CPU window too, so divide by every run.
+        const cpuMs = round((1000 * (cpu() - cpu0)) / ((params.b1.runs + params.b1.warmup) * steps), 2);
+        if (system.startsWith('dex')) (result[system].cpuMsPerStep ??= {})[steps] = cpuMs;
         result[system].perStepMs[steps] = perStep;
         result[system].runMs[steps] = run;
-        log(`b1 ${system.padEnd(9)} N=${String(steps).padStart(3)}: ${round(perStep.median)} ms/step (p95 ${round(perStep.p95)})`);
+        log(`b1 ${system.padEnd(9)} N=${String(steps).padStart(3)}: ${round(perStep.median)} ms/step (p95 ${round(perStep.p95)}), CPU ${cpuMs} ms/step`);
       }
     }
   } finally {

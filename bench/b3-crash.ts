@@ -8,7 +8,7 @@ import { modelCallKey, numberedWorkflowId, phaseAttemptKey, taskWorkflowIdPrefix
 import type { TaskResult } from '../core/task-types';
 import { commitsOnBranch, sampleRepo, taskInput } from '../test/dev-server-env';
 import { startFakeAnthropic, type FakeAnthropic } from '../test/fake-anthropic-server';
-import { llmPolicy, localIoPolicy, gitPolicy, toolPolicy } from '../workflows/run/policies';
+import { llmPolicy, localIoPolicy, gitPolicy, SHORT_WORKFLOW_TASK_TIMEOUT, toolPolicy } from '../workflows/run/policies';
 import type { BenchServer } from './dex-env';
 import type { BenchParams } from './params';
 import { round, until } from './stats';
@@ -76,6 +76,8 @@ async function crashOnce(server: BenchServer, scenario: B3Scenario['scenario'], 
     const handle = await server.env.client.workflow.start('taskWorkflow', {
       workflowId,
       taskQueue: queue,
+      // As `dex task` starts it (client/run-handles.ts).
+      workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT,
       args: [taskInput(taskId, repo, hostQueue)],
     });
     if (scenario === 'mid-activity') {

@@ -6,16 +6,19 @@ export interface BenchParams {
   b3: { scenarios: ('mid-activity' | 'between-activities')[] };
   b4: { turns: number[]; probeMaxSteps: number };
   b5: { parked: number[]; signalRuns: number };
+  /** The real-turn section: model latencies, and the short and long task whose difference is one turn's cost. */
+  turn: { latenciesMs: number[]; turns: [number, number] };
 }
 
 /** The full benchmark: the sizes the issue names. */
 export const FULL: BenchParams = {
   quick: false,
   b1: { n: [1, 5, 20, 100], runs: 20, warmup: 2 },
-  b2: { m: [1, 4, 16, 64], steps: 10, latencyMs: 200 },
+  b2: { m: [1, 4, 16, 64, 256], steps: 10, latencyMs: 200 },
   b3: { scenarios: ['mid-activity', 'between-activities'] },
   b4: { turns: [10, 50, 200], probeMaxSteps: 20_000 },
   b5: { parked: [100, 1000], signalRuns: 10 },
+  turn: { latenciesMs: [0, 2000, 8000], turns: [3, 8] },
 };
 
 /** The smoke run for CI: every section and every system, smaller. */
@@ -26,4 +29,5 @@ export const QUICK: BenchParams = {
   b3: { scenarios: ['between-activities'] },
   b4: { turns: [10], probeMaxSteps: 20_000 },
   b5: { parked: [100], signalRuns: 3 },
+  turn: { latenciesMs: [0], turns: [3, 8] },
 };

@@ -1,6 +1,7 @@
 import type { B1System } from './b1-overhead';
 import type { B3Result } from './b3-crash';
 import type { BenchDoc } from './write-report';
+import { dispatchSection, targetsSection, turnSection } from './report-dispatch';
 
 const f = (x: number, digits = 1) => (x >= 100 ? Math.round(x).toString() : x.toFixed(digits));
 const ratio = (a: number, b: number) => `${f(a / b)}×`;
@@ -28,6 +29,8 @@ export function performanceMarkdown(doc: BenchDoc, before: B3Result, names: Reco
     `With a 200 ms model, ${b2.rows[b2.rows.length - 1].m} concurrent 10-step runs take ${ratio(b2.rows[b2.rows.length - 1].wallMs.dex, b2.idealMs)} the latency-bound ideal through dex.`,
     `A SIGKILLed worker costs at most the activity that was running, no duplicate commit or stored row, and ${b3.scenarios.map((s) => `${s.resumeSeconds} s (${s.scenario})`).join(' or ')} until the run moves again.`,
     '',
+    ...targetsSection(doc),
+    ...dispatchSection(),
     '## B1: overhead per step',
     '',
     '![B1: ms per step against N, one line per system](performance-b1.png)',
@@ -38,6 +41,12 @@ export function performanceMarkdown(doc: BenchDoc, before: B3Result, names: Reco
     `| N | ${systems.map((s) => names[s]).join(' | ')} |`,
     `|---:|${systems.map(() => '---:').join('|')}|`,
     ...ns.map((n) => `| ${n} | ${systems.map((s) => `${f(b1[s].perStepMs[n].median, s === 'plain' ? 3 : 1)} (p95 ${f(b1[s].perStepMs[n].p95, s === 'plain' ? 3 : 1)})`).join(' | ')} |`),
+    '',
+    'CPU per step (dev server + bench process, user + system, over warm-up and timed runs), in ms:',
+    '',
+    '| N | dex (activities) | dex (local act.) |',
+    '|---:|---:|---:|',
+    ...ns.map((n) => `| ${n} | ${b1.dex.cpuMsPerStep?.[n] ?? 'n/a'} | ${b1.dexLocal.cpuMsPerStep?.[n] ?? 'n/a'} |`),
     '',
     '## B2: many runs at once',
     '',
@@ -59,7 +68,7 @@ export function performanceMarkdown(doc: BenchDoc, before: B3Result, names: Reco
     ),
     '',
     `Resume is bounded by the heartbeat timeout of the activity that was running: ${Object.entries(b3.timeouts).map(([p, t]) => `\`${p}\` ${t.heartbeatTimeout ? `heartbeat ${t.heartbeatTimeout}` : `no heartbeat, startToClose ${t.startToCloseTimeout}`}`).join(', ')}.`,
-    'The model call cut off by the crash is requested again (it had no answer, so nothing is paid twice); every answered call is reused from the store. Between activities, the next workflow task first waits out the dead worker\'s sticky queue (`stickyQueueScheduleToStartTimeout`, 10 s by default in the TypeScript SDK) before any worker gets it. A crash inside a git or store activity (no heartbeat) waits for its startToClose timeout instead; those take well under a second, so a crash rarely lands in one.',
+    'The model call cut off by the crash is requested again (it had no answer, so nothing is paid twice); every answered call is reused from the store. Between activities, the next workflow task first waits out the dead worker\'s sticky queue (`stickyQueueScheduleToStartTimeout`: 10 s by default in the TypeScript SDK, 3 s in dex\'s workers) before any worker gets it. A crash inside a git or store activity (no heartbeat) waits for its startToClose timeout instead; those take well under a second, so a crash rarely lands in one.',
     '',
     '## B4: history per model turn',
     '',
@@ -86,6 +95,7 @@ export function performanceMarkdown(doc: BenchDoc, before: B3Result, names: Reco
     '|---:|---:|---:|---:|---:|---:|',
     ...b5.parked.map((p) => `| ${p.runs} | ${p.rssMiB} | ${p.rssDeltaMiB} | ${p.kibPerRun} | ${p.cachedWorkflows} | ${p.parkSeconds} |`),
     '',
+    ...turnSection(doc),
   );
   out(...meaning(doc, med, big), ...designChanges(b3, before, Math.ceil(doc.seconds / 60)));
   return lines.join('\n') + '\n';
@@ -97,9 +107,9 @@ function meaning(doc: BenchDoc, med: (s: B1System, n?: number) => number, big: n
   return [
     '## What the numbers mean',
     '',
-    `- **A regular activity costs about ${f(med('dex'))} ms of orchestration on this machine**, against ${f(med('langgraph'))} ms for a LangGraph step. Most of it is waiting, not work: in the event times of a run's history, each workflow task and each activity task waits about 40 ms in the dev server's matching before a poller takes it (a side experiment with the dev-server flag \`system.enableActivityEagerExecution=true\` halved the step). It is a fixed cost per activity, paid once per step whatever N.`,
+    `- **A regular activity costs about ${f(med('dex'))} ms of orchestration on this machine** (101 ms before the dev server's transfer-queue limit was raised; see "Where a dispatch waits"), against ${f(med('langgraph'))} ms for a LangGraph step. It is a fixed cost per activity, paid once per step whatever N.`,
     `- **Local activities cut it to ${f(med('dexLocal'))} ms per step** at N = ${big} (the step runs inside the workflow task; one marker event instead of three events and two dispatches), close to LangGraph, whose cost is one SQLite checkpoint per node. For N = 1 both dex variants pay the start and completion of a workflow once, which dominates.`,
-    `- **Against a real model the overhead is small.** A model turn takes seconds; a dex turn adds two activity dispatches (callModel, then runTool per tool call), about ${f(2 * med('dex'))} ms. B2 shows the same with a 200 ms model: one run takes ${ratio(b2.rows[0].wallMs.dex, b2.idealMs)} the ideal, ${last.m} at once ${ratio(last.wallMs.dex, b2.idealMs)}: then server (${last.devServerCpuSeconds} s) and worker (${last.workerCpuSeconds} s) together keep ${f(((last.devServerCpuSeconds ?? 0) + last.workerCpuSeconds) / (last.wallMs.dex / 1000))} of the machine's ${doc.machine.cpus} cores busy, so the limit is CPU for orchestration, not the model.`,
+    `- **Against a real model the overhead is small.** A model turn takes seconds; a dex turn adds two activity dispatches (callModel, then runTool per tool call) and its store writes ("Real turns"). B2 shows the same with a 200 ms model: one run takes ${ratio(b2.rows[0].wallMs.dex, b2.idealMs)} the ideal, ${last.m} at once ${ratio(last.wallMs.dex, b2.idealMs)}: then server (${last.devServerCpuSeconds} s) and worker (${last.workerCpuSeconds} s) together keep ${f(((last.devServerCpuSeconds ?? 0) + last.workerCpuSeconds) / (last.wallMs.dex / 1000))} of the machine's ${doc.machine.cpus} cores busy, so the limit is CPU for orchestration, not the model.`,
     '- **What dex buys for it** is B3: a killed worker costs at most the one activity that was running (its reply is stored before the activity reports, so a model call that had answered is never paid twice), never a duplicate commit or row, and the run goes on by itself. A LangGraph run resumes from its last checkpoint only when the application calls it again.',
     `- **History stays small** (B4): only ids and short results pass through it, about ${doc.b4.tasks[doc.b4.tasks.length - 1].bytesPerTurn} bytes per turn, so a phase could run ~${doc.b4.continueAsNew.taskTurnsAtSuggestion} turns before the server suggests continue-as-new; dex caps phases far below that (\`maxIterations\`), so taskWorkflow needs no continue-as-new.`,
     '- **Parked runs are cheap** (B5): a run waiting at a gate holds a few hundred KiB in the worker cache, and runs that fall out of the cache are replayed on demand, which is the "after a restart" latency.',
@@ -117,8 +127,8 @@ const HEARTBEATS: string[] = [
     '  The call itself gives up a stream that goes silent (`activities/stream-watchdog.ts`): no byte for',
     '  `STREAM_IDLE_MS` = 20 s once the reply has begun, or for `STREAM_FIRST_BYTE_MS` = 45 s before its first byte',
     '  (the API reads the whole prompt first), aborts the request and fails the attempt with the retryable',
-    '  `ModelStreamStalled`. While the silence is within those limits it heartbeats every 5 s, so `llmPolicy`\'s',
-    '  10 s heartbeat timeout only fires when the worker is gone.',
+    '  `ModelStreamStalled`. While the silence is within those limits it heartbeats every second, so `llmPolicy`\'s',
+    '  4 s heartbeat timeout only fires when the worker is gone (workers send heartbeats at most 1 s apart: `maxHeartbeatThrottleInterval`).',
     '- **Commands** (`run_command`, verify, sheet commands) heartbeat when output arrives (at most every second)',
     '  and, while their process is alive, after half the heartbeat timeout without output: a local child that',
     '  still runs is progress, so a test suite that prints nothing for minutes is never given up for its silence;',
@@ -131,7 +141,7 @@ const HEARTBEATS: string[] = [
     '',
     'Measured on the dev server with the fake model and real `dex worker` processes',
     '(`test/model-stall.integration.test.ts`, `test/checkpoint-crash.integration.test.ts`; the last row the same',
-    'way, with a run killed while it waited at a gate and approved at once). B3 above was measured before these changes.',
+    'way, with a run killed while it waited at a gate and approved at once), before the 4 s heartbeat timeouts; B3 above measures the current ones.',
     '',
     '| scenario | before | after |',
     '|---|---:|---:|',
@@ -147,15 +157,16 @@ function designChanges(after: B3Result, before: B3Result, benchMinutes: number):
   return [
     '## Design changes the numbers led to',
     '',
-    '1. **Shorter heartbeat timeouts for model calls and tools** (`workflows/policies.ts`: `llmPolicy` 20 s → 10 s, `toolPolicy` 15 s → 10 s). B3 showed that after a crash the run stands still for the heartbeat timeout of the running activity plus the first retry interval. `callModel` heartbeats every 5 s and tools every 2 s, so 10 s still allows one missed beat. Measured with the same scenarios:',
+    '1. **Shorter heartbeat timeouts for model calls and tools** (`workflows/run/policies.ts`: `llmPolicy` 20 s → 10 s → 4 s, `toolPolicy` 15 s → 10 s → 4 s, first retry after 500 ms). After a crash the run stands still for the heartbeat timeout of the running activity plus the first retry interval. `callModel` heartbeats every second while it waits and tools every 2 s, and the worker sends them at most 1 s apart, so 4 s still allows two missed beats; the cost is one heartbeat RPC a second per running model call or tool. The sticky queue gives a dead worker 3 s (`worker/start-worker.ts`). Measured with the same scenarios (before: the first bench run):',
     '',
     '   | scenario | resume before | resume after |',
     '   |---|---:|---:|',
     ...['mid-activity', 'between-activities'].map((s) => `   | ${s} | ${cell(before, s)} | ${cell(after, s)} |`),
     '',
     '   Timeouts are not part of the recorded history\'s determinism check: `test/replay.test.ts` replays the recorded history unchanged.',
-    '2. **Considered and not made: local activities for `fetchContext` and `recordPhase`.** B1 says a local activity saves roughly 90 ms per call, so about 0.2 s per phase. But a local activity runs on the worker that holds the workflow task, which can be any host polling the shared `dex` queue, while these activities read the worktree and write the store of the host that owns the task (`hostActivities(hostQueue)`). The saving is below 1 % of a phase that makes real model calls, and would break that routing; the same applies to eager activity dispatch, which needs the activity on the workflow\'s own queue.',
-    '3. **Payload references are already in place**: B4\'s bytes per turn show that transcripts, tool output and verify reports stay in the SQLite store; history carries ids and a short result per activity.',
+    '2. **The dev server\'s transfer-queue limit raised** (`client/dev-server.ts`, "Where a dispatch waits"): 101 → ~14 ms per regular activity, for every activity and workflow task dex runs on a dev server.',
+    '3. **Considered and not made: workflows on the host queue, eager activities, local activities.** With the reader limit lifted an activity waits ~1.5 ms for its poller, so what eager dispatch or a local activity could still save is a few ms per call. Moving a task\'s workflow to its host queue (so its activities could go eager) changes every recorded history and the queue design of docs/architecture.md for no measurable gain; local activities for `fetchContext`, `recordPhase` and `keepPhaseArtifact` would run on whichever worker holds the workflow task, while they must run on the host that holds the worktree and store (`workflows/run/policies.ts` says why each kind is what it is). Roadmap, sheet and layer children stay child workflows on the shared queue for the same reason.',
+    '4. **Payload references are already in place**: B4\'s bytes per turn show that transcripts, tool output and verify reports stay in the SQLite store; history carries ids and a short result per activity.',
     '',
     ...HEARTBEATS,
     '',

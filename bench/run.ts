@@ -11,6 +11,7 @@ import { runB2 } from './b2-concurrency';
 import { runB3 } from './b3-crash';
 import { runB4 } from './b4-history';
 import { runB5 } from './b5-gates';
+import { runTurns } from './b6-turns';
 import { startBenchServer, type BenchServer } from './dex-env';
 import { FULL, QUICK, type BenchParams } from './params';
 
@@ -21,6 +22,7 @@ const SECTIONS: [string, Section][] = [
   ['b1', runB1],
   ['b4', runB4],
   ['b5', runB5],
+  ['turn', runTurns],
   ['b2', runB2],
   ['b3', runB3],
 ];

@@ -1,6 +1,7 @@
 import { InvalidInput } from '../core/invalid-input';
 import { makeOutput, UsageError, type Command, type Output } from './cli-context';
 import { COMMAND_HELP, helpFor, optionLines, renderCommandHelp, renderOverview, usageOf, type HelpTopic } from './command-help';
+import type * as CodecServerCommands from './commands/codec-server';
 import type * as DemoCommands from './commands/demo';
 import type * as HostCommands from './commands/host-commands';
 import type * as DiffCommands from './commands/diff';
@@ -15,6 +16,7 @@ import type * as LayerCommands from './commands/layer';
 import type * as MemoryCommands from './commands/memory';
 import { PLAN_KINDS } from './plan-kinds';
 import { ServerUnreachable } from './server-unreachable';
+import { flushTracing } from './tracing';
 
 // Commands load on demand (require, as this CommonJS code runs under tsx's CommonJS hook):
 // a mistyped option answers at once, without loading the Temporal SDK.
@@ -25,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   'setup-namespace': async () => (require('./commands/setup-namespace') as typeof SetupNamespaceCommands).setupNamespaceCommand,
   server: async () => (require('./commands/host-commands') as typeof HostCommands).serverCommand,
   worker: async () => (require('./commands/host-commands') as typeof HostCommands).workerCommand,
+  'codec-server': async () => (require('./commands/codec-server') as typeof CodecServerCommands).codecServerCommand,
   messages: async () => (require('./commands/layer') as typeof LayerCommands).messagesCommand,
   insights: async () => (require('./commands/layer') as typeof LayerCommands).insightsCommand,
   memory: async () => (require('./commands/memory') as typeof MemoryCommands).memoryCommand,
@@ -101,7 +104,11 @@ export async function main(argv: string[]): Promise<number> {
 /** Runs the command line of this process and exits with the command's code. */
 export function runCli(): void {
   main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
+    // Spans still buffered would die with the process (docs/production.md#traces).
+    async (code) => {
+      await flushTracing();
+      process.exit(code);
+    },
     (err) => {
       process.stderr.write(`dex: ${err instanceof Error ? err.stack : String(err)}\n`);
       process.exit(1);

@@ -68,6 +68,14 @@ export const COMMAND_HELP = {
     about: 'Runs the embedded Temporal dev server and its Web UI in the foreground, its data in $DEX_HOME/temporal.db.',
     options: {},
   },
+  'codec-server': {
+    synopsis: 'dex codec-server',
+    about: "Decodes (and encodes) payloads sealed with DEX_CODEC_KEYS for the stock Temporal CLI (--codec-endpoint) and the Web UI, on 127.0.0.1, until SIGINT or SIGTERM (docs/production.md#payload-encryption).",
+    options: {
+      port: { type: 'string', value: 'N', help: 'the port to listen on, 0 for a free one (default: 8888)' },
+      origin: { type: 'string', value: 'URL', help: 'the Web UI origins allowed to call it, comma-separated (default: http://127.0.0.1:8233)' },
+    },
+  },
   worker: {
     synopsis: 'dex worker',
     about: "Runs a worker for every workflow and this host's activities until SIGINT or SIGTERM.",

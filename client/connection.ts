@@ -1,10 +1,13 @@
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { startDevServerDetached } from './dev-server';
 import { InvalidInput } from '../core/invalid-input';
 import { missingSearchAttributes, registerSearchAttributes } from './search-attribute-setup';
 import { ServerUnreachable } from './server-unreachable';
 import { installRuntimeLogging } from './runtime-logging';
+import { codecFromEnv, dexDataConverter } from './payload-codec';
+import { clientInterceptors } from './tracing';
 import { EMBEDDED_ADDRESS, type Settings } from './settings';
 
 /** A client and a worker connection to the same server. */
@@ -12,6 +15,8 @@ export interface Connections {
   address: string;
   client: Client;
   connection: Connection;
+  /** The payload codec `DEX_CODEC_KEYS` asks for; a worker this command starts uses it too. */
+  dataConverter: DataConverter;
   nativeConnection(): Promise<NativeConnection>;
   close(): Promise<void>;
 }
@@ -49,6 +54,8 @@ async function ensureSearchAttributes(connection: Connection, settings: Settings
  * `forRuns`: the command starts runs, so the namespace must have dex's search attributes.
  */
 export async function connect(settings: Settings, log: (line: string) => void, opts: { forRuns?: boolean } = {}): Promise<Connections> {
+  // Read before anything connects, so a malformed key stops the command at once (exit 2).
+  const dataConverter = dexDataConverter(codecFromEnv());
   const address = settings.address ?? EMBEDDED_ADDRESS;
   let connection = await tryConnect(address, 3_000);
   if (!connection && !settings.address) {
@@ -64,7 +71,8 @@ export async function connect(settings: Settings, log: (line: string) => void, o
   return {
     address,
     connection: conn,
-    client: new Client({ connection: conn, namespace: settings.namespace }),
+    dataConverter,
+    client: new Client({ connection: conn, namespace: settings.namespace, dataConverter, interceptors: { workflow: clientInterceptors() } }),
     nativeConnection: async () => {
       installRuntimeLogging('ERROR');
       return (native ??= await NativeConnection.connect({ address }));

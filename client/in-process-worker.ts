@@ -28,7 +28,13 @@ export async function ensureWorker(conns: Connections, settings: Settings, log: 
 export async function startInProcessWorker(conns: Connections, settings: Settings): Promise<InProcessWorker> {
   const deps = hostDeps(settings.dexHome);
   const worker: DexWorker = await createDexWorker(
-    { connection: await conns.nativeConnection(), namespace: settings.namespace, taskQueue: settings.taskQueue, hostQueue: settings.hostQueue },
+    {
+      connection: await conns.nativeConnection(),
+      namespace: settings.namespace,
+      taskQueue: settings.taskQueue,
+      hostQueue: settings.hostQueue,
+      dataConverter: conns.dataConverter,
+    },
     deps,
   );
   const running = worker.run();

@@ -3,6 +3,10 @@ import { temporal } from '@temporalio/proto';
 import { numberedWorkflowId } from '../core/ids';
 import { InvalidInput } from '../core/invalid-input';
 import type { WorkflowName } from './plan-kinds';
+import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../workflows/run/policies';
+
+/** A task's workflow tasks time out early, so a dead worker's run moves on within seconds (workflows/run/policies.ts). */
+const timeoutsOf = (workflowType: WorkflowName) => (workflowType === 'taskWorkflow' ? { workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT } : {});
 
 const { TaskQueueType } = temporal.api.enums.v1;
 
@@ -31,6 +35,7 @@ export async function startWithNextId(
         taskQueue,
         args,
         ...marks,
+        ...timeoutsOf(workflowType),
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       });
     } catch (err) {
@@ -58,6 +63,7 @@ export async function startWithId(
       taskQueue,
       args,
       ...marks,
+      ...timeoutsOf(workflowType),
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     });
   } catch (err) {

@@ -3,7 +3,7 @@
  * child workflows it started and an activity's result. `dex log` and `dex diff` use it.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { defaultPayloadConverter, type Payload, type PayloadCodec } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 
 type History = temporal.api.history.v1.IHistory;
@@ -19,7 +19,9 @@ export class RunHistory {
   private constructor(private readonly history: History) {}
 
   static async of(handle: WorkflowHandle): Promise<RunHistory> {
-    return new RunHistory(await handle.fetchHistory());
+    const history = await handle.fetchHistory();
+    await decodeRead(history, handle.client.options.loadedDataConverter.payloadCodecs);
+    return new RunHistory(history);
   }
 
   private get events(): temporal.api.history.v1.IHistoryEvent[] {
@@ -50,5 +52,24 @@ export class RunHistory {
       (e) => e.activityTaskCompletedEventAttributes && scheduled.has(String(e.activityTaskCompletedEventAttributes.scheduledEventId)),
     );
     return first(done?.activityTaskCompletedEventAttributes?.result) as T | undefined;
+  }
+}
+
+/**
+ * Unseals, in place, the payloads this class reads (the start input, activity results) when the
+ * client has a codec (docs/production.md#payload-encryption); history comes from the server as
+ * it was stored.
+ */
+async function decodeRead(history: History, codecs: PayloadCodec[]): Promise<void> {
+  if (!codecs.length) return;
+  const unseal = async (holder: Payloads): Promise<void> => {
+    if (!holder?.payloads?.length) return;
+    let payloads = holder.payloads as Payload[];
+    for (const codec of [...codecs].reverse()) payloads = await codec.decode(payloads);
+    holder.payloads = payloads;
+  };
+  for (const e of history.events ?? []) {
+    await unseal(e.workflowExecutionStartedEventAttributes?.input);
+    await unseal(e.activityTaskCompletedEventAttributes?.result);
   }
 }

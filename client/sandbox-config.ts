@@ -39,7 +39,7 @@ export function parseSandbox(v: unknown, fail: Fail): SandboxPolicy {
   if (v.env !== undefined) {
     policy.env = stringList(v.env, 'sandbox.env', fail, (s) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(s), 'environment variable names');
     const secret = policy.env.find((name) => HIDDEN_ENV.test(name));
-    if (secret) fail('sandbox.env', `may not pass ${secret}: the model's credentials never reach its commands`);
+    if (secret) fail('sandbox.env', `may not pass ${secret}: the model's credentials and dex's payload keys never reach its commands`);
   }
   if (v.allowHosts !== undefined) {
     policy.allowHosts = stringList(v.allowHosts, 'sandbox.allowHosts', fail, (s) => HOST.test(s), 'host names (or *.domain)');

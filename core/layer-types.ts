@@ -59,6 +59,11 @@ export interface SalienceRules {
   costPerToken: number;
   /** Fraction of what a target spent that it gets back when it fails. @default 0.5 */
   refund: number;
+  /**
+   * Only in runs started by 2d66b4a or before: a flat cost per target attempt, charged as that
+   * release did (core/layer-released.ts). A layer file cannot set it any more.
+   */
+  cost?: number;
 }
 
 /** What a prompt budget may trim, in the order given: the oldest messages, the weakest insights. */

@@ -4,8 +4,11 @@
  * activities. See docs/security.md.
  */
 
-/** Environment variables no command the agent causes ever sees: the model's credentials. */
-export const HIDDEN_ENV = /^(ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN)$/;
+/**
+ * Environment variables no command the agent causes ever sees: the model's credentials, and the
+ * payload keys that would open every run's history (docs/production.md#payload-encryption).
+ */
+export const HIDDEN_ENV = /^(ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|DEX_CODEC_KEYS)$/;
 
 /** `bwrap`: bubblewrap on Linux (the default); `off`: no sandbox, only by the user's explicit choice. */
 export type SandboxMode = 'bwrap' | 'off';

@@ -1,3 +1,4 @@
+import type { DataConverter } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { execFileSync } from 'node:child_process';
@@ -11,6 +12,7 @@ import type { TaskInput } from '../core/task-types';
 import type { ActivityDeps } from '../activities';
 import { DEX_SEARCH_ATTRIBUTES } from '../core/search-attributes';
 import { registerSearchAttributes } from '../client/search-attribute-setup';
+import { dynamicConfigArgs } from '../client/dev-server';
 
 let runtimeInstalled = false;
 
@@ -22,10 +24,17 @@ export function quietRuntime(): void {
 }
 
 /** A real Temporal dev server (the pinned Temporal CLI), one per test file. */
-export async function startDevServer(): Promise<TestWorkflowEnvironment> {
+export async function startDevServer(dataConverter?: DataConverter): Promise<TestWorkflowEnvironment> {
   quietRuntime();
   return TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: ensureTemporalCli() }, ip: '127.0.0.1', searchAttributes: [...DEX_SEARCH_ATTRIBUTES] },
+    client: { dataConverter },
+    server: {
+      executable: { type: 'existing-path', path: ensureTemporalCli() },
+      ip: '127.0.0.1',
+      searchAttributes: [...DEX_SEARCH_ATTRIBUTES],
+      // The dynamic config of `dex server` (client/dev-server.ts), so tests see the dispatch latency users do.
+      extraArgs: dynamicConfigArgs(),
+    },
   });
 }
 
@@ -52,13 +61,14 @@ export interface TestWorker {
 /** A worker on fresh queues, whose Anthropic client talks to `anthropicUrl`. */
 export async function startTestWorker(
   env: TestWorkflowEnvironment,
-  opts: { anthropicUrl?: string; queue: string; dexHome?: string },
+  opts: { anthropicUrl?: string; queue: string; dexHome?: string; dataConverter?: DataConverter },
 ): Promise<TestWorker> {
   const dexHome = opts.dexHome ?? mkdtempSync(join(tmpdir(), 'dex-home-'));
   const deps = hostDeps(dexHome, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: opts.anthropicUrl });
   const taskQueue = opts.queue;
   const hostQueue = `${opts.queue}@test-host`;
-  const worker = await createDexWorker({ connection: env.nativeConnection, namespace: 'default', taskQueue, hostQueue }, deps);
+  const placement = { connection: env.nativeConnection, namespace: 'default', taskQueue, hostQueue, dataConverter: opts.dataConverter };
+  const worker = await createDexWorker(placement, deps);
   const running = worker.run();
   return {
     deps,

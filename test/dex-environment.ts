@@ -14,7 +14,7 @@
  * its history to test/histories/<file> before tear-down.
  */
 import { WorkflowFailedError, type Client, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, type PayloadCodec } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -50,6 +50,8 @@ export interface DexEnvironmentOptions {
   queue?: string;
   /** The worker's DEX_HOME (default: a fresh temporary directory). */
   dexHome?: string;
+  /** A payload codec for the server's client and the worker (docs/production.md#payload-encryption); default: none. */
+  codec?: PayloadCodec;
 }
 
 /** A test file's environment; each part is there from `beforeAll` to `afterAll`. */
@@ -85,13 +87,14 @@ export function useDexEnvironment(opts: DexEnvironmentOptions): DexEnvironment {
   let cliQueues = 0;
 
   beforeAll(async () => {
-    env = opts.server === 'dev' ? await startDevServer() : await startTimeSkippingServer();
+    const dataConverter = opts.codec ? { payloadCodecs: [opts.codec] } : undefined;
+    env = opts.server === 'dev' ? await startDevServer(dataConverter) : await startTimeSkippingServer();
     if (opts.cassette !== undefined) {
       const cassette = typeof opts.cassette === 'function' ? opts.cassette(env) : opts.cassette;
       fake = await startFakeAnthropic({ cassette });
     }
     if (opts.queue !== undefined) {
-      worker = await startTestWorker(env, { anthropicUrl: fake?.url, queue: opts.queue, dexHome: opts.dexHome });
+      worker = await startTestWorker(env, { anthropicUrl: fake?.url, queue: opts.queue, dexHome: opts.dexHome, dataConverter });
     }
   });
 

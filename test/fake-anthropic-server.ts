@@ -58,8 +58,8 @@ const ERROR_TYPES: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-/** Starts the fake on a random port; `cassette` is a cassette file path or parsed lines. */
-export async function startFakeAnthropic(opts: { cassette?: string | CassetteLine[] } = {}): Promise<FakeAnthropic> {
+/** Starts the fake on a random port; `cassette` is a cassette file path or parsed lines; `latencyMs` delays every answer (the bench's model time). */
+export async function startFakeAnthropic(opts: { cassette?: string | CassetteLine[]; latencyMs?: number } = {}): Promise<FakeAnthropic> {
   const lines =
     typeof opts.cassette === 'string' ? parseCassette(readFileSync(opts.cassette, 'utf8'), opts.cassette) : (opts.cassette ?? []);
   const used = new Set<number>();
@@ -67,7 +67,8 @@ export async function startFakeAnthropic(opts: { cassette?: string | CassetteLin
   const requests: RecordedRequest[] = [];
 
   const server = createServer((req, res) => {
-    void readBody(req).then((raw) => {
+    void readBody(req).then(async (raw) => {
+      if (opts.latencyMs) await new Promise((resolve) => setTimeout(resolve, opts.latencyMs));
       let body: MessagesRequestBody | null = null;
       try {
         body = raw ? (JSON.parse(raw) as MessagesRequestBody) : null;

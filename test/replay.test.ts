@@ -2,24 +2,28 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as workflows from '../workflows';
 import { workflowBundle } from '../worker/start-worker';
 import { quietRuntime } from './dev-server-env';
 
 /**
- * Every history in test/histories/ replayed with today's workflow code by one replay worker, and,
+ * Every history under test/histories/ replayed with today's workflow code by one replay worker, and,
  * for each workflow type, a copy altered here that must fail with a determinism error: proof that
- * the replay can fail. The integration tests record them: a test names its run with
- * `dex.recordHistory(workflowId, file)` (test/dex-environment.ts), and
- * `DEX_RECORD_HISTORIES=1 npx vitest run test/<that file>` writes it again.
+ * the replay can fail. The integration tests record the current ones (test/histories/*.json): a
+ * test names its run with `dex.recordHistory(workflowId, file)` (test/dex-environment.ts), and
+ * `DEX_RECORD_HISTORIES=1 npx vitest run test/<that file>` writes it again. Each release's
+ * histories stay under test/histories/released/<commit>/ as they were recorded, never re-recorded:
+ * a run that release started may still be open when today's worker picks it up
+ * (docs/production.md#upgrading-dex-with-runs-in-flight), so they must replay too.
  */
 
 type Event = Record<string, any>;
 
 /** One history file (`temporal workflow show -o json`) and whose run it is. */
 interface Recorded {
+  /** Its path under test/histories/. */
   file: string;
   workflowType: string;
   workflowId: string;
@@ -35,10 +39,15 @@ function load(file: string): Recorded {
   return { file, workflowType: started.workflowType.name, workflowId: started.workflowId, events };
 }
 
-const recorded = readdirSync(HISTORIES)
+/** Every history file under test/histories/, by its path there. */
+const recorded = readdirSync(HISTORIES, { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.json'))
+  .map((f) => relative(HISTORIES, join(HISTORIES, f)))
   .sort()
   .map(load);
+/** The ones today's tests record; released ones (in subfolders) are kept as they were. */
+const current = recorded.filter((h) => !h.file.includes('/'));
+const released = recorded.filter((h) => h.file.includes('/'));
 
 const activities = (h: Recorded): string[] => h.events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType.name ?? []);
 const signals = (h: Recorded): string[] => h.events.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? []);
@@ -125,8 +134,8 @@ function altered(h: Recorded): Recorded & { renamed: string } {
   return { ...copy, renamed };
 }
 
-/** The first history of each workflow type, altered. */
-const alteredPerType = [...new Set(recorded.map((h) => h.workflowType))].map((type) => altered(recorded.find((h) => h.workflowType === type)!));
+/** The first current history of each workflow type, altered. */
+const alteredPerType = [...new Set(current.map((h) => h.workflowType))].map((type) => altered(current.find((h) => h.workflowType === type)!));
 
 /** How each replay ended, by label (a file, or `altered <file>`): no error when it replayed cleanly. */
 const outcomes = new Map<string, Error | undefined>();
@@ -145,10 +154,14 @@ beforeAll(async () => {
 
 describe('the recorded histories', () => {
   it('hold a history of every workflow type dex registers', () => {
-    expect(new Set(recorded.map((h) => h.workflowType))).toEqual(new Set(Object.keys(workflows)));
+    expect(new Set(current.map((h) => h.workflowType))).toEqual(new Set(Object.keys(workflows)));
   });
 
-  it.each(recorded.map((h) => [h.file, h] as const))('%s is the run it is said to be', (file, h) => {
+  it('keep the histories of at least one earlier release', () => {
+    expect(released.length).toBeGreaterThan(0);
+  });
+
+  it.each(current.map((h) => [h.file, h] as const))('%s is the run it is said to be', (file, h) => {
     expect(RUNS[file], `describe test/histories/${file} in RUNS`).toBeDefined();
     RUNS[file].covers(h);
     // Its recorder still names it (dex.recordHistory), so DEX_RECORD_HISTORIES=1 writes it again.

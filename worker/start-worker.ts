@@ -1,8 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
+import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { join } from 'node:path';
 import { createActivities, type ActivityDeps } from '../activities';
 import { Store } from '../store/sqlite-store';
+import { activityTracingOptions, tracedWorkflowModules, workflowTracingOptions } from './tracing-options';
 
 /** Where a worker connects and which queues it serves. */
 export interface WorkerPlacement {
@@ -12,13 +14,24 @@ export interface WorkerPlacement {
   taskQueue: string;
   /** This host's queue, for the activities that touch its worktrees and store. */
   hostQueue: string;
+  /** The payload codec of every client of this server (docs/production.md#payload-encryption); default: none. */
+  dataConverter?: DataConverter;
 }
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
-/** The workflow bundle, built once per process: bundling checks that workflow code imports nothing forbidden. */
+/**
+ * The workflow bundle, built once per process (and per set of interceptor modules: tracing's,
+ * when on, docs/production.md#traces): bundling checks that workflow code imports nothing forbidden.
+ */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: join(__dirname, '..', 'workflows', 'index.ts'), logger: quietBundlerLogger });
+  const workflowInterceptorModules = tracedWorkflowModules();
+  const key = workflowInterceptorModules.join('\n');
+  let bundle = bundles.get(key);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({ workflowsPath: join(__dirname, '..', 'workflows', 'index.ts'), workflowInterceptorModules, logger: quietBundlerLogger });
+    bundles.set(key, bundle);
+  }
   return bundle;
 }
 
@@ -61,21 +74,32 @@ export interface DexWorker {
  */
 const STICKY_QUEUE_TIMEOUT = '3s';
 
+/** The longest gap between two heartbeats sent to the server (the SDK's default is up to 60 s). */
+const HEARTBEAT_THROTTLE = '1s';
+
 /** Creates the workers for one host. */
 export async function createDexWorker(placement: WorkerPlacement, deps: ActivityDeps): Promise<DexWorker> {
-  const { connection, namespace, taskQueue, hostQueue } = placement;
+  const { connection, namespace, taskQueue, hostQueue, dataConverter } = placement;
   const workflows = await Worker.create({
     connection,
     namespace,
     taskQueue,
     workflowBundle: await workflowBundle(),
     stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT,
+    dataConverter,
+    ...workflowTracingOptions(),
   });
   const activities = await Worker.create({
     connection,
     namespace,
     taskQueue: hostQueue,
     activities: createActivities(deps),
+    // Heartbeats reach the server at most 1 s apart (the SDK's throttle is 0.8 × the heartbeat timeout), so
+    // policies.ts can use a 4 s heartbeat timeout and a dead worker's activity is retried within 5 s (docs/performance.md, B3).
+    maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
+    defaultHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
+    dataConverter,
+    ...activityTracingOptions(),
   });
   return {
     run: async () => {

@@ -8,6 +8,7 @@ import { readSettings, EMBEDDED_ADDRESS, EMBEDDED_UI } from '../settings';
 import { ensureTemporalCli, ensureTestServer } from '../toolchain';
 import { bwrapProgram, sandboxAvailability } from '../../activities/sandbox/sandbox-availability';
 import { createDexWorker, hostDeps } from '../../worker/start-worker';
+import { flushTracing } from '../tracing';
 
 /** `dex setup`: installs (or finds in the cache) the Temporal CLI and the Java test server, and says whether a sandbox works here. */
 export async function setupCommand(argv: string[], out: Output): Promise<number> {
@@ -44,12 +45,19 @@ export async function workerCommand(argv: string[], out: Output): Promise<number
   const conns = await connectSaying(settings, out.info);
   const deps = hostDeps(settings.dexHome);
   const worker = await createDexWorker(
-    { connection: await conns.nativeConnection(), namespace: settings.namespace, taskQueue: settings.taskQueue, hostQueue: settings.hostQueue },
+    {
+      connection: await conns.nativeConnection(),
+      namespace: settings.namespace,
+      taskQueue: settings.taskQueue,
+      hostQueue: settings.hostQueue,
+      dataConverter: conns.dataConverter,
+    },
     deps,
   );
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());
   out.info(`dex worker polling ${settings.taskQueue} and ${settings.hostQueue} on ${conns.address}`);
   await worker.run();
+  await flushTracing();
   deps.store.close();
   await conns.close();
   return 0;

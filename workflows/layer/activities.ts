@@ -14,6 +14,8 @@ export function layerActivities(hostQueue: string) {
     reserveLayerSalience: local.reserveLayerSalience,
     settleLayerSalience: local.settleLayerSalience,
     refundTargetSalience: local.refundTargetSalience,
+    // Only for runs started by 2d66b4a (workflows/layer/target-salience.ts perAttempt).
+    spendTargetSalience: local.spendTargetSalience,
     fetchLayerMessages: local.fetchLayerMessages,
     fetchLayerInsights: local.fetchLayerInsights,
     reduceLayerResults: local.reduceLayerResults,

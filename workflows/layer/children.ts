@@ -4,6 +4,7 @@ import { emptyTargetResult, GLOBAL_TOPIC } from '../../core/layer-run';
 import type { LayerInput, LayerNode, LayerTargetResult, TargetContext } from '../../core/layer-types';
 import type { LayerProgress } from './progress';
 import { layerTargetWorkflow } from './target-workflow';
+import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../run/policies';
 
 /** Which nodes a target runs: `nodes` are its part of the layer from index `firstIndex` on. */
 export interface TargetPart {
@@ -37,7 +38,8 @@ export class TargetChildren {
     this.progress.at(target, 'running');
     let result: LayerTargetResult;
     try {
-      result = await executeChild(layerTargetWorkflow, {
+      const ended = await executeChild(layerTargetWorkflow, {
+        workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT,
         workflowId: layerTargetWorkflowId(runId, target),
         staticSummary: `${target === GLOBAL_TOPIC ? 'the global part' : `target ${target}`} of layer ${input.layer.name}`,
         args: [
@@ -59,6 +61,8 @@ export class TargetChildren {
           },
         ],
       });
+      // A child an earlier release ran (before an upgrade) returns no counts it did not keep then.
+      result = { ...emptyTargetResult(target), ...ended };
     } catch (err) {
       if (isCancellation(err)) throw err;
       const failedAt = { index: firstIndex, node: nodes[0]?.name ?? '', context: seed ?? {} };

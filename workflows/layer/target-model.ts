@@ -53,12 +53,17 @@ export class TargetModel {
   /**
    * Renders the node's prompt within its budget, reserves its salience and asks the model; a
    * skip reason when the prompt cannot fit or the balance does not cover it (no call then).
+   * A run started by 2d66b4a pays its flat attempt cost first, before rendering, as it did then.
    */
   async llmCall(node: string, params: LlmCallParams): Promise<{ ok: true } | { ok: false; reason: string }> {
     const { input, result } = this;
     this.lastLlm = params;
     const transcriptId = this.keyOf(node);
     const perRun = input.context.maxTokensPerRun;
+    if (this.salience.perAttempt) {
+      const paid = await this.salience.payAttempt();
+      if (!paid.ok) return paid;
+    }
     const rendered = await this.acts.renderLayerPrompt(
       {
         transcriptId,
@@ -73,12 +78,14 @@ export class TargetModel {
       },
       `${input.target} · ${node} · prompt`,
     );
-    if (!rendered.rendered) return { ok: false, reason: rendered.reason };
-    const reserved = await this.salience.reserve(transcriptId, node, rendered.tokens);
+    // 2d66b4a's render answered only `{ tokens }` (it had no budgets): a run it started, replayed, reads that as rendered.
+    const fitted = rendered.rendered === undefined ? { rendered: true as const, tokens: (rendered as { tokens: number }).tokens, messagesTrimmed: 0, insightsTrimmed: 0 } : rendered;
+    if (!fitted.rendered) return { ok: false, reason: fitted.reason };
+    const reserved = await this.salience.reserve(transcriptId, node, fitted.tokens);
     if (!reserved.ok) return reserved;
-    result.promptTokens += rendered.tokens;
-    result.messagesTrimmed += rendered.messagesTrimmed;
-    result.insightsTrimmed += rendered.insightsTrimmed;
+    result.promptTokens += fitted.tokens;
+    result.messagesTrimmed += fitted.messagesTrimmed;
+    result.insightsTrimmed += fitted.insightsTrimmed;
     await this.callModel(node, params, transcriptId, transcriptId, 0);
     return { ok: true };
   }

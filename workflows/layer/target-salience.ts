@@ -13,13 +13,39 @@ import type { LayerActivities } from './activities';
 export class SalienceAccount {
   private readonly reserved = new Map<string, number>();
   private readonly pays: boolean;
+  /**
+   * The 2d66b4a way, for runs it started (docs/production.md#upgrading-dex-with-runs-in-flight):
+   * one flat `salience.cost` spent before the target's first model call, before its prompt is
+   * rendered, and nothing settled. `charge` is then that cost, unless already paid.
+   */
+  readonly perAttempt: { charge: number } | undefined;
 
   constructor(
     private readonly input: LayerTargetInput,
     private readonly acts: LayerActivities,
     private readonly result: LayerTargetResult,
   ) {
-    this.pays = input.paysSalience && input.salience.costPerToken > 0;
+    // The input decides, not a patch marker: every run 2d66b4a started carries its flat `cost`
+    // (core/layer-released.ts), no later run does, and histories recorded between that release
+    // and this check have no marker that patched() could find. A target an old parent starts
+    // after an upgrade gets the flat cost too, so one run pays one way throughout.
+    const perCall = input.salience.cost === undefined;
+    const flat = input.paysSalience ? (input.salience.cost ?? 0) : 0;
+    this.perAttempt = perCall ? undefined : { charge: flat };
+    this.pays = perCall && input.paysSalience && input.salience.costPerToken > 0;
+  }
+
+  /** 2d66b4a's flat charge, once, before the first model call; the skip reason when the balance does not cover it. */
+  async payAttempt(): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const cost = this.perAttempt?.charge ?? 0;
+    if (cost === 0) return { ok: true };
+    this.perAttempt!.charge = 0;
+    const { input } = this;
+    const charge = { key: `${input.runId}/${input.target}/salience`, topic: input.target, cost, runId: input.runId };
+    const spend = await this.acts.spendTargetSalience(charge, `${input.target} · spend salience ${cost}`);
+    if (!spend.spent) return { ok: false, reason: `salience budget spent: balance ${roundSalience(spend.balance)} < cost ${cost}` };
+    this.result.salienceSpent = cost;
+    return { ok: true };
   }
 
   /** Reserves for the call `callKey` of `node` on `tokens` estimated prompt tokens; the skip reason when the balance does not cover it. */

@@ -1,5 +1,6 @@
 import { isCancellation } from '@temporalio/workflow';
 import { innermostMessage } from '../../core/failure-message';
+import { layerTargetInputOf } from '../../core/layer-released';
 import type { LayerTargetInput, LayerTargetResult } from '../../core/layer-types';
 import { layerActivities } from './activities';
 import { TargetRun } from './target-run';
@@ -11,7 +12,9 @@ import { TargetRun } from './target-run';
  * model call reserves salience before and settles after it; a failed target gets part of its
  * spending back and records where `dex layer --resume` goes on from (docs/layers.md).
  */
-export async function layerTargetWorkflow(input: LayerTargetInput): Promise<LayerTargetResult> {
+export async function layerTargetWorkflow(started: LayerTargetInput): Promise<LayerTargetResult> {
+  // An input an earlier release wrote reads with defaults for what it lacks (core/layer-released.ts).
+  const input = layerTargetInputOf(started);
   const run = new TargetRun(input, layerActivities(input.hostQueue));
   try {
     for (const [i, node] of input.nodes.entries()) {

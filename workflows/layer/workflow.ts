@@ -1,5 +1,6 @@
 import { setHandler, workflowInfo } from '@temporalio/workflow';
 import { layerNodeKey } from '../../core/ids';
+import { layerInputOf } from '../../core/layer-released';
 import { buildLayerRunRecord, GLOBAL_TOPIC, splitNodes } from '../../core/layer-run';
 import type { LayerInput, LayerNode, LayerRunRecord, LayerTargetResult } from '../../core/layer-types';
 import { statusQuery } from '../run/definitions';
@@ -19,7 +20,9 @@ export { layerTargetWorkflow };
  * A resumed run (`dex layer --resume`, docs/layers.md#resuming-a-run) runs only the failed
  * targets of the run it resumes, each from the node it failed at, with the context it had there.
  */
-export async function layerWorkflow(input: LayerInput): Promise<LayerRunRecord> {
+export async function layerWorkflow(started: LayerInput): Promise<LayerRunRecord> {
+  // An input an earlier release wrote reads with defaults for what it lacks (core/layer-released.ts).
+  const input = layerInputOf(started);
   const runId = workflowInfo().workflowId;
   const startedAt = new Date().toISOString();
   const now = Date.now();

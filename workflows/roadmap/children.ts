@@ -16,6 +16,7 @@ import type { TaskInput, TaskResult } from '../../core/task-types';
 import type { taskWorkflow } from '../task/workflow';
 import { FAILURE } from '../../core/failure-types';
 import { taskMemoryRef } from './run-memory';
+import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../run/policies';
 
 /** How a child task ended: its result, or why it did not complete. */
 export type ChildEnd =
@@ -59,6 +60,7 @@ export class RoadmapChildren {
   async start(task: RoadmapTask, runBudget: Budget | undefined, spent: { costUsd: number; tokens: number }): Promise<string[]> {
     const input = this.inputFor(task, runBudget, spent);
     const handle = await startChild<typeof taskWorkflow>('taskWorkflow', {
+      workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT,
       workflowId: this.idOf(task.id),
       staticSummary: `${task.id}: ${task.title}${task.depends.length ? ` (after ${task.depends.join(', ')})` : ''}`,
       args: [input],

@@ -8,6 +8,7 @@ import type { taskWorkflow } from '../task/workflow';
 import type { RoadmapBoard } from './board';
 import { classifyChildFailure } from './children';
 import type { RunGrants } from './run-grants';
+import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../run/policies';
 
 /** What finalizing a task needs from its roadmap. */
 export interface FinalizeContext {
@@ -49,6 +50,7 @@ export async function finalizeTask(ctx: FinalizeContext, task: RoadmapTask, targ
   let result: TaskResult | undefined;
   try {
     const handle = await startChild<typeof taskWorkflow>('taskWorkflow', {
+      workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT,
       workflowId: ctx.workflowId,
       staticSummary: `${task.id}: finalize onto ${targetName}`,
       args: [taskInput],

@@ -3,29 +3,38 @@ import { ActivityCancellationType, type ActivityOptions } from '@temporalio/work
 /**
  * Retry and timeout profiles, one per kind of activity. Activities classify their own
  * errors (non-retryable ones fail at once), so these only shape the retryable ones.
+ *
+ * Why every dex activity is a regular one on its host's queue, none local (docs/performance.md#where-a-dispatch-waits):
+ * - model calls, tools, verify and git heartbeat and may run for minutes: a local activity cannot heartbeat, and a
+ *   crash would re-run it from the last workflow task, where a regular one is retried alone;
+ * - the short store and worktree steps (fetchContext, recordPhase, keepPhaseArtifact, findRewindPoint) must run on the
+ *   host that holds the worktree and store, and a local activity runs on whichever worker holds the workflow task,
+ *   any host polling the shared queue; with the dev server's transfer-queue limit raised a regular activity waits
+ *   ~1.5 ms for its poller, so a local one would save a few ms a call and give up that routing.
  */
 
 /**
- * Model turns heartbeat as the reply's bytes arrive (every 5 s while they wait within the stream's limits) and give up a stream
+ * Model turns heartbeat as the reply's bytes arrive (every second while they wait within the stream's limits) and give up a stream
  * silent for 20 s themselves (activities/stream-watchdog.ts), so the heartbeat timeout only notices a dead worker: its call is
- * retried within 10 s (bench B3). Rate limits back off up to a minute.
+ * retried within 5 s (bench B3; workers send heartbeats at most 1 s apart, worker/start-worker.ts). Rate limits back off up to a minute.
  */
 export const llmPolicy: ActivityOptions = {
   startToCloseTimeout: '10m',
-  heartbeatTimeout: '10s',
-  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 8 },
+  heartbeatTimeout: '4s',
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 8 },
 };
 
 /**
- * Agent tools: a command may run for minutes (it heartbeats on output, and every 5 s while its process lives, silent or not);
+ * Agent tools: a command may run for minutes (it heartbeats on output, and every 2 s while its process lives, silent or not:
+ * half the heartbeat timeout, so a dead worker's tool is retried within 5 s);
  * a tool error is a result, so retries are for crashes.
  * A cancelled run waits until the command has stopped, so its rollback never races a command still writing.
  */
 export const toolPolicy: ActivityOptions = {
   startToCloseTimeout: '20m',
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  heartbeatTimeout: '10s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
+  heartbeatTimeout: '4s',
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
 };
 
 /** Verify runs test suites: long, heartbeated like tools, a crash mid-run is simply run again, and a cancel waits for the suite to stop. */
@@ -65,3 +74,12 @@ export const storePolicy: ActivityOptions = {
   startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
 };
+
+/**
+ * How long a worker may hold a workflow task of a short-history workflow (a task, a layer
+ * target) before the server gives it to another worker. A worker SIGKILLed right after it took
+ * one would otherwise stall the run for the default 10 s (bench B3, between activities: 10.1 s
+ * → 4.1 s with 2 s). Their workflow tasks take milliseconds; one that overruns is only retried.
+ * Roadmaps, layers and sheets keep the default: their histories are longer to replay.
+ */
+export const SHORT_WORKFLOW_TASK_TIMEOUT = '2s';

@@ -12,6 +12,7 @@ import { taskWorkflow } from '../task/workflow';
 import { innermostMessage } from '../../core/failure-message';
 import { sheetStepKey, sheetTaskWorkflowId } from '../../core/ids';
 import { FAILURE, nonRetryable } from '../../core/failure-types';
+import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../run/policies';
 
 /**
  * Runs one action (references already substituted) of statement `statementId`; `step` is `do` or
@@ -50,7 +51,7 @@ export async function runAction(
       }
       case 'task': {
         const staticSummary = `statement ${statementId}${step === 'undo' ? ' (undo)' : ''}: ${action.task.title}`;
-        const result = await executeChild(taskWorkflow, { workflowId: sheetTaskWorkflowId(workflowId, statementId, step), staticSummary, args: [action.task] });
+        const result = await executeChild(taskWorkflow, { workflowId: sheetTaskWorkflowId(workflowId, statementId, step), staticSummary, args: [action.task], workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT });
         return { value: result.commit ?? '', tokens: result.tokens, costUsd: result.costUsd };
       }
     }
