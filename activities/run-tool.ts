@@ -57,10 +57,10 @@ function toResult(stored: { name: string; content: string; isError: boolean }): 
 /** Tools that never change the worktree: no fingerprint is taken after them. */
 const READ_ONLY_TOOLS = new Set(['read_file', 'list_files', 'remember']);
 
-function withFingerprint(result: ToolCallResult, worktreePath: string): ToolCallResult {
+async function withFingerprint(result: ToolCallResult, worktreePath: string): Promise<ToolCallResult> {
   if (READ_ONLY_TOOLS.has(result.name)) return result;
   try {
-    return { ...result, fingerprint: worktreeFingerprint(worktreePath) };
+    return { ...result, fingerprint: await worktreeFingerprint(worktreePath) };
   } catch {
     return result; // not a git worktree (unit tests): runaway protection just sees no fingerprint
   }

@@ -103,7 +103,7 @@ describe("dex's git runs none of the repository's code", () => {
     writeFileSync(join(wt.path, 'README.md'), '# demo, changed\n');
     plantNestedRepository(wt.path, 'sub');
     // The fingerprint's status and diff must not start the nested repository's fsmonitor either.
-    worktreeFingerprint(wt.path);
+    await worktreeFingerprint(wt.path);
     const refusal = await run(checkpoints.commitCheckpoint, { worktreePath: wt.path, message: 'T1', key: 'T1/implement' }).catch(
       (e: unknown) => e,
     );
@@ -118,9 +118,9 @@ describe("dex's git runs none of the repository's code", () => {
     const commit = await run(checkpoints.commitCheckpoint, { worktreePath: wt.path, message: 'T1', key: 'T1/implement' });
     expect(commit.created).toBe(true);
     writeFileSync(join(wt.path, 'scratch.txt'), 'junk\n');
-    const before = worktreeFingerprint(wt.path);
+    const before = await worktreeFingerprint(wt.path);
     await run(checkpoints.rollbackWorktree, { worktreePath: wt.path, sha: commit.sha });
-    expect(worktreeFingerprint(wt.path)).not.toBe(before);
+    expect(await worktreeFingerprint(wt.path)).not.toBe(before);
 
     const land = { repoPath: repo, baseBranch: 'main', branch: wt.branch, roadmapFile: 'ROADMAP.md', taskId: 'T1', title: 'Change the readme', key: 'T1' };
     const merged = await run(roadmap.mergeTaskBranch, land);
@@ -167,7 +167,7 @@ describe("dex's git runs none of the repository's code", () => {
     plantNestedRepository(wt.path, 'lib');
     writeFileSync(join(wt.path, 'lib', 'inner.txt'), 'dirty\n');
 
-    worktreeFingerprint(wt.path);
+    await worktreeFingerprint(wt.path);
     const refusal = await run(checkpoints.commitCheckpoint, { worktreePath: wt.path, message: 'x', key: 'k' }).catch((e: unknown) => e);
     expect(refusal).toMatchObject({ type: 'NestedGitRepository' });
     await run(checkpoints.rollbackWorktree, { worktreePath: wt.path, sha: wt.baseSha });
