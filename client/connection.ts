@@ -7,6 +7,7 @@ import { missingSearchAttributes, registerSearchAttributes } from './search-attr
 import { ServerUnreachable } from './server-unreachable';
 import { installRuntimeLogging } from './runtime-logging';
 import { codecFromEnv, dexDataConverter } from './payload-codec';
+import { readConnectionSecurity, type ConnectionSecurity } from './connection-security';
 import { clientInterceptors } from './tracing';
 import { EMBEDDED_ADDRESS, type Settings } from './settings';
 
@@ -21,9 +22,9 @@ export interface Connections {
   close(): Promise<void>;
 }
 
-async function tryConnect(address: string, timeoutMs: number): Promise<Connection | undefined> {
+async function tryConnect(address: string, timeoutMs: number, security: ConnectionSecurity = {}): Promise<Connection | undefined> {
   try {
-    return await Connection.connect({ address, connectTimeout: timeoutMs });
+    return await Connection.connect({ address, connectTimeout: timeoutMs, ...security });
   } catch {
     return undefined;
   }
@@ -57,7 +58,9 @@ export async function connect(settings: Settings, log: (line: string) => void, o
   // Read before anything connects, so a malformed key stops the command at once (exit 2).
   const dataConverter = dexDataConverter(codecFromEnv());
   const address = settings.address ?? EMBEDDED_ADDRESS;
-  let connection = await tryConnect(address, 3_000);
+  // TLS and an API key are for servers the user names (self-hosted, Cloud); the embedded one has neither.
+  const security = settings.address ? readConnectionSecurity() : {};
+  let connection = await tryConnect(address, 3_000, security);
   if (!connection && !settings.address) {
     log(`starting the embedded Temporal dev server at ${address} (data in ${settings.dexHome})…`);
     startDevServerDetached(settings.dexHome, log);
@@ -75,7 +78,7 @@ export async function connect(settings: Settings, log: (line: string) => void, o
     client: new Client({ connection: conn, namespace: settings.namespace, dataConverter, interceptors: { workflow: clientInterceptors() } }),
     nativeConnection: async () => {
       installRuntimeLogging('ERROR');
-      return (native ??= await NativeConnection.connect({ address }));
+      return (native ??= await NativeConnection.connect({ address, ...security }));
     },
     close: async () => {
       await native?.close();

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { TEMPORAL_SERVER_VERSION } from '../scripts/cluster/tools';
 
 // No Docker engine runs here, so these check the compose file's wiring, the part that
 // breaks silently: a renamed service, a floating tag, a volume nobody declared.
@@ -70,60 +71,93 @@ function imageTag(image: string): string | undefined {
 }
 
 describe('docker-compose.yml', () => {
-  it('defines the four services', () => {
-    expect(Object.keys(services).sort()).toEqual(['dex-worker', 'postgresql', 'temporal', 'temporal-ui']);
+  it('defines the stack in the test bed\'s shape: database, schema job, server, namespace job, UI, worker', () => {
+    expect(Object.keys(services).sort()).toEqual(['dex-worker', 'postgresql', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui']);
   });
 
-  it('pins every image to a version tag', () => {
+  it('pins every image to a version tag, the server to the test bed\'s version, off auto-setup', () => {
     const images = Object.values(services).flatMap((s) => (s.image ? [s.image] : []));
-    expect(images).toHaveLength(3);
+    expect(images).toHaveLength(5);
     for (const image of images) {
       const tag = imageTag(image);
       expect(tag, image).toMatch(/^\d/);
       expect(tag, image).not.toMatch(/latest/);
     }
+    expect(images.some((i) => i.includes('auto-setup'))).toBe(false);
     expect(services.postgresql.image).toMatch(/^postgres:16(\.|$)/);
-    expect(services.temporal.image).toMatch(/^temporalio\/auto-setup:/);
+    expect(services.temporal.image).toBe(`temporalio/server:${TEMPORAL_SERVER_VERSION.slice(1)}`);
+    expect(services['temporal-schema'].image).toBe(`temporalio/admin-tools:${TEMPORAL_SERVER_VERSION.slice(1)}`);
     expect(services['temporal-ui'].image).toMatch(/^temporalio\/ui:/);
   });
 
-  it('gives postgresql a healthcheck and keeps its data in a volume', () => {
-    const pg = services.postgresql as Service & { healthcheck?: { test?: unknown } };
-    expect(JSON.stringify(pg.healthcheck?.test)).toMatch(/pg_isready/);
+  it('takes every secret from the env file: no literal password or key, and .env.example names them', () => {
+    const text = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
+    expect(text).not.toMatch(/PASSWORD:\s*[A-Za-z0-9]+\s*$/m);
+    for (const service of ['postgresql', 'temporal', 'temporal-schema']) {
+      const env = envOf(services[service]);
+      const pw = env.POSTGRES_PASSWORD ?? env.SQL_PASSWORD;
+      expect(pw, service).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
+    }
+    const worker = envOf(services['dex-worker']);
+    expect(worker.ANTHROPIC_API_KEY === null || /^\$\{ANTHROPIC_API_KEY(:?-)?\}$/.test(worker.ANTHROPIC_API_KEY)).toBe(true);
+    expect(worker.DEX_CODEC_KEYS).toMatch(/^\$\{DEX_CODEC_KEYS:\?/);
+    const example = readFileSync(join(root, '.env.example'), 'utf8');
+    for (const name of ['POSTGRES_PASSWORD', 'ANTHROPIC_API_KEY', 'DEX_CODEC_KEYS', 'TEMPORAL_CODEC_ENDPOINT']) expect(example).toMatch(new RegExp(`^${name}=$`, 'm'));
+    expect(readFileSync(join(root, '.gitignore'), 'utf8').split('\n')).toContain('.env');
+  });
+
+  it('publishes ports on 127.0.0.1 only', () => {
+    const published = Object.values(services).flatMap((s) => s.ports ?? []);
+    expect(published.length).toBeGreaterThan(0);
+    for (const p of published) expect(String(p)).toMatch(/^127\.0\.0\.1:/);
+    expect(portPairs(services.temporal)).toContain('7233:7233');
+    expect(portPairs(services['temporal-ui'])).toContain('8233:8080');
+  });
+
+  it('gives postgresql, the server, the UI and the worker health checks, and orders start-up by them', () => {
+    for (const name of ['postgresql', 'temporal', 'temporal-ui', 'dex-worker']) {
+      expect((services[name] as Service & { healthcheck?: { test?: unknown } }).healthcheck?.test, name).toBeDefined();
+    }
+    const condition = (name: string, dep: string) => (services[name].depends_on as Record<string, { condition?: string }>)[dep]?.condition;
+    expect(condition('temporal-schema', 'postgresql')).toBe('service_healthy');
+    expect(condition('temporal', 'temporal-schema')).toBe('service_completed_successfully');
+    expect(condition('temporal-namespace', 'temporal')).toBe('service_healthy');
+    expect(condition('temporal-ui', 'temporal')).toBe('service_healthy');
+    expect(condition('dex-worker', 'temporal-namespace')).toBe('service_completed_successfully');
+    expect(existsSync(join(root, 'scripts', 'worker-health.ts'))).toBe(true);
+    const pg = services.postgresql;
     expect(pg.volumes?.some((v) => typeof v === 'string' && v.endsWith(':/var/lib/postgresql/data'))).toBe(true);
-    expect(namedVolumes(pg)).toHaveLength(1);
   });
 
-  it('points temporal at the postgresql service and waits for it to be healthy', () => {
-    const temporal = services.temporal;
-    const env = envOf(temporal);
-    expect(env.DB).toBe('postgres12');
-    expect(env.POSTGRES_SEEDS).toBe('postgresql');
-    expect(env.POSTGRES_USER).toBe(envOf(services.postgresql).POSTGRES_USER);
-    expect(env.POSTGRES_PWD).toBe(envOf(services.postgresql).POSTGRES_PASSWORD);
-    expect(dependsOn(temporal)).toContain('postgresql');
-    expect((temporal.depends_on as Record<string, { condition?: string }>).postgresql.condition).toBe('service_healthy');
-    expect(portPairs(temporal)).toContain('7233:7233');
+  it('sets up both schemas with the SQL tool, as the test bed does', () => {
+    const command = JSON.stringify((services['temporal-schema'] as Service & { command?: unknown }).command);
+    for (const step of ['create-database', 'setup-schema -v 0.0', 'update-schema -d', 'temporal_visibility', 'postgresql/v12']) expect(command).toContain(step);
+    expect(envOf(services['temporal-schema']).SQL_PLUGIN).toBe('postgres12');
   });
 
-  it('points the Web UI at temporal:7233 and publishes it on 8233', () => {
-    const ui = services['temporal-ui'];
-    expect(envOf(ui).TEMPORAL_ADDRESS).toBe('temporal:7233');
-    expect(portPairs(ui)).toContain('8233:8080');
-    expect(dependsOn(ui)).toContain('temporal');
+  it('runs the server from the config file the test bed uses, mounted read-only', () => {
+    const temporal = services.temporal as Service & { entrypoint?: string[] };
+    expect(temporal.volumes).toContain('./deploy/temporal:/etc/temporal/dex-config:ro');
+    expect(existsSync(join(root, 'deploy', 'temporal', 'cluster.yaml'))).toBe(true);
+    expect(temporal.entrypoint?.join(' ')).toMatch(/temporal-server .*--config \/etc\/temporal\/dex-config --env cluster .*start/);
+    expect(envOf(temporal).POSTGRES_HOST).toBe('postgresql');
+    expect(envOf(temporal).TEMPORAL_DYNAMIC_CONFIG).toBe('/etc/temporal/dex-config/dynamicconfig.yaml');
   });
 
-  it('builds dex-worker from this folder and wires it to temporal, the key and its volumes', () => {
-    const worker = services['dex-worker'];
+  it('points the Web UI at temporal:7233 and notes the codec endpoint', () => {
+    const env = envOf(services['temporal-ui']);
+    expect(env.TEMPORAL_ADDRESS).toBe('temporal:7233');
+    expect('TEMPORAL_CODEC_ENDPOINT' in env).toBe(true);
+  });
+
+  it('builds dex-worker from this folder, registers dex\'s search attributes, and wires its volumes', () => {
+    const worker = services['dex-worker'] as Service & { command?: string[] };
     const context = typeof worker.build === 'string' ? worker.build : worker.build?.context;
     expect(context).toBe('.');
     const env = envOf(worker);
     expect(env.TEMPORAL_ADDRESS).toBe('temporal:7233');
     expect(env.DEX_HOME).toBe('/data/dex');
-    // Passed through: a bare name, or an interpolation of the host variable; never a literal key.
-    expect('ANTHROPIC_API_KEY' in env).toBe(true);
-    expect(env.ANTHROPIC_API_KEY === null || /^\$\{ANTHROPIC_API_KEY(:?-)?\}$/.test(env.ANTHROPIC_API_KEY)).toBe(true);
-    expect(dependsOn(worker)).toContain('temporal');
+    expect(worker.command?.join(' ')).toMatch(/setup-namespace && exec node bin\/dex\.js worker/);
     const targets = (worker.volumes ?? []).map((v) => (typeof v === 'string' ? v.split(':')[1] : v.target));
     expect(targets).toContain('/data/dex');
     expect(namedVolumes(worker)).toHaveLength(2);
