@@ -46,17 +46,26 @@ const quietBundlerLogger = {
 
 /** The activities' dependencies on this host: the SQLite store under `dexHome` and a retry-free Anthropic client. */
 export function hostDeps(dexHome: string, env: NodeJS.ProcessEnv = process.env): ActivityDeps {
+  // One client per base URL, kept: its connections are reused from one model call to the next.
+  const clients = new Map<string, Anthropic>();
   return {
     store: Store.open(join(dexHome, 'dex.db')),
     dexHome,
-    anthropicClient: ({ baseUrl }) =>
-      new Anthropic({
-        apiKey: env.ANTHROPIC_API_KEY ?? 'missing-key',
-        baseURL: baseUrl ?? env.ANTHROPIC_BASE_URL ?? undefined,
-        // Temporal's retry policy is the only one: a retry inside the SDK would hide from history.
-        maxRetries: 0,
-        timeout: 5 * 60_000,
-      }),
+    anthropicClient: ({ baseUrl }) => {
+      const url = baseUrl ?? env.ANTHROPIC_BASE_URL ?? '';
+      let client = clients.get(url);
+      if (!client) {
+        client = new Anthropic({
+          apiKey: env.ANTHROPIC_API_KEY ?? 'missing-key',
+          baseURL: url || undefined,
+          // Temporal's retry policy is the only one: a retry inside the SDK would hide from history.
+          maxRetries: 0,
+          timeout: 5 * 60_000,
+        });
+        clients.set(url, client);
+      }
+      return client;
+    },
   };
 }
 
