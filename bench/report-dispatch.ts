@@ -56,6 +56,8 @@ export function turnSection(doc: BenchDoc): string[] {
     '',
     'What dex adds per turn includes the tool\'s own work (a file write in the worktree) and the store writes of the reply, the tool result and the transcript, not only orchestration.',
     '',
+    'Where a turn of ~50 ms at latency 0 goes (a probe of 8-turn tasks on 2026-11-22, splitting each history by its event times): two activity dispatches and two workflow tasks wait ~2 ms each for a poller; `callModel` runs ~10 ms and `runTool` ~17 ms (of which the worktree fingerprint\'s `git status`, one process, is most); each workflow task takes ~11 ms from started to completed, including what it publishes. Switching publishing off measured 41 ms per turn against 50 with it: the search-attribute upsert (the cost changes every model call) and the Web UI\'s current details each cost ~4–5 ms a turn, on the server\'s side. CPU per turn, server and worker together, is ~215 ms, which is what bounds B2.',
+    '',
   ];
 }
 
