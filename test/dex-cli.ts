@@ -17,20 +17,22 @@ export interface DexRunOptions {
   /** Variables set over this process's environment; an `undefined` value removes the variable. */
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** The dex checkout whose `bin/dex.js` runs (an older release's worktree); default: this one. */
+  tree?: string;
   /** Ends the command with SIGTERM after this long. */
   timeoutMs?: number;
   /** Sees all of stderr so far, each time more of it arrives. */
   onStderr?: (stderr: string) => void;
 }
 
-const DEX = join(__dirname, '..', 'bin', 'dex.js');
+const ROOT = join(__dirname, '..');
 
 /** Runs `dex …args` to its end. */
 export function runDex(args: string[], opts: DexRunOptions = {}): Promise<DexRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [DEX, ...args], { env, cwd: opts.cwd, timeout: opts.timeoutMs });
+    const child = spawn(process.execPath, [join(opts.tree ?? ROOT, 'bin', 'dex.js'), ...args], { env, cwd: opts.cwd, timeout: opts.timeoutMs });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

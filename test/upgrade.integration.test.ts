@@ -1,14 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LayerRunRecord } from '../core/layer-types';
+import type { RunStatus } from '../core/run-types';
 import type { TaskResult } from '../core/task-types';
+import type { StoredInsight } from '../store/layer-store';
+import { CassettePipe } from './cassette-pipe';
 import { completionTurn, fixSumTurns, toJsonl } from './cassette-builder';
-import { runDex, type DexRun } from './dex-cli';
+import { runDex } from './dex-cli';
 import { useDexEnvironment, waitForGate } from './dex-environment';
 import { commitsOnBranch, sampleRepo } from './dev-server-env';
+import { insightLine, layerDir, messagesFor } from './layer-fixtures';
 import { plainGit as git } from './plain-git';
 
 /**
@@ -16,7 +21,8 @@ import { plainGit as git } from './plain-git';
  * release's worker started and parked at a gate completes after that worker is stopped and
  * today's worker takes over its queues, as a user upgrading dex would do it. The previous
  * release is built from git history into a worktree of its own, with today's node_modules
- * (2d66b4a's dependencies are a subset of today's).
+ * (2d66b4a's dependencies are a subset of today's). A layer run, paused between its targets
+ * while the worker is upgraded, goes on the same way.
  */
 
 /** The last release: its recorded histories are test/histories/released/2d66b4a/. */
@@ -69,17 +75,10 @@ async function stopWorker(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Runs `dex …args` of the release in `tree`. */
-function runDexOf(tree: string, args: string[], env: NodeJS.ProcessEnv): Promise<DexRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(tree, 'bin', 'dex.js'), ...args], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** `promise`, or an error naming run `id` when it has not settled after `ms` (a worker that cannot replay a run retries its workflow task forever). */
+function within<T>(promise: Promise<T>, ms: number, id: string): Promise<T> {
+  const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${id} did not end on today's worker within ${ms / 1000} s (see its workflow task failures)`)), ms));
+  return Promise.race([promise, late]);
 }
 
 /** A question for a person first (the `blocked` gate), then the fix of `sum`. */
@@ -95,7 +94,7 @@ describe(`a run started by release ${RELEASE}`, () => {
     const env = { ...dex.cliEnv(), NODE_OPTIONS: undefined };
     const oldWorker = await startWorker(oldTree, env);
     const repo = sampleRepo();
-    const started = await runDexOf(oldTree, ['task', 'Fix sum', '--repo', repo, '--llm', `replay:${cassetteFile()}`, '--detach', '--json'], env);
+    const started = await runDex(['task', 'Fix sum', '--repo', repo, '--llm', `replay:${cassetteFile()}`, '--detach', '--json'], { env, tree: oldTree });
     expect(started.code, started.stderr).toBe(0);
     const id = JSON.parse(started.stdout).workflowId as string;
     const handle = dex.client.workflow.getHandle(id);
@@ -106,11 +105,7 @@ describe(`a run started by release ${RELEASE}`, () => {
     const approved = await runDex(['approve', id, '--note', 'yes'], { env });
     expect(approved.code, approved.stderr).toBe(0);
 
-    // A worker that cannot replay the run fails its workflow task again and again, and the run never ends: give up.
-    const result = await Promise.race([
-      handle.result() as Promise<TaskResult>,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${id} did not end on today's worker within 60 s (see its workflow task failures)`)), 60_000)),
-    ]);
+    const result = await within(handle.result() as Promise<TaskResult>, 60_000, id);
     expect(result.state).toBe('completed');
     expect(result.commit).toBeTruthy();
     expect(commitsOnBranch(repo, result.branch)[0]).toContain(result.commit);
@@ -118,5 +113,59 @@ describe(`a run started by release ${RELEASE}`, () => {
     const events = (await handle.fetchHistory()).events ?? [];
     expect(new Set(events.flatMap((e) => e.workflowTaskCompletedEventAttributes?.identity ?? [])).size).toBe(2);
     expect(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'prepareWorktree')).toHaveLength(1);
+  });
+});
+
+describe(`a layer run started by release ${RELEASE}`, () => {
+  it('is paused after its first target while the worker is upgraded, resumes on today\'s worker and stores each target\'s insight once', { timeout: 180_000 }, async () => {
+    const env = { ...dex.cliEnv(), NODE_OPTIONS: undefined };
+    const topics = ['up-1', 'up-2', 'up-3'];
+    // A layer file of 2d66b4a's format: salience as a flat cost per target.
+    const layer = layerDir({ name: 'upgrade', topics, cassette: topics.map((t) => insightLine(t, 'reflect')), salience: 'salience: { cost: 0.5, refund: 0.5 }' });
+    const messages = join(layer.dir, 'messages.jsonl');
+    writeFileSync(messages, messagesFor(topics).map((m) => `${JSON.stringify(m)}\n`).join(''));
+    // The pipe's first reader is the old CLI checking the cassette; the second, the old worker's
+    // model call for up-1, waits there until the pause is sent, so the pause lands before up-2.
+    const pipe = new CassettePipe(layer.dir, readFileSync(layer.cassette, 'utf8'));
+    const firstCall = pipe.hold(2);
+    try {
+      const oldWorker = await startWorker(oldTree, env);
+      const imported = await runDex(['messages', 'import', messages], { env, tree: oldTree });
+      expect(imported.code, imported.stderr).toBe(0);
+      const started = await runDex(['layer', layer.file, '--detach', '--llm', `replay:${pipe.path}`, '--json'], { env, tree: oldTree });
+      expect(started.code, started.stderr).toBe(0);
+      const id = JSON.parse(started.stdout).workflowId as string;
+      const handle = dex.client.workflow.getHandle(id);
+      await firstCall.reached;
+      const paused = await runDex(['pause', id], { env, tree: oldTree });
+      expect(paused.code, paused.stderr).toBe(0);
+      firstCall.release();
+      let status = await handle.query<RunStatus>('status');
+      for (const until = Date.now() + 30_000; status.tasks?.length !== 1 && Date.now() < until; status = await handle.query<RunStatus>('status')) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(status).toMatchObject({ state: 'paused', current: { taskId: 'up-1' }, tasks: [{ id: 'up-1', state: 'completed' }] });
+
+      await stopWorker(oldWorker);
+      const todayWorker = await startWorker(TODAY, env);
+      const resumed = await runDex(['resume', id], { env });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const record = await within(handle.result() as Promise<LayerRunRecord>, 60_000, id);
+      await stopWorker(todayWorker);
+
+      expect(record).toMatchObject({ status: 'success', targetsMatched: 3, targetsProcessed: 3, insightsCreated: 3 });
+      const listed = await runDex(['insights', 'list', '--run', id, '--json'], { env });
+      expect(listed.code, listed.stderr).toBe(0);
+      const insights = JSON.parse(listed.stdout) as StoredInsight[];
+      expect(insights.map((i) => i.topic).sort()).toEqual(topics);
+      // Every target paid 2d66b4a's flat cost, on the old worker and on today's alike.
+      expect(insights.map((i) => i.salienceSpent)).toEqual([0.5, 0.5, 0.5]);
+      // Two workers served the run, and today's went on with its history: up-1 ran once, on the old worker.
+      const events = (await handle.fetchHistory()).events ?? [];
+      expect(new Set(events.flatMap((e) => e.workflowTaskCompletedEventAttributes?.identity ?? [])).size).toBe(2);
+      expect(events.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId === `${id}/up-1`)).toHaveLength(1);
+    } finally {
+      await pipe.close();
+    }
   });
 });
