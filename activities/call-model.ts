@@ -4,20 +4,18 @@
  * so a retry after a crash reuses it instead of paying for the call again.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { Context } from '@temporalio/activity';
 import type { ApplicationFailure } from '@temporalio/common';
 import { SYSTEM_PROMPT } from '../core/agent-system-prompt';
 import { AGENT_TOOLS, describeToolCall } from '../core/agent-tools';
 import { extractCompletion } from '../core/completion';
 import { FAILURE, nonRetryable } from '../core/failure-types';
 import { modelCallKey } from '../core/ids';
-import { costOf } from '../core/pricing';
 import { fits, worstCaseOf, type Allowance, type Reserve } from '../core/budget-reservation';
 import type { LlmSpec, TokenUsage } from '../core/run-types';
 import type { Completion } from '../core/task-types';
 import type { ActivityDeps } from './deps';
-import { CassetteFiles, modelReply, requirePrice, tokenUsage } from './model-reply';
-import type { ModelCallRecord, Store } from '../store/sqlite-store';
+import { CassetteFiles, modelReply, requirePrice, storeReply } from './model-reply';
+import type { Store } from '../store/sqlite-store';
 import { onModelSpan } from './model-span';
 
 const PREVIEW_CHARS = 200;
@@ -122,24 +120,8 @@ export const createModelActivities = (deps: ActivityDeps) => {
       // Claude sometimes ends a turn with no content, and the API refuses an empty assistant
       // message in the history it is sent next turn.
       if (content.length === 0) content.push({ type: 'text', text: EMPTY_REPLY });
-      const usage = tokenUsage(reply.usage);
-      const costUsd = costOf(input.model, usage);
-      const model = reply.model ?? input.model;
       const stopReason = reply.stop_reason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
-      const { info } = Context.current();
-      const record: ModelCallRecord = {
-        callKey,
-        // An activity started outside a workflow has no workflow id; its own id stands in.
-        workflowId: info.workflowExecution?.workflowId ?? `activity:${info.activityId}`,
-        taskId: input.taskId,
-        phase: input.phase,
-        model,
-        ...usage,
-        costUsd,
-        durationMs: Date.now() - started,
-        stopReason,
-      };
-      store.recordModelReply(transcriptId, replySeq, content, record);
+      const { usage, costUsd, model } = storeReply(store, reply, { transcriptId, seq: replySeq, content, callKey, taskId: input.taskId, phase: input.phase, model: input.model, started, stopReason });
       // An attempt Temporal gave up on may still have finished first and stored its reply; the
       // stored reply is the one later turns send back, so it is the one to report.
       const kept = store.getMessage(transcriptId, replySeq);

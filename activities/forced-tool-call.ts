@@ -5,13 +5,11 @@
  * accounting at seq 1 before the activity reports, so a retry reuses them and never pays twice.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { Context } from '@temporalio/activity';
 import { FAILURE, nonRetryable } from '../core/failure-types';
 import { modelCallKey } from '../core/ids';
-import { costOf } from '../core/pricing';
 import type { LlmSpec, TokenUsage } from '../core/run-types';
 import type { ActivityDeps } from './deps';
-import { CassetteFiles, modelReply, requirePrice, tokenUsage } from './model-reply';
+import { CassetteFiles, modelReply, requirePrice, storeReply } from './model-reply';
 import { onModelSpan } from './model-span';
 
 /** A tool the model must answer through. */
@@ -70,21 +68,9 @@ export function forcedToolCalls(deps: ActivityDeps): (call: ForcedCall) => Promi
     const reply = await modelReply(deps, cassettes, { llm: call.llm, cassetteScope: call.cassetteScope, task: call.taskId, phase: call.phase, callKey, params });
     const content = JSON.parse(JSON.stringify(reply.content)) as unknown[];
     const input = toolInput(content, call.tool.name);
-    const usage = tokenUsage(reply.usage);
-    const costUsd = costOf(call.model, usage);
-    const { info } = Context.current();
-    store.recordModelReply(call.transcriptId, 1, content, {
-      callKey,
-      workflowId: info.workflowExecution?.workflowId ?? `activity:${info.activityId}`,
-      taskId: call.taskId,
-      phase: call.phase,
-      model: reply.model ?? call.model,
-      ...usage,
-      costUsd,
-      durationMs: Date.now() - started,
-      stopReason: reply.stop_reason ?? 'tool_use',
-    });
-    return onModelSpan({ input, usage, costUsd }, reply.model ?? call.model);
+    const kept = { transcriptId: call.transcriptId, seq: 1, content, callKey, taskId: call.taskId, phase: call.phase, model: call.model, started, stopReason: 'tool_use' };
+    const { usage, costUsd, model } = storeReply(store, reply, kept);
+    return onModelSpan({ input, usage, costUsd }, model);
   };
 }
 

@@ -4,13 +4,11 @@
  * target, `phase` the node). Like `callModel`, the reply and its accounting are stored before
  * the activity reports, so a retry after a crash reuses them instead of paying again.
  */
-import { Context } from '@temporalio/activity';
 import { FAILURE, nonRetryable } from '../core/failure-types';
 import { modelCallKey } from '../core/ids';
-import { costOf } from '../core/pricing';
 import type { LlmSpec, TokenUsage } from '../core/run-types';
 import type { ActivityDeps } from './deps';
-import { CassetteFiles, modelReply, requirePrice, tokenUsage } from './model-reply';
+import { CassetteFiles, modelReply, requirePrice, storeReply } from './model-reply';
 import type { Store } from '../store/sqlite-store';
 import { onModelSpan } from './model-span';
 
@@ -68,22 +66,10 @@ export const createLayerModelActivities = (deps: ActivityDeps) => {
         params: { model: input.model, max_tokens: input.maxTokens, messages: messages as never },
       });
       const content = reply.content.length ? JSON.parse(JSON.stringify(reply.content)) : [{ type: 'text', text: '' }];
-      const usage = tokenUsage(reply.usage);
-      const costUsd = costOf(input.model, usage);
-      const { info } = Context.current();
-      store.recordModelReply(transcriptId, replySeq, content, {
-        callKey,
-        workflowId: info.workflowExecution?.workflowId ?? `activity:${info.activityId}`,
-        taskId: input.target,
-        phase: input.node,
-        model: reply.model ?? input.model,
-        ...usage,
-        costUsd,
-        durationMs: Date.now() - started,
-        stopReason: reply.stop_reason ?? 'end_turn',
-      });
+      const call = { transcriptId, seq: replySeq, content, callKey, taskId: input.target, phase: input.node, model: input.model, started, stopReason: 'end_turn' };
+      const { usage, costUsd, model } = storeReply(store, reply, call);
       // An attempt Temporal gave up on may have stored its reply first; that stored reply is the one that counts.
-      return onModelSpan(reusedCall(store, callKey, replySeq, false) ?? { usage, costUsd, model: reply.model ?? input.model, reused: false, replySeq });
+      return onModelSpan(reusedCall(store, callKey, replySeq, false) ?? { usage, costUsd, model, reused: false, replySeq });
     },
   };
 };

@@ -11,7 +11,7 @@ import type { ApplicationFailure } from '@temporalio/common';
 import { matchingLineNumbers, parseCassette, type CassetteLine, type CassetteResponse, type CassetteUsage } from '../core/cassette';
 import { FAILURE, nonRetryable } from '../core/failure-types';
 import { InvalidInput } from '../core/invalid-input';
-import { priceOf } from '../core/pricing';
+import { costOf, priceOf } from '../core/pricing';
 import type { LlmSpec, TokenUsage } from '../core/run-types';
 import type { ActivityDeps } from './deps';
 import { recordedReply } from './cassette-recorder';
@@ -54,6 +54,43 @@ export function modelReply(deps: ActivityDeps, cassettes: CassetteFiles, request
     return recordedReply(llm.path, who, () => streamedReply(deps, { kind: 'anthropic' }, request));
   }
   return streamedReply(deps, llm, request);
+}
+
+/** What a stored reply cost: its usage in dex's terms, priced at the model asked for, and the model that answered. */
+export interface ReplyAccount {
+  usage: TokenUsage;
+  costUsd: number;
+  model: string;
+}
+
+/**
+ * Stores `content` (the reply, made safe to send back) as message `seq` of `transcriptId` with
+ * its accounting row, in one transaction, before the activity reports: every model activity
+ * (`callModel`, `callLayerModel`, the forced tool calls) keeps its answers this way, so a retry
+ * finds them instead of paying again.
+ */
+export function storeReply(
+  store: Store,
+  reply: CassetteResponse,
+  call: { transcriptId: string; seq: number; content: unknown[]; callKey: string; taskId: string; phase: string; model: string; started: number; stopReason: string },
+): ReplyAccount {
+  const usage = tokenUsage(reply.usage);
+  const costUsd = costOf(call.model, usage);
+  const model = reply.model ?? call.model;
+  const { info } = Context.current();
+  store.recordModelReply(call.transcriptId, call.seq, call.content, {
+    callKey: call.callKey,
+    // An activity started outside a workflow has no workflow id; its own id stands in.
+    workflowId: info.workflowExecution?.workflowId ?? `activity:${info.activityId}`,
+    taskId: call.taskId,
+    phase: call.phase,
+    model,
+    ...usage,
+    costUsd,
+    durationMs: Date.now() - call.started,
+    stopReason: reply.stop_reason ?? call.stopReason,
+  });
+  return { usage, costUsd, model };
 }
 
 /** The token counts of an API (or recorded) usage object. */
