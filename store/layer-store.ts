@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { salienceEarnKey } from '../core/ids';
 import type { InsightView, TopicMessage } from '../core/layer-context';
 import type { InsightNumbers, LayerRunRecord, LayerSpec, RetrievalProfile } from '../core/layer-types';
-import type { Store } from './sqlite-store';
+import { sideTables } from './side-tables';
 
 /** Salience a topic earns with each imported message: attention follows activity. */
 export const SALIENCE_PER_MESSAGE = 1;
@@ -57,18 +57,8 @@ const ORDER: Record<RetrievalProfile, string> = {
   balanced: 'importance * confidence + novelty DESC, created_at DESC',
 };
 
-const opened = new WeakMap<Store, LayerStore>();
-
-/** The layer tables of `store`, created on first use. */
-export function layerStore(store: Store): LayerStore {
-  let found = opened.get(store);
-  if (!found) {
-    store.database.exec(SCHEMA);
-    found = new LayerStore(store.database);
-    opened.set(store, found);
-  }
-  return found;
-}
+/** The layer tables of a store, created on first use. */
+export const layerStore = sideTables(SCHEMA, (db) => new LayerStore(db));
 
 /** Reads and keyed writes of the layer tables. */
 export class LayerStore {

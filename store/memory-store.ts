@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import { noteKey, type ProjectNote } from '../core/project-memory';
 import type { RunMemoryEntry } from '../core/run-memory';
-import type { Store } from './sqlite-store';
+import { sideTables } from './side-tables';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS run_memory (
@@ -21,18 +21,8 @@ CREATE TABLE IF NOT EXISTS project_memory (
   UNIQUE (repo_key, kind, norm));
 `;
 
-const opened = new WeakMap<Store, MemoryStore>();
-
-/** The memory tables of `store`, created on first use. */
-export function memoryStore(store: Store): MemoryStore {
-  let found = opened.get(store);
-  if (!found) {
-    store.database.exec(SCHEMA);
-    found = new MemoryStore(store.database);
-    opened.set(store, found);
-  }
-  return found;
-}
+/** The memory tables of a store, created on first use. */
+export const memoryStore = sideTables(SCHEMA, (db) => new MemoryStore(db));
 
 /** Reads and keyed writes of the memory tables. */
 export class MemoryStore {
