@@ -14,6 +14,7 @@ import { ALWAYS_PROTECTED_PATHS, DEFAULT_SANDBOX, type SandboxPolicy } from '../
 import { InvalidInput } from '../core/invalid-input';
 import { parseYamlInput } from '../core/yaml-input';
 import { parseProtectedPaths, parseSandbox } from './sandbox-config';
+import { isRecord, knownKeys } from './config-section';
 
 /** The settings a repository's optional `dex.config.yaml` can give (docs/interfaces.md#files). */
 export interface DexConfig {
@@ -74,14 +75,8 @@ function fail(key: string, problem: string): never {
   throw new InvalidInput(`${FILE}: "${key}" ${problem}`);
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function checkKeys(obj: Record<string, unknown>, allowed: string[], prefix: string): void {
-  for (const key of Object.keys(obj)) {
-    if (!allowed.includes(key)) fail(prefix + key, `is not a known key (known: ${allowed.join(', ')})`);
-  }
+function checkKeys(obj: Record<string, unknown>, allowed: readonly string[], prefix: string): void {
+  knownKeys(obj, allowed, prefix, fail);
 }
 
 function positiveInt(v: unknown, key: string, allowZero = false): number {

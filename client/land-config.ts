@@ -1,19 +1,19 @@
 import type { LandConfig } from '../core/roadmap-types';
+import { isRecord, knownKeys, type Fail } from './config-section';
 
 const LAND_KEYS = ['remote', 'branch', 'mode', 'finalizeAttempts'];
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * `land:` and `landCommand:` of dex.config.yaml (docs/roadmaps.md#landing-on-a-remote); `fail`
  * names the key and throws InvalidInput (exit 2). Whether the remote exists is checked when a
  * roadmap starts (client/roadmap-request.ts).
  */
-export function parseLandConfig(land: unknown, landCommand: unknown, fail: (key: string, problem: string) => never): LandConfig | undefined {
+export function parseLandConfig(land: unknown, landCommand: unknown, fail: Fail): LandConfig | undefined {
   if (land === undefined && landCommand === undefined) return undefined;
   const config: LandConfig = {};
   if (land !== undefined) {
     if (!isRecord(land)) fail('land', 'must be a map with remote, branch, mode and/or finalizeAttempts');
-    for (const key of Object.keys(land)) if (!LAND_KEYS.includes(key)) fail(`land.${key}`, `is not a known key (known: ${LAND_KEYS.join(', ')})`);
+    knownKeys(land, LAND_KEYS, 'land.', fail);
     const name = (key: string) => {
       const v = land[key];
       if (v === undefined) return undefined;

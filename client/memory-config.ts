@@ -4,16 +4,17 @@
  * `remember` that keeps nothing.
  */
 import { DEFAULT_MEMORY, type MemoryRef } from '../core/run-memory';
+import { isRecord, knownKeys, type Fail } from './config-section';
 
 const KEYS = ['runTokens', 'projectTokens'];
 
 /** The memory limits from `raw` (the `memory` key's value), failing through `fail` with the key. */
-export function parseMemoryConfig(raw: unknown, fail: (key: string, problem: string) => never): MemoryRef | false | undefined {
+export function parseMemoryConfig(raw: unknown, fail: Fail): MemoryRef | false | undefined {
   if (raw === undefined || raw === false) return raw;
   if (raw === true) return { ...DEFAULT_MEMORY };
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('memory', 'must be false or a map with runTokens and/or projectTokens');
-  const map = raw as Record<string, unknown>;
-  for (const key of Object.keys(map)) if (!KEYS.includes(key)) fail(`memory.${key}`, `is not a known key (known: ${KEYS.join(', ')})`);
+  if (!isRecord(raw)) fail('memory', 'must be false or a map with runTokens and/or projectTokens');
+  const map = raw;
+  knownKeys(map, KEYS, 'memory.', fail);
   const limit = (key: 'runTokens' | 'projectTokens'): number => {
     const v = map[key];
     if (v === undefined) return DEFAULT_MEMORY[key];

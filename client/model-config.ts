@@ -6,17 +6,12 @@ import { WEIGHTS, type Weight } from '../core/roadmap';
 import type { GateConfig } from '../core/run-types';
 import type { ThinkingConfig } from '../core/task-types';
 import { checkPriced } from './llm-spec';
+import { isRecord, knownKeys, type Fail } from './config-section';
 
 /** The phases that decide rather than build: where thinking helps most. */
 export const DEFAULT_THINKING_PHASES = ['spec', 'design', 'review', 'validate'];
 /** Tokens a turn may think for. The API's minimum is 1024. @default 4096 */
 export const DEFAULT_THINKING_BUDGET = 4096;
-
-type Fail = (key: string, problem: string) => never;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function modelId(v: unknown, key: string, fail: Fail): string {
   if (typeof v !== 'string' || !v) fail(key, 'must be a model id');
@@ -48,7 +43,7 @@ export function parseThinking(raw: unknown, fail: Fail): ThinkingConfig | undefi
   if (raw === false) return undefined;
   if (raw === true) return { phases: [...DEFAULT_THINKING_PHASES], budgetTokens: DEFAULT_THINKING_BUDGET };
   if (!isRecord(raw)) fail('thinking', 'must be true, false or { phases, budgetTokens }');
-  for (const key of Object.keys(raw)) if (key !== 'phases' && key !== 'budgetTokens') fail(`thinking.${key}`, 'is not a known key (known: phases, budgetTokens)');
+  knownKeys(raw, ['phases', 'budgetTokens'], 'thinking.', fail);
   const phases = raw.phases ?? DEFAULT_THINKING_PHASES;
   if (!Array.isArray(phases) || !phases.every((p) => typeof p === 'string' && p)) fail('thinking.phases', 'must be a list of phase names');
   const budget = raw.budgetTokens ?? DEFAULT_THINKING_BUDGET;
@@ -77,6 +72,6 @@ export function parsePlanner(raw: unknown, fail: Fail): { model: string } | unde
   if (raw === false) return undefined;
   if (raw === true) return { model: DEFAULT_PLANNER_MODEL };
   if (!isRecord(raw)) fail('planner', 'must be true, false or { model }');
-  for (const key of Object.keys(raw)) if (key !== 'model') fail(`planner.${key}`, 'is not a known key (known: model)');
+  knownKeys(raw, ['model'], 'planner.', fail);
   return { model: raw.model === undefined ? DEFAULT_PLANNER_MODEL : modelId(raw.model, 'planner.model', fail) };
 }

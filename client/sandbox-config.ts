@@ -1,17 +1,11 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { ALWAYS_PROTECTED_PATHS, DEFAULT_SANDBOX, HIDDEN_ENV, type SandboxLimits, type SandboxPolicy } from '../core/sandbox-policy';
-
-/** How a config section reports a bad value: the key and what is wrong with it. */
-type Fail = (key: string, problem: string) => never;
+import { isRecord, knownKeys, type Fail } from './config-section';
 
 const SANDBOX_KEYS = ['mode', 'env', 'allowHosts', 'readOnlyPaths', 'limits'];
 const LIMIT_KEYS: (keyof SandboxLimits)[] = ['processes', 'memoryMb', 'fileSizeMb'];
 const HOST = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function stringList(v: unknown, key: string, fail: Fail, valid: (s: string) => boolean, what: string): string[] {
   if (!Array.isArray(v) || !v.every((s) => typeof s === 'string' && valid(s))) fail(key, `must be a list of ${what}`);
@@ -28,9 +22,7 @@ const expandHome = (path: string): string => (path.startsWith('~/') ? join(homed
  */
 export function parseSandbox(v: unknown, fail: Fail): SandboxPolicy {
   if (!isRecord(v)) fail('sandbox', 'must be a map');
-  for (const key of Object.keys(v)) {
-    if (!SANDBOX_KEYS.includes(key)) fail(`sandbox.${key}`, `is not a known key (known: ${SANDBOX_KEYS.join(', ')})`);
-  }
+  knownKeys(v, SANDBOX_KEYS, 'sandbox.', fail);
   const policy: SandboxPolicy = { ...DEFAULT_SANDBOX, limits: { ...DEFAULT_SANDBOX.limits } };
   if (v.mode !== undefined) {
     if (v.mode !== 'bwrap' && v.mode !== 'off') fail('sandbox.mode', 'must be "bwrap" or "off"');
