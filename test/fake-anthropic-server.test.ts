@@ -34,6 +34,7 @@ const lines: CassetteLine[] = [
   { line: 3, task: 'T1', phase: 'json', response: toolReply },
   { line: 4, task: '*', phase: 'faults', response: textReply },
   { line: 5, task: '*', phase: 'faults', response: textReply },
+  { line: 7, task: '*', phase: 'held', response: textReply },
 ];
 
 let fake: FakeAnthropic;
@@ -87,6 +88,17 @@ describe('fake Anthropic server', () => {
     const failed = await client.messages.create(params, headers('other', 'faults')).catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(InternalServerError);
     await expect(client.messages.create(params, headers('other', 'faults'))).resolves.toMatchObject({ stop_reason: 'end_turn' });
+  });
+
+  it('holds a matching request unanswered until released, then answers it from the cassette', async () => {
+    const held = fake.holdRequest({ task: 'H1' });
+    let settled = false;
+    const reply = client.messages.create(params, headers('H1', 'held')).finally(() => (settled = true));
+    await held.reached;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(settled).toBe(false);
+    held.release();
+    await expect(reply).resolves.toMatchObject({ stop_reason: 'end_turn' });
   });
 
   it('stalls: starts a stream, then sends nothing until the client closes the connection', async () => {

@@ -37,6 +37,12 @@ export interface RecordedRequest {
   time: number;
 }
 
+/** A request the fake keeps waiting, so a test acts while a model call is in flight. */
+export interface HeldRequest {
+  reached: Promise<void>;
+  release(): void;
+}
+
 /** A running fake server. */
 export interface FakeAnthropic {
   /** Base URL for the SDK's `baseURL`. */
@@ -44,6 +50,8 @@ export interface FakeAnthropic {
   requests: RecordedRequest[];
   /** Queues a fault for the next matching request (first in, first out). */
   injectFault(fault: Fault): void;
+  /** Holds the next request matching `match` before it is answered: `reached` once it came, answered after `release()`. */
+  holdRequest(match: NonNullable<Fault['match']>): HeldRequest;
   close(): Promise<void>;
 }
 
@@ -65,6 +73,9 @@ export async function startFakeAnthropic(opts: { cassette?: string | CassetteLin
   const used = new Set<number>();
   const faults: Fault[] = [];
   const requests: RecordedRequest[] = [];
+  const holds: { match: NonNullable<Fault['match']>; reached: () => void; released: Promise<void> }[] = [];
+  const matches = (match: Fault['match'], task: string | undefined, call: string | undefined): boolean =>
+    (match?.task === undefined || match.task === task) && (match?.call === undefined || match.call === call);
 
   const server = createServer((req, res) => {
     void readBody(req).then(async (raw) => {
@@ -86,9 +97,13 @@ export async function startFakeAnthropic(opts: { cassette?: string | CassetteLin
       if (!body) return sendError(res, 400, 'fake Anthropic: the request body is not JSON', id);
 
       const call = header(req, 'x-dex-call');
-      const faultAt = faults.findIndex(
-        (f) => (f.match?.task === undefined || f.match.task === task) && (f.match?.call === undefined || f.match.call === call),
-      );
+      const holdAt = holds.findIndex((h) => matches(h.match, task, call));
+      if (holdAt !== -1) {
+        const [hold] = holds.splice(holdAt, 1);
+        hold.reached();
+        await hold.released;
+      }
+      const faultAt = faults.findIndex((f) => matches(f.match, task, call));
       if (faultAt !== -1) {
         const [fault] = faults.splice(faultAt, 1);
         if ('status' in fault) return sendError(res, fault.status, undefined, id, fault.body, fault.headers);
@@ -123,6 +138,14 @@ export async function startFakeAnthropic(opts: { cassette?: string | CassetteLin
     url: `http://127.0.0.1:${port}`,
     requests,
     injectFault: (fault) => void faults.push(fault),
+    holdRequest: (match) => {
+      let reached!: () => void;
+      let release!: () => void;
+      const reachedP = new Promise<void>((resolve) => (reached = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      holds.push({ match, reached, released });
+      return { reached: reachedP, release };
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,6 @@ import type { LayerRunRecord } from '../core/layer-types';
 import type { RunStatus } from '../core/run-types';
 import type { TaskResult } from '../core/task-types';
 import type { StoredInsight } from '../store/layer-store';
-import { CassettePipe } from './cassette-pipe';
 import { completionTurn, fixSumTurns, toJsonl } from './cassette-builder';
 import { runDex } from './dex-cli';
 import { useDexEnvironment, waitForGate } from './dex-environment';
@@ -31,7 +30,9 @@ const ROOT = join(__dirname, '..');
 /** Today's tree; another (a copy with a deliberately incompatible change) shows that this test can fail. */
 const TODAY = process.env.DEX_UPGRADE_TODAY ?? ROOT;
 
-const dex = useDexEnvironment({ server: 'dev' });
+const TOPICS = ['up-1', 'up-2', 'up-3'];
+const ANSWERS = TOPICS.map((t) => insightLine(t, 'reflect'));
+const dex = useDexEnvironment({ server: 'dev', cassette: ANSWERS });
 
 let oldTree = '';
 
@@ -75,9 +76,9 @@ async function stopWorker(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** `promise`, or an error naming run `id` when it has not settled after `ms` (a worker that cannot replay a run retries its workflow task forever). */
-function within<T>(promise: Promise<T>, ms: number, id: string): Promise<T> {
-  const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${id} did not end on today's worker within ${ms / 1000} s (see its workflow task failures)`)), ms));
+/** `promise`, or an error saying `what` did not happen when it has not settled after `ms` (a worker that cannot replay a run retries its workflow task forever). */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} did not happen within ${ms / 1000} s`)), ms));
   return Promise.race([promise, late]);
 }
 
@@ -105,7 +106,7 @@ describe(`a run started by release ${RELEASE}`, () => {
     const approved = await runDex(['approve', id, '--note', 'yes'], { env });
     expect(approved.code, approved.stderr).toBe(0);
 
-    const result = await within(handle.result() as Promise<TaskResult>, 60_000, id);
+    const result = await within(handle.result() as Promise<TaskResult>, 60_000, `${id} ending on today's worker (see its workflow task failures)`);
     expect(result.state).toBe('completed');
     expect(result.commit).toBeTruthy();
     expect(commitsOnBranch(repo, result.branch)[0]).toContain(result.commit);
@@ -118,25 +119,23 @@ describe(`a run started by release ${RELEASE}`, () => {
 
 describe(`a layer run started by release ${RELEASE}`, () => {
   it('is paused after its first target while the worker is upgraded, resumes on today\'s worker and stores each target\'s insight once', { timeout: 180_000 }, async () => {
-    const env = { ...dex.cliEnv(), NODE_OPTIONS: undefined };
-    const topics = ['up-1', 'up-2', 'up-3'];
+    // The layer's model calls go to the fake Anthropic server, which holds up-1's call until the
+    // pause is sent, so the pause lands before up-2 (a hold counted by requests, not by timing).
+    const env = { ...dex.cliEnv(), NODE_OPTIONS: undefined, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: dex.fake.url };
     // A layer file of 2d66b4a's format: salience as a flat cost per target.
-    const layer = layerDir({ name: 'upgrade', topics, cassette: topics.map((t) => insightLine(t, 'reflect')), salience: 'salience: { cost: 0.5, refund: 0.5 }' });
+    const layer = layerDir({ name: 'upgrade', topics: TOPICS, cassette: ANSWERS, salience: 'salience: { cost: 0.5, refund: 0.5 }' });
     const messages = join(layer.dir, 'messages.jsonl');
-    writeFileSync(messages, messagesFor(topics).map((m) => `${JSON.stringify(m)}\n`).join(''));
-    // The pipe's first reader is the old CLI checking the cassette; the second, the old worker's
-    // model call for up-1, waits there until the pause is sent, so the pause lands before up-2.
-    const pipe = new CassettePipe(layer.dir, readFileSync(layer.cassette, 'utf8'));
-    const firstCall = pipe.hold(2);
+    writeFileSync(messages, messagesFor(TOPICS).map((m) => `${JSON.stringify(m)}\n`).join(''));
+    const firstCall = dex.fake.holdRequest({ task: 'up-1' });
     try {
       const oldWorker = await startWorker(oldTree, env);
       const imported = await runDex(['messages', 'import', messages], { env, tree: oldTree });
       expect(imported.code, imported.stderr).toBe(0);
-      const started = await runDex(['layer', layer.file, '--detach', '--llm', `replay:${pipe.path}`, '--json'], { env, tree: oldTree });
+      const started = await runDex(['layer', layer.file, '--detach', '--llm', 'anthropic', '--json'], { env, tree: oldTree });
       expect(started.code, started.stderr).toBe(0);
       const id = JSON.parse(started.stdout).workflowId as string;
       const handle = dex.client.workflow.getHandle(id);
-      await firstCall.reached;
+      await within(firstCall.reached, 90_000, `the old worker's model call for up-1 of ${id}`);
       const paused = await runDex(['pause', id], { env, tree: oldTree });
       expect(paused.code, paused.stderr).toBe(0);
       firstCall.release();
@@ -150,14 +149,14 @@ describe(`a layer run started by release ${RELEASE}`, () => {
       const todayWorker = await startWorker(TODAY, env);
       const resumed = await runDex(['resume', id], { env });
       expect(resumed.code, resumed.stderr).toBe(0);
-      const record = await within(handle.result() as Promise<LayerRunRecord>, 60_000, id);
+      const record = await within(handle.result() as Promise<LayerRunRecord>, 60_000, `${id} ending on today's worker (see its workflow task failures)`);
       await stopWorker(todayWorker);
 
       expect(record).toMatchObject({ status: 'success', targetsMatched: 3, targetsProcessed: 3, insightsCreated: 3 });
       const listed = await runDex(['insights', 'list', '--run', id, '--json'], { env });
       expect(listed.code, listed.stderr).toBe(0);
       const insights = JSON.parse(listed.stdout) as StoredInsight[];
-      expect(insights.map((i) => i.topic).sort()).toEqual(topics);
+      expect(insights.map((i) => i.topic).sort()).toEqual(TOPICS);
       // Every target paid 2d66b4a's flat cost, on the old worker and on today's alike.
       expect(insights.map((i) => i.salienceSpent)).toEqual([0.5, 0.5, 0.5]);
       // Two workers served the run, and today's went on with its history: up-1 ran once, on the old worker.
@@ -165,7 +164,7 @@ describe(`a layer run started by release ${RELEASE}`, () => {
       expect(new Set(events.flatMap((e) => e.workflowTaskCompletedEventAttributes?.identity ?? [])).size).toBe(2);
       expect(events.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId === `${id}/up-1`)).toHaveLength(1);
     } finally {
-      await pipe.close();
+      firstCall.release();
     }
   });
 });
