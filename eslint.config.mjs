@@ -22,6 +22,7 @@ const workflowForbidden = [
   ['@anthropic-ai/sdk', 'model calls are activities (callModel)'],
   ['simple-git', 'git is an activity'],
   ['better-sqlite3', 'the store (store/) is reached through activities'],
+  ['pg', 'the store (store/) is reached through activities'],
 ].map(([name, why]) => ({ name, allowTypeImports: true, message: `workflow code: ${why}.` }));
 
 export default defineConfig(

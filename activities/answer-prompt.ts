@@ -37,7 +37,7 @@ export const createPromptActivities = (deps: ActivityDeps) => {
   return {
     /** Answers one prompt; the text of the reply is the statement's value. */
     async answerPrompt(input: PromptInput): Promise<PromptAnswer> {
-      deps.store.appendMessage(input.transcriptId, 0, 'user', [{ type: 'text', text: input.prompt }]);
+      await deps.store.appendMessage(input.transcriptId, 0, 'user', [{ type: 'text', text: input.prompt }]);
       const call = await callLayerModel({
         transcriptId: input.transcriptId,
         userSeq: 0,
@@ -48,7 +48,7 @@ export const createPromptActivities = (deps: ActivityDeps) => {
         llm: input.llm,
         cassetteScope: input.cassetteScope,
       });
-      return { text: replyText(deps.store, input.transcriptId, call.replySeq).trim(), tokens: call.usage, costUsd: call.costUsd };
+      return { text: (await replyText(deps.store, input.transcriptId, call.replySeq)).trim(), tokens: call.usage, costUsd: call.costUsd };
     },
   };
 };

@@ -15,7 +15,7 @@ import type { LlmSpec, TokenUsage } from '../core/run-types';
 import type { Completion } from '../core/task-types';
 import type { ActivityDeps } from './deps';
 import { CassetteFiles, modelReply, requirePrice, storeReply } from './model-reply';
-import type { Store } from '../store/sqlite-store';
+import type { DexStore } from '../store/dex-store';
 import { onModelSpan } from './model-span';
 
 const PREVIEW_CHARS = 200;
@@ -89,14 +89,14 @@ export const createModelActivities = (deps: ActivityDeps) => {
       const replySeq = userSeq + 1;
       const callKey = modelCallKey(transcriptId, replySeq);
 
-      if (input.followUp && !store.getMessage(transcriptId, userSeq)) {
-        store.appendMessage(transcriptId, userSeq, 'user', followUpContent(store, transcriptId, input.followUp));
+      if (input.followUp && !(await store.getMessage(transcriptId, userSeq))) {
+        await store.appendMessage(transcriptId, userSeq, 'user', await followUpContent(store, transcriptId, input.followUp));
       }
-      const stored = store.getMessage(transcriptId, replySeq);
-      if (stored) return onModelSpan(reusedReply(store, callKey, stored.role, stored.content));
+      const stored = await store.getMessage(transcriptId, replySeq);
+      if (stored) return onModelSpan(await reusedReply(store, callKey, stored.role, stored.content));
 
       requirePrice(input.model);
-      const messages = transcriptUpTo(store, transcriptId, userSeq);
+      const messages = await transcriptUpTo(store, transcriptId, userSeq);
       const thinking = input.thinkingBudget ? { thinking: { type: 'enabled' as const, budget_tokens: input.thinkingBudget } } : {};
       // The API counts thinking within max_tokens: the answer keeps its own `maxTokens` on top.
       const maxTokens = input.maxTokens + (input.thinkingBudget ?? 0);
@@ -121,12 +121,12 @@ export const createModelActivities = (deps: ActivityDeps) => {
       // message in the history it is sent next turn.
       if (content.length === 0) content.push({ type: 'text', text: EMPTY_REPLY });
       const stopReason = reply.stop_reason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
-      const { usage, costUsd, model } = storeReply(store, reply, { transcriptId, seq: replySeq, content, callKey, taskId: input.taskId, phase: input.phase, model: input.model, started, stopReason });
+      const { usage, costUsd, model } = await storeReply(store, reply, { transcriptId, seq: replySeq, content, callKey, taskId: input.taskId, phase: input.phase, model: input.model, started, stopReason });
       // An attempt Temporal gave up on may still have finished first and stored its reply; the
       // stored reply is the one later turns send back, so it is the one to report.
-      const kept = store.getMessage(transcriptId, replySeq);
+      const kept = await store.getMessage(transcriptId, replySeq);
       if (kept && JSON.stringify(kept.content) !== JSON.stringify(content)) {
-        return onModelSpan(reusedReply(store, callKey, kept.role, kept.content));
+        return onModelSpan(await reusedReply(store, callKey, kept.role, kept.content));
       }
       return onModelSpan(summarize(content, { stopReason, usage, costUsd, model, reused: false }));
     },
@@ -134,15 +134,15 @@ export const createModelActivities = (deps: ActivityDeps) => {
 };
 
 /** The user message's content: tool results in the given order, then artifacts, then the note. */
-function followUpContent(store: Store, transcriptId: string, followUp: FollowUp): Block[] {
+async function followUpContent(store: DexStore, transcriptId: string, followUp: FollowUp): Promise<Block[]> {
   const blocks: Block[] = [];
   for (const toolUseId of followUp.toolUseIds ?? []) {
-    const result = store.getToolResult(transcriptId, toolUseId);
+    const result = await store.getToolResult(transcriptId, toolUseId);
     if (!result) throw transcriptError(`${transcriptId} has no stored result for tool_use ${toolUseId}`);
     blocks.push({ type: 'tool_result', tool_use_id: toolUseId, content: result.content, is_error: result.isError });
   }
   for (const artifactId of followUp.artifactIds ?? []) {
-    const artifact = store.getArtifact(artifactId);
+    const artifact = await store.getArtifact(artifactId);
     if (!artifact) throw transcriptError(`artifact ${artifactId} is not in the store`);
     if (artifact.content.trim()) blocks.push({ type: 'text', text: artifact.content });
   }
@@ -152,8 +152,8 @@ function followUpContent(store: Store, transcriptId: string, followUp: FollowUp)
 }
 
 /** The messages to send: the transcript up to `userSeq`, which must be the user message to answer. */
-function transcriptUpTo(store: Store, transcriptId: string, userSeq: number): Anthropic.MessageParam[] {
-  const messages = store.listMessages(transcriptId, userSeq);
+async function transcriptUpTo(store: DexStore, transcriptId: string, userSeq: number): Promise<Anthropic.MessageParam[]> {
+  const messages = await store.listMessages(transcriptId, userSeq);
   const last = messages.at(-1);
   if (!last || last.seq !== userSeq || last.role !== 'user') {
     throw transcriptError(`${transcriptId} has no user message at ${userSeq} to answer`);
@@ -161,8 +161,8 @@ function transcriptUpTo(store: Store, transcriptId: string, userSeq: number): An
   return messages.map((m) => ({ role: m.role, content: m.content }) as Anthropic.MessageParam);
 }
 
-function reusedReply(store: Store, callKey: string, role: string, content: unknown): ModelCallResult {
-  const record = store.getModelCall(callKey);
+async function reusedReply(store: DexStore, callKey: string, role: string, content: unknown): Promise<ModelCallResult> {
+  const record = await store.getModelCall(callKey);
   if (role !== 'assistant' || !record || !Array.isArray(content)) {
     throw transcriptError(`message ${callKey} is not a stored model reply`);
   }

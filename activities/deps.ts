@@ -1,9 +1,9 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Store } from '../store/sqlite-store';
+import type { DexStore } from '../store/dex-store';
 
 /** What the activities need from the process that hosts them. */
 export interface ActivityDeps {
-  store: Store;
+  store: DexStore;
   /** Root folder for dex's own files on this host (worktrees live under `<dexHome>/worktrees`). */
   dexHome: string;
   /**

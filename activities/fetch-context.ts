@@ -93,10 +93,10 @@ function formatNamedFiles(files: { path: string; text: string }[]): string {
 }
 
 /** The phase's instructions and what earlier phases left (spec, design, review findings). */
-function phaseSection(phase: string, artifacts: Record<string, string>, read: (id: string) => string | undefined): string {
+async function phaseSection(phase: string, artifacts: Record<string, string>, read: (id: string) => Promise<string | undefined>): Promise<string> {
   const parts = [`\n# Phase: ${phase}\n\n${PHASE_INSTRUCTIONS[phase] ?? `Do the ${phase} step of the task.`}\n`];
   for (const [variable, id] of Object.entries(artifacts)) {
-    const text = read(id);
+    const text = await read(id);
     if (text) parts.push(`\n## ${variable.replace(/_/g, ' ').toLowerCase()}\n\n${text.trim()}\n`);
   }
   return parts.join('');
@@ -112,20 +112,22 @@ export const createFetchActivities = (deps: ActivityDeps) => heartbeatingWhileRu
     const root = resolveInWorktree(input.worktreePath, '.');
     const tree = await listFiles(root, root);
     const named = await readNamedFiles(root, pathCandidates(`${input.title}\n${input.description}`));
+    const phase = await phaseSection(input.phase ?? 'implement', input.artifacts ?? {}, async (id) => (await deps.store.getArtifact(id))?.content);
+    const memory = input.memory && input.repoPath ? await memorySection(deps.store, input.memory, input.repoPath, input.taskId) : '';
     const text = renderPrompt(IMPLEMENT_PROMPT, {
       TASK_ID: input.taskId,
       TASK_TITLE: input.title,
       TASK_DESCRIPTION: input.description.trim() || '(no description beyond the title)',
-      PHASE_SECTION: phaseSection(input.phase ?? 'implement', input.artifacts ?? {}, (id) => deps.store.getArtifact(id)?.content),
+      PHASE_SECTION: phase,
       FILE_TREE: formatFileList(tree, PROMPT_TREE_LIMIT),
       NAMED_FILES: formatNamedFiles(named),
       RETRY_CONTEXT: input.retryContext?.trim() ? `\n# Earlier attempts\n\n${input.retryContext.trim()}\n` : '',
-      MEMORY: input.memory && input.repoPath ? memorySection(deps.store, input.memory, input.repoPath, input.taskId) : '',
+      MEMORY: memory,
       VERIFY_COMMANDS: (input.verify.length ? input.verify.map((c) => `  - \`${c}\``).join('\n') : '  (none configured)') + preExistingNote(input.preExistingFailures),
     });
     // Kept apart too: a landed task's run memory lists the failures it was sent back with.
-    if (input.retryContext?.trim()) deps.store.putArtifact(retryContextId(input.transcriptId), 'retry-context', input.retryContext.trim());
-    deps.store.appendMessage(input.transcriptId, 0, 'user', [{ type: 'text', text }]);
+    if (input.retryContext?.trim()) await deps.store.putArtifact(retryContextId(input.transcriptId), 'retry-context', input.retryContext.trim());
+    await deps.store.appendMessage(input.transcriptId, 0, 'user', [{ type: 'text', text }]);
     return { promptChars: text.length, fileCount: tree.length, namedFiles: named.map((f) => f.path) };
   },
 });

@@ -47,15 +47,15 @@ export function forcedToolCalls(deps: ActivityDeps): (call: ForcedCall) => Promi
   return async (call) => {
     const { store } = deps;
     const callKey = modelCallKey(call.transcriptId, 1);
-    const stored = store.getMessage(call.transcriptId, 1);
-    const recorded = store.getModelCall(callKey);
+    const stored = await store.getMessage(call.transcriptId, 1);
+    const recorded = await store.getModelCall(callKey);
     if (stored && recorded) {
       const usage = { input: recorded.input, output: recorded.output, cacheRead: recorded.cacheRead, cacheWrite: recorded.cacheWrite };
       return onModelSpan({ input: toolInput(stored.content, call.tool.name), usage, costUsd: recorded.costUsd, reused: true }, recorded.model);
     }
     requirePrice(call.model);
-    if (!store.getMessage(call.transcriptId, 0)) store.appendMessage(call.transcriptId, 0, 'user', [{ type: 'text', text: await call.prompt() }]);
-    const prompt = store.getMessage(call.transcriptId, 0)!;
+    if (!(await store.getMessage(call.transcriptId, 0))) await store.appendMessage(call.transcriptId, 0, 'user', [{ type: 'text', text: await call.prompt() }]);
+    const prompt = (await store.getMessage(call.transcriptId, 0))!;
     const params: Anthropic.MessageStreamParams = {
       model: call.model,
       max_tokens: 1024,
@@ -69,7 +69,7 @@ export function forcedToolCalls(deps: ActivityDeps): (call: ForcedCall) => Promi
     const content = JSON.parse(JSON.stringify(reply.content)) as unknown[];
     const input = toolInput(content, call.tool.name);
     const kept = { transcriptId: call.transcriptId, seq: 1, content, callKey, taskId: call.taskId, phase: call.phase, model: call.model, started, stopReason: 'tool_use' };
-    const { usage, costUsd, model } = storeReply(store, reply, kept);
+    const { usage, costUsd, model } = await storeReply(store, reply, kept);
     return onModelSpan({ input, usage, costUsd }, model);
   };
 }

@@ -86,7 +86,7 @@ async function gatePrompt(deps: ActivityDeps, input: JudgeGateInput): Promise<st
   // diffs them like the rest, and a symlink shows as its target's name, never what it points at.
   await git.raw(['add', '--intent-to-add', '--all']);
   const diff = (await git.raw(['diff', '--no-ext-diff', '--no-textconv', input.baseSha])).trim() || '(no changes)';
-  const report = input.verifyArtifactId ? deps.store.getArtifact(input.verifyArtifactId)?.content : undefined;
+  const report = input.verifyArtifactId ? (await deps.store.getArtifact(input.verifyArtifactId))?.content : undefined;
   return [
     `# Task ${input.taskId}: ${input.title}`,
     input.description.trim() || '(no description beyond the title)',

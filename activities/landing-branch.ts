@@ -108,12 +108,12 @@ export const createLandingBranchActivities = (deps: ActivityDeps) => heartbeatin
   /** Stores the description (once per landing and commit) and writes it to `<dexHome>/proposals/`; returns the file's path. */
   async describeProposal(input: ProposalText): Promise<{ descriptionPath: string }> {
     const id = descriptionId(input.key, input.sha);
-    deps.store.putArtifact(id, 'land-proposal', proposalMarkdown(input));
+    await deps.store.putArtifact(id, 'land-proposal', proposalMarkdown(input));
     const dir = join(deps.dexHome, 'proposals');
     mkdirSync(dir, { recursive: true });
     const descriptionPath = join(dir, `${safeName(input.key)}.md`);
     // From the store, so a retry writes what was stored first, not a second rendering.
-    writeFileSync(descriptionPath, deps.store.getArtifact(id)!.content);
+    writeFileSync(descriptionPath, (await deps.store.getArtifact(id))!.content);
     return { descriptionPath };
   },
 
@@ -124,7 +124,7 @@ export const createLandingBranchActivities = (deps: ActivityDeps) => heartbeatin
    * gate, with its output's tail), not an activity failure to retry.
    */
   async runLandCommand(input: LandCommandInput): Promise<LandCommandOutcome> {
-    const done = deps.store.getArtifact(commandId(input.key));
+    const done = await deps.store.getArtifact(commandId(input.key));
     if (done) return JSON.parse(done.content) as LandCommandOutcome;
     // stdout alone gives the recorded line (a URL); stderr is kept apart so a warning never becomes it.
     const { result, stderr } = await runWithStderrApart({
@@ -143,7 +143,7 @@ export const createLandingBranchActivities = (deps: ActivityDeps) => heartbeatin
     }
     const lines = result.output.split('\n').map((l) => l.trim()).filter(Boolean);
     const outcome: LandCommandOutcome = { status: 'ran', lastLine: lines[lines.length - 1] ?? '' };
-    deps.store.putArtifact(commandId(input.key), 'land-command', JSON.stringify(outcome));
+    await deps.store.putArtifact(commandId(input.key), 'land-command', JSON.stringify(outcome));
     return outcome;
   },
 });

@@ -14,7 +14,6 @@ import type { ActivityDeps } from './deps';
 import { createLayerModelActivities, replyText } from './layer-model';
 import { createLayerPromptActivities } from './layer-prompt';
 import { createLayerSalienceActivities } from './layer-salience';
-import { layerStore } from '../store/layer-store';
 
 const HOUR_MS = 3_600_000;
 /** How much of a printed output goes into the run record. */
@@ -25,7 +24,7 @@ type ReplyRef = NonNullable<TargetContext['reply']>;
 
 /** Builds the layer activities (the layer model call among them) over the host's dependencies. */
 export const createLayerActivities = (deps: ActivityDeps) => {
-  const layers = () => layerStore(deps.store);
+  const layers = () => deps.store.layers;
   return {
     ...createLayerModelActivities(deps),
     ...createLayerSalienceActivities(deps),
@@ -50,11 +49,11 @@ export const createLayerActivities = (deps: ActivityDeps) => {
     }): Promise<{ ref: ContextRef; fetched: number; trimmed: number; tokens: number }> {
       const store = layers();
       const since = new Date(input.now - input.lookbackHours * HOUR_MS).toISOString();
-      const fetched = store.recentMessages(input.topic, since, new Date(input.now).toISOString(), input.limitPerChannel);
+      const fetched = await store.recentMessages(input.topic, since, new Date(input.now).toISOString(), input.limitPerChannel);
       const fit = trimOldestToFit(fetched, input.maxContextTokens);
-      store.putContext(input.key, fit.kept.map((m) => m.id));
+      await store.putContext(input.key, fit.kept.map((m) => m.id));
       // A retry keeps what the first attempt fetched, even if messages arrived since.
-      const kept = store.messagesByIds(store.getContext(input.key) ?? []);
+      const kept = await store.messagesByIds((await store.getContext(input.key)) ?? []);
       const tokens = kept.reduce((sum, m) => sum + estimateTokens(formatMessages([m]) + '\n'), 0);
       return { ref: { key: input.key, count: kept.length }, fetched: fetched.length, trimmed: fetched.length - kept.length, tokens };
     },
@@ -62,16 +61,17 @@ export const createLayerActivities = (deps: ActivityDeps) => {
     /** Fetches a topic's prior insights by retrieval profile (unparsed ones only when asked for) and keeps their ids under `key`. */
     async fetchLayerInsights(input: { key: string; topic: string; profile: RetrievalProfile; maxPerTopic: number; includeUnparsed?: boolean }): Promise<ContextRef> {
       const store = layers();
-      store.putContext(input.key, store.topicInsights(input.topic, input.profile, input.maxPerTopic, input.includeUnparsed).map((i) => i.id));
-      return { key: input.key, count: store.getContext(input.key)?.length ?? 0 };
+      const found = await store.topicInsights(input.topic, input.profile, input.maxPerTopic, input.includeUnparsed);
+      await store.putContext(input.key, found.map((i) => i.id));
+      return { key: input.key, count: (await store.getContext(input.key))?.length ?? 0 };
     },
 
     /** Combines the targets' insights (unparsed ones only when asked for) into one context under `key`. */
     async reduceLayerResults(input: { key: string; insightIds: string[]; includeUnparsed?: boolean }): Promise<ContextRef> {
       const store = layers();
-      const kept = store.insightsByIds(input.insightIds).filter((i) => input.includeUnparsed || !i.unparsed);
-      store.putContext(input.key, kept.map((i) => i.id));
-      return { key: input.key, count: store.getContext(input.key)?.length ?? 0 };
+      const kept = (await store.insightsByIds(input.insightIds)).filter((i) => input.includeUnparsed || !i.unparsed);
+      await store.putContext(input.key, kept.map((i) => i.id));
+      return { key: input.key, count: (await store.getContext(input.key))?.length ?? 0 };
     },
 
     /**
@@ -88,7 +88,7 @@ export const createLayerActivities = (deps: ActivityDeps) => {
       layerRunId: string;
       salienceSpent: number;
     }): Promise<{ stored: true; insightId: string; unparsed: boolean } | { stored: false; reason: string; empty?: true }> {
-      const text = replyText(deps.store, input.reply.transcriptId, input.reply.seq);
+      const text = await replyText(deps.store, input.reply.transcriptId, input.reply.seq);
       if (isEmptyAnswer(text)) return { stored: false, reason: EMPTY_ANSWER, empty: true };
       const parsed = parseInsight(text);
       if (!parsed && input.parse === 'strict') {
@@ -96,7 +96,7 @@ export const createLayerActivities = (deps: ActivityDeps) => {
       }
       const insight = parsed ?? unparsedInsight(text);
       const { strengthAdjustment, ...numbers } = insight;
-      layers().putInsight({
+      await layers().putInsight({
         id: input.id,
         topic: input.topic,
         category: input.category,
@@ -116,7 +116,7 @@ export const createLayerActivities = (deps: ActivityDeps) => {
      * rather than blank a document.
      */
     async writeLayerText(input: { path?: string; topic: string; reply: ReplyRef }): Promise<{ path?: string; text?: string; empty?: true }> {
-      const text = replyText(deps.store, input.reply.transcriptId, input.reply.seq);
+      const text = await replyText(deps.store, input.reply.transcriptId, input.reply.seq);
       if (isEmptyAnswer(text)) return { empty: true };
       if (!input.path) return { text: text.slice(0, OUTPUT_CHARS) };
       const path = renderPrompt(input.path, { topic: input.topic.replace(/[^A-Za-z0-9._-]+/g, '-') });
@@ -127,7 +127,7 @@ export const createLayerActivities = (deps: ActivityDeps) => {
 
     /** Stores a layer run's audit record and the layer it ran, for `dex layer --resume` (once per run). */
     async recordLayerRun(input: { record: LayerRunRecord; layer: LayerSpec }): Promise<void> {
-      layers().putLayerRun(input.record, input.layer);
+      await layers().putLayerRun(input.record, input.layer);
     },
   };
 };

@@ -9,7 +9,7 @@ import { modelCallKey } from '../core/ids';
 import type { LlmSpec, TokenUsage } from '../core/run-types';
 import type { ActivityDeps } from './deps';
 import { CassetteFiles, modelReply, requirePrice, storeReply } from './model-reply';
-import type { Store } from '../store/sqlite-store';
+import type { DexStore } from '../store/dex-store';
 import { onModelSpan } from './model-span';
 
 /** Input of `callLayerModel`: answer the user message at `userSeq` of `transcriptId`. */
@@ -46,13 +46,13 @@ export const createLayerModelActivities = (deps: ActivityDeps) => {
       const { transcriptId, userSeq } = input;
       const replySeq = userSeq + 1;
       const callKey = modelCallKey(transcriptId, replySeq);
-      if (input.followUpText && !store.getMessage(transcriptId, userSeq)) {
-        store.appendMessage(transcriptId, userSeq, 'user', [{ type: 'text', text: input.followUpText }]);
+      if (input.followUpText && !(await store.getMessage(transcriptId, userSeq))) {
+        await store.appendMessage(transcriptId, userSeq, 'user', [{ type: 'text', text: input.followUpText }]);
       }
-      const reused = reusedCall(store, callKey, replySeq);
+      const reused = await reusedCall(store, callKey, replySeq);
       if (reused) return onModelSpan(reused);
       requirePrice(input.model);
-      const messages = store.listMessages(transcriptId, userSeq).map((m) => ({ role: m.role, content: m.content }));
+      const messages = (await store.listMessages(transcriptId, userSeq)).map((m) => ({ role: m.role, content: m.content }));
       if (messages.at(-1)?.role !== 'user') {
         throw nonRetryable(FAILURE.TranscriptError, `${transcriptId} has no prompt at ${userSeq} to answer`);
       }
@@ -67,16 +67,16 @@ export const createLayerModelActivities = (deps: ActivityDeps) => {
       });
       const content = reply.content.length ? JSON.parse(JSON.stringify(reply.content)) : [{ type: 'text', text: '' }];
       const call = { transcriptId, seq: replySeq, content, callKey, taskId: input.target, phase: input.node, model: input.model, started, stopReason: 'end_turn' };
-      const { usage, costUsd, model } = storeReply(store, reply, call);
+      const { usage, costUsd, model } = await storeReply(store, reply, call);
       // An attempt Temporal gave up on may have stored its reply first; that stored reply is the one that counts.
-      return onModelSpan(reusedCall(store, callKey, replySeq, false) ?? { usage, costUsd, model, reused: false, replySeq });
+      return onModelSpan((await reusedCall(store, callKey, replySeq, false)) ?? { usage, costUsd, model, reused: false, replySeq });
     },
   };
 };
 
 /** The text of a stored reply (its text blocks joined). */
-export function replyText(store: Store, transcriptId: string, seq: number): string {
-  const message = store.getMessage(transcriptId, seq);
+export async function replyText(store: DexStore, transcriptId: string, seq: number): Promise<string> {
+  const message = await store.getMessage(transcriptId, seq);
   if (!message || message.role !== 'assistant' || !Array.isArray(message.content)) {
     throw nonRetryable(FAILURE.TranscriptError, `${transcriptId}#${seq} is not a stored model reply`);
   }
@@ -86,8 +86,8 @@ export function replyText(store: Store, transcriptId: string, seq: number): stri
     .join('\n');
 }
 
-function reusedCall(store: Store, callKey: string, replySeq: number, reused = true): LayerModelCallResult | undefined {
-  const r = store.getModelCall(callKey);
+async function reusedCall(store: DexStore, callKey: string, replySeq: number, reused = true): Promise<LayerModelCallResult | undefined> {
+  const r = await store.getModelCall(callKey);
   if (!r) return undefined;
   return { usage: { input: r.input, output: r.output, cacheRead: r.cacheRead, cacheWrite: r.cacheWrite }, costUsd: r.costUsd, model: r.model, reused, replySeq };
 }

@@ -12,7 +12,6 @@ import type { TargetContext, TrimKind } from '../core/layer-types';
 import { renderPrompt } from '../core/prompt-template';
 import type { ActivityDeps } from './deps';
 import { replyText } from './layer-model';
-import { layerStore } from '../store/layer-store';
 
 /** Input of `renderLayerPrompt`. */
 export interface RenderLayerPromptInput {
@@ -49,18 +48,18 @@ export const createLayerPromptActivities = (deps: ActivityDeps) => ({
     } catch (err) {
       throw nonRetryable(FAILURE.TemplateMissing, `prompt template ${input.templatePath}: ${(err as Error).message}`);
     }
-    const store = layerStore(deps.store);
+    const store = deps.store.layers;
     const { messages, insights, reply, targets } = input.context;
     const fixed = {
       topic: input.topic,
       layer: input.layerName,
-      reply: reply ? replyText(deps.store, reply.transcriptId, reply.seq) : '',
+      reply: reply ? await replyText(deps.store, reply.transcriptId, reply.seq) : '',
       targets: (targets ?? []).map((t) => `- ${t.key}: ${t.status}`).join('\n'),
     };
     const fitted = fitPrompt(
       {
-        messages: messages ? store.messagesByIds(store.getContext(messages.key) ?? []) : [],
-        insights: insights ? store.insightsByIds(store.getContext(insights.key) ?? []) : [],
+        messages: messages ? await store.messagesByIds((await store.getContext(messages.key)) ?? []) : [],
+        insights: insights ? await store.insightsByIds((await store.getContext(insights.key)) ?? []) : [],
         render: (m, i) => renderPrompt(template, { ...fixed, messages: formatMessages(m), insights: formatInsights(i) }),
       },
       input.limit.tokens,
@@ -70,7 +69,7 @@ export const createLayerPromptActivities = (deps: ActivityDeps) => ({
     if (input.run && fitted.tokens > input.run.tokensLeft) {
       return { rendered: false, tokens: fitted.tokens, reason: overRunBudgetReason(input.node, fitted.tokens, input.run.tokensLeft, input.run.maxTokens) };
     }
-    deps.store.appendMessage(input.transcriptId, 0, 'user', [{ type: 'text', text: fitted.text }]);
+    await deps.store.appendMessage(input.transcriptId, 0, 'user', [{ type: 'text', text: fitted.text }]);
     return { rendered: true, tokens: fitted.tokens, messagesTrimmed: fitted.messagesTrimmed, insightsTrimmed: fitted.insightsTrimmed };
   },
 });

@@ -5,18 +5,17 @@
  */
 import { ledgerReason } from '../core/layer-salience';
 import type { ActivityDeps } from './deps';
-import { layerStore } from '../store/layer-store';
 
 /** Builds the salience activities over the host's dependencies. */
 export const createLayerSalienceActivities = (deps: ActivityDeps) => {
-  const layers = () => layerStore(deps.store);
+  const layers = () => deps.store.layers;
   return {
     /**
      * Reserves `amount` from the topic under `key` when its balance covers it (a key already
      * reserved counts as reserved: a retry); `reserved: false` and the balance when it does not.
      */
     async reserveLayerSalience(input: { key: string; topic: string; amount: number; runId: string }): Promise<{ reserved: boolean; balance: number }> {
-      const r = layers().spendSalience(input.key, input.topic, input.amount, ledgerReason.reserve(input.runId));
+      const r = await layers().spendSalience(input.key, input.topic, input.amount, ledgerReason.reserve(input.runId));
       return { reserved: r.spent, balance: r.balance };
     },
 
@@ -26,7 +25,7 @@ export const createLayerSalienceActivities = (deps: ActivityDeps) => {
      * tokens were read). A zero settlement is written too, so the ledger shows every call settled.
      */
     async settleLayerSalience(input: { key: string; topic: string; amount: number; runId: string }): Promise<void> {
-      layers().addSalience(input.key, input.topic, input.amount, ledgerReason.settle(input.runId));
+      await layers().addSalience(input.key, input.topic, input.amount, ledgerReason.settle(input.runId));
     },
 
     /**
@@ -39,7 +38,7 @@ export const createLayerSalienceActivities = (deps: ActivityDeps) => {
 
     /** Gives back part of a failed target's spending (once per key). */
     async refundTargetSalience(input: { key: string; topic: string; amount: number; runId: string }): Promise<void> {
-      layers().addSalience(input.key, input.topic, input.amount, ledgerReason.refund(input.runId));
+      await layers().addSalience(input.key, input.topic, input.amount, ledgerReason.refund(input.runId));
     },
   };
 };

@@ -9,8 +9,7 @@ import { phaseArtifactId, workflowKeyPrefix } from '../core/ids';
 import { InvalidInput } from '../core/invalid-input';
 import { cleanNote, renderProjectMemory } from '../core/project-memory';
 import { oneLine, renderRunMemory, type MemoryRef, type RunMemoryEntry } from '../core/run-memory';
-import { memoryStore } from '../store/memory-store';
-import type { Store } from '../store/sqlite-store';
+import type { DexStore } from '../store/dex-store';
 import type { ActivityDeps } from './deps';
 import { dexGitSync } from './dex-git';
 import { heartbeatingWhileRunning } from './local-heartbeat';
@@ -64,15 +63,17 @@ function touchedFiles(repoPath: string, base: string | undefined, head: string |
 }
 
 /** The entry of a landed task, from git and the store. */
-function entryOf(store: Store, input: RecordTaskMemoryInput): RunMemoryEntry {
-  const decisions = DECISION_PHASES.flatMap((phase) => {
-    const text = store.getArtifact(phaseArtifactId(input.workflowId, phase))?.content;
-    return text?.trim() ? [`(${phase}) ${oneLine(text, PART_CHARS)}`] : [];
-  });
-  const failures = store
-    .listTranscripts(workflowKeyPrefix(input.workflowId))
-    .flatMap((t) => store.getArtifact(retryContextId(t))?.content ?? [])
-    .map((text) => oneLine(text, PART_CHARS));
+async function entryOf(store: DexStore, input: RecordTaskMemoryInput): Promise<RunMemoryEntry> {
+  const decisions: string[] = [];
+  for (const phase of DECISION_PHASES) {
+    const text = (await store.getArtifact(phaseArtifactId(input.workflowId, phase)))?.content;
+    if (text?.trim()) decisions.push(`(${phase}) ${oneLine(text, PART_CHARS)}`);
+  }
+  const failures: string[] = [];
+  for (const transcript of await store.listTranscripts(workflowKeyPrefix(input.workflowId))) {
+    const text = (await store.getArtifact(retryContextId(transcript)))?.content;
+    if (text !== undefined) failures.push(oneLine(text, PART_CHARS));
+  }
   return {
     taskId: input.taskId,
     title: input.title,
@@ -84,10 +85,9 @@ function entryOf(store: Store, input: RecordTaskMemoryInput): RunMemoryEntry {
 }
 
 /** The memory section of a first prompt: project memory, then run memory of the tasks landed before (without `taskId`'s own). */
-export function memorySection(store: Store, ref: MemoryRef, repoPath: string, taskId: string): string {
-  const memory = memoryStore(store);
-  const project = renderProjectMemory(memory.notes(repoKeyOf(repoPath)), ref.projectTokens);
-  const run = ref.runKey ? renderRunMemory(memory.runEntries(ref.runKey, taskId), ref.runTokens) : '';
+export async function memorySection(store: DexStore, ref: MemoryRef, repoPath: string, taskId: string): Promise<string> {
+  const project = renderProjectMemory(await store.memory.notes(repoKeyOf(repoPath)), ref.projectTokens);
+  const run = ref.runKey ? renderRunMemory(await store.memory.runEntries(ref.runKey, taskId), ref.runTokens) : '';
   return project + run;
 }
 
@@ -95,11 +95,11 @@ export function memorySection(store: Store, ref: MemoryRef, repoPath: string, ta
  * The `remember` tool: keeps `{ note }` in the repository's project memory, deduplicated and
  * bounded (core/project-memory.ts). Writes only the store; `repoPath` absent, there is no memory.
  */
-export function rememberTool(store: Store, repoPath: string | undefined, input: unknown): AgentToolOutcome {
+export async function rememberTool(store: DexStore, repoPath: string | undefined, input: unknown): Promise<AgentToolOutcome> {
   if (!repoPath) return { content: 'remember is not available in this run', isError: true };
   const note = typeof input === 'object' && input !== null ? (input as Record<string, unknown>).note : undefined;
   try {
-    const { id, added } = memoryStore(store).addNote(repoKeyOf(repoPath), 'note', cleanNote(note));
+    const { id, added } = await store.memory.addNote(repoKeyOf(repoPath), 'note', cleanNote(note));
     return { content: added ? `kept as note ${id}` : `already kept as note ${id}`, isError: false };
   } catch (err) {
     if (err instanceof InvalidInput) return { content: `remember needs { note }: ${err.message}`, isError: true };
@@ -114,10 +114,10 @@ export const createMemoryActivities = (deps: ActivityDeps) => heartbeatingWhileR
    * commands as project memory. Keyed writes: a retry stores nothing twice.
    */
   async recordTaskMemory(input: RecordTaskMemoryInput): Promise<{ files: number; stored: boolean }> {
-    const entry = entryOf(deps.store, input);
-    const memory = memoryStore(deps.store);
-    const stored = memory.putRunEntry(input.runKey, entry);
-    if (input.verifyPassed) for (const command of input.verify) memory.addNote(repoKeyOf(input.repoPath), 'verify', command);
+    const entry = await entryOf(deps.store, input);
+    const { memory } = deps.store;
+    const stored = await memory.putRunEntry(input.runKey, entry);
+    if (input.verifyPassed) for (const command of input.verify) await memory.addNote(repoKeyOf(input.repoPath), 'verify', command);
     return { files: entry.files.length, stored };
   },
 });

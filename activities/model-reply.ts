@@ -17,7 +17,7 @@ import type { ActivityDeps } from './deps';
 import { recordedReply } from './cassette-recorder';
 import { classifyModelError } from './model-errors';
 import { StreamWatchdog } from './stream-watchdog';
-import type { Store } from '../store/sqlite-store';
+import type { DexStore } from '../store/dex-store';
 
 /** One model call: where its reply comes from and who it is for. */
 export interface ModelRequest {
@@ -48,7 +48,7 @@ export function requirePrice(model: string): void {
  */
 export function modelReply(deps: ActivityDeps, cassettes: CassetteFiles, request: ModelRequest): Promise<CassetteResponse> {
   const { llm } = request;
-  if (llm.kind === 'replay') return Promise.resolve(cassetteReply(deps.store, cassettes, llm.path, request));
+  if (llm.kind === 'replay') return cassetteReply(deps.store, cassettes, llm.path, request);
   if (llm.kind === 'record') {
     const who = { call: request.callKey, task: request.task, phase: request.phase };
     return recordedReply(llm.path, who, () => streamedReply(deps, { kind: 'anthropic' }, request));
@@ -69,16 +69,16 @@ export interface ReplyAccount {
  * (`callModel`, `callLayerModel`, the forced tool calls) keeps its answers this way, so a retry
  * finds them instead of paying again.
  */
-export function storeReply(
-  store: Store,
+export async function storeReply(
+  store: DexStore,
   reply: CassetteResponse,
   call: { transcriptId: string; seq: number; content: unknown[]; callKey: string; taskId: string; phase: string; model: string; started: number; stopReason: string },
-): ReplyAccount {
+): Promise<ReplyAccount> {
   const usage = tokenUsage(reply.usage);
   const costUsd = costOf(call.model, usage);
   const model = reply.model ?? call.model;
   const { info } = Context.current();
-  store.recordModelReply(call.transcriptId, call.seq, call.content, {
+  await store.recordModelReply(call.transcriptId, call.seq, call.content, {
     callKey: call.callKey,
     // An activity started outside a workflow has no workflow id; its own id stands in.
     workflowId: info.workflowExecution?.workflowId ?? `activity:${info.activityId}`,
@@ -123,11 +123,11 @@ export class CassetteFiles {
   }
 }
 
-function cassetteReply(store: Store, cassettes: CassetteFiles, path: string, request: ModelRequest): CassetteResponse {
+async function cassetteReply(store: DexStore, cassettes: CassetteFiles, path: string, request: ModelRequest): Promise<CassetteResponse> {
   const file = resolve(path);
   const lines = cassettes.load(file);
   const candidates = matchingLineNumbers(lines, request.task, request.phase);
-  const lineNo = store.claimCassetteLine(request.cassetteScope, file, request.callKey, candidates);
+  const lineNo = await store.claimCassetteLine(request.cassetteScope, file, request.callKey, candidates);
   if (lineNo === undefined) {
     throw nonRetryable(
       FAILURE.CassetteExhausted,

@@ -74,10 +74,10 @@ export const createToolActivities = (deps: ActivityDeps) => ({
    */
   async runTool(input: ToolCallInput): Promise<ToolCallResult> {
     const { store } = deps;
-    const done = store.getToolResult(input.transcriptId, input.toolUseId);
+    const done = await store.getToolResult(input.transcriptId, input.toolUseId);
     if (done) return withFingerprint(toResult(done), input.worktreePath);
 
-    const message = store.getMessage(input.transcriptId, input.assistantSeq);
+    const message = await store.getMessage(input.transcriptId, input.assistantSeq);
     const blocks = message?.role === 'assistant' && Array.isArray(message.content) ? message.content : [];
     const use = blocks.find((b) => isToolUse(b, input.toolUseId)) as ToolUseBlock | undefined;
     if (!use) {
@@ -86,8 +86,8 @@ export const createToolActivities = (deps: ActivityDeps) => ({
 
     if (use.name === 'remember') {
       // Only dex's store changes: no worktree or sandbox is needed.
-      const stored = { name: use.name, ...rememberTool(store, input.memoryRepo, use.input) };
-      store.putToolResult(input.transcriptId, input.toolUseId, stored);
+      const stored = { name: use.name, ...(await rememberTool(store, input.memoryRepo, use.input)) };
+      await store.putToolResult(input.transcriptId, input.toolUseId, stored);
       return toResult(stored);
     }
     assertWorktreeExists(input.worktreePath);
@@ -102,7 +102,7 @@ export const createToolActivities = (deps: ActivityDeps) => ({
       progressIntervalMs: progressIntervalFor(ctx.info.heartbeatTimeoutMs),
     });
     const stored = { name: use.name, ...outcome };
-    store.putToolResult(input.transcriptId, input.toolUseId, stored);
+    await store.putToolResult(input.transcriptId, input.toolUseId, stored);
     return withFingerprint(toResult(stored), input.worktreePath);
   },
 });

@@ -29,7 +29,7 @@ export const createSheetCommandActivities = (deps: ActivityDeps) => ({
   async runSheetCommand(input: SheetCommandInput): Promise<ActionOutcome> {
     const { store } = deps;
     // A retry after the command finished (the report was lost) must not run it twice.
-    const done = store.getArtifact(sheetCommandOutcomeId(input.key));
+    const done = await store.getArtifact(sheetCommandOutcomeId(input.key));
     if (done) return JSON.parse(done.content) as ActionOutcome;
 
     // stdout alone is the value; stderr is kept apart so warnings never end up in a symbol.
@@ -41,7 +41,7 @@ export const createSheetCommandActivities = (deps: ActivityDeps) => ({
       timeoutMs: input.timeoutMs,
       outputLimitBytes: STORED_OUTPUT_BYTES,
     });
-    store.putArtifact(sheetCommandOutputId(input.key), 'sheet-output', `${result.output}${stderr ? `\n--- stderr ---\n${stderr}` : ''}`);
+    await store.putArtifact(sheetCommandOutputId(input.key), 'sheet-output', `${result.output}${stderr ? `\n--- stderr ---\n${stderr}` : ''}`);
 
     const value = result.output.trim();
     const tail = (stderr.trim() || value).slice(-ERROR_TAIL_CHARS);
@@ -61,7 +61,7 @@ export const createSheetCommandActivities = (deps: ActivityDeps) => ({
     } else {
       outcome = { value };
     }
-    store.putArtifact(sheetCommandOutcomeId(input.key), 'sheet-outcome', JSON.stringify(outcome));
+    await store.putArtifact(sheetCommandOutcomeId(input.key), 'sheet-outcome', JSON.stringify(outcome));
     return outcome;
   },
 });

@@ -8,7 +8,7 @@ import { rewindPoint, type RewindPoint } from '../core/rewind';
 export const createStoreActivities = (deps: ActivityDeps) => heartbeatingWhileRunning({
   /** Stores a phase's outcome and totals (once per key). */
   async recordPhase(record: PhaseRecord): Promise<void> {
-    deps.store.recordPhase(record);
+    await deps.store.recordPhase(record);
   },
 
   /**
@@ -17,7 +17,7 @@ export const createStoreActivities = (deps: ActivityDeps) => heartbeatingWhileRu
    */
   async findRewindPoint(input: { fromWorkflowId: string; phases: string[]; from: string; baseSha: string }): Promise<RewindPoint> {
     try {
-      return rewindPoint({ ...input, records: deps.store.listPhases(input.fromWorkflowId) });
+      return rewindPoint({ ...input, records: await deps.store.listPhases(input.fromWorkflowId) });
     } catch (err) {
       throw nonRetryable(FAILURE.RewindImpossible, (err as Error).message);
     }
@@ -28,13 +28,13 @@ export const createStoreActivities = (deps: ActivityDeps) => heartbeatingWhileRu
    * design, review findings) for later phases' prompts; returns its length.
    */
   async keepPhaseArtifact(input: { transcriptId: string; seq: number; artifactId: string; kind: string }): Promise<number> {
-    const message = deps.store.getMessage(input.transcriptId, input.seq);
+    const message = await deps.store.getMessage(input.transcriptId, input.seq);
     const blocks = Array.isArray(message?.content) ? (message.content as { type: string; text?: string }[]) : [];
     const text = blocks
       .filter((b) => b.type === 'text' && b.text)
       .map((b) => b.text)
       .join('\n');
-    deps.store.putArtifact(input.artifactId, input.kind, text);
+    await deps.store.putArtifact(input.artifactId, input.kind, text);
     return text.length;
   },
 });

@@ -38,7 +38,7 @@ export const createVerifyBaselineActivities = (deps: ActivityDeps) => {
         .digest('hex')
         .slice(0, 16);
       const artifactId = `verify-baseline/${id}`;
-      const earlier = deps.store.getArtifact(verifyResultKey(artifactId));
+      const earlier = await deps.store.getArtifact(verifyResultKey(artifactId));
       if (earlier) return { failures: baselineFailures(JSON.parse(earlier.content) as VerifyResult), artifactId };
 
       const path = join(deps.dexHome, 'baselines', `${input.baseSha.slice(0, 12)}-${id}`);

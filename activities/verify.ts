@@ -82,7 +82,7 @@ export const createVerifyActivities = (deps: ActivityDeps) => ({
    */
   async verify(input: VerifyInput): Promise<VerifyResult> {
     const { store } = deps;
-    const earlier = store.getArtifact(verifyResultKey(input.artifactId));
+    const earlier = await store.getArtifact(verifyResultKey(input.artifactId));
     if (earlier) return JSON.parse(earlier.content) as VerifyResult;
 
     assertWorktreeExists(input.worktreePath);
@@ -117,9 +117,9 @@ export const createVerifyActivities = (deps: ActivityDeps) => ({
       tail: passed || !last ? '' : tailOf(last.output),
       ...(split ? { preExisting: split.preExisting, newFailures: split.fresh } : {}),
     };
-    store.putArtifact(input.artifactId, 'verify', formatReport(runs, input.commands.length, passed, split));
+    await store.putArtifact(input.artifactId, 'verify', formatReport(runs, input.commands.length, passed, split));
     // Written last: once it exists, the report above exists too.
-    store.putArtifact(verifyResultKey(input.artifactId), 'verify-result', JSON.stringify(result));
+    await store.putArtifact(verifyResultKey(input.artifactId), 'verify-result', JSON.stringify(result));
     return result;
   },
 });

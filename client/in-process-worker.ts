@@ -26,23 +26,30 @@ export async function ensureWorker(conns: Connections, settings: Settings, log: 
 
 /** Starts a worker for both queues inside this process. */
 export async function startInProcessWorker(conns: Connections, settings: Settings): Promise<InProcessWorker> {
-  const deps = hostDeps(settings.dexHome);
-  const worker: DexWorker = await createDexWorker(
-    {
-      connection: await conns.nativeConnection(),
-      namespace: settings.namespace,
-      taskQueue: settings.taskQueue,
-      hostQueue: settings.hostQueue,
-      dataConverter: conns.dataConverter,
-    },
-    deps,
-  );
+  const deps = await hostDeps(settings.dexHome);
+  let worker: DexWorker;
+  try {
+    worker = await createDexWorker(
+      {
+        connection: await conns.nativeConnection(),
+        namespace: settings.namespace,
+        taskQueue: settings.taskQueue,
+        hostQueue: settings.hostQueue,
+        dataConverter: conns.dataConverter,
+      },
+      deps,
+    );
+  } catch (err) {
+    // A PostgreSQL store's open connections would keep the process alive after the command fails.
+    await deps.store.close();
+    throw err;
+  }
   const running = worker.run();
   return {
     stop: async () => {
       worker.shutdown();
       await running;
-      deps.store.close();
+      await deps.store.close();
     },
   };
 }

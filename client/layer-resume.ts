@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { InvalidInput } from '../core/invalid-input';
 import { GLOBAL_TOPIC, splitNodes } from '../core/layer-run';
 import type { LayerInput, LayerNode, LayerRunRecord, LayerSpec, ResumePoint } from '../core/layer-types';
-import { layerStore } from '../store/layer-store';
-import { Store } from '../store/sqlite-store';
+import type { DexStore } from '../store/dex-store';
+import { parseStoreSpec } from '../store/open-store';
+import { withExistingStore } from './command-store';
 import { layerModels } from './layer-request';
 import type { Settings } from './settings';
 
@@ -19,10 +19,13 @@ export type LayerResume = { input: LayerInput } | { nothing: string };
  * they are read again when the prompts are rendered, so a fixed template takes effect. Throws
  * InvalidInput (exit 2) for a run this host has no record of, or cannot resume.
  */
-export function buildLayerResumeInput(runId: string, opts: { llm?: string }, settings: Settings, env: NodeJS.ProcessEnv = process.env): LayerResume {
-  const db = join(settings.dexHome, 'dex.db');
-  const found = existsSync(db) ? readRun(db, runId) : undefined;
-  if (!found) throw new InvalidInput(`no layer run "${runId}" is recorded on this host (${db}); a layer run is recorded when it ends`);
+export async function buildLayerResumeInput(runId: string, opts: { llm?: string }, settings: Settings, env: NodeJS.ProcessEnv = process.env): Promise<LayerResume> {
+  const { location, found } = await withExistingStore(
+    parseStoreSpec(env.DEX_STORE, settings.dexHome),
+    async (store) => ({ location: store.location, found: await readRun(store, runId) }),
+    async (location) => ({ location, found: undefined }),
+  );
+  if (!found) throw new InvalidInput(`no layer run "${runId}" is recorded on this host (${location}); a layer run is recorded when it ends`);
   const { record, spec, resumedBy } = found;
   const points = record.resumable ?? [];
   if (points.length === 0 && record.errors.length === 0) return { nothing: `${runId}: nothing to resume: no target failed (it ended ${record.status})` };
@@ -36,15 +39,9 @@ export function buildLayerResumeInput(runId: string, opts: { llm?: string }, set
   return { input: { layer: spec, hash: hash.digest('hex'), hostQueue: settings.hostQueue, llm, defaultModel, resume: { runId, points } } };
 }
 
-function readRun(db: string, runId: string): { record: LayerRunRecord; spec?: LayerSpec; resumedBy: string[] } | undefined {
-  const store = Store.open(db);
-  try {
-    const layers = layerStore(store);
-    const record = layers.getLayerRun(runId);
-    return record && { record, spec: layers.getLayerRunSpec(runId), resumedBy: layers.layerRunsResuming(runId) };
-  } finally {
-    store.close();
-  }
+async function readRun({ layers }: DexStore, runId: string): Promise<{ record: LayerRunRecord; spec?: LayerSpec; resumedBy: string[] } | undefined> {
+  const record = await layers.getLayerRun(runId);
+  return record && { record, spec: await layers.getLayerRunSpec(runId), resumedBy: await layers.layerRunsResuming(runId) };
 }
 
 /** The texts of the templates the resumed nodes will render; InvalidInput naming the node whose template is missing. */

@@ -4,7 +4,7 @@
  * and what the model was told next. Reading and rendering only; the command is commands/log.ts.
  */
 import { modelCallKey, verifyReportId, verifyResultKey } from '../core/ids';
-import type { Store } from '../store/sqlite-store';
+import type { DexStore } from '../store/dex-store';
 import type { VerifyResult } from '../activities/verify';
 
 /** How much of an argument list, a result or a text one step line shows. */
@@ -36,10 +36,10 @@ const blocksOf = (content: unknown): Block[] => (Array.isArray(content) ? (conte
 const textOf = (blocks: Block[]): string[] => blocks.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text as string);
 
 /** The steps of transcript `transcriptId`, in order, from the store. */
-export function transcriptSteps(store: Store, transcriptId: string): LogStep[] {
+export async function transcriptSteps(store: DexStore, transcriptId: string): Promise<LogStep[]> {
   const steps: LogStep[] = [];
   let turn = 0;
-  for (const message of store.listMessages(transcriptId)) {
+  for (const message of await store.listMessages(transcriptId)) {
     const blocks = blocksOf(message.content);
     if (message.role === 'user') {
       const texts = textOf(blocks);
@@ -53,7 +53,7 @@ export function transcriptSteps(store: Store, transcriptId: string): LogStep[] {
       continue;
     }
     turn++;
-    const call = store.getModelCall(modelCallKey(transcriptId, message.seq));
+    const call = await store.getModelCall(modelCallKey(transcriptId, message.seq));
     const text = textOf(blocks).join('\n');
     steps.push({
       kind: 'turn',
@@ -65,7 +65,7 @@ export function transcriptSteps(store: Store, transcriptId: string): LogStep[] {
     const uses = blocks.filter((b) => b.type === 'tool_use');
     for (const use of uses) {
       const toolUseId = String(use.id);
-      const result = store.getToolResult(transcriptId, toolUseId);
+      const result = await store.getToolResult(transcriptId, toolUseId);
       steps.push({
         kind: 'tool',
         seq: message.seq,
@@ -78,7 +78,7 @@ export function transcriptSteps(store: Store, transcriptId: string): LogStep[] {
     }
     if (uses.length === 0) {
       // A completion is verified (in a phase that changes files): its report sits beside the transcript.
-      const stored = store.getArtifact(verifyResultKey(verifyReportId(transcriptId, turn)));
+      const stored = await store.getArtifact(verifyResultKey(verifyReportId(transcriptId, turn)));
       if (stored) {
         const verify = JSON.parse(stored.content) as VerifyResult;
         const tail = verify.tail?.trim().split('\n').at(-1);

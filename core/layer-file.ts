@@ -25,6 +25,7 @@ type RawLayer = {
   targets: string[] | { keys: string[] } | { select: { lookback_hours?: number; min_messages?: number; limit?: number } };
   salience?: { cost_per_token?: number; refund?: number };
   context?: { max_tokens_per_topic?: number; max_tokens_per_run?: number; trim?: TrimKind[] };
+  concurrency?: number;
   nodes: RawNode[];
 };
 
@@ -50,6 +51,9 @@ export function parseLayerFile(text: string, source: string, resolvePath: PathRe
   const raw = yaml.value;
   refuseFlatCost(yaml);
   if (!validate(raw)) throw schemaError(yaml, raw, validate.errors ?? []);
+  if ((raw.concurrency ?? 1) > 1 && raw.context?.max_tokens_per_run !== undefined) {
+    throw new InvalidInput(`${yaml.placeOf(['concurrency'])}: concurrency ${raw.concurrency} cannot be combined with context.max_tokens_per_run, which counts the run's targets one after another; see docs/layers.md#running-targets-at-once`);
+  }
   const names = new Set<string>();
   let hasReply = false;
   raw.nodes.forEach((node, i) => {
@@ -74,6 +78,7 @@ export function parseLayerFile(text: string, source: string, resolvePath: PathRe
     targets: targetsOf(raw.targets),
     salience: { costPerToken: raw.salience?.cost_per_token ?? DEFAULT_COST_PER_TOKEN, refund: raw.salience?.refund ?? 0.5 },
     context: contextOf(raw.context),
+    ...((raw.concurrency ?? 1) > 1 ? { concurrency: raw.concurrency } : {}),
     nodes: raw.nodes.map((node, i) => checkedNode(node, paramResolver(node, i))),
   };
 }

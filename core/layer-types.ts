@@ -86,6 +86,8 @@ export interface LayerSpec {
   nodes: LayerNode[];
   salience: SalienceRules;
   context: ContextRules;
+  /** How many targets run at once (docs/layers.md#running-targets-at-once); absent, one after another. */
+  concurrency?: number;
   /** The layer's model when a node names none. */
   model?: string;
 }

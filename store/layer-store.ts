@@ -51,7 +51,8 @@ export interface SalienceEntry {
   reason: string;
 }
 
-const ORDER: Record<RetrievalProfile, string> = {
+/** How each retrieval profile ranks a topic's insights: SQL both stores use, so they rank alike. */
+export const INSIGHT_ORDER: Record<RetrievalProfile, string> = {
   recent: 'created_at DESC',
   strongest: 'strength DESC, created_at DESC',
   balanced: 'importance * confidence + novelty DESC, created_at DESC',
@@ -120,7 +121,7 @@ export class LayerStore {
   /** A topic's insights, best first by `profile`; unparsed ones only when asked for (docs/layers.md#parse-modes-store_insight). */
   topicInsights(topic: string, profile: RetrievalProfile, limit: number, includeUnparsed = false): StoredInsight[] {
     const rows = this.db
-      .prepare(`SELECT * FROM insights WHERE topic = ? AND (? OR unparsed = 0) ORDER BY ${ORDER[profile]} LIMIT ?`)
+      .prepare(`SELECT * FROM insights WHERE topic = ? AND (? OR unparsed = 0) ORDER BY ${INSIGHT_ORDER[profile]} LIMIT ?`)
       .all(topic, includeUnparsed ? 1 : 0, limit);
     return (rows as Record<string, unknown>[]).map(insightFromRow);
   }
@@ -223,7 +224,8 @@ function byIds<T>(db: Database.Database, select: string, ids: string[], order: s
   return db.prepare(`${select} WHERE id IN (SELECT value FROM json_each(?)) ORDER BY ${order}`).all(JSON.stringify(ids)) as T[];
 }
 
-function insightFromRow(r: Record<string, unknown>): StoredInsight {
+/** A row of `insights` as the insight it stores; both stores read their rows with it. */
+export function insightFromRow(r: Record<string, unknown>): StoredInsight {
   const n = (k: string) => r[k] as number;
   const opt = (k: string) => (r[k] as number | null) ?? null;
   return {

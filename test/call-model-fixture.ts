@@ -10,6 +10,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { MockActivityEnvironment } from '@temporalio/testing';
 import { expect } from 'vitest';
 import { createModelActivities } from '../activities/call-model';
+import type { DexStore } from '../store/dex-store';
+import { openSqliteDexStore } from '../store/sqlite-dex-store';
 import { Store } from '../store/sqlite-store';
 import type { CassetteResponse } from '../core/cassette';
 import type { ModelCallDeferred, ModelCallInput, ModelCallResult } from '../activities/call-model';
@@ -28,25 +30,30 @@ export type ModelActivities = ReturnType<typeof createModelActivities>;
 /** A store in a temp folder and what the tests make from it. */
 export interface ModelCallFixture {
   dir: string;
+  /** The store file as the tests arrange and inspect it (synchronously). */
   store: Store;
+  /** The same file as the activities use it. */
+  dexStore: DexStore;
   /** The activities with an Anthropic client for `baseURL` (the fake server when one runs). */
   activities(client?: { baseURL?: string; timeout?: number }): ModelActivities;
   /** A fresh transcript whose first user message is stored, as the fetch activity leaves it. */
   newTranscript(prompt?: string): string;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Opens a fixture; close it in `afterAll`. */
 export function openFixture(): ModelCallFixture {
   const dir = mkdtempSync(join(tmpdir(), 'dex-call-model-'));
   const store = Store.open(join(dir, 'dex.db'));
+  const dexStore = openSqliteDexStore(join(dir, 'dex.db'));
   let transcripts = 0;
   return {
     dir,
     store,
+    dexStore,
     activities: ({ baseURL, timeout } = {}) =>
       createModelActivities({
-        store,
+        store: dexStore,
         dexHome: dir,
         anthropicClient: ({ baseUrl }) =>
           new Anthropic({ apiKey: 'test-key', baseURL: baseUrl ?? baseURL, maxRetries: 0, logLevel: 'off', timeout }),
@@ -56,7 +63,8 @@ export function openFixture(): ModelCallFixture {
       store.appendMessage(id, 0, 'user', prompt);
       return id;
     },
-    close: () => {
+    close: async () => {
+      await dexStore.close();
       store.close();
       rmSync(dir, { recursive: true, force: true });
     },

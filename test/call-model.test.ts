@@ -66,7 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fake.close();
-  fixture.close();
+  await fixture.close();
 });
 
 describe('callModel against the Anthropic API', () => {
@@ -133,7 +133,7 @@ describe('callModel against the Anthropic API', () => {
     const earlier = [{ type: 'text', text: '{"status":"continue","reason":"earlier attempt"}' }];
     const usage = { input: 1, output: 2, cacheRead: 0, cacheWrite: 0 };
     const acts = createModelActivities({
-      store: fixture.store,
+      store: fixture.dexStore,
       dexHome: fixture.dir,
       anthropicClient: () => {
         // the earlier attempt finishes while this one is on the wire

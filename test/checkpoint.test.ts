@@ -5,14 +5,15 @@ import { ApplicationFailure } from '@temporalio/common';
 import { simpleGit } from 'simple-git';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCheckpointActivities } from '../activities/checkpoint';
-import { Store } from '../store/sqlite-store';
+import type { DexStore } from '../store/dex-store';
+import { openSqliteDexStore } from '../store/sqlite-dex-store';
 import { runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';
 
 describe('checkpoint activities', () => {
   let dir: string;
   let repo: string;
-  let store: Store;
+  let store: DexStore;
   let acts: ReturnType<typeof createCheckpointActivities>;
   let initialSha: string;
 
@@ -31,11 +32,11 @@ describe('checkpoint activities', () => {
     writeFileSync(join(repo, 'README.md'), '# demo\n');
     await repoGit.add('.').commit('initial');
     initialSha = (await repoGit.revparse(['HEAD'])).trim();
-    store = Store.open(join(dir, 'home', 'dex.db'));
+    store = openSqliteDexStore(join(dir, 'home', 'dex.db'));
     acts = createCheckpointActivities(offlineDeps(store, join(dir, 'home')));
   });
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -61,10 +61,10 @@ export interface TestWorker {
 /** A worker on fresh queues, whose Anthropic client talks to `anthropicUrl`. */
 export async function startTestWorker(
   env: TestWorkflowEnvironment,
-  opts: { anthropicUrl?: string; queue: string; dexHome?: string; dataConverter?: DataConverter },
+  opts: { anthropicUrl?: string; queue: string; dexHome?: string; dataConverter?: DataConverter; store?: string },
 ): Promise<TestWorker> {
   const dexHome = opts.dexHome ?? mkdtempSync(join(tmpdir(), 'dex-home-'));
-  const deps = hostDeps(dexHome, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: opts.anthropicUrl });
+  const deps = await hostDeps(dexHome, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: opts.anthropicUrl, DEX_STORE: opts.store });
   const taskQueue = opts.queue;
   const hostQueue = `${opts.queue}@test-host`;
   const placement = { connection: env.nativeConnection, namespace: 'default', taskQueue, hostQueue, dataConverter: opts.dataConverter };
@@ -78,7 +78,7 @@ export async function startTestWorker(
     stop: async () => {
       worker.shutdown();
       await running;
-      deps.store.close();
+      await deps.store.close();
     },
   };
 }

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NAMED_FILES_LIMIT_CHARS, createFetchActivities, pathCandidates, type FetchContextInput } from '../activities/fetch-context';
-import { Store } from '../store/sqlite-store';
+import type { DexStore } from '../store/dex-store';
+import { openSqliteDexStore } from '../store/sqlite-dex-store';
 import { IMPLEMENT_PROMPT, renderPrompt } from '../core/prompt-template';
 import { runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';
@@ -35,7 +36,7 @@ describe('pathCandidates', () => {
 describe('fetchContext', () => {
   let dir: string;
   let worktree: string;
-  let store: Store;
+  let store: DexStore;
   let activities: ReturnType<typeof createFetchActivities>;
 
   beforeEach(() => {
@@ -46,11 +47,11 @@ describe('fetchContext', () => {
     writeFileSync(join(worktree, 'src', 'math.js'), 'module.exports = { add: (a, b) => a + b };\n');
     writeFileSync(join(worktree, 'package.json'), '{"name":"demo"}\n');
     writeFileSync(join(worktree, 'node_modules', 'dep', 'index.js'), '');
-    store = Store.open(join(dir, 'store.db'));
+    store = openSqliteDexStore(join(dir, 'store.db'));
     activities = createFetchActivities(offlineDeps(store, dir));
   });
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -63,15 +64,15 @@ describe('fetchContext', () => {
     verify: ['npm test'],
     ...over,
   });
-  const promptOf = (transcriptId: string): string => {
-    const message = store.getMessage(transcriptId, 0);
+  const promptOf = async (transcriptId: string): Promise<string> => {
+    const message = await store.getMessage(transcriptId, 0);
     expect(message?.role).toBe('user');
     return (message?.content as { type: string; text: string }[])[0].text;
   };
 
   it('stores the rendered prompt as user message 0 and returns only sizes and names', async () => {
     const result = await runActivity(activities.fetchContext, [input()]);
-    const text = promptOf('tr-1');
+    const text = await promptOf('tr-1');
     expect(result).toEqual({ promptChars: text.length, fileCount: 2, namedFiles: ['src/math.js'] });
     expect(text).toContain('# Task T1: Add a `sum` function to src/math.js');
     expect(text).toContain('Export it next to add.');
@@ -86,16 +87,16 @@ describe('fetchContext', () => {
 
   it('includes the retry context when there is one', async () => {
     await runActivity(activities.fetchContext, [input({ transcriptId: 'tr-2', retryContext: 'Rejected: use reduce.' })]);
-    expect(promptOf('tr-2')).toContain('# Earlier attempts\n\nRejected: use reduce.');
+    expect(await promptOf('tr-2')).toContain('# Earlier attempts\n\nRejected: use reduce.');
   });
 
   it('keeps the first stored prompt when run again', async () => {
     await runActivity(activities.fetchContext, [input({ transcriptId: 'tr-3' })]);
-    const first = promptOf('tr-3');
+    const first = await promptOf('tr-3');
     writeFileSync(join(worktree, 'src', 'math.js'), 'changed\n');
     await runActivity(activities.fetchContext, [input({ transcriptId: 'tr-3' })]);
-    expect(promptOf('tr-3')).toBe(first);
-    expect(store.listMessages('tr-3')).toHaveLength(1);
+    expect(await promptOf('tr-3')).toBe(first);
+    expect(await store.listMessages('tr-3')).toHaveLength(1);
   });
 
   it('caps the named files at 32 KiB in total and skips paths outside the worktree', async () => {
@@ -106,7 +107,7 @@ describe('fetchContext', () => {
       input({ transcriptId: 'tr-4', title: 'Merge big-a.txt and big-b.txt', description: 'Leave ../secret.txt alone.' }),
     ]);
     expect(result.namedFiles).toEqual(['big-a.txt', 'big-b.txt']);
-    const text = promptOf('tr-4');
+    const text = await promptOf('tr-4');
     expect(text).not.toContain('TOP-SECRET-CONTENT');
     expect(text).toContain(`${'b'.repeat(100)}\n… (cut here; read_file shows the rest)`);
     expect(text).not.toContain('b'.repeat(101));

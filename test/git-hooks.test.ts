@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCheckpointActivities } from '../activities/checkpoint';
 import { dexGitSync } from '../activities/dex-git';
 import { createRoadmapActivities } from '../activities/roadmap-activities';
-import { Store } from '../store/sqlite-store';
+import type { DexStore } from '../store/dex-store';
+import { openSqliteDexStore } from '../store/sqlite-dex-store';
 import { worktreeFingerprint } from '../activities/worktree-fingerprint';
 import { runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';
@@ -47,7 +48,7 @@ describe("dex's git runs none of the repository's code", () => {
   let dir: string;
   let repo: string;
   let markers: string;
-  let store: Store;
+  let store: DexStore;
   let checkpoints: ReturnType<typeof createCheckpointActivities>;
   let roadmap: ReturnType<typeof createRoadmapActivities>;
   const savedKey = process.env.ANTHROPIC_API_KEY;
@@ -84,13 +85,13 @@ describe("dex's git runs none of the repository's code", () => {
     plainGit(repo, 'add', '-A');
     plainGit(repo, 'commit', '-q', '-m', 'initial');
     armRepository(join(repo, '.git'), join(dir, 'owner-hooks'), markers, 'owner');
-    store = Store.open(join(dir, 'home', 'dex.db'));
+    store = openSqliteDexStore(join(dir, 'home', 'dex.db'));
     const deps = offlineDeps(store, join(dir, 'home'));
     checkpoints = createCheckpointActivities(deps);
     roadmap = createRoadmapActivities(deps);
   });
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
     if (savedKey === undefined) delete process.env.ANTHROPIC_API_KEY;
     else process.env.ANTHROPIC_API_KEY = savedKey;

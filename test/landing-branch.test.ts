@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLandingBranchActivities, proposalMarkdown, type ProposalText } from '../activities/landing-branch';
 import { ZERO_USAGE } from '../core/usage';
-import { Store } from '../store/sqlite-store';
+import type { DexStore } from '../store/dex-store';
+import { openSqliteDexStore } from '../store/sqlite-dex-store';
 import { bareRemote } from './landing-fixture';
 import { runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';
@@ -16,7 +17,7 @@ describe('branch-mode landing activities', () => {
   let dir: string;
   let repo: string;
   let remote: string;
-  let store: Store;
+  let store: DexStore;
   let acts: ReturnType<typeof createLandingBranchActivities>;
   const push = () => runActivity(acts.pushProposal, [{ repoPath: repo, remote: 'origin', taskBranch: 'dex/task-T1', proposedBranch: 'dex/T1' }]);
   const commit = (file: string) => {
@@ -33,11 +34,11 @@ describe('branch-mode landing activities', () => {
     commit('README.md');
     remote = bareRemote(repo);
     git(repo, 'checkout', '-q', '-b', 'dex/task-T1');
-    store = Store.open(join(dir, 'home', 'dex.db'));
+    store = openSqliteDexStore(join(dir, 'home', 'dex.db'));
     acts = createLandingBranchActivities(offlineDeps(store, join(dir, 'home')));
   });
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

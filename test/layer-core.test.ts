@@ -69,6 +69,17 @@ describe('parseLayerFile', () => {
     ]);
   });
 
+  it('reads concurrency, and refuses it above 1 with a run-wide token budget, which counts targets one after another', () => {
+    const nodes = 'nodes:\n  - { name: f, type: fetch_messages }\n';
+    expect(parseLayerFile(`name: x\ntargets: [a]\nconcurrency: 4\n${nodes}`, 'x', asIs).concurrency).toBe(4);
+    expect(parseLayerFile(`name: x\ntargets: [a]\n${nodes}`, 'x', asIs).concurrency).toBeUndefined();
+    expect(parseLayerFile(`name: x\ntargets: [a]\nconcurrency: 1\ncontext: { max_tokens_per_run: 9 }\n${nodes}`, 'x', asIs).concurrency).toBeUndefined();
+    expect(() => parseLayerFile(`name: x\ntargets: [a]\nconcurrency: 2\ncontext: { max_tokens_per_run: 9 }\n${nodes}`, 'x', asIs)).toThrow(
+      /^x:3:14: concurrency 2 cannot be combined with context\.max_tokens_per_run/,
+    );
+    expect(() => parseLayerFile(`name: x\ntargets: [a]\nconcurrency: 0\n${nodes}`, 'x', asIs)).toThrow(/^x:3:14: concurrency must be >= 1/);
+  });
+
   it('refuses the flat salience.cost by name, at its place, saying what replaced it', () => {
     const text = 'name: x\ntargets: [a]\nsalience: { cost: 1 }\nnodes:\n  - { name: f, type: fetch_messages }\n';
     expect(() => parseLayerFile(text, 'x', asIs)).toThrow(/^x:3:19: salience\.cost is no longer read: .*salience\.cost_per_token \(default 0\.001/);

@@ -37,7 +37,7 @@ export function insightLine(topic: string, phase: string): CassetteLine {
 }
 
 /** A folder holding a layer file over `topics` (reflect → store), its template and the cassette. */
-export function layerDir(opts: { name: string; topics: string[]; parse?: string; cassette: CassetteLine[]; extraYaml?: string; salience?: string }): {
+export function layerDir(opts: { name: string; topics: string[]; parse?: string; cassette: CassetteLine[]; extraYaml?: string; salience?: string; head?: string }): {
   dir: string;
   file: string;
   cassette: string;
@@ -51,6 +51,7 @@ export function layerDir(opts: { name: string; topics: string[]; parse?: string;
     `name: ${opts.name}
 targets: [${opts.topics.join(', ')}]
 ${opts.salience ?? ''}
+${opts.head ?? ''}
 nodes:
   - name: fetch
     type: fetch_messages

@@ -1,7 +1,6 @@
 import { unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { layerStore } from '../store/layer-store';
 import { runEnd } from '../client/follow-run';
 import { buildLayerInput } from '../client/layer-request';
 import { readSettings } from '../client/settings';
@@ -15,8 +14,8 @@ import { answerLine, insightLine, layerDir, messagesFor } from './layer-fixtures
 // `dex layer --resume RUN`: the real binary, on this file's server and store (docs/layers.md#resuming-a-run).
 const testEnv = useDexEnvironment({ server: 'dev', queue: 'dex-it-layer-resume' });
 
-const store = () => layerStore(testEnv.worker.deps.store);
-const phasesOf = (runId: string, topic: string) => testEnv.worker.deps.store.listModelCalls(`${runId}/${topic}`).map((c) => c.phase);
+const store = () => testEnv.worker.deps.store.layers;
+const phasesOf = async (runId: string, topic: string) => (await testEnv.worker.deps.store.listModelCalls(`${runId}/${topic}`)).map((c) => c.phase);
 
 const THINK_TEMPLATE = 'Think again about {{topic}}.\n\nMessages:\n{{messages}}\n\nYour first answer:\n{{reply}}\n';
 /** After the fixture's reflect → store: a second model call over the first answer, and its store. */
@@ -52,7 +51,7 @@ function cassetteFile(dir: string, name: string, lines: CassetteLine[]): string 
 describe('dex layer --resume RUN', () => {
   it('after a missing template at the second llm_call, re-runs only that node onward, reusing what the nodes before it made', async () => {
     const topics = ['res-1', 'res-2'];
-    store().importMessages(messagesFor(topics));
+    await store().importMessages(messagesFor(topics));
     const layer = layerDir({ name: 'twocall', topics, cassette: topics.map((t) => insightLine(t, 'reflect')), extraYaml: SECOND_CALL });
     const think = join(layer.dir, 'prompts', 'think.md');
     writeFileSync(think, THINK_TEMPLATE);
@@ -69,7 +68,7 @@ describe('dex layer --resume RUN', () => {
         context: { messages: { key: `layer-resume-1/${t}/fetch`, count: 3 }, insights: { key: `layer-resume-1/${t}/prior`, count: 0 }, reply: { transcriptId: `layer-resume-1/${t}/reflect`, seq: 1 } },
       })),
     );
-    expect(store().listInsights({ layerRunId: 'layer-resume-1' })).toHaveLength(2);
+    expect(await store().listInsights({ layerRunId: 'layer-resume-1' })).toHaveLength(2);
 
     // Fixed: the template is back. The cassette answers reflect too: a resume that re-ran it would take those lines.
     writeFileSync(think, THINK_TEMPLATE);
@@ -82,15 +81,15 @@ describe('dex layer --resume RUN', () => {
 
     for (const t of topics) {
       // Only the failed node's model call was made again: one call per target, at `think`.
-      expect(phasesOf(resumed, t)).toEqual(['think']);
-      const prompt = JSON.stringify(testEnv.worker.deps.store.getMessage(`${resumed}/${t}/think`, 0)?.content);
+      expect(await phasesOf(resumed, t)).toEqual(['think']);
+      const prompt = JSON.stringify((await testEnv.worker.deps.store.getMessage(`${resumed}/${t}/think`, 0))?.content);
       expect(prompt).toContain(`${t} keeps coming back to deadlines`);
       expect(prompt).toContain(`message 2 about ${t}`);
       // Salience only for the call made: reserved and settled at `think`.
-      expect(store().salienceEntries(`${resumed}/${t}/`).map((e) => e.key)).toEqual([`${resumed}/${t}/think/reserve`, `${resumed}/${t}/think/settle`]);
+      expect((await store().salienceEntries(`${resumed}/${t}/`)).map((e) => e.key)).toEqual([`${resumed}/${t}/think/reserve`, `${resumed}/${t}/think/settle`]);
     }
-    expect(store().listInsights({ layerRunId: resumed }).map((i) => i.id).sort()).toEqual(topics.map((t) => `${resumed}/${t}/keep`));
-    expect(store().getLayerRun(resumed)?.resumes).toBe('layer-resume-1');
+    expect((await store().listInsights({ layerRunId: resumed })).map((i) => i.id).sort()).toEqual(topics.map((t) => `${resumed}/${t}/keep`));
+    expect((await store().getLayerRun(resumed))?.resumes).toBe('layer-resume-1');
 
     // The resumed run is done: nothing to resume there (exit 0); the first run may not be resumed twice.
     const nothing = await dex('layer', '--resume', resumed);
@@ -103,7 +102,7 @@ describe('dex layer --resume RUN', () => {
 
   it('a target failed by its answer resumes from the model call; the targets that succeeded are not run again', async () => {
     const topics = ['ans-1', 'ans-2'];
-    store().importMessages(messagesFor(topics));
+    await store().importMessages(messagesFor(topics));
     const layer = layerDir({ name: 'byanswer', topics, parse: 'strict', cassette: [insightLine(topics[0], 'reflect'), answerLine(topics[1], 'reflect', 'no JSON')] });
     const first = await runLayer(layer.file, layer.cassette, 'layer-byanswer-first');
     expect(first.record.status).toBe('partial');
@@ -114,8 +113,8 @@ describe('dex layer --resume RUN', () => {
     expect(run.code, run.stderr).toBe(0);
     const { workflowId, result } = JSON.parse(run.stdout) as { workflowId: string; result: LayerRunRecord };
     expect(result).toMatchObject({ status: 'success', targetsMatched: 1, insightsCreated: 1 });
-    expect(phasesOf(workflowId, topics[0])).toEqual([]);
-    expect(phasesOf(workflowId, topics[1])).toEqual(['reflect']);
+    expect(await phasesOf(workflowId, topics[0])).toEqual([]);
+    expect(await phasesOf(workflowId, topics[1])).toEqual(['reflect']);
   }, 120_000);
 
   it('refuses in one line, exit 2, a run this host has no record of, and a layer file beside --resume', async () => {

@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { layerStore } from '../store/layer-store';
 import { runEnd } from '../client/follow-run';
 import { buildLayerInput } from '../client/layer-request';
 import { readSettings } from '../client/settings';
@@ -17,7 +16,7 @@ import { answerLine, insightLine, layerDir, messagesFor } from './layer-fixtures
 // No fake Anthropic server: every layer answers from its own replay cassette.
 const testEnv = useDexEnvironment({ server: 'dev', queue: 'dex-it-layer' });
 
-const store = () => layerStore(testEnv.worker.deps.store);
+const store = () => testEnv.worker.deps.store.layers;
 
 /** Runs a layer file to its end on this file's worker; returns the record and the run's end state. */
 async function runLayer(file: string, cassette: string, workflowId: string) {
@@ -42,14 +41,14 @@ function costOfLines(lines: CassetteLine[]): number {
 describe('layerWorkflow over five topics, one answer not JSON', () => {
   it('under strict: partial, four insights, the failing topic recorded with its node and error', async () => {
     const { topics, answers, repair } = fiveTopics('strict-');
-    store().importMessages(messagesFor(topics));
+    await store().importMessages(messagesFor(topics));
     const layer = layerDir({ name: 'strict', topics, parse: 'strict', cassette: [...answers, repair] });
     const { end, record } = await runLayer(layer.file, layer.cassette, 'layer-strict-1');
 
     expect(end.state).toBe('completed');
     expect(record.status).toBe('partial');
     expect(record.insightsCreated).toBe(4);
-    expect(store().listInsights({ layerRunId: 'layer-strict-1' })).toHaveLength(4);
+    expect(await store().listInsights({ layerRunId: 'layer-strict-1' })).toHaveLength(4);
     expect(record).toMatchObject({ targetsMatched: 5, targetsProcessed: 5, targetsFailed: 1, targetsSkipped: 0 });
     expect(record.errors).toEqual([{ target: 'strict-3', node: 'store', error: expect.stringContaining('not insight JSON') }]);
     // No repair call under strict: the tokens are exactly the five answers'.
@@ -58,7 +57,7 @@ describe('layerWorkflow over five topics, one answer not JSON', () => {
 
   it('under repair: success with five insights; token totals and cost equal the cassette usage priced by the table', async () => {
     const { topics, answers, repair } = fiveTopics('repair-');
-    store().importMessages(messagesFor(topics));
+    await store().importMessages(messagesFor(topics));
     const layer = layerDir({ name: 'repair', topics, parse: 'repair', cassette: [...answers, repair] });
     const { end, record, handle } = await runLayer(layer.file, layer.cassette, 'layer-repair-1');
     // Replayed by test/replay.test.ts: this run, and its third target's child.
@@ -68,12 +67,12 @@ describe('layerWorkflow over five topics, one answer not JSON', () => {
     expect(end.state).toBe('completed');
     expect(record.status).toBe('success');
     expect(record.insightsCreated).toBe(5);
-    const insights = store().listInsights({ layerRunId: 'layer-repair-1' });
+    const insights = await store().listInsights({ layerRunId: 'layer-repair-1' });
     expect(insights.map((i) => i.topic).sort()).toEqual(topics);
     expect(insights.every((i) => !i.unparsed && i.confidence === 0.8 && i.valence.concern === 0.6)).toBe(true);
     // Each insight spent its topic's input tokens × cost_per_token (0.001), the repaired one both calls'; strength = spent × 1.5.
     for (const i of insights) {
-      const read = testEnv.worker.deps.store.listModelCalls(`layer-repair-1/${i.topic}`).reduce((n, c) => n + c.input + c.cacheRead + c.cacheWrite, 0);
+      const read = (await testEnv.worker.deps.store.listModelCalls(`layer-repair-1/${i.topic}`)).reduce((n, c) => n + c.input + c.cacheRead + c.cacheWrite, 0);
       expect(i.salienceSpent).toBeCloseTo(read * 0.001, 12);
       expect(i.strength).toBeCloseTo(i.salienceSpent * 1.5, 12);
     }
@@ -88,10 +87,10 @@ describe('layerWorkflow over five topics, one answer not JSON', () => {
     expect(record.costUsd).toBeCloseTo(costOf(TEST_MODEL, totals), 12);
     expect(record.layerHash).toMatch(/^[0-9a-f]{64}$/);
     // The prose answer got one repair call, made at the store node (a layer's cassette phase is the node: docs/interfaces.md).
-    expect(testEnv.worker.deps.store.listModelCalls('layer-repair-1/repair-3').map((c) => c.phase)).toEqual(['reflect', 'store']);
+    expect((await testEnv.worker.deps.store.listModelCalls('layer-repair-1/repair-3')).map((c) => c.phase)).toEqual(['reflect', 'store']);
 
     // The record is stored, and the status query answers as a layer.
-    expect(store().getLayerRun('layer-repair-1')).toEqual(record);
+    expect(await store().getLayerRun('layer-repair-1')).toEqual(record);
     const status = await handle.query<RunStatus>('status');
     expect(status).toMatchObject({ kind: 'layer', state: 'completed', costUsd: record.costUsd });
     expect(status.tasks).toHaveLength(5);
@@ -114,7 +113,7 @@ describe('layer run statuses', () => {
 
   it('a layer whose every target fails is failed, each error naming its node', async () => {
     const topics = ['doomed-1', 'doomed-2'];
-    store().importMessages(messagesFor(topics));
+    await store().importMessages(messagesFor(topics));
     // The cassette answers another topic only: each target's model call finds no line.
     const layer = layerDir({ name: 'doomed', topics, cassette: [insightLine('elsewhere', 'reflect')] });
     const { end, record } = await runLayer(layer.file, layer.cassette, 'layer-doomed-1');
@@ -126,31 +125,31 @@ describe('layer run statuses', () => {
       ['doomed-2', 'reflect'],
     ]);
     expect(record.errors[0].error).toContain('no unused line for task "doomed-1" phase "reflect"');
-    expect(store().getLayerRun('layer-doomed-1')?.status).toBe('failed');
+    expect((await store().getLayerRun('layer-doomed-1'))?.status).toBe('failed');
   });
 
   it('a topic that keeps failing spends its salience and is then skipped with that reason', async () => {
     // One message earns one unit of salience. The call reserves its estimated prompt × 0.01, settles
     // to the tokens the model read (more than one unit's worth), and the failure refunds half.
-    store().importMessages(messagesFor(['tired'], 1));
+    await store().importMessages(messagesFor(['tired'], 1));
     const answer = answerLine('tired', 'reflect', 'no JSON here');
     const layer = layerDir({ name: 'tired', topics: ['tired'], parse: 'strict', cassette: [answer], salience: 'salience: { cost_per_token: 0.01 }' });
     const first = await runLayer(layer.file, layer.cassette, 'layer-tired-1');
     expect(first.record.errors.map((e) => e.node)).toEqual(['store']);
     const u = answer.response.usage;
     const spent = (u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0)) * 0.01;
-    expect(store().salienceBalance('tired')).toBeCloseTo(1 - spent / 2, 12);
-    expect(store().salienceBalance('tired')).toBeLessThan(0);
+    expect(await store().salienceBalance('tired')).toBeCloseTo(1 - spent / 2, 12);
+    expect(await store().salienceBalance('tired')).toBeLessThan(0);
 
     const second = await runLayer(layer.file, layer.cassette, 'layer-tired-2');
     expect(second.record.skipped).toEqual([{ target: 'tired', reason: expect.stringMatching(/^salience budget spent: balance -[\d.]+ < reservation [\d.]+ for node "reflect" \(~\d+ prompt tokens × 0\.01\)$/) }]);
     expect(second.record.status).toBe('dry');
     expect(second.record.tokensTotal).toBe(0);
-    expect(store().salienceBalance('tired')).toBeCloseTo(1 - spent / 2, 12);
+    expect(await store().salienceBalance('tired')).toBeCloseTo(1 - spent / 2, 12);
   });
 
   it('max_context_tokens trims the oldest messages first and records it', async () => {
-    store().importMessages(messagesFor(['busy'], 10));
+    await store().importMessages(messagesFor(['busy'], 10));
     const layer = layerDir({ name: 'busy', topics: ['busy'], cassette: [insightLine('busy', 'reflect')] });
     const yaml = readFileSync(layer.file, 'utf8').replace('limit_per_channel: 50', 'limit_per_channel: 50, max_context_tokens: 80');
     writeFileSync(layer.file, yaml);
@@ -158,14 +157,14 @@ describe('layer run statuses', () => {
     expect(record.status).toBe('success');
     expect(record.messagesTrimmed).toBeGreaterThan(0);
     expect(record.contextTokens).toBeLessThanOrEqual(80);
-    const prompt = JSON.stringify(testEnv.worker.deps.store.getMessage('layer-busy-1/busy/reflect', 0)?.content);
+    const prompt = JSON.stringify((await testEnv.worker.deps.store.getMessage('layer-busy-1/busy/reflect', 0))?.content);
     expect(prompt).toContain('message 9 about busy');
     expect(prompt).not.toContain('message 0 about busy');
   });
 
   it('a global part reduces the targets, synthesizes a global insight, prints it and rewrites the self-concept', async () => {
     const topics = ['g-1', 'g-2'];
-    store().importMessages(messagesFor(topics));
+    await store().importMessages(messagesFor(topics));
     const layer = layerDir({
       name: 'nightly',
       topics,
@@ -185,8 +184,8 @@ describe('layer run statuses', () => {
     const { record } = await runLayer(layer.file, layer.cassette, 'layer-nightly-1');
     expect(record.status).toBe('success');
     expect(record.insightsCreated).toBe(3);
-    expect(store().listInsights({ topic: 'global', layerRunId: 'layer-nightly-1' })).toHaveLength(1);
-    const prompt = JSON.stringify(testEnv.worker.deps.store.getMessage('layer-nightly-1/global/synth', 0)?.content);
+    expect(await store().listInsights({ topic: 'global', layerRunId: 'layer-nightly-1' })).toHaveLength(1);
+    const prompt = JSON.stringify((await testEnv.worker.deps.store.getMessage('layer-nightly-1/global/synth', 0))?.content);
     expect(prompt).toContain('g-1 keeps coming back to deadlines');
     expect(record.outputs).toEqual([{ target: 'global', node: 'show', text: expect.stringContaining('global keeps coming back') }]);
     expect(readFileSync(join(layer.dir, 'out', 'self-concept.md'), 'utf8')).toContain('global keeps coming back');
@@ -202,7 +201,7 @@ describe('the dex CLI over a layer run', () => {
   }
 
   it('dex layer runs the file and prints the record; dex status ID renders it', async () => {
-    store().importMessages(messagesFor(['cli-1']));
+    await store().importMessages(messagesFor(['cli-1']));
     const layer = layerDir({ name: 'cli', topics: ['cli-1'], cassette: [insightLine('cli-1', 'reflect')] });
     const run = await dex('layer', layer.file, '--llm', `replay:${layer.cassette}`, '--json');
     expect(run.code).toBe(0);

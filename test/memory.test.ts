@@ -9,8 +9,8 @@ import { createToolActivities } from '../activities/run-tool';
 import { phaseArtifactId } from '../core/ids';
 import { NOTE_MAX_CHARS, renderProjectMemory, type ProjectNote } from '../core/project-memory';
 import { estimateTokens, renderRunMemory, type RunMemoryEntry } from '../core/run-memory';
-import { memoryStore } from '../store/memory-store';
-import { Store } from '../store/sqlite-store';
+import type { DexStore } from '../store/dex-store';
+import { openSqliteDexStore } from '../store/sqlite-dex-store';
 import { runDex } from './dex-cli';
 import { sampleRepo } from './dev-server-env';
 import { runActivity } from './mock-activity';
@@ -47,31 +47,31 @@ describe('run memory, rendered', () => {
 
 describe('memory in the store and the first prompt', () => {
   let dir: string;
-  let store: Store;
+  let store: DexStore;
   beforeEach(() => {
     dir = realpathSync(mkdtempSync(join(tmpdir(), 'dex-memory-')));
-    store = Store.open(join(dir, 'dex.db'));
+    store = openSqliteDexStore(join(dir, 'dex.db'));
   });
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('remember keeps a bounded note once, in the store only', () => {
-    expect(rememberTool(store, dir, { note: 'Tests  run with node --test' })).toEqual({ content: 'kept as note 1', isError: false });
-    expect(rememberTool(store, dir, { note: 'tests run with NODE --test' })).toEqual({ content: 'already kept as note 1', isError: false });
-    expect(rememberTool(store, dir, { note: 'x'.repeat(NOTE_MAX_CHARS + 1) }).isError).toBe(true);
-    expect(rememberTool(store, dir, {}).isError).toBe(true);
-    expect(rememberTool(store, undefined, { note: 'a' }).isError).toBe(true);
-    expect(memoryStore(store).notes(repoKeyOf(dir)).map((n) => n.text)).toEqual(['Tests run with node --test']);
+  it('remember keeps a bounded note once, in the store only', async () => {
+    expect(await rememberTool(store, dir, { note: 'Tests  run with node --test' })).toEqual({ content: 'kept as note 1', isError: false });
+    expect(await rememberTool(store, dir, { note: 'tests run with NODE --test' })).toEqual({ content: 'already kept as note 1', isError: false });
+    expect((await rememberTool(store, dir, { note: 'x'.repeat(NOTE_MAX_CHARS + 1) })).isError).toBe(true);
+    expect((await rememberTool(store, dir, {})).isError).toBe(true);
+    expect((await rememberTool(store, undefined, { note: 'a' })).isError).toBe(true);
+    expect((await store.memory.notes(repoKeyOf(dir))).map((n) => n.text)).toEqual(['Tests run with node --test']);
   });
 
   it('runTool answers remember without a worktree and keeps its result', async () => {
-    store.appendMessage('tr', 1, 'assistant', [{ type: 'tool_use', id: 'tu1', name: 'remember', input: { note: 'use pnpm' } }]);
+    await store.appendMessage('tr', 1, 'assistant', [{ type: 'tool_use', id: 'tu1', name: 'remember', input: { note: 'use pnpm' } }]);
     const tools = createToolActivities(offlineDeps(store, dir));
     const input = { transcriptId: 'tr', assistantSeq: 1, toolUseId: 'tu1', worktreePath: join(dir, 'gone'), limits: { commandTimeoutMs: 1000, outputLimitBytes: 1000 }, memoryRepo: dir };
     expect(await runActivity(tools.runTool, [input])).toMatchObject({ name: 'remember', isError: false, preview: 'kept as note 1' });
-    expect(store.getToolResult('tr', 'tu1')?.content).toBe('kept as note 1');
+    expect((await store.getToolResult('tr', 'tu1'))?.content).toBe('kept as note 1');
   });
 
   it('records a landed task (files of its own commits, summary, decisions, failures) and shows it to the next', async () => {
@@ -83,9 +83,9 @@ describe('memory in the store and the first prompt', () => {
     git('add', '-A');
     git('commit', '-q', '-m', 'c');
     const head = git('rev-parse', 'HEAD');
-    store.putArtifact(phaseArtifactId('task-x-T1-1', 'spec'), 'spec', 'Use a map, not a list.');
-    store.appendMessage('task-x-T1-1/implement/2', 0, 'user', [{ type: 'text', text: 'p' }]);
-    store.putArtifact('task-x-T1-1/implement/2/retry-context', 'retry-context', 'The test phase failed: mul(2, 3) expected 6');
+    await store.putArtifact(phaseArtifactId('task-x-T1-1', 'spec'), 'spec', 'Use a map, not a list.');
+    await store.appendMessage('task-x-T1-1/implement/2', 0, 'user', [{ type: 'text', text: 'p' }]);
+    await store.putArtifact('task-x-T1-1/implement/2/retry-context', 'retry-context', 'The test phase failed: mul(2, 3) expected 6');
     const acts = createMemoryActivities(offlineDeps(store, dir));
     const record = { runKey: 'run-1', taskId: 'T1', title: 'Add new', workflowId: 'task-x-T1-1', repoPath: repo, baseSha: base, head, summary: 'added new.js', verify: ['node --test'], verifyPassed: true };
     expect(await runActivity(acts.recordTaskMemory, [record])).toEqual({ files: 1, stored: true });
@@ -94,7 +94,7 @@ describe('memory in the store and the first prompt', () => {
     const fetch = createFetchActivities(offlineDeps(store, dir));
     const memory = { runTokens: 2000, projectTokens: 500, runKey: 'run-1' };
     await runActivity(fetch.fetchContext, [{ transcriptId: 'tr-2', worktreePath: repo, taskId: 'T2', title: 'Next', description: '', verify: [], memory, repoPath: repo }]);
-    const text = (store.getMessage('tr-2', 0)?.content as { text: string }[])[0].text;
+    const text = ((await store.getMessage('tr-2', 0))?.content as { text: string }[])[0].text;
     expect(text).toContain('## T1: Add new\n- files: src/new.js\n- summary: added new.js\n- decision: (spec) Use a map, not a list.\n- failed first: The test phase failed');
     expect(text).toContain('verify commands that passed here: `node --test`');
     rmSync(repo, { recursive: true, force: true });

@@ -1,8 +1,8 @@
 import type { ActivityDeps } from '../activities';
-import type { Store } from '../store/sqlite-store';
+import type { DexStore } from '../store/dex-store';
 
 /** Activity dependencies for tests that make no model call: asking for a client fails the test. */
-export function offlineDeps(store: Store, dexHome: string): ActivityDeps {
+export function offlineDeps(store: DexStore, dexHome: string): ActivityDeps {
   return {
     store,
     dexHome,

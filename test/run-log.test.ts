@@ -6,16 +6,17 @@ import { describe, expect, it } from 'vitest';
 import { renderStep, stepKey, stepSettled, transcriptSteps } from '../client/run-log';
 import { renderTaskChanges, taskChanges } from '../client/task-diff';
 import { modelCallKey, phaseAttemptKey, verifyReportId, verifyResultKey, workflowKeyPrefix } from '../core/ids';
-import { Store } from '../store/sqlite-store';
+import type { DexStore } from '../store/dex-store';
+import { openSqliteDexStore } from '../store/sqlite-dex-store';
 
 /** A store holding one phase attempt of `wf`: a prompt, a tool turn, a completion that failed verify, and the note after it. */
-function storeWithTranscript(wf: string): { store: Store; transcript: string } {
-  const store = Store.open(':memory:');
+async function storeWithTranscript(wf: string): Promise<{ store: DexStore; transcript: string }> {
+  const store = openSqliteDexStore(':memory:');
   const transcript = phaseAttemptKey(wf, 'implement', 1);
   const call = (seq: number, input: number) =>
     ({ callKey: modelCallKey(transcript, seq), workflowId: wf, taskId: 'fix-sum', phase: 'implement', model: 'claude-sonnet-4-6', input, output: 7, cacheRead: 0, cacheWrite: 0, costUsd: 0.001, durationMs: 5 });
-  store.appendMessage(transcript, 0, 'user', [{ type: 'text', text: '# Task fix-sum\n\nMake   sum add.' }]);
-  store.recordModelReply(
+  await store.appendMessage(transcript, 0, 'user', [{ type: 'text', text: '# Task fix-sum\n\nMake   sum add.' }]);
+  await store.recordModelReply(
     transcript,
     1,
     [
@@ -25,12 +26,12 @@ function storeWithTranscript(wf: string): { store: Store; transcript: string } {
     ],
     call(1, 100),
   );
-  store.putToolResult(transcript, 'tu1', { name: 'read_file', content: 'function sum(a, b) {\n  return a - b;\n}', isError: false });
-  store.appendMessage(transcript, 2, 'user', [{ type: 'tool_result', tool_use_id: 'tu1', content: 'x' }]);
-  store.recordModelReply(transcript, 3, [{ type: 'text', text: '{"status":"complete","summary":"done"}' }], call(3, 200));
+  await store.putToolResult(transcript, 'tu1', { name: 'read_file', content: 'function sum(a, b) {\n  return a - b;\n}', isError: false });
+  await store.appendMessage(transcript, 2, 'user', [{ type: 'tool_result', tool_use_id: 'tu1', content: 'x' }]);
+  await store.recordModelReply(transcript, 3, [{ type: 'text', text: '{"status":"complete","summary":"done"}' }], call(3, 200));
   const report = verifyReportId(transcript, 2);
-  store.putArtifact(verifyResultKey(report), 'verify-result', JSON.stringify({ passed: false, artifactId: report, commands: [{ command: 'node --test', exitCode: 1 }], tail: 'TAP\nnot ok 1 - sum adds\n' }));
-  store.appendMessage(transcript, 4, 'user', [
+  await store.putArtifact(verifyResultKey(report), 'verify-result', JSON.stringify({ passed: false, artifactId: report, commands: [{ command: 'node --test', exitCode: 1 }], tail: 'TAP\nnot ok 1 - sum adds\n' }));
+  await store.appendMessage(transcript, 4, 'user', [
     { type: 'text', text: 'Verification failed at command 1 of 1.' },
     { type: 'text', text: 'Verification failed (output above). Fix the cause, then complete again.' },
   ]);
@@ -38,18 +39,18 @@ function storeWithTranscript(wf: string): { store: Store; transcript: string } {
 }
 
 describe("a run's transcripts in the store", () => {
-  it("are found by the workflow's key prefix, and only its own (task-1/ is not task-10/)", () => {
-    const { store, transcript } = storeWithTranscript('task-math-fix-1');
-    storeWithTranscript('x'); // another store: nothing shared
-    store.appendMessage(phaseAttemptKey('task-math-fix-10', 'implement', 1), 0, 'user', 'other');
-    store.appendMessage(phaseAttemptKey('task-math-fix-1', 'test', 1), 0, 'user', 'later');
-    expect(store.listTranscripts(workflowKeyPrefix('task-math-fix-1'))).toEqual([transcript, 'task-math-fix-1/test/1']);
-    expect(store.listTranscripts(workflowKeyPrefix('task-math-fix'))).toEqual([]);
+  it("are found by the workflow's key prefix, and only its own (task-1/ is not task-10/)", async () => {
+    const { store, transcript } = await storeWithTranscript('task-math-fix-1');
+    await storeWithTranscript('x'); // another store: nothing shared
+    await store.appendMessage(phaseAttemptKey('task-math-fix-10', 'implement', 1), 0, 'user', 'other');
+    await store.appendMessage(phaseAttemptKey('task-math-fix-1', 'test', 1), 0, 'user', 'later');
+    expect(await store.listTranscripts(workflowKeyPrefix('task-math-fix-1'))).toEqual([transcript, 'task-math-fix-1/test/1']);
+    expect(await store.listTranscripts(workflowKeyPrefix('task-math-fix'))).toEqual([]);
   });
 
-  it('read as steps: the prompt, each turn with its spending, each tool with arguments and result, verify, and what the model was told', () => {
-    const { store, transcript } = storeWithTranscript('wf');
-    const steps = transcriptSteps(store, transcript);
+  it('read as steps: the prompt, each turn with its spending, each tool with arguments and result, verify, and what the model was told', async () => {
+    const { store, transcript } = await storeWithTranscript('wf');
+    const steps = await transcriptSteps(store, transcript);
     expect(steps.map(renderStep)).toEqual([
       '  prompt (31 chars): # Task fix-sum Make sum add.',
       '  turn 1 · claude-sonnet-4-6 · 100 in / 7 out · $0.0010\n    Reading it first.',
@@ -65,11 +66,11 @@ describe("a run's transcripts in the store", () => {
     expect(stepKey(transcript, running)).toBe('wf/implement/1#1:tool:tu2');
   });
 
-  it('cuts long arguments and results to one short line', () => {
-    const store = Store.open(':memory:');
-    store.appendMessage('t/p/1', 1, 'assistant', [{ type: 'tool_use', id: 'a', name: 'write_file', input: { path: 'x', content: 'y'.repeat(500) } }]);
-    store.putToolResult('t/p/1', 'a', { name: 'write_file', content: 'z\n'.repeat(300), isError: true });
-    const [, tool] = transcriptSteps(store, 't/p/1').map(renderStep);
+  it('cuts long arguments and results to one short line', async () => {
+    const store = openSqliteDexStore(':memory:');
+    await store.appendMessage('t/p/1', 1, 'assistant', [{ type: 'tool_use', id: 'a', name: 'write_file', input: { path: 'x', content: 'y'.repeat(500) } }]);
+    await store.putToolResult('t/p/1', 'a', { name: 'write_file', content: 'z\n'.repeat(300), isError: true });
+    const [, tool] = (await transcriptSteps(store, 't/p/1')).map(renderStep);
     expect(tool.length).toBeLessThan(280);
     expect(tool).toMatch(/^ {4}write_file \{"path":"x","content":"y+… → error: z z z/);
   });

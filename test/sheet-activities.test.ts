@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSheetActivities } from '../activities/sheet';
-import { Store } from '../store/sqlite-store';
+import type { DexStore } from '../store/dex-store';
+import { openSqliteDexStore } from '../store/sqlite-dex-store';
 import { costOf } from '../core/pricing';
 import { VALUE_LIMIT_CHARS } from '../core/sheet-types';
 import { TEST_MODEL } from './cassette-builder';
@@ -12,12 +13,12 @@ import { runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';
 
 let dir: string;
-let store: Store;
+let store: DexStore;
 let acts: ReturnType<typeof createSheetActivities>;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'dex-sheet-acts-'));
-  store = Store.open(join(dir, 'dex.db'));
+  store = openSqliteDexStore(join(dir, 'dex.db'));
   acts = createSheetActivities(offlineDeps(store, dir));
 });
 
@@ -38,7 +39,7 @@ describe('runSheetCommand', () => {
 
   it('takes trimmed stdout as the value, keeps stderr out of it, and stores the full output', async () => {
     expect(await run('wf/a/do', 'echo "  cbu-1  "; echo warning >&2')).toEqual({ value: 'cbu-1' });
-    expect(store.getArtifact('wf/a/do/output')?.content).toContain('--- stderr ---\nwarning');
+    expect((await store.getArtifact('wf/a/do/output'))?.content).toContain('--- stderr ---\nwarning');
   });
 
   it('does not run a finished command again when the activity is retried', async () => {

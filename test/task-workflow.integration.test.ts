@@ -50,7 +50,7 @@ describe('taskWorkflow on a real dev server', () => {
     expect(JSON.stringify(first.system)).toContain('"cache_control"');
     expect(JSON.stringify((first.tools as unknown[]).at(-1))).toContain('"cache_control"');
     // The phase record in the store: its tokens, cost, duration, model and commit.
-    const [phase] = dex.worker.deps.store.listPhases(handle.workflowId);
+    const [phase] = await dex.worker.deps.store.listPhases(handle.workflowId);
     expect(phase).toMatchObject({ phase: 'implement', state: 'verified', turns: 3, model: TEST_MODEL, commitSha: result.commit, ...expected });
     expect(phase.costUsd).toBeCloseTo(result.costUsd, 10);
     expect(phase.durationMs).toBeGreaterThan(0);

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Store } from '../store/sqlite-store';
+import type { DexStore } from '../store/dex-store';
+import { openSqliteDexStore } from '../store/sqlite-dex-store';
 import { createVerifyActivities, tailOf, type VerifyInput } from '../activities/verify';
 import { mockActivityEnv, runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';
@@ -10,18 +11,18 @@ import { offlineDeps } from './offline-deps';
 describe('verify', () => {
   let dir: string;
   let worktree: string;
-  let store: Store;
+  let store: DexStore;
   let activities: ReturnType<typeof createVerifyActivities>;
 
   beforeEach(() => {
     dir = realpathSync(mkdtempSync(join(tmpdir(), 'dex-verify-')));
     worktree = join(dir, 'wt');
     mkdirSync(worktree);
-    store = Store.open(join(dir, 'store.db'));
+    store = openSqliteDexStore(join(dir, 'store.db'));
     activities = createVerifyActivities(offlineDeps(store, dir));
   });
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -40,7 +41,7 @@ describe('verify', () => {
       ['cat marker.txt', 0, false],
       ['echo second', 0, false],
     ]);
-    const report = store.getArtifact('v-pass');
+    const report = await store.getArtifact('v-pass');
     expect(report?.kind).toBe('verify');
     expect(report?.content).toContain('Verification passed: 2 commands.');
     expect(report?.content).toContain('$ cat marker.txt\n(exit code 0');
@@ -62,8 +63,8 @@ describe('verify', () => {
     expect(lines).toHaveLength(30);
     expect(lines.at(-1)).toBe('1 test failed');
     expect(lines[0]).toBe('72');
-    expect(store.getArtifact('v-fail')?.content).toContain('Verification failed at command 2 of 3.');
-    expect(store.getArtifact('v-fail')?.content).toContain('\n1\n2\n3\n');
+    expect((await store.getArtifact('v-fail'))?.content).toContain('Verification failed at command 2 of 3.');
+    expect((await store.getArtifact('v-fail'))?.content).toContain('\n1\n2\n3\n');
     expect(existsSync(join(worktree, 'never-ran'))).toBe(false);
   });
 
@@ -74,7 +75,7 @@ describe('verify', () => {
     expect(result.passed).toBe(false);
     expect(result.commands[0]).toMatchObject({ exitCode: null, timedOut: true });
     expect(result.tail).toBe('waiting');
-    expect(store.getArtifact('v-slow')?.content).toContain('(timed out,');
+    expect((await store.getArtifact('v-slow'))?.content).toContain('(timed out,');
   });
 
   it('heartbeats while a command runs', async () => {
@@ -98,7 +99,7 @@ describe('verify', () => {
     await expect.poll(() => existsSync(join(worktree, 'started'))).toBe(true);
     env.cancel();
     await expect(running).rejects.toMatchObject({ name: 'CancelledFailure' });
-    expect(store.getArtifact('v-cancel')).toBeUndefined();
+    expect(await store.getArtifact('v-cancel')).toBeUndefined();
   });
 
   it('fails non-retryably when the worktree is gone', async () => {

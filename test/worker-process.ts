@@ -14,6 +14,8 @@ export interface DexWorkerOptions {
   taskQueue: string;
   hostQueue: string;
   anthropicUrl: string;
+  /** More of its environment (e.g. DEX_STORE). */
+  env?: NodeJS.ProcessEnv;
 }
 
 // Every worker this test file started, so that none outlives it.
@@ -30,6 +32,7 @@ export function spawnDexWorker(opts: DexWorkerOptions): ChildProcess {
       DEX_HOST_QUEUE: opts.hostQueue,
       ANTHROPIC_API_KEY: 'test-key',
       ANTHROPIC_BASE_URL: opts.anthropicUrl,
+      ...opts.env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

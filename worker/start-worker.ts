@@ -3,7 +3,7 @@ import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { join } from 'node:path';
 import { createActivities, type ActivityDeps } from '../activities';
-import { Store } from '../store/sqlite-store';
+import { openStoreFromEnv } from '../store/open-store';
 import { activityTracingOptions, tracedWorkflowModules, workflowTracingOptions } from './tracing-options';
 
 /** Where a worker connects and which queues it serves. */
@@ -14,6 +14,8 @@ export interface WorkerPlacement {
   taskQueue: string;
   /** This host's queue, for the activities that touch its worktrees and store. */
   hostQueue: string;
+  /** A shared store's queue (store/dex-store.ts sharedStoreQueue), for layer activities any worker on it may run. */
+  storeQueue?: string;
   /** The payload codec of every client of this server (docs/production.md#payload-encryption); default: none. */
   dataConverter?: DataConverter;
 }
@@ -44,12 +46,15 @@ const quietBundlerLogger = {
   error: (message: string) => console.error(message),
 };
 
-/** The activities' dependencies on this host: the SQLite store under `dexHome` and a retry-free Anthropic client. */
-export function hostDeps(dexHome: string, env: NodeJS.ProcessEnv = process.env): ActivityDeps {
+/**
+ * The activities' dependencies on this host: the store `env`'s DEX_STORE names (the SQLite file
+ * under `dexHome` by default) and a retry-free Anthropic client. The caller closes the store.
+ */
+export async function hostDeps(dexHome: string, env: NodeJS.ProcessEnv = process.env): Promise<ActivityDeps> {
   // One client per base URL, kept: its connections are reused from one model call to the next.
   const clients = new Map<string, Anthropic>();
   return {
-    store: Store.open(join(dexHome, 'dex.db')),
+    store: await openStoreFromEnv(dexHome, env),
     dexHome,
     anthropicClient: ({ baseUrl }) => {
       const url = baseUrl ?? env.ANTHROPIC_BASE_URL ?? '';
@@ -69,7 +74,7 @@ export function hostDeps(dexHome: string, env: NodeJS.ProcessEnv = process.env):
   };
 }
 
-/** A worker pair: workflows on the shared queue, activities on this host's queue. */
+/** A host's workers: workflows on the shared queue, activities on this host's queue (and a shared store's). */
 export interface DexWorker {
   run(): Promise<void>;
   shutdown(): void;
@@ -98,24 +103,31 @@ export async function createDexWorker(placement: WorkerPlacement, deps: Activity
     dataConverter,
     ...workflowTracingOptions(),
   });
-  const activities = await Worker.create({
-    connection,
-    namespace,
-    taskQueue: hostQueue,
-    activities: createActivities(deps),
-    // Heartbeats reach the server at most 1 s apart (the SDK's throttle is 0.8 × the heartbeat timeout), so
-    // policies.ts can use a 4 s heartbeat timeout and a dead worker's activity is retried within 5 s (docs/performance.md, B3).
-    maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
-    defaultHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
-    dataConverter,
-    ...activityTracingOptions(),
-  });
+  const registered = createActivities(deps);
+  const activityQueues = [hostQueue, ...(placement.storeQueue ? [placement.storeQueue] : [])];
+  const activityWorkers = await Promise.all(
+    activityQueues.map((queue) =>
+      Worker.create({
+        connection,
+        namespace,
+        taskQueue: queue,
+        activities: registered,
+        // Heartbeats reach the server at most 1 s apart (the SDK's throttle is 0.8 × the heartbeat timeout), so
+        // policies.ts can use a 4 s heartbeat timeout and a dead worker's activity is retried within 5 s (docs/performance.md, B3).
+        maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
+        defaultHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
+        dataConverter,
+        ...activityTracingOptions(),
+      }),
+    ),
+  );
+  const all = [workflows, ...activityWorkers];
   return {
     run: async () => {
-      await Promise.all([workflows.run(), activities.run()]);
+      await Promise.all(all.map((w) => w.run()));
     },
     shutdown: () => {
-      for (const w of [workflows, activities]) if (w.getState() === 'RUNNING') w.shutdown();
+      for (const w of all) if (w.getState() === 'RUNNING') w.shutdown();
     },
   };
 }

@@ -9,6 +9,7 @@ import { ensureTemporalCli, ensureTestServer } from '../toolchain';
 import { bwrapProgram, sandboxAvailability } from '../../activities/sandbox/sandbox-availability';
 import { createDexWorker, hostDeps } from '../../worker/start-worker';
 import { flushTracing } from '../tracing';
+import { sharedStoreQueue } from '../../store/dex-store';
 
 /** `dex setup`: installs (or finds in the cache) the Temporal CLI and the Java test server, and says whether a sandbox works here. */
 export async function setupCommand(argv: string[], out: Output): Promise<number> {
@@ -43,22 +44,28 @@ export async function workerCommand(argv: string[], out: Output): Promise<number
   installRuntimeLogging('WARN');
   const settings = readSettings();
   const conns = await connectSaying(settings, out.info);
-  const deps = hostDeps(settings.dexHome);
-  const worker = await createDexWorker(
-    {
-      connection: await conns.nativeConnection(),
-      namespace: settings.namespace,
-      taskQueue: settings.taskQueue,
-      hostQueue: settings.hostQueue,
-      dataConverter: conns.dataConverter,
-    },
-    deps,
-  );
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());
-  out.info(`dex worker polling ${settings.taskQueue} and ${settings.hostQueue} on ${conns.address}`);
-  await worker.run();
-  await flushTracing();
-  deps.store.close();
+  const deps = await hostDeps(settings.dexHome);
+  const storeQueue = sharedStoreQueue(settings.taskQueue, deps.store);
+  try {
+    const worker = await createDexWorker(
+      {
+        connection: await conns.nativeConnection(),
+        namespace: settings.namespace,
+        taskQueue: settings.taskQueue,
+        hostQueue: settings.hostQueue,
+        storeQueue,
+        dataConverter: conns.dataConverter,
+      },
+      deps,
+    );
+    for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());
+    const queues = [settings.taskQueue, settings.hostQueue, ...(storeQueue ? [storeQueue] : [])];
+    out.info(`dex worker polling ${queues.slice(0, -1).join(', ')} and ${queues.at(-1)} on ${conns.address}, store ${deps.store.location}`);
+    await worker.run();
+    await flushTracing();
+  } finally {
+    await deps.store.close();
+  }
   await conns.close();
   return 0;
 }

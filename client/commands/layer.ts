@@ -1,14 +1,14 @@
 import { readFileSync, existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { layerStore } from '../../store/layer-store';
-import { Store } from '../../store/sqlite-store';
+import { resolve } from 'node:path';
 import { layerWorkflowIdPrefix } from '../../core/ids';
 import { InvalidInput } from '../../core/invalid-input';
 import { onePositional, parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
+import { withStore } from '../command-store';
 import type * as DriveRun from '../drive-run';
 import type { LayerInput } from '../../core/layer-types';
 import { buildLayerInput } from '../layer-request';
+import { layerActivityQueue } from '../layer-queue';
 import { buildLayerResumeInput } from '../layer-resume';
 import { renderLayerRun } from '../render-layer-run';
 import { layerAbout, type RunAbout } from '../run-about';
@@ -23,7 +23,7 @@ export async function layerCommand(argv: string[], out: Output): Promise<number>
   let about: RunAbout;
   if (values.resume !== undefined) {
     if (positionals.length > 0) throw new UsageError(`--resume RUN takes no layer file (the run's own layer is resumed): ${usageOf('layer')}`);
-    const resume = buildLayerResumeInput(values.resume, { llm: values.llm }, settings);
+    const resume = await buildLayerResumeInput(values.resume, { llm: values.llm }, settings);
     if ('nothing' in resume) {
       out.result(resume.nothing, { resumes: values.resume, nothingToResume: true });
       return 0;
@@ -35,6 +35,7 @@ export async function layerCommand(argv: string[], out: Output): Promise<number>
     input = buildLayerInput(onePositional(positionals, 'a layer file', usageOf('layer')), { llm: values.llm }, settings);
     about = layerAbout(input);
   }
+  input = { ...input, hostQueue: await layerActivityQueue(settings, values.detach) };
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;
   const run = await driveRun(
@@ -60,7 +61,7 @@ export async function messagesCommand(argv: string[], out: Output): Promise<numb
   if (!existsSync(path)) throw new InvalidInput(`messages file not found: ${path}`);
   const messages = parseTopicMessages(readFileSync(path, 'utf8'), path);
   const topics = [...new Set(messages.map((m) => m.topic))].sort();
-  const counts = withStore((store) => layerStore(store).importMessages(messages));
+  const counts = await withStore(readSettings().dexHome, (store) => store.layers.importMessages(messages));
   out.result(`imported ${counts.added} message(s) (${counts.skipped} already stored) on ${topics.length} topic(s): ${topics.join(', ')}`, { ...counts, topics });
   return 0;
 }
@@ -69,7 +70,7 @@ export async function messagesCommand(argv: string[], out: Output): Promise<numb
 export async function insightsCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.insights.options);
   if (positionals.length !== 1 || positionals[0] !== 'list') throw new UsageError(`usage: ${usageOf('insights')}`);
-  const insights = withStore((store) => layerStore(store).listInsights({ topic: values.topic, layerRunId: values.run }));
+  const insights = await withStore(readSettings().dexHome, (store) => store.layers.listInsights({ topic: values.topic, layerRunId: values.run }));
   const human = insights.length
     ? insights
         .map((i) => {
@@ -80,13 +81,4 @@ export async function insightsCommand(argv: string[], out: Output): Promise<numb
     : 'no insights yet';
   out.result(human, insights);
   return 0;
-}
-
-function withStore<T>(use: (store: Store) => T): T {
-  const store = Store.open(join(readSettings().dexHome, 'dex.db'));
-  try {
-    return use(store);
-  } finally {
-    store.close();
-  }
 }

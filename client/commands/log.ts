@@ -1,10 +1,10 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { workflowKeyPrefix } from '../../core/ids';
-import { Store } from '../../store/sqlite-store';
+import type { DexStore } from '../../store/dex-store';
+import { parseStoreSpec } from '../../store/open-store';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
+import { withExistingStore } from '../command-store';
 import { PLAN_KINDS } from '../plan-kinds';
 import { RunHistory } from '../run-history';
 import { findRun, isRunning } from '../run-lookup';
@@ -28,13 +28,17 @@ type InputWithQueue = { hostQueue?: string; taskDefaults?: { hostQueue?: string 
 const workflowsOf = (id: string, history: RunHistory | undefined): string[] => [...new Set([id, ...(history?.children() ?? [])])];
 
 /** Each workflow's transcripts in this host's store, each transcript once (a layer's children share its keys). */
-function readLog(store: Store, workflowIds: string[]): WorkflowLog[] {
+async function readLog(store: DexStore, workflowIds: string[]): Promise<WorkflowLog[]> {
   const seen = new Set<string>();
-  return workflowIds.map((workflowId) => {
-    const ids = store.listTranscripts(workflowKeyPrefix(workflowId)).filter((t) => !seen.has(t));
+  const log: WorkflowLog[] = [];
+  for (const workflowId of workflowIds) {
+    const ids = (await store.listTranscripts(workflowKeyPrefix(workflowId))).filter((t) => !seen.has(t));
     ids.forEach((t) => seen.add(t));
-    return { workflowId, transcripts: ids.map((t) => ({ id: t, steps: transcriptSteps(store, t) })) };
-  });
+    const transcripts: TranscriptLog[] = [];
+    for (const t of ids) transcripts.push({ id: t, steps: await transcriptSteps(store, t) });
+    log.push({ workflowId, transcripts });
+  }
+  return log;
 }
 
 /** The log as text: each transcript under its id, each step a line. */
@@ -54,36 +58,38 @@ export async function logCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.log.options);
   const id = onePositional(positionals, 'a run id', usageOf('log'));
   const settings = readSettings();
+  // Read first: a DEX_STORE that names no store is an input error before anything connects.
+  const spec = parseStoreSpec(process.env.DEX_STORE, settings.dexHome);
   const conns = await connectSaying(settings, out.info);
   try {
     const run = await findRun(conns.client, id);
     const hasChildren = run.type !== PLAN_KINDS.task.workflowType;
     const history = async () => (hasChildren ? RunHistory.of(run.handle) : undefined);
-    const dbPath = join(settings.dexHome, 'dex.db');
-    if (!existsSync(dbPath)) return nothingHere(out, id, dbPath, await RunHistory.of(run.handle));
-    const store = Store.open(dbPath);
-    try {
-      if (values.follow) return await follow(out, run.handle, store, id, history);
-      const log = readLog(store, workflowsOf(id, await history()));
-      if (!log.some((w) => w.transcripts.length)) return nothingHere(out, id, dbPath, await RunHistory.of(run.handle));
-      out.result(renderLog(log), { id, runs: log });
-      return 0;
-    } finally {
-      store.close();
-    }
+    const none = async (location: string) => nothingHere(out, id, location, await RunHistory.of(run.handle));
+    return await withExistingStore(
+      spec,
+      async (store) => {
+        if (values.follow) return await follow(out, run.handle, store, id, history);
+        const log = await readLog(store, workflowsOf(id, await history()));
+        if (!log.some((w) => w.transcripts.length)) return await none(store.location);
+        out.result(renderLog(log), { id, runs: log });
+        return 0;
+      },
+      none,
+    );
   } finally {
     await conns.close();
   }
 }
 
 /** Prints steps as they come until the run ends (with --json: the whole log once it has ended). */
-async function follow(out: Output, handle: WorkflowHandle, store: Store, id: string, history: () => Promise<RunHistory | undefined>): Promise<number> {
+async function follow(out: Output, handle: WorkflowHandle, store: DexStore, id: string, history: () => Promise<RunHistory | undefined>): Promise<number> {
   const printed = new Set<string>();
   let header: string | undefined;
   for (;;) {
     // Whether it ended is read before its steps, so the last read holds every step it took.
     const ended = !(await isRunning(handle));
-    const log = readLog(store, workflowsOf(id, await history()));
+    const log = await readLog(store, workflowsOf(id, await history()));
     if (ended && out.json) {
       out.result('', { id, runs: log });
       return 0;
@@ -108,10 +114,10 @@ async function follow(out: Output, handle: WorkflowHandle, store: Store, id: str
 }
 
 /** This host's store has nothing of the run: say where its steps are kept instead. */
-function nothingHere(out: Output, id: string, dbPath: string, history: RunHistory): number {
+function nothingHere(out: Output, id: string, location: string, history: RunHistory): number {
   const input = history.input<InputWithQueue>();
   const queue = input?.hostQueue ?? input?.taskDefaults?.hostQueue;
   const where = queue ? `; its steps are kept on the host whose worker polls ${queue}` : '';
-  out.result(`no steps of ${id} in this host's store (${dbPath})${where}`, { id, runs: [], store: dbPath, hostQueue: queue });
+  out.result(`no steps of ${id} in this host's store (${location})${where}`, { id, runs: [], store: location, hostQueue: queue });
   return 0;
 }

@@ -1,11 +1,9 @@
-import { join } from 'node:path';
 import { repoKeyOf } from '../../activities/memory';
 import { cleanNote, type ProjectNote } from '../../core/project-memory';
 import { InvalidInput } from '../../core/invalid-input';
-import { memoryStore } from '../../store/memory-store';
-import { Store } from '../../store/sqlite-store';
 import { parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
+import { withStore } from '../command-store';
 import { readSettings } from '../settings';
 import { resolveRepository } from '../task-request';
 
@@ -19,27 +17,23 @@ export async function memoryCommand(argv: string[], out: Output): Promise<number
   if (positionals.length) throw new UsageError(`no arguments besides the options: ${usageOf('memory')}`);
   if (values.add !== undefined && values.forget !== undefined) throw new UsageError(`--add or --forget, not both: ${usageOf('memory')}`);
   const repo = repoKeyOf(resolveRepository(values.repo ?? process.cwd()));
-  const store = Store.open(join(readSettings().dexHome, 'dex.db'));
-  try {
-    const memory = memoryStore(store);
+  return withStore(readSettings().dexHome, async ({ memory }) => {
     if (values.add !== undefined) {
-      const { id, added } = memory.addNote(repo, 'note', cleanNote(values.add));
+      const { id, added } = await memory.addNote(repo, 'note', cleanNote(values.add));
       out.result(added ? `kept as note ${id}` : `already kept as note ${id}`, { repo, id, added });
       return 0;
     }
     if (values.forget !== undefined) {
       const id = Number(values.forget);
       if (!/^\d+$/.test(values.forget) || !Number.isSafeInteger(id)) throw new InvalidInput(`--forget takes a note's number as \`dex memory\` lists it; got "${values.forget}"`);
-      if (!memory.forget(repo, id)) throw new InvalidInput(`no note ${id} in the memory of ${repo}`);
+      if (!(await memory.forget(repo, id))) throw new InvalidInput(`no note ${id} in the memory of ${repo}`);
       out.result(`forgot note ${id}`, { repo, forgot: id });
       return 0;
     }
-    const notes = memory.notes(repo);
+    const notes = await memory.notes(repo);
     out.result(notes.length ? [`memory of ${repo}:`, ...notes.map(formatNote)].join('\n') : `nothing remembered about ${repo} yet`, { repo, notes });
     return 0;
-  } finally {
-    store.close();
-  }
+  });
 }
 
 /** One note as `dex memory` lists it: its number (what --forget takes), kind and text. */

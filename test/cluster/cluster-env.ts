@@ -4,7 +4,8 @@
  * for one file. The bed is brought up once and taken down at the end unless it was up already
  * (a developer's `scripts/cluster.sh up` is left as it was).
  */
-import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -13,9 +14,11 @@ import { buildRoadmapInput } from '../../client/roadmap-request';
 import { readSettings } from '../../client/settings';
 import type { CassetteLine } from '../../core/cassette';
 import type { TaskInput } from '../../core/task-types';
-import { alive, crashAndRestartServer, down, readBed, restartDatabase, up, type BedState } from '../../scripts/cluster/bed';
+import { crashAndRestartServer, restartDatabase, type BedState } from '../../scripts/cluster/bed';
 import { quietRuntime, sampleRepo, startTestWorker, taskInput, type TestWorker } from '../dev-server-env';
 import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic-server';
+import { useBed } from './bed-hook';
+import { createTestDatabase, type TestDatabase } from './test-database';
 
 export interface ClusterEnv {
   readonly bed: BedState;
@@ -32,25 +35,30 @@ export interface ClusterEnv {
   waitForRequests(task: string, count: number, timeoutMs?: number): Promise<void>;
 }
 
-export function useClusterEnv(opts: { cassette: CassetteLine[]; queue: string; latencyMs?: number }): ClusterEnv {
-  let bed: BedState | undefined;
-  let ownBed = false;
+/**
+ * The bed, the fake answering `cassette`, and an in-process worker on `queue` (none when no queue
+ * is given) whose store is a fresh PostgreSQL database on the bed, so a database restart hits
+ * dex's store as well as Temporal's (docs/production.md#the-shared-store).
+ */
+export function useClusterEnv(opts: { cassette: CassetteLine[]; queue?: string; latencyMs?: number }): ClusterEnv {
+  const hook = useBed();
+  let database: TestDatabase | undefined;
   let env: TestWorkflowEnvironment | undefined;
   let fake: FakeAnthropic | undefined;
   let worker: TestWorker | undefined;
 
   beforeAll(async () => {
     quietRuntime();
-    const before = readBed();
-    ownBed = !before || !alive(before.serverPid);
-    bed = await up((line) => console.log(line));
     fake = await startFakeAnthropic({ cassette: opts.cassette, latencyMs: opts.latencyMs });
-    env = await TestWorkflowEnvironment.createFromExistingServer({ address: bed.address, namespace: 'default' });
-    worker = await startTestWorker(env, { anthropicUrl: fake.url, queue: opts.queue });
+    env = await TestWorkflowEnvironment.createFromExistingServer({ address: hook.bed.address, namespace: 'default' });
+    if (opts.queue !== undefined) {
+      database = await createTestDatabase(hook.bed, 'dex_cluster');
+      worker = await startTestWorker(env, { anthropicUrl: fake.url, queue: opts.queue, store: database.url });
+    }
   });
 
   afterAll(async () => {
-    const steps = [async () => worker?.stop(), async () => fake?.close(), async () => env?.teardown(), async () => (ownBed && !process.env.DEX_CLUSTER_KEEP ? down() : undefined)];
+    const steps = [async () => worker?.stop(), async () => database?.drop(), async () => fake?.close(), async () => env?.teardown()];
     const failures: unknown[] = [];
     for (const step of steps) await step().catch((err: unknown) => failures.push(err));
     if (failures.length > 0) throw failures[0];
@@ -63,7 +71,7 @@ export function useClusterEnv(opts: { cassette: CassetteLine[]; queue: string; l
 
   const cluster: ClusterEnv = {
     get bed() {
-      return need(bed);
+      return hook.bed;
     },
     get env() {
       return need(env);
@@ -91,7 +99,7 @@ export function useClusterEnv(opts: { cassette: CassetteLine[]; queue: string; l
       return cluster.env.client.workflow.start('roadmapWorkflow', { workflowId: checked.workflowId, taskQueue: w.taskQueue, args: [checked.input] });
     },
     crashServer: async () => {
-      bed = await crashAndRestartServer(cluster.bed);
+      hook.set(await crashAndRestartServer(cluster.bed));
     },
     restartPostgres: () => restartDatabase(cluster.bed),
     waitForRequests: async (task, count, timeoutMs = 60_000) => {
@@ -103,6 +111,15 @@ export function useClusterEnv(opts: { cassette: CassetteLine[]; queue: string; l
     },
   };
   return cluster;
+}
+
+/** Resolves once `count` workers poll `queue` for activities. */
+export async function waitForPollers(client: Client, queue: string, count: number, timeoutMs = 60_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 200))) {
+    const { pollers } = await client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: queue }, taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY });
+    if ((pollers?.length ?? 0) >= count) return;
+    if (Date.now() > deadline) throw new Error(`${pollers?.length ?? 0} of ${count} workers poll ${queue} after ${timeoutMs / 1000} s`);
+  }
 }
 
 /** The Dex-Checkpoint keys of every commit in the repository (all refs), one per checkpoint commit. */

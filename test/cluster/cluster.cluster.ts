@@ -40,21 +40,21 @@ const CASSETTE = [
 const cluster = useClusterEnv({ cassette: CASSETTE, queue: 'dex-cluster', latencyMs: 300 });
 
 /** The task's one implement commit on its branch, its phase row once, each checkpoint key once. */
-function expectOnce(repo: string, result: TaskResult, workflowId: string): void {
+async function expectOnce(repo: string, result: TaskResult, workflowId: string): Promise<void> {
   expect(result.state).toBe('completed');
   expect(commitsOnBranch(repo, result.branch)).toHaveLength(1);
   expect(fileAt(repo, result.commit!, 'src/math.js')).toContain('return a + b;');
   const keys = checkpointKeys(repo);
   expect(keys.length).toBeGreaterThan(0);
   expect(new Set(keys).size).toBe(keys.length);
-  const phases = cluster.worker.deps.store.listPhases(workflowId);
+  const phases = await cluster.worker.deps.store.listPhases(workflowId);
   expect(phases.filter((p) => p.phase === 'implement')).toHaveLength(1);
 }
 
 describe('dex on the cluster test bed (PostgreSQL + Temporal server)', () => {
   it('runs a task to the end', async () => {
     const { repo, handle } = await cluster.startTask('C-task');
-    expectOnce(repo, (await handle.result()) as TaskResult, handle.workflowId);
+    await expectOnce(repo, (await handle.result()) as TaskResult, handle.workflowId);
   });
 
   it('runs a 3-task roadmap to the end: every box ticked, one implement commit a task', async () => {
@@ -76,20 +76,20 @@ describe('dex on the cluster test bed (PostgreSQL + Temporal server)', () => {
     await cluster.crashServer();
     expect(cluster.bed.serverPid).not.toBe(before);
     await handle.signal('approve', { note: 'go ahead', by: 'cluster-test' });
-    expectOnce(repo, (await handle.result()) as TaskResult, handle.workflowId);
+    await expectOnce(repo, (await handle.result()) as TaskResult, handle.workflowId);
   });
 
   it('a task whose model call is in flight survives the Temporal server being SIGKILLed and restarted', async () => {
     const { repo, handle } = await cluster.startTask('C-crash');
     await cluster.waitForRequests('C-crash', 1);
     await cluster.crashServer();
-    expectOnce(repo, (await handle.result()) as TaskResult, handle.workflowId);
+    await expectOnce(repo, (await handle.result()) as TaskResult, handle.workflowId);
   });
 
   it('a run resumes after PostgreSQL restarts under it', async () => {
     const { repo, handle } = await cluster.startTask('C-pg');
     await cluster.waitForRequests('C-pg', 1);
     cluster.restartPostgres();
-    expectOnce(repo, (await handle.result()) as TaskResult, handle.workflowId);
+    await expectOnce(repo, (await handle.result()) as TaskResult, handle.workflowId);
   });
 });

@@ -16,9 +16,9 @@ export interface TargetPart {
 }
 
 /**
- * Starts a layer run's targets as child workflows, one after another, and keeps the run-wide
- * count of prompt tokens sent, so each child knows what is left of `max_tokens_per_run`
- * (docs/layers.md#context-budgets).
+ * Starts a layer run's targets as child workflows and keeps the run-wide count of prompt tokens
+ * sent, so each child knows what is left of `max_tokens_per_run` (docs/layers.md#context-budgets;
+ * a layer with that budget runs its targets one after another, core/layer-file.ts).
  */
 export class TargetChildren {
   private promptTokens = 0;

@@ -8,14 +8,15 @@ import { LayerProgress } from './progress';
 import { layerActivities, type LayerActivities } from './activities';
 import { TargetChildren, type TargetPart } from './children';
 import { layerTargetWorkflow } from './target-workflow';
+import { inLanes } from '../run/lanes';
 import { RunControl } from '../run/run-control';
 import { FAILURE, nonRetryable } from '../../core/failure-types';
 
 export { layerTargetWorkflow };
 
 /**
- * One layer run (docs/interfaces.md#plans-workflows-and-ids): each target in its own child workflow, one after another, a
- * target's failure recorded and the rest going on (fail-forward); then the global part, if
+ * One layer run (docs/interfaces.md#plans-workflows-and-ids): each target in its own child workflow, one after another
+ * or `concurrency` at once (docs/layers.md#running-targets-at-once), a target's failure recorded and the rest going on (fail-forward); then the global part, if
  * the layer has one, over what all targets made. The audit record is stored at the end.
  * A resumed run (`dex layer --resume`, docs/layers.md#resuming-a-run) runs only the failed
  * targets of the run it resumes, each from the node it failed at, with the context it had there.
@@ -37,11 +38,10 @@ export async function layerWorkflow(started: LayerInput): Promise<LayerRunRecord
   const parts = await targetParts(input, perTarget, acts, progress, now);
   progress.ledger.step(`${parts.length} targets: ${parts.map((p) => p.target).join(', ') || '(none)'}`);
 
-  const results: LayerTargetResult[] = [];
-  for (const part of parts) {
+  const results = await inLanes(parts, input.layer.concurrency ?? 1, async (part) => {
     await control.unpaused();
-    results.push(await children.run(part));
-  }
+    return children.run(part);
+  });
 
   let globalResult: LayerTargetResult | undefined;
   const globalPart = await globalPartOf(runId, input, global, results, acts, progress);

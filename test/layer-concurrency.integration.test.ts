@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { runEnd } from '../client/follow-run';
+import { buildLayerInput } from '../client/layer-request';
+import { readSettings } from '../client/settings';
+import type { LayerRunRecord } from '../core/layer-types';
+import { useDexEnvironment } from './dex-environment';
+import { insightLine, layerDir, messagesFor } from './layer-fixtures';
+
+// docs/layers.md#running-targets-at-once
+const testEnv = useDexEnvironment({ server: 'dev', queue: 'dex-it-layer-lanes' });
+
+/** The most target children the run had open at once, read from its history's child events in order. */
+async function mostAtOnce(workflowId: string): Promise<number> {
+  const { events } = await testEnv.client.workflow.getHandle(workflowId).fetchHistory();
+  let open = 0;
+  let most = 0;
+  for (const e of events ?? []) {
+    if (e.startChildWorkflowExecutionInitiatedEventAttributes) most = Math.max(most, ++open);
+    if (e.childWorkflowExecutionCompletedEventAttributes || e.childWorkflowExecutionFailedEventAttributes) open--;
+  }
+  return most;
+}
+
+describe('a layer with concurrency: 3 over seven topics', () => {
+  it('runs three targets at once, never more, and starts them in the targets\' order', async () => {
+    const topics = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7'];
+    await testEnv.worker.deps.store.layers.importMessages(messagesFor(topics));
+    const layer = layerDir({ name: 'lanes', topics, cassette: topics.map((t) => insightLine(t, 'reflect')), head: 'concurrency: 3' });
+    const input = buildLayerInput(layer.file, { llm: `replay:${layer.cassette}` }, { ...readSettings({}), hostQueue: testEnv.worker.hostQueue });
+    expect(input.layer.concurrency).toBe(3);
+    const handle = await testEnv.start('layerWorkflow', 'layer-lanes-1', input);
+    const { result: record } = await runEnd<LayerRunRecord>(handle);
+
+    expect(record).toMatchObject({ status: 'success', targetsProcessed: 7, insightsCreated: 7 });
+    expect(await mostAtOnce('layer-lanes-1')).toBe(3);
+    const insights = await testEnv.worker.deps.store.layers.listInsights({ layerRunId: 'layer-lanes-1' });
+    expect(insights.map((i) => i.topic).sort()).toEqual(topics);
+    // Children start in the targets' order.
+    const { events } = await handle.fetchHistory();
+    const started = (events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
+    expect(started).toEqual(topics.map((t) => `layer-lanes-1/${t}`));
+  });
+
+  it('without concurrency, runs one target at a time', async () => {
+    const topics = ['s1', 's2', 's3'];
+    await testEnv.worker.deps.store.layers.importMessages(messagesFor(topics));
+    const layer = layerDir({ name: 'single', topics, cassette: topics.map((t) => insightLine(t, 'reflect')) });
+    const input = buildLayerInput(layer.file, { llm: `replay:${layer.cassette}` }, { ...readSettings({}), hostQueue: testEnv.worker.hostQueue });
+    await runEnd<LayerRunRecord>(await testEnv.start('layerWorkflow', 'layer-single-1', input));
+    expect(await mostAtOnce('layer-single-1')).toBe(1);
+  });
+});
