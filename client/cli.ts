@@ -15,7 +15,9 @@ import type * as SignalCommands from './commands/signal-commands';
 import type * as LayerCommands from './commands/layer';
 import type * as MemoryCommands from './commands/memory';
 import { PLAN_KINDS } from './plan-kinds';
-import { ServerUnreachable } from './server-unreachable';
+import { ServerUnreachable } from '../core/server-unreachable';
+import { parseStoreSpec } from '../store/store-spec';
+import { readSettings } from './settings';
 import { flushTracing } from './tracing';
 
 // Commands load on demand (require, as this CommonJS code runs under tsx's CommonJS hook):
@@ -89,6 +91,8 @@ export async function main(argv: string[]): Promise<number> {
     if (help !== undefined) return showHelp(help, out);
     const load = name ? COMMANDS[name] : undefined;
     if (!load) throw new InvalidInput(name ? `unknown command "${name}": \`dex help\` lists them` : renderOverview());
+    // A DEX_STORE dex cannot read is bad input to every command, caught before any of them starts anything.
+    parseStoreSpec(process.env.DEX_STORE, readSettings().dexHome);
     return await (await load())(rest, out);
   } catch (err) {
     const usage = err instanceof UsageError && name && Object.hasOwn(COMMAND_HELP, name) ? ` (see \`dex help ${name}\`)` : '';

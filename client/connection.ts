@@ -4,7 +4,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { startDevServerDetached } from './dev-server';
 import { InvalidInput } from '../core/invalid-input';
 import { missingSearchAttributes, registerSearchAttributes } from './search-attribute-setup';
-import { ServerUnreachable } from './server-unreachable';
+import { ServerUnreachable } from '../core/server-unreachable';
 import { installRuntimeLogging } from './runtime-logging';
 import { codecFromEnv, dexDataConverter } from './payload-codec';
 import { readConnectionSecurity, type ConnectionSecurity } from './connection-security';

@@ -1,38 +1,12 @@
-import { InvalidInput } from '../core/invalid-input';
 import type { DexStore } from './dex-store';
 import { openPostgresDexStore } from './postgres-store';
-import { redactUrl } from './redact-url';
-import { openSqliteDexStore, sqliteStorePath } from './sqlite-dex-store';
+import { openSqliteDexStore } from './sqlite-dex-store';
+import { parseStoreSpec, type StoreSpec } from './store-spec';
 
 // Kept here too: callers that name a store already import this module.
 export { redactUrl } from './redact-url';
+export { parseStoreSpec, type StoreSpec } from './store-spec';
 
-/**
- * What DEX_STORE names (docs/production.md#the-shared-store): unset or `sqlite`, the embedded
- * store under DEX_HOME; `sqlite:PATH`, an SQLite file elsewhere; `postgres://…` or
- * `postgresql://…`, a PostgreSQL database shared by every host that names it.
- */
-export type StoreSpec = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
-
-/** Reads DEX_STORE; a value it cannot read is InvalidInput (exit 2, nothing opened). */
-export function parseStoreSpec(value: string | undefined, dexHome: string): StoreSpec {
-  const spec = value?.trim() ?? '';
-  if (spec === '' || spec === 'sqlite') return { kind: 'sqlite', path: sqliteStorePath(dexHome) };
-  if (spec.startsWith('sqlite:')) {
-    const path = spec.slice('sqlite:'.length);
-    if (!path) throw new InvalidInput('DEX_STORE=sqlite:PATH needs a file path after the colon');
-    return { kind: 'sqlite', path };
-  }
-  if (/^postgres(ql)?:\/\//.test(spec)) {
-    try {
-      new URL(spec);
-    } catch {
-      throw new InvalidInput(`DEX_STORE is not a valid PostgreSQL URL: ${redactUrl(spec)}`);
-    }
-    return { kind: 'postgres', url: spec };
-  }
-  throw new InvalidInput(`unknown DEX_STORE "${redactUrl(spec)}": use sqlite, sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE`);
-}
 
 /** Opens the store `spec` names, creating or migrating its tables. */
 export async function openDexStore(spec: StoreSpec): Promise<DexStore> {

@@ -5,12 +5,14 @@
  * (store/postgres-migrations.ts); statements run on a small pool that survives the database
  * restarting (store/postgres-db.ts).
  */
+import { InvalidInput } from '../core/invalid-input';
+import { ServerUnreachable } from '../core/server-unreachable';
 import type { DexStore } from './dex-store';
 import { createPool, PostgresDb } from './postgres-db';
 import { postgresLayers } from './postgres-layers';
 import { postgresMemory } from './postgres-memory';
 import { migrate } from './postgres-migrations';
-import { retriedOnce } from './postgres-retry';
+import { isRetryable, retriedOnce } from './postgres-retry';
 import { postgresRunRecords } from './postgres-run-records';
 import { redactUrl } from './redact-url';
 
@@ -40,7 +42,7 @@ export async function openPostgresDexStore(url: string, options: PostgresStoreOp
     );
   } catch (err) {
     await pool.end().catch(() => {});
-    throw new Error(`cannot open the PostgreSQL store at ${location}: ${describeError(err, url)}`, { cause: err });
+    throw openFailure(`cannot open the PostgreSQL store at ${location}: ${describeError(err, url)}`, err);
   }
   let closing: Promise<void> | undefined;
   return {
@@ -74,4 +76,18 @@ function passwordOf(url: string): string {
   } catch {
     return '';
   }
+}
+
+/** SQLSTATEs that say DEX_STORE itself is wrong: a bad user or password, a database that does not exist. */
+const WRONG_SETTING = new Set(['28P01', '28000', '3D000']);
+
+/**
+ * Why the store could not be opened, as the CLI reports it: a database out of reach exits 3 like
+ * an unreachable Temporal server, a wrong DEX_STORE exits 2 like any bad input, anything else 1.
+ */
+function openFailure(message: string, err: unknown): Error {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && WRONG_SETTING.has(code)) return new InvalidInput(message);
+  if (isRetryable(err)) return new ServerUnreachable(message);
+  return new Error(message, { cause: err });
 }

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { asyncMethods, type DexStore } from './dex-store';
 import { layerStore } from './layer-store';
 import { memoryStore } from './memory-store';
@@ -22,7 +21,4 @@ export function openSqliteDexStore(path: string): DexStore {
   } as DexStore;
 }
 
-/** The embedded store's file under `dexHome`. */
-export function sqliteStorePath(dexHome: string): string {
-  return join(dexHome, 'dex.db');
-}
+export { sqliteStorePath } from './store-spec';

@@ -163,6 +163,28 @@ describe.concurrent('dex rejects bad input with exit 2 before starting anything'
   });
 });
 
+describe.concurrent('DEX_STORE (docs/production.md#the-shared-store)', () => {
+  it.each([
+    ['messages import', () => ['messages', 'import', join(root, 'client', 'demo', 'demo.cassette.jsonl')]],
+    ['insights list', () => ['insights', 'list']],
+    ['memory', () => ['memory', '--repo', paths.repo]],
+    ['task', () => ['task', 'x', '--repo', paths.repo, '--llm', `replay:${demoCassette}`]],
+    ['log', () => ['log', 'some-id']],
+    ['worker', () => ['worker']],
+  ])('a value dex cannot read stops dex %s with exit 2 in one line, leaving nothing behind', async (_command, args) => {
+    const run = await dex(args(), { DEX_STORE: 'mysql://dex:hunter2@db/dex' });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toBe('dex: unknown DEX_STORE "mysql://dex:***@db/dex": use sqlite, sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE\n');
+    expect(run.dexHomeFiles).toEqual([]);
+  });
+
+  it('a PostgreSQL store out of reach exits 3 in one line, without its password', async () => {
+    const run = await dex(['insights', 'list'], { DEX_STORE: 'postgres://dex:hunter2@127.0.0.1:1/dex' });
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toBe('dex: cannot open the PostgreSQL store at postgres://dex:***@127.0.0.1:1/dex: connect ECONNREFUSED 127.0.0.1:1\n');
+  });
+});
+
 describe.concurrent('an error in an input file is one line naming the file, the line and column, and the problem', () => {
   /** `text` written as `name` in a folder of its own; a dex.config.yaml goes into a repository. */
   function inputFile(name: string, text: string): string {

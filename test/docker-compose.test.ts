@@ -71,6 +71,8 @@ function imageTag(image: string): string | undefined {
 }
 
 describe('docker-compose.yml', () => {
+  const condition = (name: string, dep: string) => (services[name].depends_on as Record<string, { condition?: string }>)[dep]?.condition;
+
   it('defines the stack in the test bed\'s shape: database, schema job, server, namespace job, UI, worker', () => {
     expect(Object.keys(services).sort()).toEqual(['dex-worker', 'postgresql', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui']);
   });
@@ -118,7 +120,6 @@ describe('docker-compose.yml', () => {
     for (const name of ['postgresql', 'temporal', 'temporal-ui', 'dex-worker']) {
       expect((services[name] as Service & { healthcheck?: { test?: unknown } }).healthcheck?.test, name).toBeDefined();
     }
-    const condition = (name: string, dep: string) => (services[name].depends_on as Record<string, { condition?: string }>)[dep]?.condition;
     expect(condition('temporal-schema', 'postgresql')).toBe('service_healthy');
     expect(condition('temporal', 'temporal-schema')).toBe('service_completed_successfully');
     expect(condition('temporal-namespace', 'temporal')).toBe('service_healthy');
@@ -133,6 +134,14 @@ describe('docker-compose.yml', () => {
     const command = JSON.stringify((services['temporal-schema'] as Service & { command?: unknown }).command);
     for (const step of ['create-database', 'setup-schema -v 0.0', 'update-schema -d', 'temporal_visibility', 'postgresql/v12']) expect(command).toContain(step);
     expect(envOf(services['temporal-schema']).SQL_PLUGIN).toBe('postgres12');
+  });
+
+  it("gives the worker the shared store: a database of its own on the stack's PostgreSQL, the password from the env file", () => {
+    const command = JSON.stringify((services['temporal-schema'] as Service & { command?: unknown }).command);
+    expect(command).toContain('--db dex create-database');
+    const store = envOf(services['dex-worker']).DEX_STORE;
+    expect(store).toMatch(/^postgres:\/\/\$\{POSTGRES_USER:-temporal\}:\$\{POSTGRES_PASSWORD:\?[^}]*\}@postgresql:5432\/dex$/);
+    expect(condition('dex-worker', 'postgresql')).toBe('service_healthy');
   });
 
   it('runs the server from the config file the test bed uses, mounted read-only', () => {

@@ -1,4 +1,0 @@
-/** The Temporal server cannot be reached: the CLI exits 3. */
-export class ServerUnreachable extends Error {
-  override name = 'ServerUnreachable';
-}
