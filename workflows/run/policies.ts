@@ -67,8 +67,9 @@ export const localIoPolicy: ActivityOptions = {
 };
 
 /**
- * A layer's store reads and writes: synchronous SQLite work that cannot heartbeat while it runs (the event loop is
- * busy), so no heartbeat timeout; each is one query, so a short start-to-close bounds what a crash costs.
+ * A layer's store reads and writes: a query or two each, on SQLite (synchronous: the event loop cannot heartbeat
+ * while it runs) or a shared PostgreSQL store (a lost connection is tried once more after 250 ms,
+ * docs/production.md#the-shared-store), so no heartbeat timeout; a short start-to-close bounds what a crash costs.
  */
 export const storePolicy: ActivityOptions = {
   startToCloseTimeout: '30s',
