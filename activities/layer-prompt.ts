@@ -1,11 +1,14 @@
 /**
  * The `renderLayerPrompt` activity: a node's template rendered with the topic's context, fitted
  * to its token budget (docs/layers.md#context-budgets) and stored as the transcript's first
- * message. The template is read here, at render time, so a fixed template takes effect on
- * `dex layer --resume`. A prompt that cannot fit is not stored: the workflow skips the topic.
+ * message. The template is the text the run was started with, from the store (so any worker of a
+ * shared store can render it), else read from its path; `dex layer --resume` stores the templates
+ * as they are then, so a fixed template takes effect. A prompt that cannot fit is not stored: the
+ * workflow skips the topic.
  */
 import { readFileSync } from 'node:fs';
 import { FAILURE, nonRetryable } from '../core/failure-types';
+import { layerTemplateArtifactId } from '../core/ids';
 import { fitPrompt, overBudgetReason, overRunBudgetReason, type PromptLimit } from '../core/layer-budget';
 import { formatInsights, formatMessages } from '../core/layer-context';
 import type { TargetContext, TrimKind } from '../core/layer-types';
@@ -17,6 +20,8 @@ import { replyText } from './layer-model';
 export interface RenderLayerPromptInput {
   transcriptId: string;
   templatePath: string;
+  /** The sha256 of the template's text as the run was started with it, kept in the store (core/ids.ts layerTemplateArtifactId). */
+  templateSha?: string;
   node: string;
   topic: string;
   layerName: string;
@@ -42,12 +47,7 @@ export const createLayerPromptActivities = (deps: ActivityDeps) => ({
       limit: given.limit ?? { tokens: Number.MAX_SAFE_INTEGER, why: 'no budget' },
       trim: given.trim ?? ['messages', 'insights'],
     };
-    let template: string;
-    try {
-      template = readFileSync(input.templatePath, 'utf8');
-    } catch (err) {
-      throw nonRetryable(FAILURE.TemplateMissing, `prompt template ${input.templatePath}: ${(err as Error).message}`);
-    }
+    const template = await templateText(deps, input);
     const store = deps.store.layers;
     const { messages, insights, reply, targets } = input.context;
     const fixed = {
@@ -73,3 +73,16 @@ export const createLayerPromptActivities = (deps: ActivityDeps) => ({
     return { rendered: true, tokens: fitted.tokens, messagesTrimmed: fitted.messagesTrimmed, insightsTrimmed: fitted.insightsTrimmed };
   },
 });
+
+/** The template's text: the copy the run was started with, from the store; else (older runs) the file at its path. */
+async function templateText(deps: ActivityDeps, input: RenderLayerPromptInput): Promise<string> {
+  if (input.templateSha) {
+    const stored = await deps.store.getArtifact(layerTemplateArtifactId(input.templateSha));
+    if (stored) return stored.content;
+  }
+  try {
+    return readFileSync(input.templatePath, 'utf8');
+  } catch (err) {
+    throw nonRetryable(FAILURE.TemplateMissing, `prompt template ${input.templatePath}: ${(err as Error).message}`);
+  }
+}

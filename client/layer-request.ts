@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseLayerFile } from '../core/layer-file';
 import type { LayerInput, LayerSpec } from '../core/layer-types';
+import { templateRefs } from './layer-templates';
 import type { LlmSpec } from '../core/run-types';
 import { DEFAULT_MODEL } from '../core/pricing';
 import { InvalidInput } from '../core/invalid-input';
@@ -18,19 +19,19 @@ export function buildLayerInput(file: string, opts: { llm?: string }, settings: 
   const path = resolve(file);
   if (!existsSync(path) || !statSync(path).isFile()) throw new InvalidInput(`layer file not found: ${path}`);
   const text = readFileSync(path, 'utf8');
-  const templates: string[] = [];
+  const templates = new Map<string, string>();
   const layer = parseLayerFile(text, path, (relative, kind) => {
     const absolute = resolve(dirname(path), relative);
     if (kind === 'template') {
       if (!existsSync(absolute) || !statSync(absolute).isFile()) throw new InvalidInput(`prompt template not found: ${absolute}`);
-      templates.push(readFileSync(absolute, 'utf8'));
+      templates.set(absolute, readFileSync(absolute, 'utf8'));
     }
     return absolute;
   });
   const { llm, defaultModel } = layerModels(layer, opts.llm, path, env);
   const hash = createHash('sha256').update(text);
-  for (const template of templates) hash.update('\0').update(template);
-  return { layer, hash: hash.digest('hex'), hostQueue: settings.hostQueue, llm, defaultModel };
+  for (const template of templates.values()) hash.update('\0').update(template);
+  return { layer, hash: hash.digest('hex'), hostQueue: settings.hostQueue, llm, defaultModel, templates: templateRefs(templates) };
 }
 
 /**

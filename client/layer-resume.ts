@@ -7,6 +7,7 @@ import type { DexStore } from '../store/dex-store';
 import { parseStoreSpec } from '../store/open-store';
 import { withExistingStore } from './command-store';
 import { layerModels } from './layer-request';
+import { templateRefs } from './layer-templates';
 import type { Settings } from './settings';
 
 /** A resume to start, or why there is nothing to resume (not an error: every target is done). */
@@ -35,8 +36,8 @@ export async function buildLayerResumeInput(runId: string, opts: { llm?: string 
   const { llm, defaultModel } = layerModels(spec, opts.llm, runId, env);
   // Which layer ran: the one resumed, with the templates as they are now.
   const hash = createHash('sha256').update(record.layerHash);
-  for (const text of templates) hash.update('\0').update(text);
-  return { input: { layer: spec, hash: hash.digest('hex'), hostQueue: settings.hostQueue, llm, defaultModel, resume: { runId, points } } };
+  for (const text of templates.values()) hash.update('\0').update(text);
+  return { input: { layer: spec, hash: hash.digest('hex'), hostQueue: settings.hostQueue, llm, defaultModel, resume: { runId, points }, templates: templateRefs(templates) } };
 }
 
 async function readRun({ layers }: DexStore, runId: string): Promise<{ record: LayerRunRecord; spec?: LayerSpec; resumedBy: string[] } | undefined> {
@@ -44,18 +45,18 @@ async function readRun({ layers }: DexStore, runId: string): Promise<{ record: L
   return record && { record, spec: await layers.getLayerRunSpec(runId), resumedBy: await layers.layerRunsResuming(runId) };
 }
 
-/** The texts of the templates the resumed nodes will render; InvalidInput naming the node whose template is missing. */
-function templatesToRerun(runId: string, spec: LayerSpec, points: ResumePoint[]): string[] {
+/** The texts of the templates the resumed nodes will render, by path; InvalidInput naming the node whose template is missing. */
+function templatesToRerun(runId: string, spec: LayerSpec, points: ResumePoint[]): Map<string, string> {
   const { perTarget, global } = splitNodes(spec.nodes);
   const globalNodes = global[0]?.type === 'reduce' ? global.slice(1) : global;
   const nodes = new Map<string, LayerNode>();
   for (const p of points) for (const n of (p.target === GLOBAL_TOPIC ? globalNodes : perTarget).slice(p.index)) nodes.set(n.name, n);
-  const texts: string[] = [];
+  const texts = new Map<string, string>();
   for (const node of nodes.values()) {
     if (node.type !== 'llm_call' && node.type !== 'synthesize_to_global') continue;
     const path = node.params.promptTemplate;
     if (!existsSync(path) || !statSync(path).isFile()) throw new InvalidInput(`${runId}: node "${node.name}": prompt template not found: ${path}`);
-    texts.push(readFileSync(path, 'utf8'));
+    texts.set(path, readFileSync(path, 'utf8'));
   }
   return texts;
 }

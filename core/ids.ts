@@ -86,6 +86,9 @@ export const layerNodeKey = (runId: string, target: string, node: string): strin
 /** The salience ledger entry a topic earns for an imported message. */
 export const salienceEarnKey = (messageId: string): string => `earn:${messageId}`;
 
+/** The store artifact holding the prompt template whose text has sha256 `sha` (core/layer-types.ts TemplateRefs). */
+export const layerTemplateArtifactId = (sha: string): string => `layer-template/${sha}`;
+
 // ---- sheets ----
 
 /** The id prefix of a run of the sheet `sheetName`. */

@@ -109,14 +109,23 @@ export interface LayerInput {
   layer: LayerSpec;
   /** sha256 of the layer file and its templates, so a run records exactly which layer ran. */
   hash: string;
-  /** Task queue of the host that holds the store and the templates. */
+  /** Task queue of the layer's activities: the host's that holds the store, or a shared store's (client/layer-queue.ts). */
   hostQueue: string;
   llm: LlmSpec;
   /** The model of nodes that name none (the layer's, else `--llm anthropic:MODEL`, else dex's default). */
   defaultModel: string;
   /** `dex layer --resume`: re-run only these failed targets of run `runId`, each from its node. */
   resume?: { runId: string; points: ResumePoint[] };
+  /** {@link TemplateRefs}; absent in runs started before dex stored templates. */
+  templates?: TemplateRefs;
 }
+
+/**
+ * The sha256 of each prompt template's text, by the path the layer names it with. The client puts
+ * each text in the store (core/ids.ts layerTemplateArtifactId) before the run starts, so a worker
+ * on another host renders the template the run was started with (docs/layers.md#running-targets-at-once).
+ */
+export type TemplateRefs = Record<string, string>;
 
 /** A fetched or reduced context, kept in the store under `key`; the workflow passes only the key. */
 export interface ContextRef {
@@ -154,6 +163,7 @@ export interface LayerTargetInput {
   /** Whether the target pays salience (the global topic does not). */
   paysSalience: boolean;
   seed?: TargetContext;
+  templates?: TemplateRefs;
 }
 
 /** How one target ended. */

@@ -1,6 +1,9 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runEnd } from '../client/follow-run';
 import { buildLayerInput } from '../client/layer-request';
+import { storeLayerTemplates } from '../client/layer-templates';
 import { readSettings } from '../client/settings';
 import type { LayerRunRecord } from '../core/layer-types';
 import { useDexEnvironment } from './dex-environment';
@@ -48,5 +51,34 @@ describe('a layer with concurrency: 3 over seven topics', () => {
     const input = buildLayerInput(layer.file, { llm: `replay:${layer.cassette}` }, { ...readSettings({}), hostQueue: testEnv.worker.hostQueue });
     await runEnd<LayerRunRecord>(await testEnv.start('layerWorkflow', 'layer-single-1', input));
     expect(await mostAtOnce('layer-single-1')).toBe(1);
+  });
+});
+
+describe("a layer's prompt templates", () => {
+  it('are rendered as the run was started with them, from the store, even once the files are gone', async () => {
+    const topics = ['tpl1', 'tpl2'];
+    const store = testEnv.worker.deps.store;
+    await store.layers.importMessages(messagesFor(topics));
+    const layer = layerDir({ name: 'stored', topics, cassette: topics.map((t) => insightLine(t, 'reflect')) });
+    const input = buildLayerInput(layer.file, { llm: `replay:${layer.cassette}` }, { ...readSettings({}), hostQueue: testEnv.worker.hostQueue });
+    expect(Object.keys(input.templates ?? {})).toEqual([join(layer.dir, 'prompts', 'reflect.md')]);
+    await storeLayerTemplates(store, input.templates!);
+    rmSync(join(layer.dir, 'prompts'), { recursive: true });
+    const { result: record } = await runEnd<LayerRunRecord>(await testEnv.start('layerWorkflow', 'layer-stored-1', input));
+    expect(record).toMatchObject({ status: 'success', insightsCreated: 2 });
+    // The prompt sent is the template's, rendered for the topic.
+    const prompt = await store.getMessage('layer-stored-1/tpl1/reflect', 0);
+    expect(JSON.stringify(prompt?.content)).toContain('Reflect on tpl1 for layer stored.');
+  });
+
+  it('without a stored copy (a run from before), are read from their files, and a missing one fails its node', async () => {
+    const topics = ['old1'];
+    await testEnv.worker.deps.store.layers.importMessages(messagesFor(topics));
+    const layer = layerDir({ name: 'unstored', topics, cassette: topics.map((t) => insightLine(t, 'reflect')) });
+    const { templates: _dropped, ...input } = buildLayerInput(layer.file, { llm: `replay:${layer.cassette}` }, { ...readSettings({}), hostQueue: testEnv.worker.hostQueue });
+    rmSync(join(layer.dir, 'prompts'), { recursive: true });
+    const end = await runEnd<LayerRunRecord>(await testEnv.start('layerWorkflow', 'layer-unstored-1', input));
+    expect(end.state).toBe('failed');
+    expect(end.error).toMatch(/prompt template .*reflect\.md/);
   });
 });

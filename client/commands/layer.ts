@@ -9,6 +9,7 @@ import type * as DriveRun from '../drive-run';
 import type { LayerInput } from '../../core/layer-types';
 import { buildLayerInput } from '../layer-request';
 import { layerActivityQueue } from '../layer-queue';
+import { storeLayerTemplates } from '../layer-templates';
 import { buildLayerResumeInput } from '../layer-resume';
 import { renderLayerRun } from '../render-layer-run';
 import { layerAbout, type RunAbout } from '../run-about';
@@ -35,7 +36,11 @@ export async function layerCommand(argv: string[], out: Output): Promise<number>
     input = buildLayerInput(onePositional(positionals, 'a layer file', usageOf('layer')), { llm: values.llm }, settings);
     about = layerAbout(input);
   }
-  input = { ...input, hostQueue: await layerActivityQueue(settings, values.detach) };
+  const checked = input;
+  input = await withStore(settings.dexHome, async (store) => {
+    await storeLayerTemplates(store, checked.templates ?? {});
+    return { ...checked, hostQueue: layerActivityQueue(settings, values.detach, store) };
+  });
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;
   const run = await driveRun(

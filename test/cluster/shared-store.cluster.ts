@@ -3,10 +3,11 @@
  * with DEX_STORE on PostgreSQL, started detached by `dex layer`, runs on two `dex worker`
  * processes with DEX_HOMEs and host queues of their own (two hosts). Both take targets from the
  * store's queue; one is SIGKILLed mid-layer and the other finishes; PostgreSQL, which holds both
- * Temporal's data and dex's store, is restarted under the run; each insight is stored once.
+ * Temporal's data and dex's store, is restarted under the run; each insight is stored once. The
+ * prompt template is removed from disk once the run started: workers render the stored copy.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,6 +100,8 @@ describe('a layer over 200 topics on the PostgreSQL store', () => {
     expect(started.code, started.stderr).toBe(0);
     const id = JSON.parse(started.stdout).workflowId as string;
     const handle = cluster.env.client.workflow.getHandle(id);
+    // The workers render the template the run was started with, from the store: gone from disk, it is not missed.
+    rmSync(join(layer.dir, 'prompts'), { recursive: true });
 
     await until('50 insights', async () => (await insightsOf(id)) >= 50);
     await crashWorker(hostA);

@@ -58,6 +58,7 @@ export class TargetChildren {
             now: this.now,
             paysSalience,
             ...(seed ? { seed } : {}),
+            ...(input.templates ? { templates: input.templates } : {}),
           },
         ],
       });

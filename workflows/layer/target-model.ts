@@ -68,6 +68,7 @@ export class TargetModel {
       {
         transcriptId,
         templatePath: params.promptTemplate,
+        ...(input.templates?.[params.promptTemplate] ? { templateSha: input.templates[params.promptTemplate] } : {}),
         node,
         topic: input.target,
         layerName: input.layerName,
