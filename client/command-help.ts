@@ -78,7 +78,7 @@ export const COMMAND_HELP = {
   },
   worker: {
     synopsis: 'dex worker',
-    about: "Runs a worker for every workflow and this host's activities until SIGINT or SIGTERM.",
+    about: "Runs a worker for every workflow and this host's activities (and, on a shared DEX_STORE, that store's layer activities) until SIGINT or SIGTERM.",
     options: {},
   },
   task: {
