@@ -1,6 +1,7 @@
 import type { Output } from './cli-context';
 import type { Connections } from './connection';
 import { followRun, type RunEnd } from './follow-run';
+import { cancelOnInterrupt } from './interrupt';
 import { ensureWorker, startInProcessWorker } from './in-process-worker';
 import { PLAN_KINDS, type KindWorkflow, type PlanKindName, type WorkflowArgs, type WorkflowResult } from './plan-kinds';
 import { startMarks, type RunAbout } from './run-about';
@@ -61,6 +62,7 @@ export async function driveRun<K extends PlanKindName>(
   // Runs carry dex's search attributes: the namespace must have them before the first one starts.
   const conns = opts.connections ?? (await connectSaying(settings, out.info, { forRuns: true }));
   let worker = opts.detach ? undefined : await ensureWorker(conns, settings, out.info);
+  let stopHandlers: (() => void) | undefined;
   try {
     const marks = startMarks(start.about, start.unsandboxed);
     if (start.unsandboxed) out.info(UNSANDBOXED_WARNING);
@@ -71,6 +73,7 @@ export async function driveRun<K extends PlanKindName>(
     out.info(`started ${handle.workflowId}${webUi ? `  ${webUi}` : ''}`);
     if (opts.detach) return { workflowId: handle.workflowId, webUi };
     const view = progressView(out, Date.now());
+    stopHandlers = cancelOnInterrupt(handle, (line) => view.say(line));
     const end = await followRun<WorkflowResult<KindWorkflow<K>>>(handle, view, {
       onTick: async () => {
         const work = await unclaimedWork(handle);
@@ -83,6 +86,7 @@ export async function driveRun<K extends PlanKindName>(
     });
     return { workflowId: handle.workflowId, end, webUi };
   } finally {
+    stopHandlers?.();
     if (worker) await saysWhileWaiting(worker.stop(), 'stopping the worker in this process', out.info);
     if (!opts.connections) await conns.close();
   }

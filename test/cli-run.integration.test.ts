@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ const testEnv = useDexEnvironment({ server: 'dev' });
 const dexEnv = (): NodeJS.ProcessEnv => testEnv.cliEnv();
 
 /** Runs `dex …` to its end; `onStderr` sees progress as it comes. */
-function dex(args: string[], envVars: NodeJS.ProcessEnv, onStderr?: (text: string) => void): Promise<DexRun> {
+function dex(args: string[], envVars: NodeJS.ProcessEnv, onStderr?: (text: string, child: ChildProcess) => void): Promise<DexRun> {
   return runDex(args, { env: envVars, onStderr });
 }
 
@@ -66,6 +67,25 @@ describe('the dex command on a real dev server', () => {
     const status = await dex(['status', id, '--json'], envVars);
     expect(JSON.parse(status.stdout)).toMatchObject({ state: 'completed', sandbox: 'off' });
     expect((await testEnv.client.workflow.getHandle(id).describe()).memo).toEqual({ title: 'Fix sum', repo: 'math', sandbox: 'off' });
+  });
+
+  it('Ctrl-C on a task that waits at its gate cancels the run, and the command\'s worker carries that out before it exits 1', async () => {
+    const cassette = cassetteFile([completionTurn('*', { status: 'blocked', reason: 'May I?' })]);
+    const envVars = dexEnv();
+    let interrupted = false;
+    const run = await dex(['task', 'Fix sum', '--repo', sampleRepo(), '--llm', `replay:${cassette}`], envVars, (stderr, child) => {
+      if (!interrupted && stderr.includes('waiting at gate "blocked"')) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
+    });
+    expect(run.code, run.stderr).toBe(1);
+    const id = /started (\S+)/.exec(run.stderr)![1];
+    expect(run.stderr).toContain(`SIGINT: cancelling ${id}`);
+    // CANCELLED, not a cancel request left pending: the command's worker carried the cancellation out before it exited.
+    const described = await testEnv.client.workflow.getHandle(id).describe();
+    expect(described.status.name).toBe('CANCELLED');
+    expect(run.stdout).toContain(`${id}: cancelled`);
   });
 
   it('a blocked task waits; reject through the stock temporal CLI ends it rejected with exit 1', async () => {

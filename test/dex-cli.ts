@@ -2,7 +2,7 @@
  * The real `dex` binary, spawned as a user would run it, for the CLI tests: its exit code and
  * its whole stdout and stderr, with stderr also seen as it comes (progress, gates).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
 /** How a `dex` command ended; `code` is null when a signal (the timeout) ended it. */
@@ -21,8 +21,8 @@ export interface DexRunOptions {
   tree?: string;
   /** Ends the command with SIGTERM after this long. */
   timeoutMs?: number;
-  /** Sees all of stderr so far, each time more of it arrives. */
-  onStderr?: (stderr: string) => void;
+  /** Sees all of stderr so far, each time more of it arrives, and the command's process (to signal it). */
+  onStderr?: (stderr: string, child: ChildProcess) => void;
 }
 
 const ROOT = join(__dirname, '..');
@@ -38,7 +38,7 @@ export function runDex(args: string[], opts: DexRunOptions = {}): Promise<DexRun
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;
-      opts.onStderr?.(stderr);
+      opts.onStderr?.(stderr, child);
     });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
