@@ -1,0 +1,42 @@
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createVerifyBaselineActivities } from '../activities/verify-baseline';
+import { DEFAULT_SANDBOX, type SandboxPolicy } from '../core/sandbox-policy';
+import type { DexStore } from '../store/dex-store';
+import { openSqliteDexStore } from '../store/sqlite-dex-store';
+import { sampleRepo } from './dev-server-env';
+import { runActivity } from './mock-activity';
+import { offlineDeps } from './offline-deps';
+import { plainGit as git } from './plain-git';
+
+// Unconfined, so the command can count its runs in a file outside the checkout.
+const UNCONFINED: SandboxPolicy = { ...DEFAULT_SANDBOX, mode: 'off' };
+
+describe('verifyBaseline', () => {
+  let dir: string;
+  let store: DexStore;
+
+  beforeEach(() => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), 'dex-baseline-')));
+    store = openSqliteDexStore(join(dir, 'store.db'));
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs once for parallel tasks on one base: the second waits for the first, then reads the stored result', async () => {
+    const { verifyBaseline } = createVerifyBaselineActivities(offlineDeps(store, dir));
+    const repo = sampleRepo();
+    const counter = join(dir, 'runs.txt');
+    const input = { repoPath: repo, baseSha: git(repo, 'rev-parse', 'HEAD').trim(), commands: [`echo run >> ${counter}; sleep 0.5; exit 1`], timeoutMs: 10_000, sandbox: UNCONFINED };
+    const [a, b] = await Promise.all([runActivity(verifyBaseline, [input]), runActivity(verifyBaseline, [input])]);
+    const c = await runActivity(verifyBaseline, [input]);
+    expect(readFileSync(counter, 'utf8')).toBe('run\n');
+    expect(a.failures).toHaveLength(1);
+    expect(b).toEqual(a);
+    expect(c).toEqual(a);
+  });
+});
