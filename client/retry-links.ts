@@ -15,7 +15,7 @@ export interface RetryLinks {
  * which run it took up; the runs that took it up are found by their ids (`<id>-retry-<n>`).
  */
 export async function retryLinks(client: Client, id: string, run: FoundRun): Promise<RetryLinks> {
-  const rewind = (await RunHistory.of(run.handle)).input<TaskInput>()?.rewind;
+  const rewind = (await RunHistory.inputOf<TaskInput>(run.handle))?.rewind;
   const retriedAs: string[] = [];
   const prefix = `${retryWorkflowIdPrefix(id)}-`;
   for await (const w of client.workflow.list({ query: `WorkflowId STARTS_WITH "${prefix}"` })) {

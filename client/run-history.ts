@@ -24,6 +24,22 @@ export class RunHistory {
     return new RunHistory(history);
   }
 
+  /**
+   * The run's first argument alone: one event read, not the whole history, so `dex status` of a
+   * long run stays cheap.
+   */
+  static async inputOf<T>(handle: WorkflowHandle): Promise<T | undefined> {
+    const { client } = handle;
+    const page = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.options.namespace,
+      execution: { workflowId: handle.workflowId },
+      maximumPageSize: 1,
+    });
+    const history: History = { events: page.history?.events?.slice(0, 1) ?? [] };
+    await decodeRead(history, client.options.loadedDataConverter.payloadCodecs);
+    return new RunHistory(history).input<T>();
+  }
+
   private get events(): temporal.api.history.v1.IHistoryEvent[] {
     return this.history.events ?? [];
   }
