@@ -14,6 +14,7 @@ import { runB5 } from './b5-gates';
 import { runTurns } from './b6-turns';
 import { startBenchServer, type BenchServer } from './dex-env';
 import { FULL, QUICK, type BenchParams } from './params';
+import { settled } from './stats';
 
 type Section = (server: BenchServer, params: BenchParams, log: (line: string) => void) => Promise<unknown>;
 
@@ -43,6 +44,8 @@ async function main(): Promise<number> {
   const failures: string[] = [];
   try {
     for (const [name, section] of SECTIONS) {
+      // Each section starts on a quiet server, not in the tail of the one before.
+      if (server.pid) log(`${name}: server quiet after ${((await settled(server.pid)) / 1000).toFixed(1)} s`);
       const t0 = Date.now();
       try {
         results[name] = await section(server, params, log);

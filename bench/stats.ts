@@ -70,3 +70,18 @@ export function cpuSeconds(pid: number): number {
   const stime = Number(fields[12]);
   return (utime + stime) / 100;
 }
+
+/**
+ * Waits until process `pid` is quiet (under 5 % of a core over half a second), at most `maxMs`;
+ * resolves with how long it waited. A section that follows a burst (B2's 256 runs) would otherwise
+ * measure the server still digesting it: B3's first crash resumed 0.8 s later right after B2
+ * than on a fresh or settled server (5.6 s against 4.8 s).
+ */
+export async function settled(pid: number, maxMs = 30_000): Promise<number> {
+  const t0 = Date.now();
+  for (;;) {
+    const before = cpuSeconds(pid);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    if (cpuSeconds(pid) - before < 0.025 || Date.now() - t0 > maxMs) return Date.now() - t0;
+  }
+}
