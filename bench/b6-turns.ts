@@ -7,7 +7,7 @@ import { sampleRepo, startTestWorker, taskInput } from '../test/dev-server-env';
 import { startFakeAnthropic } from '../test/fake-anthropic-server';
 import type { BenchServer } from './dex-env';
 import type { BenchParams } from './params';
-import { cpuSeconds, round, timed } from './stats';
+import { cpuSeconds, quantile, round, timed } from './stats';
 import { taskCassette } from './task-runs';
 
 /** One model latency: what a taskWorkflow turn costs on top of the model. */
@@ -15,8 +15,10 @@ export interface TurnRow {
   latencyMs: number;
   /** Wall time of a task per turn count (prepare, turns, checkpoint, completion). */
   wallMs: Record<string, number>;
-  /** (wall of the long task − wall of the short one) / the turns between them: one turn, fixed costs cancelled. */
+  /** (wall of the long task − wall of the short one) / the turns between them: one turn, fixed costs cancelled; the median over `pairs`. */
   perTurnMs: number;
+  /** Every pair's per-turn figure, in the order run. */
+  perTurnSamplesMs: number[];
   /** perTurnMs − latencyMs: dex's time per turn (two dispatches, the tool's own work, store writes). */
   addedMs: number;
   /** addedMs / latencyMs, in percent; null at latency 0. */
@@ -58,21 +60,31 @@ export async function runTurns(server: BenchServer, params: BenchParams, log: (l
   let n = 0;
   await oneTask(server, 0, short, n++); // warm-up: bundles the workflows, opens the stores
   for (const latencyMs of params.turn.latenciesMs) {
+    // One pair's difference moves by ±10 ms a turn from run to run; at latency 0 (the target's figure) the
+    // median of several pairs is taken. The slower rows, where the model's wait dominates, run one pair each.
+    const pairs = latencyMs === 0 ? params.turn.pairsAtZero : 1;
     const cpu0 = server.pid ? cpuSeconds(server.pid) + cpuSeconds(process.pid) : null;
-    const a = await oneTask(server, latencyMs, short, n++);
-    const b = await oneTask(server, latencyMs, long, n++);
+    const samples: number[] = [];
+    let a = 0;
+    let b = 0;
+    for (let i = 0; i < pairs; i++) {
+      a = await oneTask(server, latencyMs, short, n++);
+      b = await oneTask(server, latencyMs, long, n++);
+      samples.push((b - a) / (long - short));
+    }
     const cpu = cpu0 === null ? null : cpuSeconds(server.pid!) + cpuSeconds(process.pid) - cpu0;
-    const perTurnMs = (b - a) / (long - short);
+    const perTurnMs = quantile(samples, 0.5);
     const addedMs = perTurnMs - latencyMs;
     rows.push({
       latencyMs,
       wallMs: { [short]: Math.round(a), [long]: Math.round(b) },
       perTurnMs: round(perTurnMs, 1),
+      perTurnSamplesMs: samples.map((s) => round(s, 1)),
       addedMs: round(addedMs, 1),
       addedPercent: latencyMs ? round((100 * addedMs) / latencyMs, 2) : null,
-      cpuMsPerTurn: cpu === null ? null : round((1000 * cpu) / (short + long), 1),
+      cpuMsPerTurn: cpu === null ? null : round((1000 * cpu) / (pairs * (short + long)), 1),
     });
-    log(`turn latency ${latencyMs} ms: ${round(perTurnMs, 1)} ms per turn, dex adds ${round(addedMs, 1)} ms`);
+    log(`turn latency ${latencyMs} ms: ${round(perTurnMs, 1)} ms per turn (median of ${pairs}: ${samples.map((s) => round(s, 1)).join(', ')}), dex adds ${round(addedMs, 1)} ms`);
   }
   return {
     turns: [short, long],

@@ -7,7 +7,7 @@ export interface BenchParams {
   b4: { turns: number[]; probeMaxSteps: number };
   b5: { parked: number[]; signalRuns: number };
   /** The real-turn section: model latencies, and the short and long task whose difference is one turn's cost. */
-  turn: { latenciesMs: number[]; turns: [number, number] };
+  turn: { latenciesMs: number[]; turns: [number, number]; pairsAtZero: number };
 }
 
 /** The full benchmark: the sizes the issue names. */
@@ -18,7 +18,7 @@ export const FULL: BenchParams = {
   b3: { scenarios: ['mid-activity', 'between-activities'] },
   b4: { turns: [10, 50, 200], probeMaxSteps: 20_000 },
   b5: { parked: [100, 1000], signalRuns: 10 },
-  turn: { latenciesMs: [0, 2000, 8000], turns: [3, 8] },
+  turn: { latenciesMs: [0, 2000, 8000], turns: [3, 8], pairsAtZero: 5 },
 };
 
 /** The smoke run for CI: every section and every system, smaller. */
@@ -29,5 +29,5 @@ export const QUICK: BenchParams = {
   b3: { scenarios: ['between-activities'] },
   b4: { turns: [10], probeMaxSteps: 20_000 },
   b5: { parked: [100], signalRuns: 3 },
-  turn: { latenciesMs: [0], turns: [3, 8] },
+  turn: { latenciesMs: [0], turns: [3, 8], pairsAtZero: 1 },
 };

@@ -46,12 +46,13 @@ export function turnSection(doc: BenchDoc): string[] {
   return [
     '## Real turns',
     '',
-    `Actual \`taskWorkflow\`s (sample repository, no verify) against the fake Anthropic server, which answers from a cassette after a fixed latency; each turn is one \`callModel\` and one \`runTool\` (\`write_file\`). A task of ${short} and one of ${long} turns per latency; the difference divided by ${long - short} is one turn with the task's fixed costs (worktree, context, checkpoint commit, completion) cancelled. CPU is dev server + bench process over both tasks.`,
+    `Actual \`taskWorkflow\`s (sample repository, no verify) against the fake Anthropic server, which answers from a cassette after a fixed latency; each turn is one \`callModel\` and one \`runTool\` (\`write_file\`). A task of ${short} and one of ${long} turns per latency; the difference divided by ${long - short} is one turn with the task's fixed costs (worktree, context, checkpoint commit, completion) cancelled. One pair moves by about ±10 ms a turn from run to run, so at latency 0 the figure is the median of several pairs (each pair's figure in the last column); the slower rows run one pair. CPU is dev server + bench process over the row's tasks.`,
     '',
-    `| model latency ms | ${short}-turn task ms | ${long}-turn task ms | ms per turn | dex adds ms / turn | as % of the model | CPU ms / turn |`,
-    '|---:|---:|---:|---:|---:|---:|---:|',
+    `| model latency ms | ${short}-turn task ms | ${long}-turn task ms | ms per turn | dex adds ms / turn | as % of the model | CPU ms / turn | ms per turn, each pair |`,
+    '|---:|---:|---:|---:|---:|---:|---:|---|',
     ...turn.rows.map(
-      (r) => `| ${r.latencyMs} | ${r.wallMs[short]} | ${r.wallMs[long]} | ${f(r.perTurnMs)} | ${f(r.addedMs)} | ${r.addedPercent === null ? 'n/a' : `${r.addedPercent} %`} | ${r.cpuMsPerTurn ?? 'n/a'} |`,
+      (r) =>
+        `| ${r.latencyMs} | ${r.wallMs[short]} | ${r.wallMs[long]} | ${f(r.perTurnMs)} | ${f(r.addedMs)} | ${r.addedPercent === null ? 'n/a' : `${r.addedPercent} %`} | ${r.cpuMsPerTurn ?? 'n/a'} | ${(r.perTurnSamplesMs ?? [r.perTurnMs]).map(f).join(', ')} |`,
     ),
     '',
     'What dex adds per turn includes the tool\'s own work (a file write in the worktree) and the store writes of the reply, the tool result and the transcript, not only orchestration.',
