@@ -72,12 +72,17 @@ export async function startWithId(
   }
 }
 
-/** True when some worker polls `queue` for tasks of `type` (seen by the server within the last minute). */
-export async function hasPollers(client: Client, namespace: string, queue: string, type: 'workflow' | 'activity'): Promise<boolean> {
+/** How many workers poll `queue` for tasks of `type` (seen by the server within the last minute). */
+export async function pollerCount(client: Client, namespace: string, queue: string, type: 'workflow' | 'activity'): Promise<number> {
   const response = await client.workflowService.describeTaskQueue({
     namespace,
     taskQueue: { name: queue },
     taskQueueType: type === 'workflow' ? TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
   });
-  return (response.pollers?.length ?? 0) > 0;
+  return response.pollers?.length ?? 0;
+}
+
+/** True when some worker polls `queue` for tasks of `type`. */
+export async function hasPollers(client: Client, namespace: string, queue: string, type: 'workflow' | 'activity'): Promise<boolean> {
+  return (await pollerCount(client, namespace, queue, type)) > 0;
 }

@@ -4,8 +4,8 @@
  * (store/sqlite-store.ts). Every write is keyed and a second write of a key is ignored.
  */
 import type { RunRecords } from './dex-store';
-import { lockUntilCommit, type PostgresDb, type Row, type Sql } from './postgres-db';
-import type { ModelCallRecord, PhaseRecord, StoredMessage } from './sqlite-store';
+import { lockUntilCommit, type PostgresDb, type Sql } from './postgres-db';
+import { fromRow, prefixRangeEnd, type ModelCallRecord, type PhaseRecord, type StoredMessage } from './sqlite-store';
 
 type MessageRow = { seq: number; role: StoredMessage['role']; content: string };
 
@@ -51,8 +51,8 @@ export function postgresRunRecords(db: PostgresDb): RunRecords {
 
     async listTranscripts(prefix) {
       if (!prefix) return [];
-      // The same key range as the SQLite store's; the column's "C" collation makes it byte order, as there.
-      const end = prefix.slice(0, -1) + String.fromCodePoint(prefix.codePointAt(prefix.length - 1)! + 1);
+      // The column's "C" collation makes the range byte order, as in SQLite.
+      const end = prefixRangeEnd(prefix);
       const { rows } = await db.query<{ transcript_id: string }>(
         'SELECT transcript_id FROM messages WHERE transcript_id >= $1 AND transcript_id < $2 GROUP BY transcript_id ORDER BY MIN(created_at), transcript_id',
         [prefix, end],
@@ -97,12 +97,12 @@ export function postgresRunRecords(db: PostgresDb): RunRecords {
 
     async getModelCall(callKey) {
       const { rows } = await db.query(`SELECT ${MODEL_CALL_COLUMNS} FROM model_calls WHERE call_key = $1`, [callKey]);
-      return rows[0] && camelCased<ModelCallRecord>(rows[0]);
+      return rows[0] && fromRow<ModelCallRecord>(rows[0]);
     },
 
     async listModelCalls(workflowId) {
       const { rows } = await db.query(`SELECT ${MODEL_CALL_COLUMNS} FROM model_calls WHERE workflow_id = $1 ORDER BY created_at, call_key`, [workflowId]);
-      return rows.map((r) => camelCased<ModelCallRecord>(r));
+      return rows.map((r) => fromRow<ModelCallRecord>(r));
     },
 
     async recordPhase(r) {
@@ -114,7 +114,7 @@ export function postgresRunRecords(db: PostgresDb): RunRecords {
 
     async listPhases(workflowId) {
       const { rows } = await db.query(`SELECT ${PHASE_COLUMNS} FROM phase_records WHERE workflow_id = $1 ORDER BY created_at, key`, [workflowId]);
-      return rows.map((r) => camelCased<PhaseRecord>(r));
+      return rows.map((r) => fromRow<PhaseRecord>(r));
     },
 
     // Workers on several hosts may replay one cassette: the lock on (scope, cassette) makes each
@@ -136,11 +136,4 @@ export function postgresRunRecords(db: PostgresDb): RunRecords {
         return free;
       }),
   };
-}
-
-/** A row as the record type it was written from: snake_case columns become camelCase fields, as the SQLite store's. */
-function camelCased<T>(row: Row): T {
-  const record: Record<string, unknown> = {};
-  for (const [column, value] of Object.entries(row)) record[column.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase())] = value;
-  return record as T;
 }

@@ -126,9 +126,7 @@ export class Store {
   /** The ids of the transcripts that start with `prefix` (a workflow's: core/ids.ts workflowKeyPrefix), oldest first. */
   listTranscripts(prefix: string): string[] {
     if (!prefix) return [];
-    // A range on the primary key, so the index answers: every id that starts with the prefix sorts
-    // at or after it and before the prefix with its last character raised by one.
-    const end = prefix.slice(0, -1) + String.fromCodePoint(prefix.codePointAt(prefix.length - 1)! + 1);
+    const end = prefixRangeEnd(prefix);
     const rows = this.db
       .prepare(
         'SELECT transcript_id FROM messages WHERE transcript_id >= ? AND transcript_id < ? GROUP BY transcript_id ORDER BY MIN(created_at), transcript_id',
@@ -242,10 +240,19 @@ export class Store {
 }
 
 /**
- * A row as the record type it was written from: snake_case columns become camelCase fields;
- * `created_at`, which the database adds, is left out.
+ * Where the ids that start with `prefix` end, so a range on the primary key finds them and the
+ * index answers: every such id sorts at or after the prefix and before the prefix with its last
+ * character raised by one (in byte order: SQLite's, and PostgreSQL's with `COLLATE "C"`).
  */
-function fromRow<T>(row: Record<string, unknown>): T {
+export function prefixRangeEnd(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCodePoint(prefix.codePointAt(prefix.length - 1)! + 1);
+}
+
+/**
+ * A row as the record type it was written from: snake_case columns become camelCase fields;
+ * `created_at`, which the database adds, is left out. Both stores read their records with it.
+ */
+export function fromRow<T>(row: Record<string, unknown>): T {
   const record: Record<string, unknown> = {};
   for (const [column, value] of Object.entries(row)) {
     if (column !== 'created_at') record[column.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase())] = value;

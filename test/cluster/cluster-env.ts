@@ -5,12 +5,12 @@
  * (a developer's `scripts/cluster.sh up` is left as it was).
  */
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { buildRoadmapInput } from '../../client/roadmap-request';
+import { pollerCount } from '../../client/run-handles';
 import { readSettings } from '../../client/settings';
 import type { CassetteLine } from '../../core/cassette';
 import type { TaskInput } from '../../core/task-types';
@@ -116,9 +116,9 @@ export function useClusterEnv(opts: { cassette: CassetteLine[]; queue?: string; 
 /** Resolves once `count` workers poll `queue` for activities. */
 export async function waitForPollers(client: Client, queue: string, count: number, timeoutMs = 60_000): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 200))) {
-    const { pollers } = await client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: queue }, taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY });
-    if ((pollers?.length ?? 0) >= count) return;
-    if (Date.now() > deadline) throw new Error(`${pollers?.length ?? 0} of ${count} workers poll ${queue} after ${timeoutMs / 1000} s`);
+    const polling = await pollerCount(client, 'default', queue, 'activity');
+    if (polling >= count) return;
+    if (Date.now() > deadline) throw new Error(`${polling} of ${count} workers poll ${queue} after ${timeoutMs / 1000} s`);
   }
 }
 
