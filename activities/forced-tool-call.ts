@@ -54,8 +54,12 @@ export function forcedToolCalls(deps: ActivityDeps): (call: ForcedCall) => Promi
       return onModelSpan({ input: toolInput(stored.content, call.tool.name), usage, costUsd: recorded.costUsd, reused: true }, recorded.model);
     }
     requirePrice(call.model);
-    if (!(await store.getMessage(call.transcriptId, 0))) await store.appendMessage(call.transcriptId, 0, 'user', [{ type: 'text', text: await call.prompt() }]);
-    const prompt = (await store.getMessage(call.transcriptId, 0))!;
+    let prompt = await store.getMessage(call.transcriptId, 0);
+    if (!prompt) {
+      await store.appendMessage(call.transcriptId, 0, 'user', [{ type: 'text', text: await call.prompt() }]);
+      // A keyed write: the prompt an earlier attempt stored first is the one sent.
+      prompt = (await store.getMessage(call.transcriptId, 0))!;
+    }
     const params: Anthropic.MessageStreamParams = {
       model: call.model,
       max_tokens: 1024,

@@ -24,7 +24,7 @@ type ReplyRef = NonNullable<TargetContext['reply']>;
 
 /** Builds the layer activities (the layer model call among them) over the host's dependencies. */
 export const createLayerActivities = (deps: ActivityDeps) => {
-  const layers = () => deps.store.layers;
+  const { layers } = deps.store;
   return {
     ...createLayerModelActivities(deps),
     ...createLayerSalienceActivities(deps),
@@ -35,7 +35,7 @@ export const createLayerActivities = (deps: ActivityDeps) => {
       const t = input.targets;
       if ('keys' in t) return [...new Set(t.keys)];
       const since = new Date(input.now - t.select.lookbackHours * HOUR_MS).toISOString();
-      return layers().activeTopics(since, t.select.minMessages, t.select.limit);
+      return layers.activeTopics(since, t.select.minMessages, t.select.limit);
     },
 
     /** Fetches a topic's recent messages, trimmed oldest first to `maxContextTokens`, and keeps their ids under `key`. */
@@ -47,31 +47,28 @@ export const createLayerActivities = (deps: ActivityDeps) => {
       limitPerChannel: number;
       maxContextTokens?: number;
     }): Promise<{ ref: ContextRef; fetched: number; trimmed: number; tokens: number }> {
-      const store = layers();
       const since = new Date(input.now - input.lookbackHours * HOUR_MS).toISOString();
-      const fetched = await store.recentMessages(input.topic, since, new Date(input.now).toISOString(), input.limitPerChannel);
+      const fetched = await layers.recentMessages(input.topic, since, new Date(input.now).toISOString(), input.limitPerChannel);
       const fit = trimOldestToFit(fetched, input.maxContextTokens);
-      await store.putContext(input.key, fit.kept.map((m) => m.id));
+      await layers.putContext(input.key, fit.kept.map((m) => m.id));
       // A retry keeps what the first attempt fetched, even if messages arrived since.
-      const kept = await store.messagesByIds((await store.getContext(input.key)) ?? []);
+      const kept = await layers.messagesByIds((await layers.getContext(input.key)) ?? []);
       const tokens = kept.reduce((sum, m) => sum + estimateTokens(formatMessages([m]) + '\n'), 0);
       return { ref: { key: input.key, count: kept.length }, fetched: fetched.length, trimmed: fetched.length - kept.length, tokens };
     },
 
     /** Fetches a topic's prior insights by retrieval profile (unparsed ones only when asked for) and keeps their ids under `key`. */
     async fetchLayerInsights(input: { key: string; topic: string; profile: RetrievalProfile; maxPerTopic: number; includeUnparsed?: boolean }): Promise<ContextRef> {
-      const store = layers();
-      const found = await store.topicInsights(input.topic, input.profile, input.maxPerTopic, input.includeUnparsed);
-      await store.putContext(input.key, found.map((i) => i.id));
-      return { key: input.key, count: (await store.getContext(input.key))?.length ?? 0 };
+      const found = await layers.topicInsights(input.topic, input.profile, input.maxPerTopic, input.includeUnparsed);
+      await layers.putContext(input.key, found.map((i) => i.id));
+      return { key: input.key, count: (await layers.getContext(input.key))?.length ?? 0 };
     },
 
     /** Combines the targets' insights (unparsed ones only when asked for) into one context under `key`. */
     async reduceLayerResults(input: { key: string; insightIds: string[]; includeUnparsed?: boolean }): Promise<ContextRef> {
-      const store = layers();
-      const kept = (await store.insightsByIds(input.insightIds)).filter((i) => input.includeUnparsed || !i.unparsed);
-      await store.putContext(input.key, kept.map((i) => i.id));
-      return { key: input.key, count: (await store.getContext(input.key))?.length ?? 0 };
+      const kept = (await layers.insightsByIds(input.insightIds)).filter((i) => input.includeUnparsed || !i.unparsed);
+      await layers.putContext(input.key, kept.map((i) => i.id));
+      return { key: input.key, count: (await layers.getContext(input.key))?.length ?? 0 };
     },
 
     /**
@@ -96,7 +93,7 @@ export const createLayerActivities = (deps: ActivityDeps) => {
       }
       const insight = parsed ?? unparsedInsight(text);
       const { strengthAdjustment, ...numbers } = insight;
-      await layers().putInsight({
+      await layers.putInsight({
         id: input.id,
         topic: input.topic,
         category: input.category,
@@ -127,7 +124,7 @@ export const createLayerActivities = (deps: ActivityDeps) => {
 
     /** Stores a layer run's audit record and the layer it ran, for `dex layer --resume` (once per run). */
     async recordLayerRun(input: { record: LayerRunRecord; layer: LayerSpec }): Promise<void> {
-      await layers().putLayerRun(input.record, input.layer);
+      await layers.putLayerRun(input.record, input.layer);
     },
   };
 };

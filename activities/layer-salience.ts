@@ -8,14 +8,14 @@ import type { ActivityDeps } from './deps';
 
 /** Builds the salience activities over the host's dependencies. */
 export const createLayerSalienceActivities = (deps: ActivityDeps) => {
-  const layers = () => deps.store.layers;
+  const { layers } = deps.store;
   return {
     /**
      * Reserves `amount` from the topic under `key` when its balance covers it (a key already
      * reserved counts as reserved: a retry); `reserved: false` and the balance when it does not.
      */
     async reserveLayerSalience(input: { key: string; topic: string; amount: number; runId: string }): Promise<{ reserved: boolean; balance: number }> {
-      const r = await layers().spendSalience(input.key, input.topic, input.amount, ledgerReason.reserve(input.runId));
+      const r = await layers.spendSalience(input.key, input.topic, input.amount, ledgerReason.reserve(input.runId));
       return { reserved: r.spent, balance: r.balance };
     },
 
@@ -25,7 +25,7 @@ export const createLayerSalienceActivities = (deps: ActivityDeps) => {
      * tokens were read). A zero settlement is written too, so the ledger shows every call settled.
      */
     async settleLayerSalience(input: { key: string; topic: string; amount: number; runId: string }): Promise<void> {
-      await layers().addSalience(input.key, input.topic, input.amount, ledgerReason.settle(input.runId));
+      await layers.addSalience(input.key, input.topic, input.amount, ledgerReason.settle(input.runId));
     },
 
     /**
@@ -33,12 +33,12 @@ export const createLayerSalienceActivities = (deps: ActivityDeps) => {
      * (workflows/layer/target-salience.ts perAttempt): spends `cost` under `key` if the balance covers it.
      */
     async spendTargetSalience(input: { key: string; topic: string; cost: number; runId: string }): Promise<{ spent: boolean; balance: number }> {
-      return layers().spendSalience(input.key, input.topic, input.cost, `attempt:${input.runId}`);
+      return layers.spendSalience(input.key, input.topic, input.cost, `attempt:${input.runId}`);
     },
 
     /** Gives back part of a failed target's spending (once per key). */
     async refundTargetSalience(input: { key: string; topic: string; amount: number; runId: string }): Promise<void> {
-      await layers().addSalience(input.key, input.topic, input.amount, ledgerReason.refund(input.runId));
+      await layers.addSalience(input.key, input.topic, input.amount, ledgerReason.refund(input.runId));
     },
   };
 };

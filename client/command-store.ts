@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { DexStore } from '../store/dex-store';
-import { openDexStore, openStoreFromEnv, type StoreSpec } from '../store/open-store';
+import { openDexStore, openStoreFromEnv } from '../store/open-store';
+import type { StoreSpec } from '../store/store-spec';
 
 /**
  * Runs `use` on the store DEX_STORE names (this host's SQLite file by default,

@@ -4,7 +4,7 @@ import { InvalidInput } from '../core/invalid-input';
 import { GLOBAL_TOPIC, splitNodes } from '../core/layer-run';
 import type { LayerInput, LayerNode, LayerRunRecord, LayerSpec, ResumePoint } from '../core/layer-types';
 import type { DexStore } from '../store/dex-store';
-import { parseStoreSpec } from '../store/open-store';
+import { parseStoreSpec } from '../store/store-spec';
 import { withExistingStore } from './command-store';
 import { layerModels } from './layer-request';
 import { templateRefs } from './layer-templates';
@@ -15,10 +15,10 @@ export type LayerResume = { input: LayerInput } | { nothing: string };
 
 /**
  * The input of `dex layer --resume RUN` (docs/layers.md#resuming-a-run): the layer RUN ran (as
- * this host's store recorded it) and its failed targets, each with the node it goes on from
- * and the context it had there. The templates of the nodes that will run again must exist now;
- * they are read again when the prompts are rendered, so a fixed template takes effect. Throws
- * InvalidInput (exit 2) for a run this host has no record of, or cannot resume.
+ * the store recorded it) and its failed targets, each with the node it goes on from and the
+ * context it had there. The templates of the nodes that will run again must exist now; they are
+ * read again and named by their text's sha256 (the command stores them), so a fixed template
+ * takes effect. Throws InvalidInput (exit 2) for a run the store has no record of, or cannot resume.
  */
 export async function buildLayerResumeInput(runId: string, opts: { llm?: string }, settings: Settings, env: NodeJS.ProcessEnv = process.env): Promise<LayerResume> {
   const { location, found } = await withExistingStore(

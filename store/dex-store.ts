@@ -15,11 +15,8 @@ export type Async<T> = {
   [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
 };
 
-/** The methods of `T` other than `Omitted` (its plumbing). */
-type Methods<T, Omitted extends keyof T = never> = Omit<T, Omitted>;
-
-/** Run records: the Store's methods. */
-export type RunRecords = Async<Methods<Store, 'close' | 'database'>>;
+/** Run records: the Store's methods, without its plumbing (closing, the raw database). */
+export type RunRecords = Async<Omit<Store, 'close' | 'database'>>;
 /** The layer tables: topic messages, insights, salience ledger, contexts, layer runs. */
 export type LayerRecords = Async<LayerStore>;
 /** The memory tables: run memory and project memory. */

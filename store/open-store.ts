@@ -3,11 +3,6 @@ import { openPostgresDexStore } from './postgres-store';
 import { openSqliteDexStore } from './sqlite-dex-store';
 import { parseStoreSpec, type StoreSpec } from './store-spec';
 
-// Kept here too: callers that name a store already import this module.
-export { redactUrl } from './redact-url';
-export { parseStoreSpec, type StoreSpec } from './store-spec';
-
-
 /** Opens the store `spec` names, creating or migrating its tables. */
 export async function openDexStore(spec: StoreSpec): Promise<DexStore> {
   return spec.kind === 'sqlite' ? openSqliteDexStore(spec.path) : openPostgresDexStore(spec.url);

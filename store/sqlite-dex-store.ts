@@ -20,5 +20,3 @@ export function openSqliteDexStore(path: string): DexStore {
     close: () => Promise.resolve(store.close()),
   } as DexStore;
 }
-
-export { sqliteStorePath } from './store-spec';

@@ -1,7 +1,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { workflowKeyPrefix } from '../../core/ids';
 import type { DexStore } from '../../store/dex-store';
-import { parseStoreSpec } from '../../store/open-store';
+import { parseStoreSpec } from '../../store/store-spec';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import { withExistingStore } from '../command-store';
@@ -58,7 +58,6 @@ export async function logCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.log.options);
   const id = onePositional(positionals, 'a run id', usageOf('log'));
   const settings = readSettings();
-  // Read first: a DEX_STORE that names no store is an input error before anything connects.
   const spec = parseStoreSpec(process.env.DEX_STORE, settings.dexHome);
   const conns = await connectSaying(settings, out.info);
   try {
