@@ -32,14 +32,14 @@ async function freePort(): Promise<number> {
  * this process: its banner must not reach stdout, which carries the --json result, and its
  * pid gives the server's CPU time.
  */
-export async function startBenchServer(opts: { dynamicConfig?: string[]; defaults?: boolean } = {}): Promise<BenchServer> {
+export async function startBenchServer(opts: { dynamicConfig?: string[]; defaults?: boolean; args?: string[] } = {}): Promise<BenchServer> {
   quietRuntime();
   const port = await freePort();
   // The same dynamic config as `dex server` unless an experiment asks for the bare defaults (bench/probe-dispatch.ts).
   const dc = [...(opts.defaults === false ? [] : DEV_SERVER_DYNAMIC_CONFIG), ...(opts.dynamicConfig ?? [])];
   const child = spawn(
     ensureTemporalCli(),
-    ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--log-level', 'error', ...dc.flatMap((kv) => ['--dynamic-config-value', kv])],
+    ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--log-level', 'error', ...dc.flatMap((kv) => ['--dynamic-config-value', kv]), ...(opts.args ?? [])],
     { stdio: 'ignore' },
   );
   const address = `127.0.0.1:${port}`;

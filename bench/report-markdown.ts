@@ -1,6 +1,7 @@
 import type { B1System } from './b1-overhead';
 import type { B3Result } from './b3-crash';
 import type { BenchDoc } from './write-report';
+import { concurrencySection } from './report-concurrency';
 import { dispatchSection, targetsSection, turnSection } from './report-dispatch';
 
 const f = (x: number, digits = 1) => (x >= 100 ? Math.round(x).toString() : x.toFixed(digits));
@@ -31,6 +32,7 @@ export function performanceMarkdown(doc: BenchDoc, before: B3Result, names: Reco
     '',
     ...targetsSection(doc),
     ...dispatchSection(),
+    ...concurrencySection(),
     '## B1: overhead per step',
     '',
     '![B1: ms per step against N, one line per system](performance-b1.png)',

@@ -26,8 +26,16 @@ export function devServerArgs(dexHome: string, port = 7233, uiPort = 8233): stri
  * second by default: every workflow and activity task waited ~40 ms for it (101 ms a step → 14 ms).
  * The reader reads when history notifies it of a new task, so the higher limit adds no idle reads.
  * Eager activity execution hands an activity on the workflow's own queue to the completing worker.
+ * One partition per task queue: a dev server is one process, and with the default four a task
+ * written to a partition with no waiting poller is forwarded to another, which at 64 runs at once
+ * made B2 2.5× its ideal instead of 1.8× (docs/performance.md#where-many-runs-at-once-wait).
  */
-export const DEV_SERVER_DYNAMIC_CONFIG: string[] = ['history.transferProcessorMaxPollRPS=1000', 'system.enableActivityEagerExecution=true'];
+export const DEV_SERVER_DYNAMIC_CONFIG: string[] = [
+  'history.transferProcessorMaxPollRPS=1000',
+  'system.enableActivityEagerExecution=true',
+  'matching.numTaskqueueReadPartitions=1',
+  'matching.numTaskqueueWritePartitions=1',
+];
 
 /** `--dynamic-config-value` arguments for {@link DEV_SERVER_DYNAMIC_CONFIG} and `extra` ones. */
 export function dynamicConfigArgs(extra: string[] = []): string[] {

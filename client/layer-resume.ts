@@ -4,8 +4,6 @@ import { InvalidInput } from '../core/invalid-input';
 import { GLOBAL_TOPIC, splitNodes } from '../core/layer-run';
 import type { LayerInput, LayerNode, LayerRunRecord, LayerSpec, ResumePoint } from '../core/layer-types';
 import type { DexStore } from '../store/dex-store';
-import { parseStoreSpec } from '../store/store-spec';
-import { withExistingStore } from './command-store';
 import { layerModels } from './layer-request';
 import { templateRefs } from './layer-templates';
 import type { Settings } from './settings';
@@ -13,20 +11,21 @@ import type { Settings } from './settings';
 /** A resume to start, or why there is nothing to resume (not an error: every target is done). */
 export type LayerResume = { input: LayerInput } | { nothing: string };
 
+/** Why `dex layer --resume RUN` cannot start: the store at `location` has no record of RUN. */
+export function notRecorded(runId: string, location: string): InvalidInput {
+  return new InvalidInput(`no layer run "${runId}" is recorded on this host (${location}); a layer run is recorded when it ends`);
+}
+
 /**
  * The input of `dex layer --resume RUN` (docs/layers.md#resuming-a-run): the layer RUN ran (as
- * the store recorded it) and its failed targets, each with the node it goes on from and the
+ * `store` recorded it) and its failed targets, each with the node it goes on from and the
  * context it had there. The templates of the nodes that will run again must exist now; they are
  * read again and named by their text's sha256 (the command stores them), so a fixed template
  * takes effect. Throws InvalidInput (exit 2) for a run the store has no record of, or cannot resume.
  */
-export async function buildLayerResumeInput(runId: string, opts: { llm?: string }, settings: Settings, env: NodeJS.ProcessEnv = process.env): Promise<LayerResume> {
-  const { location, found } = await withExistingStore(
-    parseStoreSpec(env.DEX_STORE, settings.dexHome),
-    async (store) => ({ location: store.location, found: await readRun(store, runId) }),
-    async (location) => ({ location, found: undefined }),
-  );
-  if (!found) throw new InvalidInput(`no layer run "${runId}" is recorded on this host (${location}); a layer run is recorded when it ends`);
+export async function buildLayerResumeInput(store: DexStore, runId: string, opts: { llm?: string }, settings: Settings, env: NodeJS.ProcessEnv = process.env): Promise<LayerResume> {
+  const found = await readRun(store, runId);
+  if (!found) throw notRecorded(runId, store.location);
   const { record, spec, resumedBy } = found;
   const points = record.resumable ?? [];
   if (points.length === 0 && record.errors.length === 0) return { nothing: `${runId}: nothing to resume: no target failed (it ended ${record.status})` };

@@ -4,43 +4,56 @@ import { layerWorkflowIdPrefix } from '../../core/ids';
 import { InvalidInput } from '../../core/invalid-input';
 import { onePositional, parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
-import { withStore } from '../command-store';
+import { withExistingStore, withStore } from '../command-store';
 import type * as DriveRun from '../drive-run';
 import type { LayerInput } from '../../core/layer-types';
 import { buildLayerInput } from '../layer-request';
 import { layerActivityQueue } from '../layer-queue';
 import { storeLayerTemplates } from '../layer-templates';
-import { buildLayerResumeInput } from '../layer-resume';
+import { buildLayerResumeInput, notRecorded } from '../layer-resume';
 import { renderLayerRun } from '../render-layer-run';
 import { layerAbout, type RunAbout } from '../run-about';
 import { commandSettings, readSettings } from '../settings';
 import { parseTopicMessages } from '../topic-messages-file';
+import type { DexStore } from '../../store/dex-store';
+import { parseStoreSpec } from '../../store/store-spec';
 
 /** `dex layer FILE.layer.yaml` or `dex layer --resume RUN`: one layer run, checked before anything starts. */
 export async function layerCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.layer.options);
   const settings = commandSettings(values.detach);
+  // Templates travel in the store and the queue may be the store's own: both need the store open, once.
+  const ready = async (store: DexStore, checked: LayerInput): Promise<LayerInput> => {
+    await storeLayerTemplates(store, checked.templates ?? {});
+    return { ...checked, hostQueue: layerActivityQueue(settings, values.detach, store) };
+  };
   let input: LayerInput;
   let about: RunAbout;
   if (values.resume !== undefined) {
+    const runId = values.resume;
     if (positionals.length > 0) throw new UsageError(`--resume RUN takes no layer file (the run's own layer is resumed): ${usageOf('layer')}`);
-    const resume = await buildLayerResumeInput(values.resume, { llm: values.llm }, settings);
+    const resume = await withExistingStore(
+      parseStoreSpec(process.env.DEX_STORE, settings.dexHome),
+      async (store) => {
+        const found = await buildLayerResumeInput(store, runId, { llm: values.llm }, settings);
+        return 'nothing' in found ? found : { input: await ready(store, found.input) };
+      },
+      async (location) => {
+        throw notRecorded(runId, location);
+      },
+    );
     if ('nothing' in resume) {
-      out.result(resume.nothing, { resumes: values.resume, nothingToResume: true });
+      out.result(resume.nothing, { resumes: runId, nothingToResume: true });
       return 0;
     }
     input = resume.input;
     const n = input.resume!.points.length;
-    about = { title: input.layer.name, summary: `Layer ${input.layer.name}: resumes ${values.resume} (${n} failed target${n === 1 ? '' : 's'})` };
+    about = { title: input.layer.name, summary: `Layer ${input.layer.name}: resumes ${runId} (${n} failed target${n === 1 ? '' : 's'})` };
   } else {
-    input = buildLayerInput(onePositional(positionals, 'a layer file', usageOf('layer')), { llm: values.llm }, settings);
+    const checked = buildLayerInput(onePositional(positionals, 'a layer file', usageOf('layer')), { llm: values.llm }, settings);
+    input = await withStore(settings.dexHome, (store) => ready(store, checked));
     about = layerAbout(input);
   }
-  const checked = input;
-  input = await withStore(settings.dexHome, async (store) => {
-    await storeLayerTemplates(store, checked.templates ?? {});
-    return { ...checked, hostQueue: layerActivityQueue(settings, values.detach, store) };
-  });
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;
   const run = await driveRun(
