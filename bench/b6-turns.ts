@@ -13,6 +13,8 @@ import { taskCassette } from './task-runs';
 /** One model latency: what a taskWorkflow turn costs on top of the model. */
 export interface TurnRow {
   latencyMs: number;
+  /** The short and the long task's turns at this latency. */
+  turns?: [number, number];
   /** Wall time of a task per turn count (prepare, turns, checkpoint, completion). */
   wallMs: Record<string, number>;
   /** (wall of the long task − wall of the short one) / the turns between them: one turn, fixed costs cancelled; the median over `pairs`. */
@@ -55,14 +57,16 @@ async function oneTask(server: BenchServer, latencyMs: number, turns: number, n:
 
 /** Runs the section: for each latency, a short and a long task; the difference is per-turn cost. */
 export async function runTurns(server: BenchServer, params: BenchParams, log: (line: string) => void): Promise<TurnResult> {
-  const [short, long] = params.turn.turns;
+  const [short, longAtSpeed] = params.turn.turns;
   const rows: TurnRow[] = [];
   let n = 0;
   await oneTask(server, 0, short, n++); // warm-up: bundles the workflows, opens the stores
   for (const latencyMs of params.turn.latenciesMs) {
-    // One pair's difference moves by ±10 ms a turn from run to run; at latency 0 (the target's figure) the
+    // One 3-and-8-turn pair's difference moved by ±10 ms a turn from run to run (36-76 ms over five pairs); at
+    // latency 0 (the target's figure) the long task is longer, which divides a task's noise by more turns, and the
     // median of several pairs is taken. The slower rows, where the model's wait dominates, run one pair each.
     const pairs = latencyMs === 0 ? params.turn.pairsAtZero : 1;
+    const long = latencyMs === 0 ? params.turn.longAtZero : longAtSpeed;
     const cpu0 = server.pid ? cpuSeconds(server.pid) + cpuSeconds(process.pid) : null;
     const samples: number[] = [];
     let a = 0;
@@ -77,6 +81,7 @@ export async function runTurns(server: BenchServer, params: BenchParams, log: (l
     const addedMs = perTurnMs - latencyMs;
     rows.push({
       latencyMs,
+      turns: [short, long],
       wallMs: { [short]: Math.round(a), [long]: Math.round(b) },
       perTurnMs: round(perTurnMs, 1),
       perTurnSamplesMs: samples.map((s) => round(s, 1)),
@@ -87,7 +92,7 @@ export async function runTurns(server: BenchServer, params: BenchParams, log: (l
     log(`turn latency ${latencyMs} ms: ${round(perTurnMs, 1)} ms per turn (median of ${pairs}: ${samples.map((s) => round(s, 1)).join(', ')}), dex adds ${round(addedMs, 1)} ms`);
   }
   return {
-    turns: [short, long],
+    turns: [short, longAtSpeed],
     rows,
     note: 'each turn: one callModel (HTTP to the fake, stored) and one runTool (write_file in the worktree); the worker and its in-process client run in the bench process',
   };

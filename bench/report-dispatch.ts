@@ -43,21 +43,24 @@ export function turnSection(doc: BenchDoc): string[] {
   const { turn } = doc;
   if (!turn?.rows) return [];
   const [short, long] = turn.turns;
+  const zero = turn.rows.find((r) => r.latencyMs === 0);
+  const turnsOf = (r: (typeof turn.rows)[number]) => r.turns ?? turn.turns;
+  const zeroNote = zero && turnsOf(zero)[1] !== long ? ` At latency 0 (the target's figure) the long task has ${turnsOf(zero)[1]} turns and ${zero.perTurnSamplesMs?.length ?? 1} pairs run: one ${short}-and-${long}-turn pair moved by about ±10 ms a turn from run to run, and a longer task divides a task's own noise by more turns; the figure is the pairs' median (each pair's figure in the last column).` : '';
   return [
     '## Real turns',
     '',
-    `Actual \`taskWorkflow\`s (sample repository, no verify) against the fake Anthropic server, which answers from a cassette after a fixed latency; each turn is one \`callModel\` and one \`runTool\` (\`write_file\`). A task of ${short} and one of ${long} turns per latency; the difference divided by ${long - short} is one turn with the task's fixed costs (worktree, context, checkpoint commit, completion) cancelled. One pair moves by about ±10 ms a turn from run to run, so at latency 0 the figure is the median of several pairs (each pair's figure in the last column); the slower rows run one pair. CPU is dev server + bench process over the row's tasks.`,
+    `Actual \`taskWorkflow\`s (sample repository, no verify) against the fake Anthropic server, which answers from a cassette after a fixed latency; each turn is one \`callModel\` and one \`runTool\` (\`write_file\`). A short and a long task per latency (${short} and ${long} turns unless the row says otherwise); their difference divided by the turns between them is one turn with the task's fixed costs (worktree, context, checkpoint commit, completion) cancelled.${zeroNote} The slower rows run one pair. CPU is dev server + bench process over the row's tasks.`,
     '',
-    `| model latency ms | ${short}-turn task ms | ${long}-turn task ms | ms per turn | dex adds ms / turn | as % of the model | CPU ms / turn | ms per turn, each pair |`,
-    '|---:|---:|---:|---:|---:|---:|---:|---|',
-    ...turn.rows.map(
-      (r) =>
-        `| ${r.latencyMs} | ${r.wallMs[short]} | ${r.wallMs[long]} | ${f(r.perTurnMs)} | ${f(r.addedMs)} | ${r.addedPercent === null ? 'n/a' : `${r.addedPercent} %`} | ${r.cpuMsPerTurn ?? 'n/a'} | ${(r.perTurnSamplesMs ?? [r.perTurnMs]).map(f).join(', ')} |`,
-    ),
+    '| model latency ms | turns (short / long) | short task ms | long task ms | ms per turn | dex adds ms / turn | as % of the model | CPU ms / turn | ms per turn, each pair |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---|',
+    ...turn.rows.map((r) => {
+      const [a, b] = turnsOf(r);
+      return `| ${r.latencyMs} | ${a} / ${b} | ${r.wallMs[a]} | ${r.wallMs[b]} | ${f(r.perTurnMs)} | ${f(r.addedMs)} | ${r.addedPercent === null ? 'n/a' : `${r.addedPercent} %`} | ${r.cpuMsPerTurn ?? 'n/a'} | ${(r.perTurnSamplesMs ?? [r.perTurnMs]).map((x) => f(x)).join(', ')} |`;
+    }),
     '',
     'What dex adds per turn includes the tool\'s own work (a file write in the worktree) and the store writes of the reply, the tool result and the transcript, not only orchestration.',
     '',
-    'Where a turn of ~50 ms at latency 0 goes (a probe of 8-turn tasks on 2026-11-22, splitting each history by its event times): two activity dispatches and two workflow tasks wait ~2 ms each for a poller; `callModel` runs ~10 ms and `runTool` ~17 ms (of which the worktree fingerprint\'s `git status`, one process, is most); each workflow task takes ~11 ms from started to completed, including what it publishes. Switching publishing off measured 41 ms per turn against 50 with it: the search-attribute upsert (the cost changes every model call) and the Web UI\'s current details each cost ~4–5 ms a turn, on the server\'s side. CPU per turn, server and worker together, is ~215 ms, which is what bounds B2.',
+    'Where a turn of ~50 ms at latency 0 goes (a probe of three 13-turn tasks on 2026-11-22, splitting each history by its event times, medians): each activity and workflow task waits 1.6–1.7 ms for a poller; `callModel` takes 11.2 ms from scheduled to completed and `runTool` 17.0 ms; each workflow task takes 7 ms from started to completed, including what it publishes (the search-attribute upsert when the cost changed, every model call). In `runTool`, the worktree fingerprint (one `git status`, for runaway protection) is the largest part: spawning a process from the bench process, which holds the worker, the client, the fake model and ~500 MB, blocks its event loop ~6 ms a spawn (a CPU profile: 312 ms of `execFile` over 52 fingerprints), against ~3 ms from a small process; a long-lived helper process for dex\'s own git calls would take that off the worker\'s event loop, and is the next thing to try. Switching publishing off measured 41 ms per turn against 50 with it (an earlier probe). CPU per turn, server and worker together, is ~215 ms, which is what bounds many concurrent tasks.',
     '',
   ];
 }

@@ -52,11 +52,11 @@ export function performanceMarkdown(doc: BenchDoc, before: B3Result, names: Reco
     '',
     '## B2: many runs at once',
     '',
-    `M concurrent ${b2.steps}-step runs, model latency ${b2.latencyMs} ms: the ideal is ${b2.idealMs} ms whatever M. Worker RSS is the peak of the benchmark process (worker, client and LangGraph together); CPU is user + system seconds from \`/proc/<pid>/stat\` during the dex runs.`,
+    `M concurrent ${b2.steps}-step runs, model latency ${b2.latencyMs} ms: the ideal is ${b2.idealMs} ms whatever M. dex runs ${b2.rows[0]?.dexBatchesMs?.length ?? 1} batches of M runs at each M, one after another: its time is their median (each batch in the last column). Worker RSS is the peak of the benchmark process (worker, client and LangGraph together); CPU is user + system seconds from \`/proc/<pid>/stat\` during the dex runs, per batch.`,
     '',
-    '| M | plain ms | LangGraph ms | dex ms | dex / ideal | worker peak RSS MiB | worker CPU s | dev-server CPU s |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...b2.rows.map((r) => `| ${r.m} | ${r.wallMs.plain} | ${r.wallMs.langgraph} | ${r.wallMs.dex} | ${r.dexVsIdeal} | ${r.workerPeakRssMiB} | ${r.workerCpuSeconds} | ${r.devServerCpuSeconds ?? 'n/a'} |`),
+    '| M | plain ms | LangGraph ms | dex ms | dex / ideal | worker peak RSS MiB | worker CPU s | dev-server CPU s | dex batches ms |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...b2.rows.map((r) => `| ${r.m} | ${r.wallMs.plain} | ${r.wallMs.langgraph} | ${r.wallMs.dex} | ${r.dexVsIdeal} | ${r.workerPeakRssMiB} | ${r.workerCpuSeconds} | ${r.devServerCpuSeconds ?? 'n/a'} | ${(r.dexBatchesMs ?? [r.wallMs.dex]).join(', ')} |`),
     '',
     '## B3: SIGKILL of the worker',
     '',
@@ -175,6 +175,6 @@ function designChanges(after: B3Result, before: B3Result, benchMinutes: number):
     '## Running it',
     '',
     `\`npm run bench\` (about ${benchMinutes} minutes here), ` +
-      '`npm run bench -- --quick` (under two minutes; CI runs it and it exits non-zero when a section fails or a B1 system has no number), `npm run -s bench -- --json` for the JSON document alone on stdout. Then `npx tsx bench/write-report.ts` regenerates this page. Roadmap and layer benchmarks are added as further entries of `SECTIONS` in `bench/run.ts`; bench-only workflows go in `bench/workflows/`.',
+      '`npm run bench -- --quick` (under two minutes; CI runs it and it exits non-zero when a section fails or a B1 system has no number), `npm run -s bench -- --json` for the JSON document alone on stdout, `npm run bench -- --only=b2,b3` for some sections alone. Then `npx tsx bench/write-report.ts` regenerates this page. Roadmap and layer benchmarks are added as further entries of `SECTIONS` in `bench/run.ts`; bench-only workflows go in `bench/workflows/`.',
   ];
 }

@@ -37,13 +37,20 @@ function missingB1(b1: unknown, params: BenchParams): string[] {
 async function main(): Promise<number> {
   const args = new Set(process.argv.slice(2));
   const params = args.has('--quick') ? QUICK : FULL;
+  // `--only=b2,b3` runs those sections alone (to study one; docs/performance.md is written from a full run).
+  const only = [...args].find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  const unknown = only?.filter((name) => !SECTIONS.some(([n]) => n === name)) ?? [];
+  if (unknown.length) {
+    log(`bench: no section ${unknown.join(', ')} (sections: ${SECTIONS.map(([n]) => n).join(', ')})`);
+    return 2;
+  }
   const startedAt = new Date();
   const server = await startBenchServer();
   const results: Record<string, unknown> = {};
   const failures: string[] = [];
   try {
-    for (const [name, section] of SECTIONS) {
+    for (const [name, section] of SECTIONS.filter(([n]) => !only || only.includes(n))) {
       // Each section starts on a quiet server, not in the tail of the one before.
       if (server.pid) log(`${name}: server quiet after ${((await settled(server.pid)) / 1000).toFixed(1)} s`);
       const t0 = Date.now();
@@ -71,9 +78,10 @@ async function main(): Promise<number> {
   const dir = join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });
   const text = JSON.stringify(doc, null, 2) + '\n';
-  // A quick (smoke) run never replaces the full run that docs/performance.md is written from.
-  const latest = params.quick ? 'latest-quick.json' : 'latest.json';
-  writeFileSync(join(dir, `${startedAt.toISOString().replace(/[:.]/g, '-')}${params.quick ? '-quick' : ''}.json`), text);
+  // A quick (smoke) run or some sections alone never replace the full run that docs/performance.md is written from.
+  const kind = params.quick ? '-quick' : only ? '-partial' : '';
+  const latest = `latest${kind}.json`;
+  writeFileSync(join(dir, `${startedAt.toISOString().replace(/[:.]/g, '-')}${kind}.json`), text);
   writeFileSync(join(dir, latest), text);
   if (args.has('--json')) process.stdout.write(text);
   else log(`results: ${join(dir, latest)} (${doc.seconds} s)`);
