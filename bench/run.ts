@@ -14,7 +14,7 @@ import { runB5 } from './b5-gates';
 import { runTurns } from './b6-turns';
 import { startBenchServer, type BenchServer } from './dex-env';
 import { FULL, QUICK, type BenchParams } from './params';
-import { settled } from './stats';
+import { collectGarbage, settled } from './stats';
 
 type Section = (server: BenchServer, params: BenchParams, log: (line: string) => void) => Promise<unknown>;
 
@@ -53,6 +53,7 @@ async function main(): Promise<number> {
     for (const [name, section] of SECTIONS.filter(([n]) => !only || only.includes(n))) {
       // Each section starts on a quiet server, not in the tail of the one before.
       if (server.pid) log(`${name}: server quiet after ${((await settled(server.pid)) / 1000).toFixed(1)} s`);
+      log(`${name}: bench process heap ${collectGarbage()}`);
       const t0 = Date.now();
       try {
         results[name] = await section(server, params, log);
