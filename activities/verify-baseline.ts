@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { verifyResultKey } from '../core/ids';
 import type { SandboxPolicy } from '../core/sandbox-policy';
@@ -28,22 +28,39 @@ export interface Baseline {
  * (docs/roadmaps.md#baseline-aware-verify): every command runs on a detached checkout of the
  * base, confined like the task's own verify. Cached per repository, base and commands, so the
  * tasks of a roadmap that start from the same commit run it once: one that finished is read from
- * the store, and parallel tasks asking while it runs wait for that run (one checkout folder per
- * baseline, which a second run would remove under the first).
+ * the store, and parallel tasks asking while it runs wait for that run. Two worker processes on
+ * one host may both run it (the stored result is written once); each has its own checkout folder,
+ * so neither removes the other's.
  */
 export const createVerifyBaselineActivities = (deps: ActivityDeps) => {
   const { verify } = createVerifyActivities(deps);
   const running = new Map<string, Promise<Baseline>>();
+  // Whose checkout a folder is: this process, and this set of activities in it (a process can hold several workers).
+  const owner = `${process.pid}.${randomBytes(4).toString('hex')}`;
+
+  /**
+   * Removes the checkouts of `folder`'s baseline that nobody runs: one of ours (an attempt that
+   * failed before it cleaned up; ours run one at a time) or one whose process is gone. Another
+   * live process's checkout is left alone: it is running the same baseline now.
+   */
+  async function removeAbandoned(dir: string, folder: string): Promise<void> {
+    const entries = existsSync(dir) ? await readdir(dir) : [];
+    for (const entry of entries) {
+      if (!entry.startsWith(`${folder}-`)) continue;
+      const entryOwner = entry.slice(folder.length + 1);
+      if (entryOwner === owner || !processAlive(Number(entryOwner.split('.')[0]))) await rm(join(dir, entry), { recursive: true, force: true });
+    }
+  }
 
   async function runBaseline(input: BaselineInput, id: string): Promise<Baseline> {
     const artifactId = `verify-baseline/${id}`;
     const earlier = await deps.store.getArtifact(verifyResultKey(artifactId));
     if (earlier) return { failures: baselineFailures(JSON.parse(earlier.content) as VerifyResult), artifactId };
 
-    const path = join(deps.dexHome, 'baselines', `${input.baseSha.slice(0, 12)}-${id}`);
+    const folder = `${input.baseSha.slice(0, 12)}-${id}`;
+    const path = join(deps.dexHome, 'baselines', `${folder}-${owner}`);
     const git = dexGit(input.repoPath);
-    // A folder left by an attempt that crashed is not to be trusted: start again.
-    if (existsSync(path)) await rm(path, { recursive: true, force: true });
+    await removeAbandoned(join(deps.dexHome, 'baselines'), folder);
     await git.raw(['worktree', 'prune']);
     await git.raw(['worktree', 'add', '--detach', path, input.baseSha]);
     try {
@@ -73,4 +90,15 @@ export const createVerifyBaselineActivities = (deps: ActivityDeps) => {
 /** Against an empty baseline every failure is new: those are the base's failures. */
 function baselineFailures(result: VerifyResult): string[] {
   return result.newFailures ?? [];
+}
+
+/** Whether process `pid` exists (a folder named by a pid that is not a number counts as gone). */
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // it exists, and is not ours to signal
+  }
 }
