@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { verifyResultKey } from '../core/ids';
 import type { SandboxPolicy } from '../core/sandbox-policy';
 import type { ActivityDeps } from './deps';
 import { dexGit } from './dex-git';
+import { ownerGone, ownerTag } from './process-owner';
 import { createVerifyActivities, type VerifyResult } from './verify';
 
 /** Input of `verifyBaseline`: the task's verify commands, run on its base commit. */
@@ -36,7 +37,7 @@ export const createVerifyBaselineActivities = (deps: ActivityDeps) => {
   const { verify } = createVerifyActivities(deps);
   const running = new Map<string, Promise<Baseline>>();
   // Whose checkout a folder is: this process, and this set of activities in it (a process can hold several workers).
-  const owner = `${process.pid}.${randomBytes(4).toString('hex')}`;
+  const owner = ownerTag();
 
   /**
    * Removes the checkouts of `folder`'s baseline that nobody runs: one of ours (an attempt that
@@ -48,7 +49,7 @@ export const createVerifyBaselineActivities = (deps: ActivityDeps) => {
     for (const entry of entries) {
       if (!entry.startsWith(`${folder}-`)) continue;
       const entryOwner = entry.slice(folder.length + 1);
-      if (entryOwner === owner || !processAlive(Number(entryOwner.split('.')[0]))) await rm(join(dir, entry), { recursive: true, force: true });
+      if (entryOwner === owner || ownerGone(entryOwner)) await rm(join(dir, entry), { recursive: true, force: true });
     }
   }
 
@@ -90,15 +91,4 @@ export const createVerifyBaselineActivities = (deps: ActivityDeps) => {
 /** Against an empty baseline every failure is new: those are the base's failures. */
 function baselineFailures(result: VerifyResult): string[] {
   return result.newFailures ?? [];
-}
-
-/** Whether process `pid` exists (a folder named by a pid that is not a number counts as gone). */
-function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'; // it exists, and is not ours to signal
-  }
 }

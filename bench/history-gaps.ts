@@ -4,12 +4,11 @@ import { quantile, round } from './stats';
 const { EventType } = temporal.api.enums.v1;
 /** One event of a fetched history. */
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-type Event = HistoryEvent;
-const ms = (e: Event) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
-const kind = (e: Event) => EventType[e.eventType ?? 0].replace('EVENT_TYPE_', '');
+const ms = (e: HistoryEvent) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+const kind = (e: HistoryEvent) => EventType[e.eventType ?? 0].replace('EVENT_TYPE_', '');
 
 /** The `q` quantile (median by default) of the gap between consecutive event kinds (`A→B`), over all steps of all runs. */
-export function gaps(histories: Event[][], q = 0.5): Record<string, number> {
+export function gaps(histories: HistoryEvent[][], q = 0.5): Record<string, number> {
   const all: Record<string, number[]> = {};
   for (const events of histories) {
     for (let i = 1; i < events.length; i++) (all[`${kind(events[i - 1])}→${kind(events[i])}`] ??= []).push(ms(events[i]) - ms(events[i - 1]));

@@ -62,10 +62,10 @@ describe('verifyBaseline', () => {
     // The folder name the activity gives this baseline (activities/verify-baseline.ts).
     const id = createHash('sha256').update(JSON.stringify([realpathSync(repo), input.baseSha, input.commands, 'off'])).digest('hex').slice(0, 16);
     const folder = `${input.baseSha.slice(0, 12)}-${id}`;
-    const gone = join(dir, 'baselines', `${folder}-2147483646.dead`);
-    const live = join(dir, 'baselines', `${folder}-${process.pid}.other`);
+    const gone = join(dir, 'baselines', `${folder}-2147483646-dead`);
+    const live = join(dir, 'baselines', `${folder}-${process.pid}-other`);
     for (const path of [gone, live]) mkdirSync(path, { recursive: true });
     await runActivity(verifyBaseline, [input]);
-    expect(readdirSync(join(dir, 'baselines'))).toEqual([`${folder}-${process.pid}.other`]);
+    expect(readdirSync(join(dir, 'baselines'))).toEqual([`${folder}-${process.pid}-other`]);
   });
 });

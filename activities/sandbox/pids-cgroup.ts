@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ownerGone, ownerTag } from '../process-owner';
 
 /** A cgroup that caps how many processes one sandboxed command may have. */
 export interface PidsCgroup {
@@ -28,21 +28,11 @@ function removeWhenEmpty(dir: string, triesLeft: number): void {
   }
 }
 
-/** True while process `pid` exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Removes the empty cgroups of worker processes that have gone (their last removal may not have run). */
 function sweepOrphans(root: string): void {
   for (const name of readdirSync(root)) {
-    const pid = /^dex-(\d+)-[0-9a-f]+$/.exec(name)?.[1];
-    if (pid && !alive(Number(pid))) removeWhenEmpty(join(root, name), 0);
+    const owner = /^dex-(\d+-[0-9a-f]+)$/.exec(name)?.[1];
+    if (owner && ownerGone(owner)) removeWhenEmpty(join(root, name), 0);
   }
 }
 
@@ -56,7 +46,7 @@ export function createPidsCgroup(max: number): PidsCgroup | undefined {
     const root = pidsRoot();
     if (!root) return undefined;
     sweepOrphans(root);
-    const dir = join(root, `dex-${process.pid}-${randomBytes(4).toString('hex')}`);
+    const dir = join(root, `dex-${ownerTag()}`);
     mkdirSync(dir);
     writeFileSync(join(dir, 'pids.max'), String(max));
     return {
