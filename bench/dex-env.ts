@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ensureTemporalCli } from '../client/toolchain';
-import { DEV_SERVER_DYNAMIC_CONFIG } from '../client/dev-server';
+import { DEV_SERVER_DYNAMIC_CONFIG, devServerEnv } from '../client/dev-server';
 import { quietRuntime } from '../test/dev-server-env';
 import { createBenchActivities } from './bench-activities';
 import { registerSearchAttributes } from '../client/search-attribute-setup';
@@ -40,7 +40,8 @@ export async function startBenchServer(opts: { dynamicConfig?: string[]; default
   const child = spawn(
     ensureTemporalCli(),
     ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--log-level', 'error', ...dc.flatMap((kv) => ['--dynamic-config-value', kv]), ...(opts.args ?? [])],
-    { stdio: 'ignore' },
+    // `dex server`'s environment too, unless an experiment asks for the bare defaults.
+    { stdio: 'ignore', env: opts.defaults === false ? process.env : devServerEnv() },
   );
   const address = `127.0.0.1:${port}`;
   let env: TestWorkflowEnvironment | undefined;

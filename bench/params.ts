@@ -18,7 +18,7 @@ export interface BenchParams {
 export const FULL: BenchParams = {
   quick: false,
   b1: { n: [1, 5, 20, 100], runs: 20, warmup: 2 },
-  b2: { m: [1, 4, 16, 64, 256], steps: 10, latencyMs: 200, batches: 3 },
+  b2: { m: [1, 4, 16, 64, 256], steps: 10, latencyMs: 200, batches: 5 },
   b3: { scenarios: ['mid-activity', 'between-activities'] },
   b4: { turns: [10, 50, 200], probeMaxSteps: 20_000 },
   b5: { parked: [100, 1000], signalRuns: 10 },

@@ -19,6 +19,11 @@ export interface Connections {
   /** The payload codec `DEX_CODEC_KEYS` asks for; a worker this command starts uses it too. */
   dataConverter: DataConverter;
   nativeConnection(): Promise<NativeConnection>;
+  /**
+   * A client on the worker connection: a run started through it with `requestEagerStart` has its
+   * first workflow task handed to the worker in this process in the start call's reply.
+   */
+  workerClient(): Promise<Client>;
   close(): Promise<void>;
 }
 
@@ -71,15 +76,20 @@ export async function connect(settings: Settings, log: (line: string) => void, o
   const conn = connection;
   if (opts.forRuns) await ensureSearchAttributes(conn, settings, log);
   let native: NativeConnection | undefined;
+  const nativeConnection = async () => {
+    installRuntimeLogging('ERROR');
+    return (native ??= await NativeConnection.connect({ address, ...security }));
+  };
+  const clientOn = (connection: Connection | NativeConnection) =>
+    new Client({ connection, namespace: settings.namespace, dataConverter, interceptors: { workflow: clientInterceptors() } });
+  let workerClient: Client | undefined;
   return {
     address,
     connection: conn,
     dataConverter,
-    client: new Client({ connection: conn, namespace: settings.namespace, dataConverter, interceptors: { workflow: clientInterceptors() } }),
-    nativeConnection: async () => {
-      installRuntimeLogging('ERROR');
-      return (native ??= await NativeConnection.connect({ address, ...security }));
-    },
+    client: clientOn(conn),
+    nativeConnection,
+    workerClient: async () => (workerClient ??= clientOn(await nativeConnection())),
     close: async () => {
       await native?.close();
       await conn.close();

@@ -66,9 +66,14 @@ export async function driveRun<K extends PlanKindName>(
   try {
     const marks = startMarks(start.about, start.unsandboxed);
     if (start.unsandboxed) out.info(UNSANDBOXED_WARNING);
-    const handle = start.workflowId
-      ? await startWithId(conns.client, start.workflowId, workflowType, start.args, settings.taskQueue, marks)
-      : await startWithNextId(conns.client, start.idPrefix!, workflowType, start.args, settings.taskQueue, marks);
+    // With a worker in this process, the run starts eagerly: the start call's reply carries its first
+    // workflow task to that worker, with no trip through the task queue (docs/performance.md).
+    const starter = worker ? await conns.workerClient() : conns.client;
+    const options = { ...marks, requestEagerStart: worker !== undefined };
+    const started = start.workflowId
+      ? await startWithId(starter, start.workflowId, workflowType, start.args, settings.taskQueue, options)
+      : await startWithNextId(starter, start.idPrefix!, workflowType, start.args, settings.taskQueue, options);
+    const handle = conns.client.workflow.getHandle(started.workflowId);
     const webUi = webUiLink(settings, handle.workflowId);
     out.info(`started ${handle.workflowId}${webUi ? `  ${webUi}` : ''}`);
     if (opts.detach) return { workflowId: handle.workflowId, webUi };

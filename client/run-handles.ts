@@ -17,6 +17,12 @@ export interface StartMarks {
 }
 
 /**
+ * A start's marks, and whether a worker in this process should take the run's first workflow task
+ * in the start call's reply (eager start; only through `Connections.workerClient`, docs/performance.md).
+ */
+export type StartOptions = StartMarks & { requestEagerStart?: boolean };
+
+/**
  * Starts a workflow under the first free id `<prefix>-<n>` (docs/interfaces.md#plans-workflows-and-ids: readable, stable
  * ids). Rejecting duplicates makes the server, not a local counter, decide which n is free.
  */
@@ -26,7 +32,7 @@ export async function startWithNextId(
   workflowType: WorkflowName,
   args: readonly unknown[],
   taskQueue: string,
-  marks: StartMarks = {},
+  marks: StartOptions = {},
 ): Promise<WorkflowHandle> {
   for (let n = 1; n < 100_000; n++) {
     try {
@@ -55,7 +61,7 @@ export async function startWithId(
   workflowType: WorkflowName,
   args: readonly unknown[],
   taskQueue: string,
-  marks: StartMarks = {},
+  marks: StartOptions = {},
 ): Promise<WorkflowHandle> {
   try {
     return await client.workflow.start(workflowType, {

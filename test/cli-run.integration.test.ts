@@ -52,6 +52,15 @@ describe('the dex command on a real dev server', () => {
     expect(JSON.parse(status.stdout).state).toBe('completed');
     const list = await dex(['list', '--json'], envVars);
     expect(JSON.parse(list.stdout).map((r: { id: string }) => r.id)).toContain(id);
+
+    // The command's own worker took the first workflow task in the start call's reply (eager start):
+    // the server records that task as started by the starting client, without a worker build id,
+    // where a task dispatched through the queue carries the polling worker's.
+    const { events } = await testEnv.client.workflow.getHandle(id).fetchHistory();
+    const firstTask = events?.find((e) => e.workflowTaskStartedEventAttributes)?.workflowTaskStartedEventAttributes;
+    const laterTask = events?.filter((e) => e.workflowTaskStartedEventAttributes).at(-1)?.workflowTaskStartedEventAttributes;
+    expect(firstTask?.workerVersion?.buildId).toBeUndefined();
+    expect(laterTask?.workerVersion?.buildId).toMatch(/@temporalio\/worker/);
   });
 
   it('--unsafe-no-sandbox runs where no sandbox can be had, and says so in progress, status and the Web UI memo', async () => {

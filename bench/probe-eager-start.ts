@@ -1,0 +1,30 @@
+/**
+ * `npx tsx bench/probe-eager-start.ts [--runs 20]`: how much eager workflow start saves a run that
+ * a worker in the starting process serves (client/drive-run.ts). One-step runs, one after another,
+ * started through a client on the worker's own connection with and without `requestEagerStart`;
+ * prints the medians of the wait for the first workflow task (history) and of start-to-result
+ * (client). A side experiment, not a bench section (docs/performance.md#eager-start).
+ */
+import { Client } from '@temporalio/client';
+import { runProbe } from './probe-env';
+import { quantile, round, timed } from './stats';
+
+const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+
+runProbe({ runs: 20 }, async (server, { runs }) => {
+  const client = new Client({ connection: server.env.nativeConnection });
+  for (const eager of [false, true, false, true]) {
+    const firstTaskWaits: number[] = [];
+    const walls: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const workflowId = `eager-${eager}-${i}-${Date.now()}`;
+      const { ms: wall } = await timed(() => client.workflow.execute('pipelineWorkflow', { workflowId, taskQueue: 'probe', requestEagerStart: eager, args: [{ steps: 1, local: false, latencyMs: 0 }] }));
+      const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+      const started = events.find((e) => e.workflowTaskStartedEventAttributes);
+      firstTaskWaits.push(ms(started?.eventTime) - ms(events[0].eventTime));
+      walls.push(wall);
+    }
+    const median = (xs: number[]) => round(quantile(xs, 0.5), 2);
+    console.log(JSON.stringify({ eager, runs, firstTaskWaitMs: median(firstTaskWaits), startToResultMs: median(walls) }));
+  }
+});
