@@ -13,8 +13,10 @@ export interface B2Row {
   m: number;
   /** dex: the median of its batches. */
   wallMs: Record<'plain' | 'dex' | 'langgraph', number>;
-  /** Each dex batch's wall time, in the order they ran. */
+  /** Each counted dex batch's wall time, in the order they ran. */
   dexBatchesMs?: number[];
+  /** The warm-up batch before them (not counted): a fresh worker's code is not yet optimized. */
+  dexWarmUpMs?: number;
   /** dex wall time / ideal (1 = no orchestration cost visible). */
   dexVsIdeal: number;
   workerPeakRssMiB: number;
@@ -46,34 +48,40 @@ export async function runB2(server: BenchServer, params: BenchParams, log: (line
       const plainRun = await all(m, plain);
       const graphRun = await all(m, () => graph.run());
       const rss = rssSampler();
+      const dexBatch = async (batch: number | 'warm-up') =>
+        Math.round(
+          (
+            await all(m, (i) =>
+              server.env.client.workflow.execute('pipelineWorkflow', {
+                workflowId: `b2-${m}-${batch}-${i}`,
+                taskQueue: queue,
+                args: [{ steps, local: false, latencyMs }],
+              }),
+            )
+          ).ms,
+        );
+      // A warm-up batch first, as a long-running worker is warm: a fresh worker's first 64-run batches
+      // took 1.70, 1.64, 1.52, 1.50x of the ideal as its CPU per batch fell 2.9 -> 2.1 s. Then several
+      // batches, as B1 takes several runs; they move by about ±0.1x.
+      const warmUp = await dexBatch('warm-up');
       const serverCpu0 = server.pid ? cpuSeconds(server.pid) : 0;
       const workerCpu0 = cpuSeconds(process.pid);
-      // Several batches, as B1 takes several runs: at 64 runs the first batch measured 0.2-0.3x above
-      // the ones after it (bench/probe-concurrency.ts), and later ones move by about ±0.1x.
       const batches: number[] = [];
-      for (let batch = 0; batch < params.b2.batches; batch++) {
-        const dexRun = await all(m, (i) =>
-          server.env.client.workflow.execute('pipelineWorkflow', {
-            workflowId: `b2-${m}-${batch}-${i}`,
-            taskQueue: queue,
-            args: [{ steps, local: false, latencyMs }],
-          }),
-        );
-        batches.push(Math.round(dexRun.ms));
-      }
+      for (let batch = 0; batch < params.b2.batches; batch++) batches.push(await dexBatch(batch));
       const dexMs = quantile(batches, 0.5);
       const perBatch = (seconds: number) => round(seconds / batches.length, 2);
       const row: B2Row = {
         m,
         wallMs: { plain: Math.round(plainRun.ms), dex: dexMs, langgraph: Math.round(graphRun.ms) },
         dexBatchesMs: batches,
+        dexWarmUpMs: warmUp,
         dexVsIdeal: round(dexMs / idealMs, 2),
         workerPeakRssMiB: rss.stop(),
         devServerCpuSeconds: server.pid ? perBatch(cpuSeconds(server.pid) - serverCpu0) : null,
         workerCpuSeconds: perBatch(cpuSeconds(process.pid) - workerCpu0),
       };
       rows.push(row);
-      log(`b2 M=${String(m).padStart(2)}: dex ${row.wallMs.dex} ms (${row.dexVsIdeal}× ideal ${idealMs} ms; batches ${batches.join(', ')} ms), langgraph ${row.wallMs.langgraph} ms, RSS ${row.workerPeakRssMiB} MiB, server CPU ${row.devServerCpuSeconds} s`);
+      log(`b2 M=${String(m).padStart(2)}: dex ${row.wallMs.dex} ms (${row.dexVsIdeal}× ideal ${idealMs} ms; warm-up ${warmUp} ms, then batches ${batches.join(', ')} ms), langgraph ${row.wallMs.langgraph} ms, RSS ${row.workerPeakRssMiB} MiB, server CPU ${row.devServerCpuSeconds} s`);
     }
   } finally {
     await worker.stop();
