@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/probe-concurrency.ts [--m 64] [--runs 5] [--bare] [--dc KEY=VALUE ...] [--arg SERVER-ARG ...] [--worker JSON]`:
+ * `npx tsx bench/probe-concurrency.ts [--m 64] [--runs 5] [--pause 1000] [--bare] [--dc KEY=VALUE ...] [--arg SERVER-ARG ...] [--worker JSON]`:
  * B2's M concurrent 10-step runs (200 ms model) on a fresh dev server with dex's dynamic config (none
  * with --bare) plus the given one; prints wall / ideal and the CPU of server and worker (medians over
  * the batches after a warm-up) and, to stderr, the last batch's gaps between history events
@@ -12,7 +12,7 @@ import { cpuSeconds, quantile, round, timed } from './stats';
 const steps = 10;
 const latencyMs = 200;
 
-runProbe({ runs: 5 }, async (server, { m, runs, bare, dc, serverArgs, workerOptions }) => {
+runProbe({ runs: 5 }, async (server, { m, runs, pauseMs, bare, dc, serverArgs, workerOptions }) => {
   const pid = server.pid!;
   const rows: { ratio: number; serverCpu: number; workerCpu: number }[] = [];
   for (let batch = 0; batch <= runs; batch++) {
@@ -28,7 +28,7 @@ runProbe({ runs: 5 }, async (server, { m, runs, bare, dc, serverArgs, workerOpti
     const row = { ratio: round(ms / (steps * latencyMs), 2), serverCpu: round(cpuSeconds(pid) - s0, 2), workerCpu: round(cpuSeconds(process.pid) - w0, 2) };
     console.error(`batch ${batch}${batch === 0 ? ' (warm-up)' : ''}: ${JSON.stringify(row)}`);
     if (batch > 0) rows.push(row);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
   const histories = await Promise.all(Array.from({ length: m }, async (_, i) => (await server.env.client.workflow.getHandle(`p-${runs}-${i}`).fetchHistory()).events ?? []));
   for (const [name, q] of [['median', 0.5], ['p90', 0.9], ['max', 1]] as const) console.error(`${name} gaps ms: ${JSON.stringify(gaps(histories, q), null, 1)}`);

@@ -15,16 +15,19 @@ export interface ProbeArgs {
   bare: boolean;
   /** Concurrent runs (`--m N`), where the probe has them. */
   m: number;
+  /** Rest between batches (`--pause MS`), where the probe has batches. */
+  pauseMs: number;
 }
 
 function parseProbeArgs(argv: string[], defaults: Partial<ProbeArgs>): ProbeArgs {
-  const a: ProbeArgs = { dc: [], serverArgs: [], workerOptions: {}, runs: 8, bare: false, m: 64, ...defaults };
+  const a: ProbeArgs = { dc: [], serverArgs: [], workerOptions: {}, runs: 8, bare: false, m: 64, pauseMs: 1000, ...defaults };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--dc') a.dc.push(argv[++i]);
     else if (argv[i] === '--arg') a.serverArgs.push(argv[++i]);
     else if (argv[i] === '--worker') a.workerOptions = JSON.parse(argv[++i]) as Partial<WorkerOptions>;
     else if (argv[i] === '--runs') a.runs = Number(argv[++i]);
     else if (argv[i] === '--m') a.m = Number(argv[++i]);
+    else if (argv[i] === '--pause') a.pauseMs = Number(argv[++i]);
     else if (argv[i] === '--bare') a.bare = true;
     else throw new Error(`unknown argument: ${argv[i]}`);
   }

@@ -29,12 +29,17 @@ export function devServerArgs(dexHome: string, port = 7233, uiPort = 8233): stri
  * One partition per task queue: a dev server is one process, and with the default four a task
  * written to a partition with no waiting poller is forwarded to another, which at 64 runs at once
  * made B2 2.5× its ideal instead of 1.8× (docs/performance.md#where-many-runs-at-once-wait).
+ * Queue checkpoints every second instead of every 30 s: until a checkpoint, the history queues keep
+ * every finished task in memory and split them all on each new read, so under load the server's
+ * CPU per batch of B2 grew by a quarter within 30 s (docs/performance.md#the-workflow-threads-watchdog).
  */
 export const DEV_SERVER_DYNAMIC_CONFIG: string[] = [
   'history.transferProcessorMaxPollRPS=1000',
   'system.enableActivityEagerExecution=true',
   'matching.numTaskqueueReadPartitions=1',
   'matching.numTaskqueueWritePartitions=1',
+  'history.transferProcessorUpdateAckInterval="1s"',
+  'history.timerProcessorUpdateAckInterval="1s"',
 ];
 
 /** `--dynamic-config-value` arguments for {@link DEV_SERVER_DYNAMIC_CONFIG} and `extra` ones. */

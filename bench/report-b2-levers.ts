@@ -1,9 +1,11 @@
 /**
- * "The workflow thread's watchdog" and "Eager start" of docs/performance.md: side experiments of
- * issue 16 measured by hand on 2026-11-22 (`bench/probe-concurrency.ts`, `bench/probe-eager-start.ts`,
- * each row on a fresh dev server), so the figures are kept here rather than in the bench's JSON.
+ * "The workflow thread's watchdog", "Queue checkpoints" and "Eager start" of docs/performance.md:
+ * side experiments of issue 16 measured by hand on 2026-11-22 (`bench/probe-concurrency.ts`,
+ * `bench/probe-eager-start.ts`, each on a fresh dev server), so the figures are kept here rather
+ * than in the bench's JSON.
  */
 import { b2ProbeTable, type B2Probe } from './report-concurrency';
+import { quantile, round } from './stats';
 
 const PROBES: B2Probe[] = [
   { config: 'the SDK as shipped: a vm timeout on every call into a workflow; Go\'s default GC (`GOGC=100`)', ratio: 1.8, serverCpuS: 3.87, workerCpuS: 2.11, gapMs: [44.4, 82.2, 144.8] },
@@ -25,6 +27,26 @@ export function watchdogSection(): string[] {
     ...b2ProbeTable('change', 'workflow task started → completed', PROBES),
     '',
     'The worker\'s CPU barely moves: what the watchdog cost was time its one workflow thread stood still while both cores were busy. The server\'s heap is mostly the short-lived garbage of each request, so `client/dev-server.ts` starts every dex dev server (and the bench\'s) with `GOGC=400` unless the caller set `GOGC`: 9 % less server CPU in B2 for a peak RSS of ~520 MiB instead of ~280 MiB (200: 363 MiB, 800: 763 MiB with no further gain). The tests\' dev servers keep Go\'s default: they measure behaviour, not speed.',
+    '',
+  ];
+}
+
+/** Ten 64-run batches back to back (`--runs 10 --pause 0`): each batch's ratio and server CPU s, without and with checkpoints every second. */
+const CHECKPOINT_RUNS: [string, [number, number][]][] = [
+  ['every 30 s (the default)', [[1.6, 3.39], [1.5, 3.37], [1.48, 3.45], [1.54, 3.65], [1.55, 3.59], [1.51, 3.63], [1.54, 3.68], [1.55, 3.7], [1.75, 4.16], [1.72, 4.24]]],
+  ['every second (dex\'s dev servers now)', [[1.59, 3.28], [1.51, 3.33], [1.53, 3.48], [1.48, 3.43], [1.5, 3.47], [1.48, 3.47], [1.53, 3.66], [1.49, 3.54], [1.45, 3.42], [1.55, 3.59]]],
+];
+
+/** Why dex's dev servers checkpoint their history queues every second. */
+export function checkpointSection(): string[] {
+  return [
+    '## Queue checkpoints',
+    '',
+    'The bench\'s B2 at 64 runs measured more than the probe, and its batches grew slower one after another (3184 → 3809 ms in a full run). The probe shows the same once it runs long enough with no rest between batches (`bench/probe-concurrency.ts --runs 10 --pause 0`): after ~30 s the server\'s CPU per batch jumps by a quarter. `perf record` of the server in an early and a late 6-s window: the history queues\' `executableTracker.split` (under `processNewRange` → `MergeSlices`) went from 2 to 612 of 3953 samples (15 %), and the timer-task range reads tripled. Until a queue checkpoints, it keeps every finished task in memory and splits all of them on each new read, and the transfer queue reads often (its reader limit is 1000 a second, "Where a dispatch waits"); a checkpoint, every 30 s by default, drops them and deletes them from the database. Temporal\'s own functional tests set it to 1 s. dex\'s dev servers now checkpoint both the transfer and the timer queue every second (`history.transferProcessorUpdateAckInterval`, `history.timerProcessorUpdateAckInterval`; `client/dev-server.ts`), which costs one small shard-info write a second. Ten batches back to back, each batch\'s ratio (server CPU s):',
+    '',
+    '| checkpoints | batch 1 … 10 | median |',
+    '|---|---|---:|',
+    ...CHECKPOINT_RUNS.map(([name, rows]) => `| ${name} | ${rows.map(([r, cpu]) => `${r}× (${cpu})`).join(', ')} | ${round(quantile(rows.map(([r]) => r), 0.5), 2)}× |`),
     '',
   ];
 }
