@@ -162,7 +162,7 @@ function b2Gap(b2: BenchDoc['b2']): string[] {
   const row = b2.rows.find((r) => r.m === 64);
   if (!row?.dexBatchesMs) return [];
   return [
-    `At 64 runs the bench measures more than \`bench/probe-concurrency.ts\` (1.50–1.51× with dex\'s settings, "The workflow thread\'s watchdog", "Queue checkpoints"): here ${row.dexVsIdeal}×, its counted batches ${row.dexBatchesMs.join(', ')} ms, with ${row.devServerCpuSeconds} s of server and ${row.workerCpuSeconds} s of benchmark-process CPU per batch against the probe\'s ~3.45 and ~2.0 s. The difference is mostly the benchmark process: the same worker and client, in a process that has run the sections before B2 and runs LangGraph beside it (peak RSS ${row.workerPeakRssMiB} MiB against ~420 MiB for B2 alone); where its extra CPU goes is not known yet.`,
+    `At 64 runs the bench measures more than \`bench/probe-concurrency.ts\` (1.50–1.51× with dex\'s settings, "The workflow thread\'s watchdog", "Queue checkpoints"): here ${row.dexVsIdeal}×, its counted batches ${row.dexBatchesMs.join(', ')} ms, with ${row.devServerCpuSeconds} s of server and ${row.workerCpuSeconds} s of benchmark-process CPU per batch against the probe\'s ~3.45 and ~2.0 s. Run alone (\`npm run bench -- --only=b2\`, measured by hand on 2026-11-22) B2 took 1.59×, with 2.11 s of benchmark-process and 3.61 s of server CPU per batch and a peak RSS of 392 MiB (here ${row.workerPeakRssMiB} MiB): so the sections before B2 cost its process about half a CPU-second per batch, for reasons not known yet, and the rest of the gap to the probe (its second of rest between batches, the smaller M before on the same server) is not explained either.`,
     '',
   ];
 }
