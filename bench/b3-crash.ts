@@ -8,6 +8,7 @@ import { modelCallKey, numberedWorkflowId, phaseAttemptKey, taskWorkflowIdPrefix
 import type { TaskResult } from '../core/task-types';
 import { commitsOnBranch, sampleRepo, taskInput } from '../test/dev-server-env';
 import { startFakeAnthropic, type FakeAnthropic } from '../test/fake-anthropic-server';
+import { eventTimeMs, type HistoryEvent } from './history-gaps';
 import { llmPolicy, localIoPolicy, gitPolicy, SHORT_WORKFLOW_TASK_TIMEOUT, toolPolicy } from '../workflows/run/policies';
 import type { BenchServer } from './dex-env';
 import type { BenchParams } from './params';
@@ -40,7 +41,7 @@ export interface B3Result {
 const TURNS = 4;
 
 /** Seconds since the epoch of a history event's time. */
-const eventSeconds = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) + (t?.nanos ?? 0) / 1e9;
+const eventSeconds = (t: HistoryEvent['eventTime']) => eventTimeMs(t) / 1000;
 
 /** Runs one crash scenario on the shared dev server. */
 async function crashOnce(server: BenchServer, scenario: B3Scenario['scenario'], n: number): Promise<B3Scenario> {

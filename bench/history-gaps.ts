@@ -4,7 +4,9 @@ import { quantile, round } from './stats';
 const { EventType } = temporal.api.enums.v1;
 /** One event of a fetched history. */
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-const ms = (e: HistoryEvent) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+/** A history timestamp in milliseconds since the epoch (0 when it is missing). */
+export const eventTimeMs = (t: HistoryEvent['eventTime']) => Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+const ms = (e: HistoryEvent) => eventTimeMs(e.eventTime);
 const kind = (e: HistoryEvent) => EventType[e.eventType ?? 0].replace('EVENT_TYPE_', '');
 
 /** The `q` quantile (median by default) of the gap between consecutive event kinds (`A→B`), over all steps of all runs. */

@@ -6,10 +6,9 @@
  * (client). A side experiment, not a bench section (docs/performance.md#eager-start).
  */
 import { Client } from '@temporalio/client';
+import { eventTimeMs } from './history-gaps';
 import { runProbe } from './probe-env';
 import { quantile, round, timed } from './stats';
-
-const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
 
 runProbe({ runs: 20 }, async (server, { runs }) => {
   const client = new Client({ connection: server.env.nativeConnection });
@@ -21,7 +20,7 @@ runProbe({ runs: 20 }, async (server, { runs }) => {
       const { ms: wall } = await timed(() => client.workflow.execute('pipelineWorkflow', { workflowId, taskQueue: 'probe', requestEagerStart: eager, args: [{ steps: 1, local: false, latencyMs: 0 }] }));
       const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
       const started = events.find((e) => e.workflowTaskStartedEventAttributes);
-      firstTaskWaits.push(ms(started?.eventTime) - ms(events[0].eventTime));
+      firstTaskWaits.push(eventTimeMs(started?.eventTime) - eventTimeMs(events[0].eventTime));
       walls.push(wall);
     }
     const median = (xs: number[]) => round(quantile(xs, 0.5), 2);

@@ -31,7 +31,7 @@ export function devServerArgs(dexHome: string, port = 7233, uiPort = 8233): stri
  * made B2 2.5× its ideal instead of 1.8× (docs/performance.md#where-many-runs-at-once-wait).
  * Queue checkpoints every second instead of every 30 s: until a checkpoint, the history queues keep
  * every finished task in memory and split them all on each new read, so under load the server's
- * CPU per batch of B2 grew by a quarter within 30 s (docs/performance.md#the-workflow-threads-watchdog).
+ * CPU per batch of B2 grew by a quarter within 30 s (docs/performance.md#queue-checkpoints).
  */
 export const DEV_SERVER_DYNAMIC_CONFIG: string[] = [
   'history.transferProcessorMaxPollRPS=1000',
@@ -49,7 +49,7 @@ export function dynamicConfigArgs(extra: string[] = []): string[] {
 
 /**
  * The environment a dex dev server runs with: the caller's, and Go's GC target at 400 % unless the
- * caller set `GOGC` (docs/performance.md#where-many-runs-at-once-wait). Most of the server's heap is
+ * caller set `GOGC` (docs/performance.md#the-workflow-threads-watchdog). Most of the server's heap is
  * the short-lived garbage of each request; collecting it a quarter as often took 9 % off its CPU
  * at 64 runs at once, for a peak RSS of ~520 MiB instead of ~280 MiB.
  */

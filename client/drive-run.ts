@@ -68,8 +68,9 @@ export async function driveRun<K extends PlanKindName>(
     if (start.unsandboxed) out.info(UNSANDBOXED_WARNING);
     // With a worker in this process, the run starts eagerly: the start call's reply carries its first
     // workflow task to that worker, with no trip through the task queue (docs/performance.md).
-    const starter = worker ? await conns.workerClient() : conns.client;
-    const options = { ...marks, requestEagerStart: worker !== undefined };
+    const eager = worker !== undefined;
+    const starter = eager ? await conns.workerClient() : conns.client;
+    const options = { ...marks, requestEagerStart: eager };
     const started = start.workflowId
       ? await startWithId(starter, start.workflowId, workflowType, start.args, settings.taskQueue, options)
       : await startWithNextId(starter, start.idPrefix!, workflowType, start.args, settings.taskQueue, options);

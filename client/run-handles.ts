@@ -32,7 +32,7 @@ export async function startWithNextId(
   workflowType: WorkflowName,
   args: readonly unknown[],
   taskQueue: string,
-  marks: StartOptions = {},
+  options: StartOptions = {},
 ): Promise<WorkflowHandle> {
   for (let n = 1; n < 100_000; n++) {
     try {
@@ -40,7 +40,7 @@ export async function startWithNextId(
         workflowId: numberedWorkflowId(prefix, n),
         taskQueue,
         args,
-        ...marks,
+        ...options,
         ...timeoutsOf(workflowType),
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       });
@@ -61,14 +61,14 @@ export async function startWithId(
   workflowType: WorkflowName,
   args: readonly unknown[],
   taskQueue: string,
-  marks: StartOptions = {},
+  options: StartOptions = {},
 ): Promise<WorkflowHandle> {
   try {
     return await client.workflow.start(workflowType, {
       workflowId,
       taskQueue,
       args,
-      ...marks,
+      ...options,
       ...timeoutsOf(workflowType),
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     });

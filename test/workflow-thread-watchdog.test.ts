@@ -60,9 +60,8 @@ class FakeThread extends EventEmitter {
 
 /** The patched client with a watchdog of `timeoutMs` on `thread`. */
 function watchedClient(thread: FakeThread, timeoutMs: number) {
-  const silentLogger = { ...silent, log() {} } as never;
   const Client = WorkerThreadClient as unknown as new (...args: unknown[]) => WorkerThreadClient & { armStallWatchdog(): void };
-  const client = new Client(thread, silentLogger, undefined, timeoutMs);
+  const client = new Client(thread, silent, undefined, timeoutMs);
   client.armStallWatchdog();
   return client;
 }
