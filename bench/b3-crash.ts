@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { modelCallKey, numberedWorkflowId, phaseAttemptKey, taskWorkflowIdPrefix } from '../core/ids';
 import type { TaskResult } from '../core/task-types';
+import type { RunStatus } from '../core/run-types';
 import { commitsOnBranch, sampleRepo, taskInput } from '../test/dev-server-env';
 import { startFakeAnthropic, type FakeAnthropic } from '../test/fake-anthropic-server';
 import { eventTimeMs, type HistoryEvent } from './history-gaps';
@@ -79,20 +80,21 @@ async function crashOnce(server: BenchServer, scenario: B3Scenario['scenario'], 
       taskQueue: queue,
       // As `dex task` starts it (client/run-handles.ts).
       workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT,
-      args: [taskInput(taskId, repo, hostQueue)],
+      // Between activities: the run waits at a gate before its phase, so no activity runs when the worker dies.
+      args: [taskInput(taskId, repo, hostQueue, scenario === 'between-activities' ? { gates: { beforePhase: {} } } : {})],
     });
     if (scenario === 'mid-activity') {
       await until(() => fake.requests.some((r) => r.headers['x-dex-call'] === hanging));
     } else {
-      // Between activities: right after the second model turn's activity completed.
-      await until(async () => {
-        const { events } = await handle.fetchHistory();
-        return (events ?? []).filter((e) => e.activityTaskCompletedEventAttributes).length >= 3;
-      });
+      // Killing right after an activity completed raced the next one's start (eager dispatch takes
+      // a few ms), so B3 sometimes measured a second mid-activity crash; a gate holds the run still.
+      await until(async () => (await handle.query<RunStatus>('status').catch(() => undefined))?.waitingFor != null);
     }
     first.kill('SIGKILL');
     const killedAt = Date.now() / 1000;
     await once(first, 'exit');
+    // Approved at once: the next workflow task is queued for the dead worker.
+    if (scenario === 'between-activities') await handle.signal('approve', { note: 'bench', by: 'bench' });
     startWorker();
     const result = (await handle.result()) as TaskResult;
     const finishSeconds = Date.now() / 1000 - killedAt;
@@ -158,6 +160,6 @@ export async function runB3(server: BenchServer, params: BenchParams, log: (line
   return {
     scenarios,
     timeouts: { llmPolicy: pick(llmPolicy), toolPolicy: pick(toolPolicy), gitPolicy: pick(gitPolicy), localIoPolicy: pick(localIoPolicy) },
-    note: 'a dead worker is noticed through the heartbeat timeout of its running activity (startToClose where there is none); between activities the next workflow task waits out the dead worker\'s sticky queue (the worker option stickyQueueScheduleToStartTimeout, 10 s by default)',
+    note: 'a dead worker is noticed through the heartbeat timeout of its running activity (startToClose where there is none); between activities (the run at a gate, approved right after the kill) the next workflow task waits out the dead worker\'s sticky queue (the worker option stickyQueueScheduleToStartTimeout: 3 s in dex, 10 s by default)',
   };
 }

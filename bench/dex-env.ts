@@ -1,5 +1,5 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker, type NativeConnectionOptions, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
@@ -9,6 +9,8 @@ import { DEV_SERVER_DYNAMIC_CONFIG, devServerEnv } from '../client/dev-server';
 import { quietRuntime } from '../test/dev-server-env';
 import { createBenchActivities } from './bench-activities';
 import { registerSearchAttributes } from '../client/search-attribute-setup';
+import { workerConnectionOptions } from '../client/worker-connection-options';
+import { WORKFLOW_TASK_SLOTS } from '../worker/start-worker';
 
 /** A dev server for one benchmark run, and the pid of its process (for its CPU time). */
 export interface BenchServer {
@@ -47,7 +49,9 @@ export async function startBenchServer(opts: { dynamicConfig?: string[]; default
   let env: TestWorkflowEnvironment | undefined;
   for (let attempt = 0; !env; attempt++) {
     try {
-      env = await TestWorkflowEnvironment.createFromExistingServer({ address });
+      // The worker connection as dex makes it (client/worker-connection-options.ts).
+      const dexWorkerConnection = { name: 'dex-worker-connection', configureNativeConnection: (o: NativeConnectionOptions) => ({ ...o, ...workerConnectionOptions(address) }) };
+      env = await TestWorkflowEnvironment.createFromExistingServer({ address, plugins: [dexWorkerConnection] });
       await env.client.workflowService.getSystemInfo({});
     } catch (err) {
       env = undefined;
@@ -99,6 +103,8 @@ export async function startBenchWorker(
     taskQueue,
     workflowBundle: await benchBundle(),
     activities: createBenchActivities({ onStart: opts.onStart }),
+    // As dex's own workers (worker/start-worker.ts).
+    maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
     ...opts.options,
   });
   const running = worker.run();

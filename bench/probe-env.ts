@@ -17,10 +17,12 @@ export interface ProbeArgs {
   m: number;
   /** Rest between batches (`--pause MS`), where the probe has batches. */
   pauseMs: number;
+  /** Start runs eagerly through a client on the worker's connection (`--eager`), as a dex command serving its runs does. */
+  eager: boolean;
 }
 
 function parseProbeArgs(argv: string[], defaults: Partial<ProbeArgs>): ProbeArgs {
-  const a: ProbeArgs = { dc: [], serverArgs: [], workerOptions: {}, runs: 8, bare: false, m: 64, pauseMs: 1000, ...defaults };
+  const a: ProbeArgs = { dc: [], serverArgs: [], workerOptions: {}, runs: 8, bare: false, m: 64, pauseMs: 1000, eager: false, ...defaults };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--dc') a.dc.push(argv[++i]);
     else if (argv[i] === '--arg') a.serverArgs.push(argv[++i]);
@@ -29,6 +31,7 @@ function parseProbeArgs(argv: string[], defaults: Partial<ProbeArgs>): ProbeArgs
     else if (argv[i] === '--m') a.m = Number(argv[++i]);
     else if (argv[i] === '--pause') a.pauseMs = Number(argv[++i]);
     else if (argv[i] === '--bare') a.bare = true;
+    else if (argv[i] === '--eager') a.eager = true;
     else throw new Error(`unknown argument: ${argv[i]}`);
   }
   return a;

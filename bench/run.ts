@@ -3,30 +3,33 @@
  * stderr; the results go to bench/results/<timestamp>.json and bench/results/latest.json,
  * and with --json to stdout as one JSON document.
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { B1_SYSTEMS, runB1 } from './b1-overhead';
-import { runB2 } from './b2-concurrency';
-import { runB3 } from './b3-crash';
-import { runB4 } from './b4-history';
-import { runB5 } from './b5-gates';
-import { runTurns } from './b6-turns';
-import { startBenchServer, type BenchServer } from './dex-env';
+import { B1_SYSTEMS } from './b1-overhead';
 import { FULL, QUICK, type BenchParams } from './params';
-import { collectGarbage, settled } from './stats';
+import { SECTIONS } from './sections';
 
-type Section = (server: BenchServer, params: BenchParams, log: (line: string) => void) => Promise<unknown>;
-
-/** The sections in the order they run; roadmap and layer benchmarks join this list when they exist. */
-const SECTIONS: [string, Section][] = [
-  ['b1', runB1],
-  ['b4', runB4],
-  ['b5', runB5],
-  ['turn', runTurns],
-  ['b2', runB2],
-  ['b3', runB3],
-];
+/**
+ * Runs one section in a process of its own (bench/run-section.ts) and returns its result. A
+ * section measures dex's worker in this process, as `dex worker` runs in its own: in one shared
+ * process B2's worker paid for what the sections before it left on the heap (docs/performance.md, opening paragraph).
+ */
+async function runSection(name: string, quick: boolean): Promise<{ result: unknown } | { error: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'run-section.ts'), name, ...(quick ? ['--quick'] : [])], {
+    cwd: join(__dirname, '..'),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  try {
+    return JSON.parse(out.trim().split('\n').pop() ?? '') as { result: unknown } | { error: string };
+  } catch {
+    return { error: `section process exited with ${code} and no result` };
+  }
+}
 
 /** The B1 systems with no per-step number for some N: the smoke check fails on any. */
 function missingB1(b1: unknown, params: BenchParams): string[] {
@@ -48,26 +51,12 @@ async function main(): Promise<number> {
   const startedAt = new Date();
   const results: Record<string, unknown> = {};
   const failures: string[] = [];
-  for (const [name, section] of SECTIONS.filter(([n]) => !only || only.includes(n))) {
-    // Each section on a dev server of its own, so no section measures what an earlier one left
-    // behind (B5 leaves 1,100 runs parked at a gate), and `--only` runs it as a full run does.
-    const server = await startBenchServer();
-    try {
-      // And once it is quiet (a dev server's start-up work).
-      if (server.pid) log(`${name}: server quiet after ${((await settled(server.pid)) / 1000).toFixed(1)} s`);
-      log(`${name}: bench process heap ${collectGarbage()}`);
-      const t0 = Date.now();
-      try {
-        results[name] = await section(server, params, log);
-      } catch (err) {
-        failures.push(name);
-        results[name] = { error: err instanceof Error ? err.message : String(err) };
-        log(`${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      }
-      log(`${name} took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    } finally {
-      await server.stop();
-    }
+  for (const [name] of SECTIONS.filter(([n]) => !only || only.includes(n))) {
+    // Each section on a dev server and in a process of its own, so no section measures what an
+    // earlier one left behind (B5 leaves 1,100 runs parked at a gate), and `--only` runs it as a full run does.
+    const outcome = await runSection(name, params.quick);
+    if ('error' in outcome) failures.push(name);
+    results[name] = 'error' in outcome ? { error: outcome.error } : outcome.result;
   }
   const missing = missingB1(results.b1, params);
   const doc = {

@@ -1,6 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 
 /** Median and 95th percentile of a sample, in the sample's unit. */
 export interface Summary {
@@ -88,14 +86,3 @@ export async function settled(pid: number, maxMs = 30_000): Promise<number> {
   }
 }
 
-/**
- * Runs a full garbage collection in this process and says what the heap held before and after.
- * The bench process holds every section's worker, client and fake model: without it, what one
- * section left (B5's 1000 cached runs) was collected during the next one's measurements.
- */
-export function collectGarbage(): string {
-  const before = process.memoryUsage().heapUsed;
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-  return `${mib(before)} → ${mib(process.memoryUsage().heapUsed)} MiB`;
-}

@@ -10,6 +10,7 @@ import { codecFromEnv, dexDataConverter } from './payload-codec';
 import { readConnectionSecurity, type ConnectionSecurity } from './connection-security';
 import { clientInterceptors } from './tracing';
 import { EMBEDDED_ADDRESS, type Settings } from './settings';
+import { workerConnectionOptions } from './worker-connection-options';
 
 /** A client and a worker connection to the same server. */
 export interface Connections {
@@ -78,7 +79,7 @@ export async function connect(settings: Settings, log: (line: string) => void, o
   let native: NativeConnection | undefined;
   const nativeConnection = async () => {
     installRuntimeLogging('ERROR');
-    return (native ??= await NativeConnection.connect({ address, ...security }));
+    return (native ??= await NativeConnection.connect({ address, ...security, ...workerConnectionOptions(address) }));
   };
   const clientOn = (connection: Connection | NativeConnection) =>
     new Client({ connection, namespace: settings.namespace, dataConverter, interceptors: { workflow: clientInterceptors() } });

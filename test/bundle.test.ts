@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { workflowBundle } from '../worker/start-worker';
+import { silentLogger } from './dev-server-env';
 
-const silent = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 describe('the workflow bundle', () => {
   it('bundles every workflow dex registers', async () => {
@@ -18,6 +18,6 @@ describe('the workflow bundle', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dex-bundle-'));
     const file = join(dir, 'bad-workflow.ts');
     writeFileSync(file, "import { readFileSync } from 'node:fs';\nexport async function bad(): Promise<string> { return readFileSync('/etc/hostname', 'utf8'); }\n");
-    await expect(bundleWorkflowCode({ workflowsPath: file, logger: silent })).rejects.toThrow(/Webpack finished with errors/);
+    await expect(bundleWorkflowCode({ workflowsPath: file, logger: silentLogger })).rejects.toThrow(/Webpack finished with errors/);
   });
 });

@@ -1,6 +1,6 @@
 import type { DataConverter } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,14 @@ import { registerSearchAttributes } from '../client/search-attribute-setup';
 import { dynamicConfigArgs } from '../client/dev-server';
 
 let runtimeInstalled = false;
+
+/** A logger that drops everything (for the SDK's bundler and worker-thread client in tests). */
+export const silentLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+/** Bundles the workflows of `test/fixtures/<file>` (a test's own workflows, never dex's). */
+export function bundleFixture(file: string): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: join(__dirname, 'fixtures', file), logger: silentLogger });
+}
 
 /** Keeps the SDK's expected warnings (failed workflows, retried activities, replays that must fail) out of test output. */
 export function quietRuntime(): void {

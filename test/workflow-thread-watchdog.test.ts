@@ -1,15 +1,13 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkerOptions } from '@temporalio/worker';
+import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { EventEmitter } from 'node:events';
-import { join } from 'node:path';
 import { WorkerThreadClient } from '@temporalio/worker/lib/workflow/threaded-vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevServer } from './dev-server-env';
+import { bundleFixture, silentLogger, startDevServer } from './dev-server-env';
 
 // dex patches the SDK's workflow threads (patches/@temporalio+worker+*.patch): one watchdog per
 // thread instead of a vm timeout (an OS thread) on every call into workflow code
 // (docs/performance.md, "The workflow thread's watchdog"). A busy loop must still be caught.
-const silent = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 describe('the workflow thread watchdog', () => {
   let env: TestWorkflowEnvironment;
@@ -21,7 +19,7 @@ describe('the workflow thread watchdog', () => {
   });
 
   it('runs workflows that yield, and stops the worker with an error naming the run when one never yields', async () => {
-    const workflowBundle = await bundleWorkflowCode({ workflowsPath: join(__dirname, 'fixtures', 'watchdog-workflows.ts'), logger: silent });
+    const workflowBundle = await bundleFixture('watchdog-workflows.ts');
     const taskQueue = 'watchdog';
     // The SDK honours isolateExecutionTimeout (default 5 s) without exposing it in WorkerOptions' type; 1 s keeps the test short.
     const options = { connection: env.nativeConnection, taskQueue, workflowBundle, isolateExecutionTimeout: '1s' };
@@ -61,7 +59,7 @@ class FakeThread extends EventEmitter {
 /** The patched client with a watchdog of `timeoutMs` on `thread`. */
 function watchedClient(thread: FakeThread, timeoutMs: number) {
   const Client = WorkerThreadClient as unknown as new (...args: unknown[]) => WorkerThreadClient & { armStallWatchdog(): void };
-  const client = new Client(thread, silent, undefined, timeoutMs);
+  const client = new Client(thread, silentLogger, undefined, timeoutMs);
   client.armStallWatchdog();
   return client;
 }
