@@ -169,6 +169,7 @@ const B2_STEPS: [string, string][] = [
   ['full run, each section in a process of its own (the above)', '1.52× (3.60 · –)'],
   ['B2 alone, and the promise hook\'s stack traces formatted when read', '1.52×'],
   ['B2 alone, and eager start with 100 workflow-task slots', '1.45× (3.46 · –)'],
+  ['the full run before this one, with all of the above (batches 2852–2996 ms)', '1.47× (3.51 · 1.86)'],
 ];
 
 /** How B2 at 64 runs moved with the bench's method and dex's changes, and this run against the probe. */
