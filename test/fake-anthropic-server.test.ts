@@ -35,6 +35,7 @@ const lines: CassetteLine[] = [
   { line: 4, task: '*', phase: 'faults', response: textReply },
   { line: 5, task: '*', phase: 'faults', response: textReply },
   { line: 7, task: '*', phase: 'held', response: textReply },
+  { line: 8, task: 'T1', phase: 'again', response: thinkingReply },
 ];
 
 let fake: FakeAnthropic;
@@ -74,6 +75,16 @@ describe('fake Anthropic server', () => {
     const err = await client.messages.create(params, headers('T1', 'json')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BadRequestError);
     expect((err as BadRequestError).apiMessage).toBe('fake Anthropic: no unused cassette line for task "T1" phase "json"');
+  });
+
+  it('answers a call asked again with the line it got before, and any other request with the next line', async () => {
+    const call = (key: string) => ({ headers: { ...headers('T1', 'again').headers, 'x-dex-call': key } });
+    const first = await client.messages.create(params, call('T1/implement/1/model/1'));
+    const again = await client.messages.create(params, call('T1/implement/1/model/1'));
+    expect(first.content).toEqual(thinkingReply.content);
+    expect(again.content).toEqual(first.content);
+    const other = await client.messages.create(params, call('T1/implement/1/model/2')).catch((e: unknown) => e);
+    expect((other as BadRequestError).apiMessage).toBe('fake Anthropic: no unused cassette line for task "T1" phase "again"');
   });
 
   it('serves faults first in, first out, each once, to the task they match', async () => {

@@ -71,6 +71,8 @@ export async function startFakeAnthropic(opts: { cassette?: string | CassetteLin
   const lines =
     typeof opts.cassette === 'string' ? parseCassette(readFileSync(opts.cassette, 'utf8'), opts.cassette) : (opts.cassette ?? []);
   const used = new Set<number>();
+  /** The cassette line each `x-dex-call` key was answered with. */
+  const answered = new Map<string, number>();
   const faults: Fault[] = [];
   const requests: RecordedRequest[] = [];
   const holds: { match: NonNullable<Fault['match']>; reached: () => void; released: Promise<void> }[] = [];
@@ -112,12 +114,16 @@ export async function startFakeAnthropic(opts: { cassette?: string | CassetteLin
         return sendMalformed(res, body.stream === true, id);
       }
 
+      // A call asked again (its worker died, or its store went away, after the answer left here) gets
+      // the answer it got before, as a model asked the same again answers; other requests take the next line.
+      const again = call === undefined ? undefined : answered.get(call);
       const free = matchingLineNumbers(lines, task ?? '', phase ?? '').filter((n) => !used.has(n));
-      const line = lines.find((l) => l.line === free[0]);
+      const line = lines.find((l) => l.line === (again ?? free[0]));
       if (!line) {
         return sendError(res, 400, `fake Anthropic: no unused cassette line for task "${task}" phase "${phase}"`, id);
       }
       used.add(line.line);
+      if (call !== undefined) answered.set(call, line.line);
       const message = {
         id: `msg_${id}`,
         type: 'message',
