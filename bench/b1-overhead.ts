@@ -4,14 +4,10 @@ import { join } from 'node:path';
 import { fakeModel, type ModelStepOutput } from './bench-activities';
 import type { BenchServer } from './dex-env';
 import { startBenchWorker } from './dex-env';
-import type { BenchParams } from './params';
+import { B1_SYSTEMS, type B1System, type BenchParams } from './params';
 import { langGraphPipeline } from './langgraph-pipeline';
 import { cpuSeconds, round, summarize, timed, type Summary } from './stats';
 
-/** The systems B1 compares, in chart order. */
-export const B1_SYSTEMS = ['plain', 'dex', 'dexLocal', 'langgraph'] as const;
-/** One system of B1. */
-export type B1System = (typeof B1_SYSTEMS)[number];
 
 /** One system's B1 numbers: per-step and whole-run milliseconds, per N. */
 export interface B1SystemResult {

@@ -46,11 +46,11 @@ export async function startBenchServer(opts: { dynamicConfig?: string[]; default
     { stdio: 'ignore', env: opts.defaults === false ? process.env : devServerEnv() },
   );
   const address = `127.0.0.1:${port}`;
+  // The worker connection as dex makes it (client/worker-connection-options.ts).
+  const dexWorkerConnection = { name: 'dex-worker-connection', configureNativeConnection: (o: NativeConnectionOptions) => ({ ...o, ...workerConnectionOptions(address) }) };
   let env: TestWorkflowEnvironment | undefined;
   for (let attempt = 0; !env; attempt++) {
     try {
-      // The worker connection as dex makes it (client/worker-connection-options.ts).
-      const dexWorkerConnection = { name: 'dex-worker-connection', configureNativeConnection: (o: NativeConnectionOptions) => ({ ...o, ...workerConnectionOptions(address) }) };
       env = await TestWorkflowEnvironment.createFromExistingServer({ address, plugins: [dexWorkerConnection] });
       await env.client.workflowService.getSystemInfo({});
     } catch (err) {

@@ -18,7 +18,6 @@ export function gaps(histories: HistoryEvent[][], q = 0.5): Record<string, numbe
   return Object.fromEntries(Object.entries(all).filter(([, v]) => v.length >= 5).map(([k, v]) => [k, round(quantile(v, q), 1)]));
 }
 
-
 /** How long each run's first workflow task waited for a worker (scheduled → started; ~0 when the start call handed it over). */
 export function firstTaskWaits(histories: HistoryEvent[][]): number[] {
   return histories.flatMap((events) => {

@@ -1,3 +1,8 @@
+/** The systems B1 compares, in chart order (here, not in b1-overhead.ts, so bench/run.ts need not load the sections). */
+export const B1_SYSTEMS = ['plain', 'dex', 'dexLocal', 'langgraph'] as const;
+/** One system of B1. */
+export type B1System = (typeof B1_SYSTEMS)[number];
+
 /** How much each section measures: the full run, or the quick smoke run (under two minutes). */
 export interface BenchParams {
   quick: boolean;

@@ -6,24 +6,22 @@
  * (client). A side experiment, not a bench section (docs/performance.md#eager-start).
  */
 import { Client } from '@temporalio/client';
-import { eventTimeMs } from './history-gaps';
+import { firstTaskWaits } from './history-gaps';
 import { runProbe } from './probe-env';
 import { quantile, round, timed } from './stats';
 
 runProbe({ runs: 20 }, async (server, { runs }) => {
   const client = new Client({ connection: server.env.nativeConnection });
   for (const eager of [false, true, false, true]) {
-    const firstTaskWaits: number[] = [];
+    const waits: number[] = [];
     const walls: number[] = [];
     for (let i = 0; i < runs; i++) {
       const workflowId = `eager-${eager}-${i}-${Date.now()}`;
       const { ms: wall } = await timed(() => client.workflow.execute('pipelineWorkflow', { workflowId, taskQueue: 'probe', requestEagerStart: eager, args: [{ steps: 1, local: false, latencyMs: 0 }] }));
-      const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-      const started = events.find((e) => e.workflowTaskStartedEventAttributes);
-      firstTaskWaits.push(eventTimeMs(started?.eventTime) - eventTimeMs(events[0].eventTime));
+      waits.push(...firstTaskWaits([(await client.workflow.getHandle(workflowId).fetchHistory()).events ?? []]));
       walls.push(wall);
     }
     const median = (xs: number[]) => round(quantile(xs, 0.5), 2);
-    console.log(JSON.stringify({ eager, runs, firstTaskWaitMs: median(firstTaskWaits), startToResultMs: median(walls) }));
+    console.log(JSON.stringify({ eager, runs, firstTaskWaitMs: median(waits), startToResultMs: median(walls) }));
   }
 });

@@ -1,4 +1,4 @@
-import type { B1System } from './b1-overhead';
+import type { B1System } from './params';
 import type { B3Result } from './b3-crash';
 import type { BenchDoc } from './write-report';
 import { concurrencySection } from './report-concurrency';

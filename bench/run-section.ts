@@ -12,11 +12,12 @@ async function main(): Promise<number> {
   const [name, ...flags] = process.argv.slice(2);
   const params = flags.includes('--quick') ? QUICK : FULL;
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const section = SECTIONS.find(([n]) => n === name)?.[1];
-  if (!section) {
+  const load = SECTIONS.find(([n]) => n === name)?.[1];
+  if (!load) {
     log(`bench: no section ${name} (sections: ${SECTIONS.map(([n]) => n).join(', ')})`);
     return 2;
   }
+  const section = load();
   const server = await startBenchServer();
   let outcome: { result: unknown } | { error: string };
   try {

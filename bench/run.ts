@@ -7,8 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { B1_SYSTEMS } from './b1-overhead';
-import { FULL, QUICK, type BenchParams } from './params';
+import { B1_SYSTEMS, FULL, QUICK, type BenchParams } from './params';
 import { SECTIONS } from './sections';
 
 /**

@@ -1,21 +1,25 @@
-import { runB1 } from './b1-overhead';
-import { runB2 } from './b2-concurrency';
-import { runB3 } from './b3-crash';
-import { runB4 } from './b4-history';
-import { runB5 } from './b5-gates';
-import { runTurns } from './b6-turns';
+import type * as B1 from './b1-overhead';
+import type * as B2 from './b2-concurrency';
+import type * as B3 from './b3-crash';
+import type * as B4 from './b4-history';
+import type * as B5 from './b5-gates';
+import type * as Turns from './b6-turns';
 import type { BenchServer } from './dex-env';
 import type { BenchParams } from './params';
 
 /** One bench section: measures on `server` and returns what the report shows. */
 export type Section = (server: BenchServer, params: BenchParams, log: (line: string) => void) => Promise<unknown>;
 
-/** The sections in the order they run; roadmap and layer benchmarks join this list when they exist. */
-export const SECTIONS: [string, Section][] = [
-  ['b1', runB1],
-  ['b4', runB4],
-  ['b5', runB5],
-  ['turn', runTurns],
-  ['b2', runB2],
-  ['b3', runB3],
+/**
+ * The sections in the order they run, each loaded only by the process that runs it (bench/run-section.ts;
+ * require, as this CommonJS code runs under tsx's CommonJS hook): bench/run.ts needs their names alone.
+ * Roadmap and layer benchmarks join this list when they exist.
+ */
+export const SECTIONS: [string, () => Section][] = [
+  ['b1', () => (require('./b1-overhead') as typeof B1).runB1],
+  ['b4', () => (require('./b4-history') as typeof B4).runB4],
+  ['b5', () => (require('./b5-gates') as typeof B5).runB5],
+  ['turn', () => (require('./b6-turns') as typeof Turns).runTurns],
+  ['b2', () => (require('./b2-concurrency') as typeof B2).runB2],
+  ['b3', () => (require('./b3-crash') as typeof B3).runB3],
 ];

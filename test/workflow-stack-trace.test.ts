@@ -1,7 +1,7 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleFixture, startDevServer } from './dev-server-env';
+import { describe, expect, it } from 'vitest';
+import { bundleFixture } from './dev-server-env';
+import { useDexEnvironment } from './dex-environment';
 
 // dex patches the SDK's promise hook (patches/@temporalio+worker+*.patch): it compiles its accessors
 // of a workflow context once instead of on every promise, and formats a promise's stack trace only
@@ -9,15 +9,10 @@ import { bundleFixture, startDevServer } from './dev-server-env';
 // UI's "Stack Trace" tab must still show where each run waits, as the unpatched SDK does.
 
 describe('the stack-trace query', () => {
-  let env: TestWorkflowEnvironment;
-  beforeAll(async () => {
-    env = await startDevServer();
-  });
-  afterAll(async () => {
-    await env?.teardown();
-  });
+  const dex = useDexEnvironment({ server: 'dev' });
 
   it('shows each of two waiting runs where it waits, with source-mapped paths', async () => {
+    const { env } = dex;
     const workflowBundle = await bundleFixture('stack-trace-workflows.ts');
     const taskQueue = 'stack-trace';
     const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle });

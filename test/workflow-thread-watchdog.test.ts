@@ -1,24 +1,19 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { EventEmitter } from 'node:events';
 import { WorkerThreadClient } from '@temporalio/worker/lib/workflow/threaded-vm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleFixture, silentLogger, startDevServer } from './dev-server-env';
+import { describe, expect, it } from 'vitest';
+import { bundleFixture, silentLogger } from './dev-server-env';
+import { useDexEnvironment } from './dex-environment';
 
 // dex patches the SDK's workflow threads (patches/@temporalio+worker+*.patch): one watchdog per
 // thread instead of a vm timeout (an OS thread) on every call into workflow code
 // (docs/performance.md, "The workflow thread's watchdog"). A busy loop must still be caught.
 
 describe('the workflow thread watchdog', () => {
-  let env: TestWorkflowEnvironment;
-  beforeAll(async () => {
-    env = await startDevServer();
-  });
-  afterAll(async () => {
-    await env?.teardown();
-  });
+  const dex = useDexEnvironment({ server: 'dev' });
 
   it('runs workflows that yield, and stops the worker with an error naming the run when one never yields', async () => {
+    const { env } = dex;
     const workflowBundle = await bundleFixture('watchdog-workflows.ts');
     const taskQueue = 'watchdog';
     // The SDK honours isolateExecutionTimeout (default 5 s) without exposing it in WorkerOptions' type; 1 s keeps the test short.
