@@ -7,6 +7,7 @@ import { FAILURE, nonRetryable } from '../core/failure-types';
 import { matchesAnyGlob } from '../core/path-glob';
 import type { Worktree } from '../core/task-types';
 import type { ActivityDeps } from './deps';
+import { commandSetup } from '../host/dependencies/setup-state';
 import { dexGit } from './dex-git';
 import { heartbeatingWhileRunning } from './local-heartbeat';
 
@@ -80,7 +81,7 @@ async function worktreeGit(worktreePath: string): Promise<SimpleGit> {
  * The paths (relative, sorted) of every `.git` entry below `root` in any letter case, other than
  * the root's own `.git`. Symbolic links are listed, never followed, and no `.git` is entered.
  */
-async function nestedGitEntries(root: string): Promise<string[]> {
+async function nestedGitEntries(root: string, skip: readonly string[] = []): Promise<string[]> {
   const found: string[] = [];
   let level = [''];
   while (level.length) {
@@ -95,7 +96,7 @@ async function nestedGitEntries(root: string): Promise<string[]> {
             const path = folder ? `${folder}/${entry.name}` : entry.name;
             if (entry.name.toLowerCase() === '.git') {
               if (path !== '.git') found.push(path);
-            } else if (entry.isDirectory()) next.push(path);
+            } else if (entry.isDirectory() && !skip.includes(path)) next.push(path);
           }
         }),
       );
@@ -109,10 +110,15 @@ async function nestedGitEntries(root: string): Promise<string[]> {
  * The paths whose content `git add -A` would change against HEAD: tracked changes, staged or not
  * (a rename as its deletion and its addition), and untracked files that are not ignored.
  */
-async function changedPaths(git: SimpleGit): Promise<string[]> {
-  const tracked = await git.raw(['diff', 'HEAD', '--name-only', '--no-renames', '--no-ext-diff', '--no-textconv', '-z']);
-  const untracked = await git.raw(['ls-files', '--others', '--exclude-standard', '-z']);
+async function changedPaths(git: SimpleGit, pathspec: string[]): Promise<string[]> {
+  const tracked = await git.raw(['diff', 'HEAD', '--name-only', '--no-renames', '--no-ext-diff', '--no-textconv', '-z', '--', ...pathspec]);
+  const untracked = await git.raw(['ls-files', '--others', '--exclude-standard', '-z', '--', ...pathspec]);
   return [...new Set(`${tracked}\0${untracked}`.split('\0').filter(Boolean))].sort();
+}
+
+/** A pathspec of the whole worktree but `dependencies`. */
+function withoutDependencies(dependencies: string[]): string[] {
+  return dependencies.length ? ['.', ...dependencies.map((path) => `:(exclude,top)${path}`)] : [];
 }
 
 /** The newest commit in `range` whose message carries the trailer `Dex-Checkpoint: <key>`. */
@@ -190,7 +196,10 @@ export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWh
 
     // `add -A` would record a nested repository as a gitlink, and a later checkout of it could
     // bring its config (fsmonitor, hooks, filters) along: dex commits none.
-    const nested = await nestedGitEntries(input.worktreePath);
+    // The dependencies setup put in the worktree are never the task's work, whether or not the repository ignores them.
+    const dependencies = commandSetup(input.worktreePath).dependencyPaths;
+    const pathspec = withoutDependencies(dependencies);
+    const nested = await nestedGitEntries(input.worktreePath, dependencies);
     if (nested.length) {
       throw nonRetryable(
         FAILURE.NestedGitRepository,
@@ -199,11 +208,11 @@ export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWh
     }
     const protectedPaths = input.protectedPaths ?? [];
     if (protectedPaths.length && !input.allowProtected) {
-      const protectedChanges = (await changedPaths(git)).filter((path) => matchesAnyGlob(path, protectedPaths));
+      const protectedChanges = (await changedPaths(git, pathspec)).filter((path) => matchesAnyGlob(path, protectedPaths));
       if (protectedChanges.length) return { sha: '', created: false, protectedChanges };
     }
 
-    await git.raw(['add', '-A']);
+    await git.raw(['add', '-A', '--', ...pathspec]);
     await git.raw(['commit', '--allow-empty', '--no-verify', '-m', input.message, '-m', `${CHECKPOINT_TRAILER}: ${input.key}`]);
     return { sha: (await git.raw(['rev-parse', 'HEAD'])).trim(), created: true };
   },
@@ -213,7 +222,8 @@ export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWh
     const git = dexGit(input.worktreePath);
     await git.raw(['reset', '--hard', input.sha]);
     // The second -f removes untracked nested repositories too, which `-fd` leaves in place.
-    await git.raw(['clean', '-ffd']);
+    // The dependencies stay: setup put them there, and the phases after a rollback need them.
+    await git.raw(['clean', '-ffd', ...commandSetup(input.worktreePath).dependencyPaths.flatMap((path) => ['-e', `/${path}`])]);
   },
 
   /** Removes the worktree (keeping its branch); a worktree that is already gone is fine. */

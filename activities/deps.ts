@@ -6,6 +6,8 @@ export interface ActivityDeps {
   store: DexStore;
   /** Root folder for dex's own files on this host (worktrees live under `<dexHome>/worktrees`). */
   dexHome: string;
+  /** This host's dependency cache of task worktrees (host/cache-dir.ts dependencyCacheDir). */
+  dependencyCache: string;
   /**
    * Makes the Anthropic client for a live call. The worker builds it with `maxRetries: 0`
    * (Temporal's retry policy is the only one) and the base URL and key it was given.

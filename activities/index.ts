@@ -15,6 +15,7 @@ import { createVerifyActivities } from './verify';
 import { createJudgeGateActivities } from './judge-gate';
 import { createClassifyActivities } from './classify-task';
 import { createVerifyBaselineActivities } from './verify-baseline';
+import { createSetupActivities } from './setup-worktree';
 
 export type { ActivityDeps } from './deps';
 
@@ -27,6 +28,7 @@ export const createActivities = (deps: ActivityDeps) => ({
   ...createJudgeGateActivities(deps),
   ...createClassifyActivities(deps),
   ...createVerifyBaselineActivities(deps),
+  ...createSetupActivities(deps),
   ...createCheckpointActivities(deps),
   ...createStoreActivities(deps),
   ...createRoadmapActivities(deps),

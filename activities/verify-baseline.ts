@@ -8,6 +8,11 @@ import type { ActivityDeps } from './deps';
 import { dexGit } from './dex-git';
 import { ownerGone, ownerTag } from './process-owner';
 import { createVerifyActivities, type VerifyResult } from './verify';
+import { FAILURE, nonRetryable } from '../core/failure-types';
+import type { SetupConfig } from '../core/setup-types';
+import { prepareDependencies } from '../host/dependencies/prepare-dependencies';
+import { SetupFailed } from '../host/dependencies/setup-failed';
+import { hostDependencyCache } from './setup-worktree';
 
 /** Input of `verifyBaseline`: the task's verify commands, run on its base commit. */
 export interface BaselineInput {
@@ -16,6 +21,8 @@ export interface BaselineInput {
   commands: string[];
   timeoutMs: number;
   sandbox?: SandboxPolicy;
+  /** How the checkout gets its dependencies, as the task's worktree does (docs/real-repositories.md); `false`: none. */
+  setup?: SetupConfig | false;
 }
 
 /** The failures the base commit already has, and the id of their report. */
@@ -35,6 +42,7 @@ export interface Baseline {
  */
 export const createVerifyBaselineActivities = (deps: ActivityDeps) => {
   const { verify } = createVerifyActivities(deps);
+  const caches = hostDependencyCache(deps);
   const running = new Map<string, Promise<Baseline>>();
   // Whose checkout a folder is: this process, and this set of activities in it (a process can hold several workers).
   const owner = ownerTag();
@@ -65,6 +73,13 @@ export const createVerifyBaselineActivities = (deps: ActivityDeps) => {
     await git.raw(['worktree', 'prune']);
     await git.raw(['worktree', 'add', '--detach', path, input.baseSha]);
     try {
+      // Without its dependencies every test of a real project fails on the base, and every failure would look pre-existing.
+      if (input.setup !== false) {
+        await prepareDependencies({ worktree: path, ownerDir: input.repoPath, config: input.setup, sandbox: input.sandbox, ...caches, command: { timeoutMs: input.timeoutMs } }).catch((err: unknown) => {
+          if (err instanceof SetupFailed) throw nonRetryable(FAILURE.SetupFailed, `verify baseline: ${err.message}`, [{ tail: err.tail }]);
+          throw err;
+        });
+      }
       const result = await verify({ worktreePath: path, commands: input.commands, timeoutMs: input.timeoutMs, artifactId, sandbox: input.sandbox, baseline: [] });
       return { failures: baselineFailures(result), artifactId };
     } finally {

@@ -8,6 +8,8 @@ import { runAgentCommand } from './sandbox/run-agent-command';
 import { assertSandboxAvailable } from './sandbox/sandbox-availability';
 import { outputTail, progressIntervalFor, type ShellCommandResult } from './shell-command';
 import { failuresOf, splitByBaseline } from '../core/verify-failures';
+import { refreshDependencies } from '../host/dependencies/refresh-dependencies';
+import { hostDependencyCache } from './setup-worktree';
 
 /** Bytes of each command's output kept in the report. @default 65536 */
 export const VERIFY_OUTPUT_LIMIT_BYTES = 64 * 1024;
@@ -75,7 +77,9 @@ function formatReport(runs: { command: string; run: ShellCommandResult }[], tota
 }
 
 /** The activity that runs a task's verify commands. */
-export const createVerifyActivities = (deps: ActivityDeps) => ({
+export const createVerifyActivities = (deps: ActivityDeps) => {
+  const caches = hostDependencyCache(deps);
+  return {
   /**
    * Runs `commands` in the worktree until one fails, heartbeating meanwhile, and stores the
    * full report as artifact `artifactId`. A retried attempt whose report is stored returns it.
@@ -88,6 +92,15 @@ export const createVerifyActivities = (deps: ActivityDeps) => ({
     assertWorktreeExists(input.worktreePath);
     assertSandboxAvailable(input.sandbox);
     const ctx = Context.current();
+    const refresh = await refreshDependencies(input.worktreePath, caches, { timeoutMs: input.timeoutMs, signal: ctx.cancellationSignal, onProgress: () => ctx.heartbeat() });
+    if (refresh.failure) {
+      // The agent changed the dependencies into something that does not install: that is its failure to read and fix.
+      const tail = `${refresh.failure.message}\n${refresh.failure.tail}`.trim();
+      const result: VerifyResult = { passed: false, artifactId: input.artifactId, commands: [], tail: tailOf(tail) };
+      await store.putArtifact(input.artifactId, 'verify', `Verification failed before its commands: ${tail}`);
+      await store.putArtifact(verifyResultKey(input.artifactId), 'verify-result', JSON.stringify(result));
+      return result;
+    }
     const runs: { command: string; run: ShellCommandResult }[] = [];
     for (const command of input.commands) {
       const run = await runAgentCommand(command, input.worktreePath, input.sandbox, {
@@ -117,9 +130,11 @@ export const createVerifyActivities = (deps: ActivityDeps) => ({
       tail: passed || !last ? '' : tailOf(last.output),
       ...(split ? { preExisting: split.preExisting, newFailures: split.fresh } : {}),
     };
-    await store.putArtifact(input.artifactId, 'verify', formatReport(runs, input.commands.length, passed, split));
+    const report = formatReport(runs, input.commands.length, passed, split);
+    await store.putArtifact(input.artifactId, 'verify', refresh.note ? `${refresh.note}\n\n${report}` : report);
     // Written last: once it exists, the report above exists too.
     await store.putArtifact(verifyResultKey(input.artifactId), 'verify-result', JSON.stringify(result));
     return result;
   },
-});
+  };
+};

@@ -15,6 +15,8 @@ import { InvalidInput } from '../core/invalid-input';
 import { parseYamlInput } from '../core/yaml-input';
 import { parseProtectedPaths, parseSandbox } from './sandbox-config';
 import { isRecord, knownKeys } from './config-section';
+import { parseSetup } from './setup-config';
+import type { SetupConfig } from '../core/setup-types';
 
 /** The settings a repository's optional `dex.config.yaml` can give (docs/interfaces.md#files). */
 export interface DexConfig {
@@ -49,6 +51,8 @@ export interface DexConfig {
   continueAsNewAfterTasks: number;
   /** How the agent's commands are confined (docs/security.md). @default bubblewrap, no network */
   sandbox: SandboxPolicy;
+  /** How each worktree gets its dependencies (docs/real-repositories.md); `false`: no setup. @default detected from the lockfiles */
+  setup?: SetupConfig | false;
   /** Globs whose changes wait for a person before they are committed. @default ["dex.config.yaml"] */
   protectedPaths: string[];
   /** How a roadmap's tasks land: finalize attempts, a remote to push to (client/land-config.ts). */
@@ -63,7 +67,7 @@ const FILE = 'dex.config.yaml';
 const TOP_KEYS = [
   'verify', 'models', 'maxIterations', 'maxRetries', 'maxTokens', 'gates', 'tools',
   'phases', 'retryMap', 'budgets', 'runaway', 'maxParallel', 'continueAsNewAfterTasks', 'sandbox', 'protectedPaths',
-  'land', 'landCommand', 'verifyBaseline', 'thinking', 'planner', 'memory',
+  'land', 'landCommand', 'verifyBaseline', 'thinking', 'planner', 'memory', 'setup',
 ];
 const BUDGET_KEYS = ['usd', 'tokens'];
 const GATE_NAMES = ['beforePhase', 'afterVerify'];
@@ -168,6 +172,7 @@ export function parseDexConfig(text: string, repoPath: string): DexConfig {
   }
   parseRoadmapSettings(raw, config);
   if (raw.sandbox !== undefined) config.sandbox = parseSandbox(raw.sandbox, fail);
+  if (raw.setup !== undefined) config.setup = parseSetup(raw.setup, fail);
   if (raw.protectedPaths !== undefined) config.protectedPaths = parseProtectedPaths(raw.protectedPaths, fail);
   config.land = parseLandConfig(raw.land, raw.landCommand, fail);
   if (raw.memory !== undefined) config.memory = parseMemoryConfig(raw.memory, fail);

@@ -71,6 +71,7 @@ export function taskDefaultsFrom(
     retryMap: config.retryMap,
     runaway: config.runaway,
     sandbox: chooseSandbox(config.sandbox, unsafeNoSandbox),
+    ...(config.setup !== undefined ? { setup: config.setup } : {}),
     protectedPaths: config.protectedPaths,
     ...(memoryOf(config) ? { memory: memoryOf(config) } : {}),
   };

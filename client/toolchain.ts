@@ -1,8 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidInput } from '../core/invalid-input';
+import { dexCacheDir } from '../host/cache-dir';
 
 /** The pinned Temporal CLI (its go.mod has no replace directive, so `go install` works). */
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
@@ -10,9 +10,7 @@ export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 export const TEST_SERVER_VERSION = '1.38.0';
 
 /** Where dex keeps the tools it installs: outside any clone, reused across clones. */
-export function toolCacheDir(): string {
-  return process.env.DEX_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'dex');
-}
+export const toolCacheDir = (): string => dexCacheDir();
 
 function onPath(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;

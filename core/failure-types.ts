@@ -45,6 +45,8 @@ export const FAILURE = {
   InvalidCheckpointKey: 'InvalidCheckpointKey',
   NestedGitRepository: 'NestedGitRepository',
   SandboxUnavailable: 'SandboxUnavailable',
+  /** Installing a worktree's dependencies failed (host/dependencies/): the task stops before any model call. */
+  SetupFailed: 'SetupFailed',
   InvalidRoadmap: 'InvalidRoadmap',
   /** A model call whose budget reservation was granted still did not fit (workflows/task/agent-phase.ts). */
   BudgetReservation: 'BudgetReservation',

@@ -5,6 +5,7 @@
 import type { Budget, GateConfig, LlmSpec, RunState, TokenUsage } from './run-types';
 import type { MemoryRef } from './run-memory';
 import type { SandboxPolicy } from './sandbox-policy';
+import type { SetupConfig } from './setup-types';
 
 /** The completion object a phase ends with (docs/interfaces.md#the-agent-and-the-model). */
 export type Completion =
@@ -63,6 +64,8 @@ export interface TaskInput {
   verifyBaseline?: boolean;
   /** Runaway protection: stop a phase and wait at a gate. */
   runaway?: RunawayLimits;
+  /** How the worktree gets its dependencies before the first phase (docs/real-repositories.md); `false`: no setup. @default detected */
+  setup?: SetupConfig | false;
   /** How the agent's commands and verify are confined. @default DEFAULT_SANDBOX */
   sandbox?: SandboxPolicy;
   /** Globs of paths whose changes wait for a person before they are committed (dex.config.yaml always). */

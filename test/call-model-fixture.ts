@@ -55,6 +55,7 @@ export function openFixture(): ModelCallFixture {
       createModelActivities({
         store: dexStore,
         dexHome: dir,
+        dependencyCache: `${dir}/deps-cache`,
         anthropicClient: ({ baseUrl }) =>
           new Anthropic({ apiKey: 'test-key', baseURL: baseUrl ?? baseURL, maxRetries: 0, logLevel: 'off', timeout }),
       }),

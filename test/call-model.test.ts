@@ -135,6 +135,7 @@ describe('callModel against the Anthropic API', () => {
     const acts = createModelActivities({
       store: fixture.dexStore,
       dexHome: fixture.dir,
+      dependencyCache: `${fixture.dir}/deps-cache`,
       anthropicClient: () => {
         // the earlier attempt finishes while this one is on the wire
         fixture.store.recordModelReply(transcriptId, 1, earlier, {

@@ -6,6 +6,7 @@ export function offlineDeps(store: DexStore, dexHome: string): ActivityDeps {
   return {
     store,
     dexHome,
+    dependencyCache: `${dexHome}/deps-cache`,
     anthropicClient: () => {
       throw new Error('no model calls in this test');
     },

@@ -3,6 +3,7 @@ import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { join } from 'node:path';
 import { createActivities, type ActivityDeps } from '../activities';
+import { dependencyCacheDir } from '../host/cache-dir';
 import { openStoreFromEnv } from '../store/open-store';
 import { activityTracingOptions, tracedWorkflowModules, workflowTracingOptions } from './tracing-options';
 
@@ -56,6 +57,7 @@ export async function hostDeps(dexHome: string, env: NodeJS.ProcessEnv = process
   return {
     store: await openStoreFromEnv(dexHome, env),
     dexHome,
+    dependencyCache: dependencyCacheDir(env),
     anthropicClient: ({ baseUrl }) => {
       const url = baseUrl ?? env.ANTHROPIC_BASE_URL ?? '';
       let client = clients.get(url);

@@ -25,6 +25,8 @@ export interface BwrapMounts {
   readOnlyPaths: readonly string[];
   /** Files mounted read-only at a path of the sandbox's own: `[hostPath, sandboxPath]`. */
   extraFiles?: readonly (readonly [string, string])[];
+  /** Host folders mounted read-write at a path of the sandbox's own: `[hostPath, sandboxPath]`. */
+  writablePaths?: readonly (readonly [string, string])[];
 }
 
 /** The folder holding the running Node.js when it is not a system one (nvm, a tarball), so `npm test` finds it. */
@@ -65,6 +67,7 @@ export function bwrapArgs(mounts: BwrapMounts, argv: readonly string[]): string[
   args.push('--bind', worktree, worktree);
   if (dotGit) args.push('--ro-bind', dotGit, dotGit);
   for (const [host, inside] of mounts.extraFiles ?? []) args.push('--ro-bind', host, inside);
+  for (const [host, inside] of mounts.writablePaths ?? []) args.push('--bind', host, inside);
   args.push('--chdir', worktree, '--', ...argv);
   return args;
 }

@@ -8,6 +8,19 @@ import { BRIDGE_PATH_INSIDE, PROXY_SOCKET_INSIDE, PROXY_URL_INSIDE, bridgeScript
 import { createPidsCgroup, type PidsCgroup } from './pids-cgroup';
 import { assertSandboxAvailable, bwrapProgram } from './sandbox-availability';
 import { sandboxEnv } from './sandbox-env';
+import { commandSetup } from '../../host/dependencies/setup-state';
+
+/** What a command gets beside its policy: the worktree's dependencies' PATH and environment, and setup's own mounts. */
+export interface CommandExtras {
+  /** Absolute folders put first on PATH. */
+  pathDirs?: string[];
+  /** Variables set for the command (never the model's credentials: the caller chooses them). */
+  env?: Record<string, string>;
+  /** Host folders mounted read-only (toolchains). */
+  readOnlyPaths?: string[];
+  /** Host folders mounted read-write at a path of the sandbox's own: `[hostPath, sandboxPath]` (setup's download caches). */
+  writablePaths?: [string, string][];
+}
 
 const MIB = 1024 * 1024;
 
@@ -63,14 +76,21 @@ export async function runAgentCommand(
   worktree: string,
   policy: SandboxPolicy | undefined,
   opts: ShellCommandOptions,
+  extras: CommandExtras = commandSetup(worktree),
 ): Promise<ShellCommandResult> {
   const sandbox = policy ?? DEFAULT_SANDBOX;
-  if (sandbox.mode === 'off') return runProcess({ argv: ['/bin/sh', '-c', command], cwd: worktree, env: commandEnv() }, opts);
+  const pathDirs = extras.pathDirs ?? [];
+  if (sandbox.mode === 'off') {
+    const env = { ...commandEnv(), ...extras.env };
+    if (pathDirs.length) env.PATH = [...pathDirs, env.PATH].filter(Boolean).join(':');
+    return runProcess({ argv: ['/bin/sh', '-c', command], cwd: worktree, env }, opts);
+  }
   assertSandboxAvailable(sandbox);
 
   const nodePrefix = nodeInstallPrefix();
-  const env = sandboxEnv(sandbox.env, { pathPrefix: nodePrefix && join(nodePrefix, 'bin') });
-  const readOnlyPaths = [...(nodePrefix ? [nodePrefix] : []), ...sandbox.readOnlyPaths];
+  const pathPrefix = [...pathDirs, ...(nodePrefix ? [join(nodePrefix, 'bin')] : [])].join(':');
+  const env = { ...sandboxEnv(sandbox.env, { pathPrefix: pathPrefix || undefined }), ...extras.env };
+  const readOnlyPaths = [...(nodePrefix ? [nodePrefix] : []), ...sandbox.readOnlyPaths, ...(extras.readOnlyPaths ?? [])];
   let proxy: EgressProxy | undefined;
   let proxyDir: string | undefined;
   let cgroup: PidsCgroup | undefined;
@@ -85,7 +105,7 @@ export async function runAgentCommand(
       inner = ['/bin/sh', '-c', WITH_BRIDGE, command];
     }
     cgroup = createPidsCgroup(sandbox.limits.processes);
-    const bwrap = [bwrapProgram(), '--json-status-fd', '3', ...bwrapArgs({ worktree, readOnlyPaths, extraFiles }, [...rlimitArgs(sandbox), ...inner])];
+    const bwrap = [bwrapProgram(), '--json-status-fd', '3', ...bwrapArgs({ worktree, readOnlyPaths, extraFiles, writablePaths: extras.writablePaths }, [...rlimitArgs(sandbox), ...inner])];
     // bubblewrap joins the cgroup before it starts, so everything inside is counted from the first fork.
     const argv = cgroup ? ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, ...bwrap] : bwrap;
     return await runProcess({ argv, cwd: '/', env, afterExit: sandboxGone }, opts);

@@ -13,7 +13,8 @@ export function hostActivities(hostQueue: string) {
   // A gate's model that keeps failing should reach its fallback (docs/roadmaps.md#ai-gates) in seconds, not minutes.
   const { judgeGate, classifyTask } = proxyActivities<DexActivities>({ ...llmPolicy, retry: { ...llmPolicy.retry, maximumAttempts: 3 }, ...on });
   const { runTool } = proxyActivities<DexActivities>({ ...toolPolicy, ...on });
-  const { verify, verifyBaseline } = proxyActivities<DexActivities>({ ...verifyPolicy, ...on });
+  // Setup runs installs as verify runs test suites: long local children, heartbeated, a cancel waits for them to stop.
+  const { verify, verifyBaseline, setupWorktree } = proxyActivities<DexActivities>({ ...verifyPolicy, ...on });
   const { prepareWorktree, commitCheckpoint, rollbackWorktree, removeWorktree } = proxyActivities<DexActivities>({ ...gitPolicy, ...on });
   const { fetchContext, recordPhase, keepPhaseArtifact, findRewindPoint } = proxyActivities<DexActivities>({ ...localIoPolicy, ...on });
   return summarized({
@@ -23,6 +24,7 @@ export function hostActivities(hostQueue: string) {
     runTool,
     verify,
     verifyBaseline,
+    setupWorktree,
     prepareWorktree,
     commitCheckpoint,
     rollbackWorktree,

@@ -1,6 +1,7 @@
 import type { SandboxMode } from '../../core/sandbox-policy';
 import type { VerifyResult } from '../../activities/verify';
 import type { RunStatus } from '../../core/run-types';
+import { describeSetup, type SetupResult } from '../../core/setup-types';
 import type { RunControl } from '../run/run-control';
 import { RunLedger } from '../run/run-ledger';
 
@@ -17,6 +18,8 @@ export class TaskProgress {
   retryOf?: { workflowId: string; phase: string };
   /** The verify failures the base commit already had (`verifyBaseline`); undefined without a baseline. */
   baseline?: string[];
+  /** What the setup step did (docs/real-repositories.md); undefined before it, and in runs without one. */
+  setup?: SetupResult;
   completedPhases: string[] = [];
   /** How the task's commands are confined; `off` is shown on every progress line. */
   sandbox: SandboxMode = 'bwrap';
@@ -62,6 +65,7 @@ export class TaskProgress {
       ...(this.commit ? { commit: this.commit } : {}),
       ...(this.retryOf ? { retryOf: this.retryOf } : {}),
       ...(this.type ? { type: this.type } : {}),
+      ...(this.setup ? { setup: describeSetup(this.setup) } : {}),
       ...(this.baseline ? { verify: verifyStatus(this.baseline, this.lastVerify) } : {}),
     });
   }

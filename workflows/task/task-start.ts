@@ -1,4 +1,5 @@
-import { workflowInfo } from '@temporalio/workflow';
+import { patched, workflowInfo } from '@temporalio/workflow';
+import { describeSetup } from '../../core/setup-types';
 import { taskBranch, taskWorktreeName } from '../../core/ids';
 import type { TaskInput, Worktree } from '../../core/task-types';
 import type { HostActivities } from './activities';
@@ -15,7 +16,7 @@ export interface TaskStart {
 /**
  * Gets a task ready for its phases: for a rewound run (`dex retry --from`), finds the earlier
  * run's checkpoint before the phase; makes the branch and worktree (at that checkpoint, or from
- * HEAD); with `verifyBaseline`, learns which verify failures the base already had; and, with
+ * HEAD); installs or restores its dependencies (docs/real-repositories.md); with `verifyBaseline`, learns which verify failures the base already had; and, with
  * a planner, chooses the type of a task that has none.
  */
 export async function startTask(input: TaskInput, phases: string[], acts: HostActivities, progress: TaskProgress, planner: TaskPlanner): Promise<TaskStart> {
@@ -31,8 +32,14 @@ export async function startTask(input: TaskInput, phases: string[], acts: HostAc
   const at = point && rewind ? { sha: point.sha, baseSha: rewind.baseSha } : undefined;
   const worktree = await acts.prepareWorktree({ repoPath: input.repoPath, branch, worktreeName: taskWorktreeName(workflowId), ...(at ? { start: at } : {}) }, `worktree · ${branch}`);
   progress.branch = worktree.branch;
+  // Runs recorded before setup existed replay without it.
+  if (input.setup !== false && patched('worktree-setup')) {
+    const setup = { worktreePath: worktree.path, repoPath: input.repoPath, setup: input.setup, sandbox: input.sandbox, artifactId: `${workflowId}/setup` };
+    progress.setup = await acts.setupWorktree(setup, 'setup · dependencies');
+    progress.ledger.step(`setup · ${describeSetup(progress.setup)}`);
+  }
   if (input.verifyBaseline && input.verify.length) {
-    const baseline = { repoPath: input.repoPath, baseSha: worktree.baseSha, commands: input.verify, timeoutMs: 30 * 60_000, sandbox: input.sandbox };
+    const baseline = { repoPath: input.repoPath, baseSha: worktree.baseSha, commands: input.verify, timeoutMs: 30 * 60_000, sandbox: input.sandbox, setup: input.setup };
     progress.baseline = (await acts.verifyBaseline(baseline, `verify baseline · ${worktree.baseSha.slice(0, 10)}`)).failures;
   }
   if (!point || !rewind) {

@@ -1,0 +1,56 @@
+/**
+ * What makes a task's worktree ready to build and test (docs/real-repositories.md): the
+ * `setup:` section of `dex.config.yaml` as the client parsed it, and what the setup step
+ * reports. Plain data: it crosses workflow history as JSON.
+ */
+
+/** The `setup:` section of `dex.config.yaml`; absent, dex detects the repository's ecosystems. */
+export interface SetupConfig {
+  /** Commands that replace detection, run in order in the sandbox. @default detected from the lockfiles */
+  commands?: string[];
+  /** With `commands`: folders of the worktree they produce, cached by `inputs`. @default none (the commands run every time) */
+  cache?: string[];
+  /** With `commands`: files whose content keys that cache. @default none */
+  inputs?: string[];
+  /** Hosts setup may reach beyond the registries detection names. @default none */
+  allowHosts?: string[];
+  /** Names of the worker's environment variables setup gets (a private registry's token); the agent never does. @default none */
+  env?: string[];
+  /** Files or folders copied from the owner's checkout into each worktree before setup (`.env`); git must ignore them. @default none */
+  copy?: string[];
+  /** Hosts setup may reach at all: `false` takes the registries away too (setup then works only from the cache or the owner's checkout). @default true */
+  network?: boolean;
+}
+
+/** Where one ecosystem's dependencies came from. */
+export type SetupSource = 'cache' | 'owner' | 'installed' | 'ran';
+
+/** One ecosystem's part of a setup. */
+export interface SetupStep {
+  /** `npm`, `pnpm`, `yarn`, `python`, `go`, `rust`, or `commands` for the config's own. */
+  ecosystem: string;
+  /** What ran, or would have: the install command. */
+  command: string;
+  source: SetupSource;
+  /** The cache key (a hash of the lockfiles, manifests, toolchain and commands); empty when nothing is cached. */
+  key: string;
+  durationMs: number;
+}
+
+/** What the setup step reports; its output is a stored artifact. */
+export interface SetupResult {
+  steps: SetupStep[];
+  /** Files copied from the owner's checkout. */
+  copied: string[];
+  durationMs: number;
+  /** Id of the stored report (kind `setup`); empty when nothing ran. */
+  artifactId: string;
+}
+
+/** One line for a person: `npm from cache 0.3 s · python installed 12.1 s`, or `nothing to set up`. */
+export function describeSetup(result: SetupResult): string {
+  const words: Record<SetupSource, string> = { cache: 'from cache', owner: "from the owner's checkout", installed: 'installed', ran: 'ran' };
+  const parts = result.steps.map((s) => `${s.ecosystem} ${words[s.source]} ${(s.durationMs / 1000).toFixed(1)} s`);
+  if (result.copied.length) parts.push(`copied ${result.copied.join(', ')}`);
+  return parts.length ? parts.join(' · ') : 'nothing to set up';
+}

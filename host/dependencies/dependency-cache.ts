@@ -1,0 +1,120 @@
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { relocateVenv } from './relocate-venv';
+
+const execFileAsync = promisify(execFile);
+
+/** Raised when cache entries of an older layout must not be read. Part of every key. */
+const LAYOUT = 'dex-deps-1';
+
+/** What a cache entry says about itself (`meta.json` beside its `tree/`). */
+interface EntryMeta {
+  ecosystem: string;
+  /** The worktree the entry was installed in: absolute paths in it (a venv's scripts) are rewritten on the way out. */
+  builtAt: string;
+  outputs: string[];
+  createdAt: string;
+}
+
+/**
+ * The cache key of one ecosystem's dependencies: what decides what its install produces — the
+ * install command, the content of its lockfiles and manifests, and its toolchain's versions.
+ */
+export function dependencyKey(parts: { ecosystem: string; command: string; inputs: { name: string; content: Buffer | string }[]; toolchain: string[] }): string {
+  const hash = createHash('sha256').update(`${LAYOUT}\0${parts.ecosystem}\0${parts.command}\0`);
+  for (const input of parts.inputs) hash.update(`${input.name}\0${createHash('sha256').update(input.content).digest('hex')}\0`);
+  for (const version of parts.toolchain) hash.update(`${version}\0`);
+  return hash.digest('hex').slice(0, 32);
+}
+
+/** Copies `from` to `to` (a folder or a file) keeping links, modes and times; reflinks where the filesystem can. */
+export async function copyTree(from: string, to: string): Promise<void> {
+  await mkdir(dirname(to), { recursive: true });
+  await execFileAsync('cp', ['-a', '--reflink=auto', from, to], { maxBuffer: 16 * 1024 * 1024 });
+}
+
+/** True when `path` exists (as anything, a dangling link included). */
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * dex's dependency cache on one host (docs/real-repositories.md#the-cache): one folder per key,
+ * written once (into a staging folder, then renamed into place, so a reader never sees half an
+ * entry and two installs of the same key race harmlessly), and only ever copied out of.
+ */
+export class DependencyCache {
+  constructor(readonly root: string) {}
+
+  private entry(key: string): string {
+    return join(this.root, key);
+  }
+
+  /** True when the cache holds `key`. */
+  has(key: string): boolean {
+    return existsSync(join(this.entry(key), 'meta.json'));
+  }
+
+  /**
+   * Copies the entry `key` into `worktree`: each of its outputs replaces the worktree's own, and a
+   * virtual environment's absolute paths are rewritten to the new place.
+   */
+  async restore(key: string, worktree: string): Promise<void> {
+    const entry = this.entry(key);
+    const meta = JSON.parse(await readFile(join(entry, 'meta.json'), 'utf8')) as EntryMeta;
+    for (const output of meta.outputs) {
+      const target = join(worktree, output);
+      await rm(target, { recursive: true, force: true });
+      const source = join(entry, 'tree', output);
+      if (!exists(source)) continue;
+      await copyTree(source, target);
+      if (output === '.venv' && meta.builtAt !== worktree) await relocateVenv(target, join(meta.builtAt, output), target);
+    }
+  }
+
+  /**
+   * Keeps a copy of `outputs` of `worktree` (or of `sourceDir`, the owner's checkout) as entry
+   * `key`. An entry another process stored first wins; ours is dropped.
+   */
+  async store(key: string, meta: { ecosystem: string; outputs: string[] }, worktree: string, sourceDir = worktree): Promise<void> {
+    if (this.has(key)) return;
+    await mkdir(this.root, { recursive: true });
+    const staging = join(this.root, `.staging-${key}-${process.pid}-${randomBytes(4).toString('hex')}`);
+    try {
+      for (const output of meta.outputs) {
+        if (exists(join(sourceDir, output))) await copyTree(join(sourceDir, output), join(staging, 'tree', output));
+      }
+      const about: EntryMeta = { ...meta, builtAt: sourceDir, createdAt: new Date().toISOString() };
+      await mkdir(staging, { recursive: true });
+      await writeFile(join(staging, 'meta.json'), `${JSON.stringify(about, null, 2)}\n`);
+      await rename(staging, this.entry(key)).catch((err: NodeJS.ErrnoException) => {
+        if (!['EEXIST', 'ENOTEMPTY'].includes(err.code ?? '')) throw err;
+      });
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+  }
+
+  /** Removes staging folders a crashed process left (older than an hour). */
+  async sweep(): Promise<void> {
+    const names = existsSync(this.root) ? await readdir(this.root) : [];
+    const hourAgo = Date.now() - 3_600_000;
+    for (const name of names) {
+      if (name.startsWith('.staging-') && lstatSync(join(this.root, name)).mtimeMs < hourAgo) await rm(join(this.root, name), { recursive: true, force: true });
+    }
+  }
+}
+
+/** The content of each of `names` in `dir`, for a key. */
+export function inputContents(dir: string, names: string[]): { name: string; content: Buffer }[] {
+  return names.filter((name) => existsSync(join(dir, name))).map((name) => ({ name, content: readFileSync(join(dir, name)) }));
+}

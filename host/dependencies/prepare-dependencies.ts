@@ -1,0 +1,189 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/sandbox-policy';
+import type { SetupConfig, SetupStep } from '../../core/setup-types';
+import { runAgentCommand } from '../../activities/sandbox/run-agent-command';
+import { nodeInstallPrefix } from '../../activities/sandbox/bwrap-args';
+import { SANDBOX_PATH } from '../../activities/sandbox/sandbox-env';
+import type { ShellCommandOptions, ShellCommandResult } from '../../activities/shell-command';
+import { dependencyKey, inputContents, type DependencyCache } from './dependency-cache';
+import { DOWNLOADS_INSIDE, detectEcosystems, type EcosystemPlan } from './ecosystems';
+import { hostToolchains } from './host-toolchains';
+import { binPaths, inWorktree, readSetupState, writeSetupState, type SetupState } from './setup-state';
+import { copyOwnerFiles } from './owner-files';
+import { SetupFailed } from './setup-failed';
+
+/** What setting up one worktree needs. */
+export interface PrepareRequest {
+  /** The worktree (or baseline checkout) to make ready. */
+  worktree: string;
+  /** The owner's checkout: where `setup.copy` files come from, and installed dependencies that may be reused. */
+  ownerDir?: string;
+  config?: SetupConfig;
+  sandbox?: SandboxPolicy;
+  cache: DependencyCache;
+  /** Host folder of setup's download caches (npm's, pip's), kept between installs. */
+  downloads: string;
+  /** Limits and heartbeats of each install command. */
+  command: Omit<ShellCommandOptions, 'outputLimitBytes'>;
+}
+
+
+/** What a setup did: its steps, the files it copied, and every command's output for the report. */
+export interface PrepareOutcome {
+  steps: SetupStep[];
+  copied: string[];
+  report: string;
+}
+
+/** Bytes of each install command's output kept for the report. */
+const SETUP_OUTPUT_LIMIT = 64 * 1024;
+
+const versions = new Map<string, string>();
+
+/** The output of `command` run as the sandbox would find it (its PATH), cached per process; empty when it fails. */
+function toolchainVersion(command: string, binDirs: string[]): string {
+  const prefix = nodeInstallPrefix();
+  const path = [...binDirs, ...(prefix ? [join(prefix, 'bin')] : []), SANDBOX_PATH].join(':');
+  const id = `${path}\0${command}`;
+  if (!versions.has(id)) {
+    let out = '';
+    try {
+      out = execFileSync('/bin/sh', ['-c', command], { env: { PATH: path, HOME: '/nonexistent' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000 }).trim();
+    } catch {
+      // A toolchain that is missing keys as missing; the install then says what is wrong.
+    }
+    versions.set(id, out);
+  }
+  return versions.get(id)!;
+}
+
+/** The config's own commands as one plan: cached when it names the folders they fill. */
+function configuredPlan(config: SetupConfig, worktree: string): EcosystemPlan {
+  const outputs = config.cache ?? [];
+  return {
+    ecosystem: 'commands',
+    command: config.commands!.join(' && '),
+    inputs: config.inputs ?? [],
+    outputs,
+    hosts: [],
+    toolchain: [],
+    setupEnv: {},
+    commandEnv: outputs.includes('.venv') ? { VIRTUAL_ENV: '{worktree}/.venv' } : {},
+    binDirs: ['node_modules/.bin', '.venv/bin'].filter((bin) => outputs.includes(bin.split('/')[0]) || existsSync(join(worktree, bin))),
+    toolchainPaths: [],
+  };
+}
+
+/** The plans of `worktree`: the config's commands, or what detection finds. */
+export function plansFor(worktree: string, config: SetupConfig | undefined): EcosystemPlan[] {
+  return config?.commands?.length ? [configuredPlan(config, worktree)] : detectEcosystems(worktree, hostToolchains());
+}
+
+/** The cache key of `plan` in `worktree` as it is now; empty for commands that cache nothing. */
+export function planKey(plan: EcosystemPlan, worktree: string): string {
+  if (!plan.outputs.length) return '';
+  const toolchain = plan.toolchain.map((command) => toolchainVersion(command, binPaths(plan.binDirs, worktree).filter((d) => !d.startsWith(worktree))));
+  return dependencyKey({ ecosystem: plan.ecosystem, command: plan.command, inputs: inputContents(worktree, plan.inputs), toolchain });
+}
+
+/** True when the owner's checkout has `plan`'s dependencies installed for the same lockfiles: a Node project's node_modules. */
+function ownerHasSame(plan: EcosystemPlan, worktree: string, ownerDir: string | undefined): boolean {
+  if (!ownerDir || !['npm', 'pnpm', 'yarn'].includes(plan.ecosystem) || !existsSync(join(ownerDir, 'node_modules'))) return false;
+  return plan.inputs.every((name) => {
+    const mine = join(worktree, name);
+    const theirs = join(ownerDir, name);
+    return existsSync(theirs) && readFileSync(mine).equals(readFileSync(theirs));
+  });
+}
+
+/**
+ * Makes `request.worktree` ready to build and test (docs/real-repositories.md): copies the
+ * config's files from the owner's checkout, then for each ecosystem restores its dependencies
+ * from the cache, else takes the owner's installed ones for the same lockfiles, else installs
+ * them in the sandbox with network only to its registries and keeps them in the cache. Throws
+ * {@link SetupFailed} when an install fails. Records what it did in the worktree's setup state.
+ */
+export async function prepareDependencies(request: PrepareRequest): Promise<PrepareOutcome> {
+  const { worktree, config, cache } = request;
+  const sandbox = request.sandbox ?? DEFAULT_SANDBOX;
+  const copied = request.ownerDir && config?.copy?.length ? await copyOwnerFiles(request.ownerDir, worktree, config.copy) : [];
+  const plans = plansFor(worktree, config);
+  const state: SetupState = { config, sandbox: request.sandbox, plans: [] };
+  const steps: SetupStep[] = [];
+  const report: string[] = [];
+  for (const plan of plans) {
+    const started = Date.now();
+    const key = planKey(plan, worktree);
+    let source: SetupStep['source'];
+    if (key && cache.has(key)) {
+      await cache.restore(key, worktree);
+      source = 'cache';
+    } else if (key && ownerHasSame(plan, worktree, request.ownerDir)) {
+      await cache.store(key, plan, worktree, request.ownerDir);
+      await cache.restore(key, worktree);
+      source = 'owner';
+    } else {
+      for (const output of plan.outputs) await rm(join(worktree, output), { recursive: true, force: true });
+      const run = await install(plan, request, sandbox);
+      report.push(`$ ${plan.command}\n(exit code ${run.exitCode}, ${run.durationMs} ms)\n${run.output}`.trimEnd());
+      if (run.exitCode !== 0 || run.timedOut) throw installFailed(plan, run, request.config, sandbox);
+      if (key) await cache.store(key, plan, worktree);
+      source = key ? 'installed' : 'ran';
+    }
+    steps.push({ ecosystem: plan.ecosystem, command: plan.command, source, key, durationMs: Date.now() - started });
+    state.plans.push({ ecosystem: plan.ecosystem, key, outputs: plan.outputs, binDirs: plan.binDirs, commandEnv: plan.commandEnv, toolchainPaths: plan.toolchainPaths });
+  }
+  await writeSetupState(worktree, state);
+  return { steps, copied, report: report.join('\n\n') };
+}
+
+/** Runs `plan`'s install in the worktree, confined, with network only to its registries (and the config's hosts). */
+async function install(plan: EcosystemPlan, request: PrepareRequest, sandbox: SandboxPolicy): Promise<ShellCommandResult> {
+  const { worktree, config } = request;
+  await mkdir(request.downloads, { recursive: true });
+  const confined = sandbox.mode !== 'off';
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(plan.setupEnv)) {
+    // Unconfined, the download caches are the host folder itself.
+    env[name] = inWorktree(confined ? value : value.split(DOWNLOADS_INSIDE).join(request.downloads), worktree);
+  }
+  const hosts = config?.network === false ? [] : [...new Set([...plan.hosts, ...(config?.allowHosts ?? [])])];
+  const policy: SandboxPolicy = { ...sandbox, allowHosts: hosts, env: [...sandbox.env, ...(config?.env ?? [])] };
+  if (!confined) for (const name of config?.env ?? []) if (process.env[name] !== undefined) env[name] = process.env[name]!;
+  return runAgentCommand(plan.command, worktree, policy, { ...request.command, outputLimitBytes: SETUP_OUTPUT_LIMIT }, {
+    pathDirs: binPaths(plan.binDirs, worktree),
+    env,
+    readOnlyPaths: plan.toolchainPaths,
+    writablePaths: [[request.downloads, DOWNLOADS_INSIDE]],
+  });
+}
+
+/** The last lines of an install's output, for the task's failure. */
+function tailOf(output: string): string {
+  return output.trimEnd().split('\n').slice(-15).join('\n').slice(-1500);
+}
+
+function installFailed(plan: EcosystemPlan, run: ShellCommandResult, config: SetupConfig | undefined, sandbox: SandboxPolicy): SetupFailed {
+  const how = run.timedOut ? 'timed out' : run.exitCode === null ? `was killed by ${run.killedBy}` : `exited ${run.exitCode}`;
+  const lastLine = run.output.trimEnd().split('\n').filter((l) => l.trim()).at(-1)?.trim().slice(0, 300) ?? '';
+  const offline =
+    config?.network === false
+      ? ' with no network allowed (setup.network: false) and nothing cached for these lockfiles'
+      : sandbox.mode === 'off'
+        ? ''
+        : ` (network only to ${[...plan.hosts, ...(config?.allowHosts ?? [])].join(', ') || 'nothing'})`;
+  return new SetupFailed(`setup failed: ${plan.ecosystem} \`${plan.command}\` ${how}${offline}${lastLine ? `: ${lastLine}` : ''}`, tailOf(run.output));
+}
+
+/** True when the worktree's lockfiles or manifests changed since its setup (the agent added a dependency). */
+export function dependenciesChanged(worktree: string): boolean {
+  const state = readSetupState(worktree);
+  if (!state) return false;
+  const now = plansFor(worktree, state.config);
+  const before = new Map(state.plans.map((plan) => [plan.ecosystem, plan.key]));
+  if (now.length !== state.plans.length) return true;
+  return now.some((plan) => before.get(plan.ecosystem) !== planKey(plan, worktree));
+}
