@@ -116,6 +116,13 @@ async function changedPaths(git: SimpleGit, pathspec: string[]): Promise<string[
   return [...new Set(`${tracked}\0${untracked}`.split('\0').filter(Boolean))].sort();
 }
 
+/** Those of `paths` git does not ignore (naming an ignored path in `git add`, even to exclude it, is an error). */
+async function notIgnored(git: SimpleGit, paths: string[]): Promise<string[]> {
+  if (!paths.length) return [];
+  const ignored = ((await tryGit(git, ['check-ignore', '--no-index', '--', ...paths])) ?? '').split('\n').map((line) => line.trim());
+  return paths.filter((path) => !ignored.includes(path));
+}
+
 /** A pathspec of the whole worktree but `dependencies`. */
 function withoutDependencies(dependencies: string[]): string[] {
   return dependencies.length ? ['.', ...dependencies.map((path) => `:(exclude,top)${path}`)] : [];
@@ -198,7 +205,7 @@ export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWh
     // bring its config (fsmonitor, hooks, filters) along: dex commits none.
     // The dependencies setup put in the worktree are never the task's work, whether or not the repository ignores them.
     const dependencies = commandSetup(input.worktreePath).dependencyPaths;
-    const pathspec = withoutDependencies(dependencies);
+    const pathspec = withoutDependencies(await notIgnored(git, dependencies));
     const nested = await nestedGitEntries(input.worktreePath, dependencies);
     if (nested.length) {
       throw nonRetryable(

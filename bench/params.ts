@@ -17,6 +17,8 @@ export interface BenchParams {
    * at latency 0 (the target's figure) `pairsAtZero` pairs with a longer long task, for a steadier median.
    */
   turn: { latenciesMs: number[]; turns: [number, number]; pairsAtZero: number; longAtZero: number };
+  /** Worktree ready time: how often each way of making a worktree ready runs (the median is reported). */
+  ready: { runs: number };
 }
 
 /** The full benchmark: the sizes the issue names. */
@@ -28,6 +30,7 @@ export const FULL: BenchParams = {
   b4: { turns: [10, 50, 200], probeMaxSteps: 20_000 },
   b5: { parked: [100, 1000], signalRuns: 10 },
   turn: { latenciesMs: [0, 2000, 8000], turns: [3, 8], pairsAtZero: 7, longAtZero: 13 },
+  ready: { runs: 3 },
 };
 
 /** The smoke run for CI: every section and every system, smaller. */
@@ -39,4 +42,5 @@ export const QUICK: BenchParams = {
   b4: { turns: [10], probeMaxSteps: 20_000 },
   b5: { parked: [100], signalRuns: 3 },
   turn: { latenciesMs: [0], turns: [3, 8], pairsAtZero: 1, longAtZero: 8 },
+  ready: { runs: 1 },
 };

@@ -122,6 +122,8 @@ export interface TaskResult {
   baseSha?: string;
   /** With `verifyBaseline`: the verify failures the base commit already had, which did not block the task. */
   preExistingFailures?: string[];
+  /** What setup did, in one line (`npm from cache 0.3 s`; docs/real-repositories.md). */
+  setup?: string;
 }
 
 /** A prepared git worktree for one task. */

@@ -72,7 +72,8 @@ export async function startTestWorker(
   opts: { anthropicUrl?: string; queue: string; dexHome?: string; dataConverter?: DataConverter; store?: string },
 ): Promise<TestWorker> {
   const dexHome = opts.dexHome ?? mkdtempSync(join(tmpdir(), 'dex-home-'));
-  const deps = await hostDeps(dexHome, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: opts.anthropicUrl, DEX_STORE: opts.store });
+  // A dependency cache of the worker's own: what a test sees installed or cached is its own doing.
+  const deps = await hostDeps(dexHome, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: opts.anthropicUrl, DEX_STORE: opts.store, DEX_DEPS_CACHE: join(dexHome, 'deps-cache') });
   const taskQueue = opts.queue;
   const hostQueue = `${opts.queue}@test-host`;
   const placement = { connection: env.nativeConnection, namespace: 'default', taskQueue, hostQueue, dataConverter: opts.dataConverter };

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Where inside the sandbox setup finds its download caches (npm's, pip's, corepack's), bound from the host. */
@@ -13,6 +13,11 @@ export interface EcosystemPlan {
   ecosystem: string;
   /** The shell line setup runs in the worktree, in the sandbox. */
   command: string;
+  /**
+   * The line run instead when the task itself changed a manifest (the agent added a dependency but
+   * could not update the lockfile without network): it brings the lockfile in line. @default command
+   */
+  updateCommand?: string;
   /** Files (relative) whose content keys the cache: lockfiles and manifests. */
   inputs: string[];
   /** What the command fills (relative folders or files): cached, and copied into each worktree. */
@@ -41,6 +46,17 @@ const COREPACK_ENV = { COREPACK_HOME: `${DOWNLOADS_INSIDE}/corepack`, COREPACK_E
 
 const present = (dir: string, names: string[]): string[] => names.filter((name) => existsSync(join(dir, name)));
 
+/** True when a package.json names any dependency: one without a lockfile or dependencies has nothing to install. */
+function declaresDependencies(path: string): boolean {
+  try {
+    const pkg = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    return ['dependencies', 'devDependencies', 'optionalDependencies'].some((field) => Object.keys((pkg[field] as object | undefined) ?? {}).length > 0);
+  } catch {
+    // A package.json npm cannot read either: its install says what is wrong.
+    return true;
+  }
+}
+
 function nodePlan(dir: string): EcosystemPlan | undefined {
   if (!existsSync(join(dir, 'package.json'))) return undefined;
   const base = { outputs: NODE_OUTPUTS, binDirs: NODE_BIN, toolchain: NODE_TOOLCHAIN, commandEnv: {}, toolchainPaths: [] };
@@ -49,6 +65,7 @@ function nodePlan(dir: string): EcosystemPlan | undefined {
       ...base,
       ecosystem: 'pnpm',
       command: 'corepack pnpm install --frozen-lockfile',
+      updateCommand: 'corepack pnpm install --no-frozen-lockfile',
       inputs: present(dir, ['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', '.npmrc']),
       hosts: [NPM_REGISTRY],
       // Files copied out of pnpm's store, never hard links to it: a task writing into node_modules must not reach the store.
@@ -61,6 +78,7 @@ function nodePlan(dir: string): EcosystemPlan | undefined {
       ...base,
       ecosystem: 'yarn',
       command: berry ? 'corepack yarn install --immutable' : 'corepack yarn install --frozen-lockfile --non-interactive',
+      updateCommand: berry ? 'corepack yarn install' : 'corepack yarn install --non-interactive',
       inputs: present(dir, ['package.json', 'yarn.lock', '.yarnrc.yml', '.yarnrc', '.npmrc']),
       outputs: berry ? ['node_modules', '.pnp.cjs', '.pnp.loader.mjs', '.yarn/unplugged', '.yarn/install-state.gz'] : NODE_OUTPUTS,
       hosts: [NPM_REGISTRY, 'registry.yarnpkg.com', 'repo.yarnpkg.com'],
@@ -68,11 +86,13 @@ function nodePlan(dir: string): EcosystemPlan | undefined {
     };
   }
   const lock = present(dir, ['npm-shrinkwrap.json', 'package-lock.json']);
+  if (!lock.length && !declaresDependencies(join(dir, 'package.json'))) return undefined;
   return {
     ...base,
     ecosystem: 'npm',
     // Without a lockfile only package.json says what to install; `npm install` then writes no lockfile into the worktree.
     command: lock.length ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund --no-package-lock',
+    updateCommand: lock.length ? 'npm install --no-audit --no-fund' : undefined,
     inputs: present(dir, ['package.json', ...lock, '.npmrc']),
     hosts: [NPM_REGISTRY],
     setupEnv: { npm_config_cache: `${DOWNLOADS_INSIDE}/npm`, npm_config_update_notifier: 'false' },
@@ -100,10 +120,12 @@ function pythonPlan(dir: string): EcosystemPlan | undefined {
     toolchainPaths: [],
   };
   const tool = (name: string) => `python3 -m venv /tmp/dex-${name} && /tmp/dex-${name}/bin/pip install -q ${name}`;
+  const uvSync = `${tool('uv')} && UV_PROJECT_ENVIRONMENT=.venv UV_PYTHON_DOWNLOADS=never /tmp/dex-uv/bin/uv sync`;
   if (existsSync(join(dir, 'uv.lock'))) {
     return {
       ...base,
-      command: `${tool('uv')} && UV_PROJECT_ENVIRONMENT=.venv UV_PYTHON_DOWNLOADS=never /tmp/dex-uv/bin/uv sync --frozen --no-install-project`,
+      command: `${uvSync} --frozen --no-install-project`,
+      updateCommand: `${uvSync} --no-install-project`,
       inputs: present(dir, ['pyproject.toml', 'uv.lock']),
     };
   }

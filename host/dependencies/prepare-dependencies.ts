@@ -24,6 +24,8 @@ export interface PrepareRequest {
   config?: SetupConfig;
   sandbox?: SandboxPolicy;
   cache: DependencyCache;
+  /** The task changed the worktree's manifests since its last setup: run each plan's update command. */
+  update?: boolean;
   /** Host folder of setup's download caches (npm's, pip's), kept between installs. */
   downloads: string;
   /** Limits and heartbeats of each install command. */
@@ -37,6 +39,17 @@ export interface PrepareOutcome {
   copied: string[];
   report: string;
 }
+
+/** What tells each package manager there is no network (and no point retrying). */
+const OFFLINE_ENV: Record<string, string> = {
+  npm_config_offline: 'true',
+  npm_config_fetch_retries: '0',
+  PIP_RETRIES: '0',
+  PIP_TIMEOUT: '5',
+  UV_OFFLINE: '1',
+  GOPROXY: 'off',
+  CARGO_NET_OFFLINE: 'true',
+};
 
 /** Bytes of each install command's output kept for the report. */
 const SETUP_OUTPUT_LIMIT = 64 * 1024;
@@ -116,7 +129,8 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
   const report: string[] = [];
   for (const plan of plans) {
     const started = Date.now();
-    const key = planKey(plan, worktree);
+    const command = (request.update && plan.updateCommand) || plan.command;
+    let key = planKey(plan, worktree);
     let source: SetupStep['source'];
     if (key && cache.has(key)) {
       await cache.restore(key, worktree);
@@ -127,13 +141,15 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
       source = 'owner';
     } else {
       for (const output of plan.outputs) await rm(join(worktree, output), { recursive: true, force: true });
-      const run = await install(plan, request, sandbox);
-      report.push(`$ ${plan.command}\n(exit code ${run.exitCode}, ${run.durationMs} ms)\n${run.output}`.trimEnd());
-      if (run.exitCode !== 0 || run.timedOut) throw installFailed(plan, run, request.config, sandbox);
+      const run = await install({ ...plan, command }, request, sandbox);
+      report.push(`$ ${command}\n(exit code ${run.exitCode}, ${run.durationMs} ms)\n${run.output}`.trimEnd());
+      if (run.exitCode !== 0 || run.timedOut) throw installFailed({ ...plan, command }, run, request.config, sandbox);
+      // An update rewrote the lockfile: the dependencies are kept under the key of the files as they are now.
+      key = planKey(plan, worktree);
       if (key) await cache.store(key, plan, worktree);
       source = key ? 'installed' : 'ran';
     }
-    steps.push({ ecosystem: plan.ecosystem, command: plan.command, source, key, durationMs: Date.now() - started });
+    steps.push({ ecosystem: plan.ecosystem, command: source === 'cache' || source === 'owner' ? plan.command : command, source, key, durationMs: Date.now() - started });
     state.plans.push({ ecosystem: plan.ecosystem, key, outputs: plan.outputs, binDirs: plan.binDirs, commandEnv: plan.commandEnv, toolchainPaths: plan.toolchainPaths });
   }
   await writeSetupState(worktree, state);
@@ -150,7 +166,10 @@ async function install(plan: EcosystemPlan, request: PrepareRequest, sandbox: Sa
     // Unconfined, the download caches are the host folder itself.
     env[name] = inWorktree(confined ? value : value.split(DOWNLOADS_INSIDE).join(request.downloads), worktree);
   }
-  const hosts = config?.network === false ? [] : [...new Set([...plan.hosts, ...(config?.allowHosts ?? [])])];
+  const offline = config?.network === false;
+  // Offline, the package managers work from their download caches and fail at once instead of retrying a network that is not there.
+  if (offline) Object.assign(env, OFFLINE_ENV);
+  const hosts = offline ? [] : [...new Set([...plan.hosts, ...(config?.allowHosts ?? [])])];
   const policy: SandboxPolicy = { ...sandbox, allowHosts: hosts, env: [...sandbox.env, ...(config?.env ?? [])] };
   if (!confined) for (const name of config?.env ?? []) if (process.env[name] !== undefined) env[name] = process.env[name]!;
   return runAgentCommand(plan.command, worktree, policy, { ...request.command, outputLimitBytes: SETUP_OUTPUT_LIMIT }, {
@@ -166,9 +185,16 @@ function tailOf(output: string): string {
   return output.trimEnd().split('\n').slice(-15).join('\n').slice(-1500);
 }
 
+/** The line of an install's output that says what went wrong: an error line with words in it, else the last line. */
+function telling(output: string): string {
+  const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
+  const errors = lines.filter((l) => /\berror\b/i.test(l) && !/complete log/i.test(l));
+  return (errors.find((l) => l.length > 40) ?? errors[0] ?? lines.at(-1) ?? '').slice(0, 300);
+}
+
 function installFailed(plan: EcosystemPlan, run: ShellCommandResult, config: SetupConfig | undefined, sandbox: SandboxPolicy): SetupFailed {
   const how = run.timedOut ? 'timed out' : run.exitCode === null ? `was killed by ${run.killedBy}` : `exited ${run.exitCode}`;
-  const lastLine = run.output.trimEnd().split('\n').filter((l) => l.trim()).at(-1)?.trim().slice(0, 300) ?? '';
+  const lastLine = telling(run.output);
   const offline =
     config?.network === false
       ? ' with no network allowed (setup.network: false) and nothing cached for these lockfiles'

@@ -24,7 +24,7 @@ export async function refreshDependencies(
   if (!state || !dependenciesChanged(worktree)) return {};
   const started = Date.now();
   try {
-    const outcome = await prepareDependencies({ worktree, config: state.config, sandbox: state.sandbox, ...caches, command });
+    const outcome = await prepareDependencies({ worktree, config: state.config, sandbox: state.sandbox, ...caches, command, update: true });
     const result = { steps: outcome.steps, copied: [], durationMs: Date.now() - started, artifactId: '' };
     return { note: `Dependencies changed, set up again: ${describeSetup(result)}.` };
   } catch (err) {

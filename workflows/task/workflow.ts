@@ -1,6 +1,7 @@
 import { ApplicationFailure, CancellationScope, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import { innermostMessage } from '../../core/failure-message';
 import { repoNameOf, taskBranch } from '../../core/ids';
+import { describeSetup } from '../../core/setup-types';
 import type { TaskInput, TaskResult, Worktree } from '../../core/task-types';
 import { statusQuery } from '../run/definitions';
 import { notifyParent } from '../run/parent-link';
@@ -51,7 +52,8 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
     const base = worktree ? { baseSha: worktree.baseSha } : {};
     const branch = worktree?.branch ?? taskBranch(workflowId);
     const preExisting = progress.baseline?.length ? { preExistingFailures: progress.lastVerify?.preExisting ?? progress.baseline } : {};
-    return { taskId: input.taskId, state, branch, commit: progress.commit, turns, tokens, costUsd, verifyPassed, ...base, ...failed, ...verifyTail, ...preExisting, ...extra };
+    const setup = progress.setup ? { setup: describeSetup(progress.setup) } : {};
+    return { taskId: input.taskId, state, branch, commit: progress.commit, turns, tokens, costUsd, verifyPassed, ...base, ...failed, ...verifyTail, ...preExisting, ...setup, ...extra };
   };
   const failWith = async (type: typeof FAILURE.TaskFailed | typeof FAILURE.TaskRejected, state: 'failed' | 'rejected', error: string): Promise<never> => {
     throw nonRetryable(type, error, [await finish(state, { error })]);
