@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { FAILURE, nonRetryable } from '../core/failure-types';
 import type { SandboxPolicy } from '../core/sandbox-policy';
-import type { SetupConfig, SetupResult } from '../core/setup-types';
+import { describeSetup, type SetupConfig, type SetupResult } from '../core/setup-types';
 import { DependencyCache } from '../host/dependencies/dependency-cache';
 import { prepareDependencies } from '../host/dependencies/prepare-dependencies';
 import { SetupFailed } from '../host/dependencies/setup-failed';
@@ -55,9 +55,10 @@ export const createSetupActivities = (deps: ActivityDeps) => {
           downloads,
           command: { timeoutMs: SETUP_COMMAND_TIMEOUT_MS, signal: ctx.cancellationSignal },
         });
-        const ran = outcome.report !== '';
-        if (ran) await deps.store.putArtifact(input.artifactId, 'setup', outcome.report);
-        return { steps: outcome.steps, copied: outcome.copied, durationMs: Date.now() - started, artifactId: ran ? input.artifactId : '' };
+        const result: SetupResult = { steps: outcome.steps, copied: outcome.copied, durationMs: Date.now() - started, artifactId: input.artifactId };
+        // The first line is what `dex log` shows; the install's output follows.
+        await deps.store.putArtifact(input.artifactId, 'setup', [describeSetup(result), outcome.report].filter(Boolean).join('\n\n'));
+        return result;
       } catch (err) {
         if (!(err instanceof SetupFailed)) throw err;
         await deps.store.putArtifact(input.artifactId, 'setup', `${err.message}\n\n${err.tail}`);

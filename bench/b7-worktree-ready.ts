@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DependencyCache } from '../host/dependencies/dependency-cache';
@@ -8,7 +8,7 @@ import type { SetupStep } from '../core/setup-types';
 import type { BenchServer } from './dex-env';
 import type { BenchParams } from './params';
 import { npmEnv, run, writeReadyProject, type ReadyProject } from './ready-project';
-import { quantile, round, timed } from './stats';
+import { mib, quantile, round, timed } from './stats';
 
 /** The ways a fresh worktree is made ready, in the order each run measures them. */
 export const READY_WAYS = ['npmCiEmptyCache', 'npmCiWarmCache', 'dexCold', 'dexWarm', 'dexOwner'] as const;
@@ -20,8 +20,10 @@ export interface ReadyResult {
   /** Packages the project installs (package-lock.json's `packages` but the root). */
   packages: number;
   runs: number;
-  /** The filesystem of the temp folder that holds cache and worktrees (`stat -f`): reflinks make copies cheaper where it has them. */
+  /** The filesystem of the temp folder that holds caches and worktrees (its type and device): copies cost what it makes them cost. */
   filesystem: string;
+  /** What every way puts in a worktree: node_modules' files and folders, and its size. */
+  nodeModules: { entries: number; mib: number };
   medianMs: Record<ReadyWay, number>;
   /** Every run's figure, in the order run. */
   samplesMs: Record<ReadyWay, number[]>;
@@ -61,6 +63,12 @@ async function inWorktree<T>(project: ReadyProject, scratch: Scratch, adds: numb
     await rm(worktree, { recursive: true, force: true });
     await run('git', ['worktree', 'prune'], project.dir);
   }
+}
+
+/** The files and folders under `dir`, and their size in MiB. */
+async function measureTree(dir: string): Promise<{ entries: number; mib: number }> {
+  const bytes = Number((await run('du', ['-sb', dir], dir)).split('\t')[0]);
+  return { entries: (await readdir(dir, { recursive: true })).length, mib: mib(bytes) };
 }
 
 /** A plain `npm ci` in `worktree` with `npmCache` as npm's cache, on the host as a user runs it; its ms. */
@@ -112,6 +120,7 @@ export async function runReady(_server: BenchServer, params: BenchParams, log: (
     // The owner installs once, untimed, as a user who works in the checkout has; each run then starts from an empty dex cache.
     const ownerCache = await scratch.fresh('owner-npm-cache');
     await run('npm', ['ci', '--no-audit', '--no-fund'], project.dir, npmEnv(ownerCache));
+    const nodeModules = await measureTree(join(project.dir, 'node_modules'));
     for (let i = 0; i < params.ready.runs; i++) {
       const cacheDir = await scratch.fresh('dex-cache');
       const downloads = await scratch.fresh('downloads');
@@ -125,7 +134,8 @@ export async function runReady(_server: BenchServer, params: BenchParams, log: (
     return {
       packages: project.packages,
       runs: params.ready.runs,
-      filesystem: (await run('stat', ['-f', '-c', '%T', scratch.root], scratch.root)).trim(),
+      filesystem: (await run('findmnt', ['-n', '-o', 'FSTYPE,SOURCE', '-T', scratch.root], scratch.root)).trim().replace(/\s+/, ' on '),
+      nodeModules,
       medianMs,
       samplesMs: Object.fromEntries(READY_WAYS.map((way) => [way, samples[way].map((ms) => round(ms, 0))])) as Record<ReadyWay, number[]>,
       warmVsNpmCi,

@@ -5,6 +5,7 @@ import { concurrencySection } from './report-concurrency';
 import { checkpointSection, eagerStartSection, watchdogSection } from './report-b2-levers';
 import { compressionSection, firstTaskSection, promiseHookSection } from './report-b2-worker';
 import { dispatchSection, targetsSection, turnSection } from './report-dispatch';
+import { readySection } from './report-ready';
 
 const f = (x: number, digits = 1) => (x >= 100 ? Math.round(x).toString() : x.toFixed(digits));
 const ratio = (a: number, b: number) => `${f(a / b)}×`;
@@ -107,6 +108,7 @@ export function performanceMarkdown(doc: BenchDoc, before: B3Result, names: Reco
     ...b5.parked.map((p) => `| ${p.runs} | ${p.rssMiB} | ${p.rssDeltaMiB} | ${p.kibPerRun} | ${p.cachedWorkflows} | ${p.parkSeconds} |`),
     '',
     ...turnSection(doc),
+    ...readySection(doc),
   );
   out(...meaning(doc, med, big), ...designChanges(b3, before, Math.ceil(doc.seconds / 60)));
   return lines.join('\n') + '\n';

@@ -13,6 +13,7 @@ import type { B3Result } from './b3-crash';
 import type { B4Result } from './b4-history';
 import type { B5Result } from './b5-gates';
 import type { TurnResult } from './b6-turns';
+import type { ReadyResult } from './b7-worktree-ready';
 import { lineChartSvg } from './chart-svg';
 import { performanceMarkdown } from './report-markdown';
 
@@ -28,6 +29,7 @@ export interface BenchDoc {
   b4: B4Result;
   b5: B5Result;
   turn?: TurnResult;
+  ready?: ReadyResult;
 }
 
 const SYSTEM_COLORS: Record<B1System, string> = { plain: '#2ca02c', dex: '#d62728', dexLocal: '#ff7f0e', langgraph: '#1f77b4' };

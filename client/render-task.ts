@@ -5,7 +5,9 @@ import type { DrivenRun } from './drive-run';
 export function taskFailureLines(r: TaskResult): string[] {
   if (r.state === 'completed') return [];
   const tail = r.verifyTail?.trimEnd();
+  const setupTail = r.setupTail?.trimEnd();
   return [
+    ...(setupTail ? ['setup output (tail):', ...setupTail.split('\n').map((line) => `  ${line}`)] : []),
     ...(tail ? ['verify output (tail):', ...tail.split('\n').map((line) => `  ${line}`)] : []),
     ...(r.worktreePath ? [`worktree kept at ${r.worktreePath}`] : []),
   ];
@@ -15,6 +17,7 @@ export function taskFailureLines(r: TaskResult): string[] {
 export function renderTaskResult(r: TaskResult): string[] {
   return [
     ...(r.commit ? [`commit: ${r.commit} on ${r.branch}`] : []),
+    ...(r.setup ? [`setup: ${r.setup}`] : []),
     `tokens: ${r.tokens.input} in / ${r.tokens.output} out · $${r.costUsd.toFixed(4)} · ${r.turns} turns`,
     ...taskFailureLines(r),
   ];
@@ -27,6 +30,7 @@ export function describeTaskEnd(run: DrivenRun<TaskResult>): string {
   const r = end.result;
   const lines = [`${run.workflowId}: ${end.state}${end.error ? ` — ${end.error}` : ''}`];
   if (r?.commit) lines.push(`commit: ${r.commit} on ${r.branch}`);
+  if (r?.setup) lines.push(`setup: ${r.setup}`);
   if (r) {
     const t = r.tokens;
     lines.push(`tokens: ${t.input} input, ${t.output} output, ${t.cacheRead} cache read, ${t.cacheWrite} cache write`);

@@ -54,6 +54,9 @@ export const phaseArtifactId = (taskWorkflowId: string, phase: string): string =
 /** The stored report of the verify run after `turn` of a transcript. */
 export const verifyReportId = (transcriptId: string, turn: number): string => `${transcriptId}/verify/${turn}`;
 
+/** Where a task's setup report is stored (kind `setup`; docs/real-repositories.md). */
+export const setupReportId = (workflowId: string): string => `${workflowId}/setup`;
+
 /** Where verify's structured result sits next to its report, for a retried attempt. */
 export const verifyResultKey = (reportId: string): string => `${reportId}#result`;
 

@@ -124,6 +124,8 @@ export interface TaskResult {
   preExistingFailures?: string[];
   /** What setup did, in one line (`npm from cache 0.3 s`; docs/real-repositories.md). */
   setup?: string;
+  /** The tail of a failed setup's output (the task then stopped before any model call). */
+  setupTail?: string;
 }
 
 /** A prepared git worktree for one task. */

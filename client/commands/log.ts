@@ -1,5 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import { workflowKeyPrefix } from '../../core/ids';
+import { setupReportId, workflowKeyPrefix } from '../../core/ids';
 import type { DexStore } from '../../store/dex-store';
 import { parseStoreSpec } from '../../store/store-spec';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
@@ -18,6 +18,8 @@ const FOLLOW_POLL_MS = 1_000;
 /** One workflow's part of a log: its transcripts on this host. */
 interface WorkflowLog {
   workflowId: string;
+  /** What the task's setup did (the first line of its stored report), when it had one. */
+  setup?: string;
   transcripts: TranscriptLog[];
 }
 
@@ -36,7 +38,8 @@ async function readLog(store: DexStore, workflowIds: string[]): Promise<Workflow
     ids.forEach((t) => seen.add(t));
     const transcripts: TranscriptLog[] = [];
     for (const t of ids) transcripts.push({ id: t, steps: await transcriptSteps(store, t) });
-    log.push({ workflowId, transcripts });
+    const setup = (await store.getArtifact(setupReportId(workflowId)))?.content.split('\n')[0];
+    log.push({ workflowId, ...(setup ? { setup } : {}), transcripts });
   }
   return log;
 }
@@ -44,8 +47,7 @@ async function readLog(store: DexStore, workflowIds: string[]): Promise<Workflow
 /** The log as text: each transcript under its id, each step a line. */
 function renderLog(log: WorkflowLog[]): string {
   return log
-    .flatMap((w) => w.transcripts)
-    .flatMap((t) => [`── ${t.id}`, ...t.steps.map(renderStep)])
+    .flatMap((w) => [...(w.setup ? [`── ${setupReportId(w.workflowId)}`, `  ${w.setup}`] : []), ...w.transcripts.flatMap((t) => [`── ${t.id}`, ...t.steps.map(renderStep)])])
     .join('\n');
 }
 
@@ -70,7 +72,7 @@ export async function logCommand(argv: string[], out: Output): Promise<number> {
       async (store) => {
         if (values.follow) return await follow(out, run.handle, store, id, history);
         const log = await readLog(store, workflowsOf(id, await history()));
-        if (!log.some((w) => w.transcripts.length)) return await none(store.location);
+        if (!log.some((w) => w.transcripts.length || w.setup)) return await none(store.location);
         out.result(renderLog(log), { id, runs: log });
         return 0;
       },

@@ -1,6 +1,7 @@
 import type { SandboxMode } from '../../core/sandbox-policy';
 import type { VerifyResult } from '../../activities/verify';
 import type { RunStatus } from '../../core/run-types';
+import type { Worktree } from '../../core/task-types';
 import { describeSetup, type SetupResult } from '../../core/setup-types';
 import type { RunControl } from '../run/run-control';
 import { RunLedger } from '../run/run-ledger';
@@ -10,6 +11,8 @@ export class TaskProgress {
   readonly ledger: RunLedger;
   current: RunStatus['current'];
   branch?: string;
+  /** The task's worktree once it is made (before setup, which may fail, hands it to the phases). */
+  worktree?: Worktree;
   commit?: string;
   lastVerify?: VerifyResult;
   /** The task type the planner chose (docs/roadmaps.md#the-planner-and-escalate). */
@@ -20,6 +23,8 @@ export class TaskProgress {
   baseline?: string[];
   /** What the setup step did (docs/real-repositories.md); undefined before it, and in runs without one. */
   setup?: SetupResult;
+  /** The tail of the output of a setup that failed. */
+  setupTail?: string;
   completedPhases: string[] = [];
   /** How the task's commands are confined; `off` is shown on every progress line. */
   sandbox: SandboxMode = 'bwrap';

@@ -1,11 +1,19 @@
-import { patched, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, workflowInfo } from '@temporalio/workflow';
+import { FAILURE } from '../../core/failure-types';
 import { describeSetup } from '../../core/setup-types';
-import { taskBranch, taskWorktreeName } from '../../core/ids';
+import { setupReportId, taskBranch, taskWorktreeName } from '../../core/ids';
 import type { TaskInput, Worktree } from '../../core/task-types';
 import type { HostActivities } from './activities';
 import type { PhaseSequenceArgs } from './phase-sequence';
 import type { TaskProgress } from './progress';
 import type { TaskPlanner } from './planner';
+
+/** The output's tail a failed setup carries (activities/setup-worktree.ts), for the task's result. */
+function setupTailOf(err: unknown): string | undefined {
+  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  if (!(cause instanceof ApplicationFailure) || cause.type !== FAILURE.SetupFailed) return undefined;
+  return (cause.details?.[0] as { tail?: string } | undefined)?.tail || undefined;
+}
 
 /** Where a task's phases start: its worktree and, for a rewound run, the phase and what it takes over. */
 export interface TaskStart {
@@ -32,10 +40,14 @@ export async function startTask(input: TaskInput, phases: string[], acts: HostAc
   const at = point && rewind ? { sha: point.sha, baseSha: rewind.baseSha } : undefined;
   const worktree = await acts.prepareWorktree({ repoPath: input.repoPath, branch, worktreeName: taskWorktreeName(workflowId), ...(at ? { start: at } : {}) }, `worktree · ${branch}`);
   progress.branch = worktree.branch;
+  progress.worktree = worktree;
   // Runs recorded before setup existed replay without it.
   if (input.setup !== false && patched('worktree-setup')) {
-    const setup = { worktreePath: worktree.path, repoPath: input.repoPath, setup: input.setup, sandbox: input.sandbox, artifactId: `${workflowId}/setup` };
-    progress.setup = await acts.setupWorktree(setup, 'setup · dependencies');
+    const setup = { worktreePath: worktree.path, repoPath: input.repoPath, setup: input.setup, sandbox: input.sandbox, artifactId: setupReportId(workflowId) };
+    progress.setup = await acts.setupWorktree(setup, 'setup · dependencies').catch((err: unknown) => {
+      progress.setupTail = setupTailOf(err);
+      throw err;
+    });
     progress.ledger.step(`setup · ${describeSetup(progress.setup)}`);
   }
   if (input.verifyBaseline && input.verify.length) {

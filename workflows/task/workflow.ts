@@ -47,12 +47,13 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
     const { tokens, costUsd, turns } = progress.ledger.spent();
     const verifyPassed = progress.lastVerify?.passed ?? false;
     // A failed task keeps its worktree; the person who looks at it needs the place and the last failure.
-    const failed = state === 'failed' && worktree ? { worktreePath: worktree.path } : {};
+    const made = worktree ?? progress.worktree;
+    const failed = state === 'failed' && made ? { worktreePath: made.path } : {};
     const verifyTail = progress.lastVerify && !progress.lastVerify.passed ? { verifyTail: progress.lastVerify.tail } : {};
     const base = worktree ? { baseSha: worktree.baseSha } : {};
     const branch = worktree?.branch ?? taskBranch(workflowId);
     const preExisting = progress.baseline?.length ? { preExistingFailures: progress.lastVerify?.preExisting ?? progress.baseline } : {};
-    const setup = progress.setup ? { setup: describeSetup(progress.setup) } : {};
+    const setup = progress.setup ? { setup: describeSetup(progress.setup) } : progress.setupTail ? { setupTail: progress.setupTail } : {};
     return { taskId: input.taskId, state, branch, commit: progress.commit, turns, tokens, costUsd, verifyPassed, ...base, ...failed, ...verifyTail, ...preExisting, ...setup, ...extra };
   };
   const failWith = async (type: typeof FAILURE.TaskFailed | typeof FAILURE.TaskRejected, state: 'failed' | 'rejected', error: string): Promise<never> => {
