@@ -22,6 +22,8 @@ export interface EcosystemPlan {
   inputs: string[];
   /** What the command fills (relative folders or files): cached, and copied into each worktree. */
   outputs: string[];
+  /** Folders (relative) the toolchain writes as it works (a build cache): never cached, never committed. */
+  scratch?: string[];
   /** Registries setup may reach for this ecosystem. */
   hosts: string[];
   /** Commands whose output names the toolchain (its versions key the cache). */
@@ -159,6 +161,7 @@ function goPlan(dir: string, goRoot: string | undefined): EcosystemPlan | undefi
     command: 'go mod download',
     inputs: present(dir, ['go.mod', 'go.sum']),
     outputs: ['.dex/gomod'],
+    scratch: ['.dex/gocache'],
     hosts: ['proxy.golang.org', 'sum.golang.org', 'storage.googleapis.com'],
     toolchain: ['go version'],
     setupEnv: env,

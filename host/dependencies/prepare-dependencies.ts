@@ -150,7 +150,7 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
       source = key ? 'installed' : 'ran';
     }
     steps.push({ ecosystem: plan.ecosystem, command: source === 'cache' || source === 'owner' ? plan.command : command, source, key, durationMs: Date.now() - started });
-    state.plans.push({ ecosystem: plan.ecosystem, key, outputs: plan.outputs, binDirs: plan.binDirs, commandEnv: plan.commandEnv, toolchainPaths: plan.toolchainPaths });
+    state.plans.push({ ecosystem: plan.ecosystem, key, outputs: plan.outputs, scratch: plan.scratch, binDirs: plan.binDirs, commandEnv: plan.commandEnv, toolchainPaths: plan.toolchainPaths });
   }
   await writeSetupState(worktree, state);
   return { steps, copied, report: report.join('\n\n') };

@@ -10,7 +10,7 @@ export interface SetupState {
   config?: SetupConfig;
   sandbox?: SandboxPolicy;
   /** The plans set up, each with the key it was set up for. */
-  plans: (Pick<EcosystemPlan, 'ecosystem' | 'outputs' | 'binDirs' | 'commandEnv' | 'toolchainPaths'> & { key: string })[];
+  plans: (Pick<EcosystemPlan, 'ecosystem' | 'outputs' | 'scratch' | 'binDirs' | 'commandEnv' | 'toolchainPaths'> & { key: string })[];
 }
 
 /** How a command in the worktree runs once it is set up: bin folders first on PATH, the environment its tools need. */
@@ -70,7 +70,7 @@ export function commandSetup(worktree: string, state: SetupState | undefined = r
     setup.pathDirs.push(...binPaths(plan.binDirs, worktree));
     for (const [name, value] of Object.entries(plan.commandEnv)) setup.env[name] = inWorktree(value, worktree);
     setup.readOnlyPaths.push(...plan.toolchainPaths);
-    setup.dependencyPaths.push(...plan.outputs);
+    setup.dependencyPaths.push(...plan.outputs, ...(plan.scratch ?? []));
   }
   return setup;
 }
