@@ -43,6 +43,8 @@ export async function startTask(input: TaskInput, phases: string[], acts: HostAc
   progress.worktree = worktree;
   // Runs recorded before setup existed replay without it.
   if (input.setup !== false && patched('worktree-setup')) {
+    // An install can take minutes: a watcher sees it start, not only end.
+    progress.ledger.step('setup · dependencies…');
     const setup = { worktreePath: worktree.path, repoPath: input.repoPath, setup: input.setup, sandbox: input.sandbox, artifactId: setupReportId(workflowId) };
     progress.setup = await acts.setupWorktree(setup, 'setup · dependencies').catch((err: unknown) => {
       progress.setupTail = setupTailOf(err);

@@ -53,7 +53,9 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
     const base = worktree ? { baseSha: worktree.baseSha } : {};
     const branch = worktree?.branch ?? taskBranch(workflowId);
     const preExisting = progress.baseline?.length ? { preExistingFailures: progress.lastVerify?.preExisting ?? progress.baseline } : {};
-    const setup = progress.setup ? { setup: describeSetup(progress.setup) } : progress.setupTail ? { setupTail: progress.setupTail } : {};
+    // A repository with nothing to set up says nothing about it.
+    const setupDid = progress.setup && (progress.setup.steps.length || progress.setup.copied.length);
+    const setup = setupDid ? { setup: describeSetup(progress.setup!) } : progress.setupTail ? { setupTail: progress.setupTail } : {};
     return { taskId: input.taskId, state, branch, commit: progress.commit, turns, tokens, costUsd, verifyPassed, ...base, ...failed, ...verifyTail, ...preExisting, ...setup, ...extra };
   };
   const failWith = async (type: typeof FAILURE.TaskFailed | typeof FAILURE.TaskRejected, state: 'failed' | 'rejected', error: string): Promise<never> => {
