@@ -160,9 +160,12 @@ export function useDexEnvironment(opts: DexEnvironmentOptions): DexEnvironment {
     recordHistory: (workflowId, file) => void recorded.set(workflowId, file),
     cliEnv: ({ workerQueues } = {}) => {
       const queue = workerQueues ? part(worker, 'worker', 'queue').taskQueue : `dex-cli-${++cliQueues}`;
+      const home = mkdtempSync(join(tmpdir(), 'dex-cli-home-'));
       return {
         TEMPORAL_ADDRESS: part(env, 'env', 'server').address,
-        DEX_HOME: mkdtempSync(join(tmpdir(), 'dex-cli-home-')),
+        DEX_HOME: home,
+        // The command's own dependency cache, not the user's (~/.cache/dex/deps).
+        DEX_DEPS_CACHE: join(home, 'deps-cache'),
         DEX_TASK_QUEUE: queue,
         DEX_HOST_QUEUE: workerQueues ? part(worker, 'worker', 'queue').hostQueue : `${queue}@host`,
         ANTHROPIC_API_KEY: '',

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RoadmapResult } from '../core/roadmap-types';
@@ -10,6 +11,7 @@ import { useDexEnvironment } from './dex-environment';
 import { fileAt } from './dev-server-env';
 import { npmProject, pythonProject, typescriptProject, type RealProject } from './real-projects';
 import { startRoadmap } from './roadmap-fixture';
+import { runDex } from './dex-cli';
 
 /** The turns that fix a project's planted bug: one edit, then complete. */
 const fixTurns = (task: string, fix: RealProject['fix']) => [
@@ -33,6 +35,8 @@ const CASSETTE = [
   ...fixTurns('R-npm', NPM_FIX),
   ...fixTurns('R-py', PY_FIX),
   ...fixTurns('R-ts', TS_FIX),
+  // `dex task "Fix toMs" --llm record:FILE`, as a person records a run to replay as a test.
+  ...fixTurns('fix-toms', NPM_FIX),
   ...fixTurns('T1', NPM_FIX),
   ...write('T2', 'src/seconds.js', "const ms = require('ms');\n\nexports.seconds = (text) => ms(text) / 1000;\n"),
   ...write('T3', 'test/seconds.test.js', SECONDS_TEST),
@@ -85,6 +89,19 @@ describe('real repositories: dependencies from the registries, the project\'s ow
     expect(fileAt(typescript.repo, result.commit!, 'src/slug.ts')).toContain('toLowerCase()');
     // The build's output stays out of the commit (the project ignores dist/).
     expect(execFileSync('git', ['show', '--stat', '--format=', result.commit!], { cwd: typescript.repo, encoding: 'utf8' })).not.toContain('dist/');
+  });
+
+  it('dex replay-test of a run recorded on a real project: the copy it replays in is set up too', async () => {
+    const { repo } = npmProject();
+    const cassette = join(mkdtempSync(join(tmpdir(), 'dex-record-')), 'fix-toms.cassette.jsonl');
+    const live = { ...dex.cliEnv(), ANTHROPIC_BASE_URL: dex.fake.url, ANTHROPIC_API_KEY: 'test-key' };
+    const recorded = await runDex(['task', 'Fix toMs', '--repo', repo, '--llm', `record:${cassette}`], { env: live });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    expect(recorded.stdout).toMatch(/^setup: npm (installed|from cache)/m);
+    // The copy has no node_modules of its own: without setup its `npm test` fails and the replay ends differently.
+    const replayed = await runDex(['replay-test', cassette, '--json'], { env: dex.cliEnv() });
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(JSON.parse(replayed.stdout)).toMatchObject({ same: true, differences: [], replayed: { state: 'completed' } });
   });
 
   it('a 3-task roadmap with two tasks in parallel: one install, every other worktree from the cache', async () => {
