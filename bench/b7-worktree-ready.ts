@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DependencyCache } from '../host/dependencies/dependency-cache';
@@ -17,13 +17,13 @@ export type ReadyWay = (typeof READY_WAYS)[number];
 
 /** Worktree ready time (issue 24): a plain `npm ci` against dex's setup, cold, from its cache and from the owner's checkout. */
 export interface ReadyResult {
-  /** Packages the project installs (package-lock.json's `packages` but the root). */
+  /** Packages the project's package-lock.json lists (its `packages` but the root). */
   packages: number;
   runs: number;
   /** The filesystem of the temp folder that holds caches and worktrees (its type and device): copies cost what it makes them cost. */
   filesystem: string;
-  /** What every way puts in a worktree: node_modules' files and folders, and its size. */
-  nodeModules: { entries: number; mib: number };
+  /** What every way puts in a worktree: the packages in node_modules (the lockfile's, less those for other platforms), its files and folders, its size. */
+  nodeModules: { packages: number; entries: number; mib: number };
   medianMs: Record<ReadyWay, number>;
   /** Every run's figure, in the order run. */
   samplesMs: Record<ReadyWay, number[]>;
@@ -65,10 +65,11 @@ async function inWorktree<T>(project: ReadyProject, scratch: Scratch, adds: numb
   }
 }
 
-/** The files and folders under `dir`, and their size in MiB. */
-async function measureTree(dir: string): Promise<{ entries: number; mib: number }> {
+/** The packages `npm ci` installed in `dir` (its hidden lockfile's), the files and folders under it, and their size in MiB. */
+async function measureTree(dir: string): Promise<ReadyResult['nodeModules']> {
+  const installed = JSON.parse(await readFile(join(dir, '.package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
   const bytes = Number((await run('du', ['-sb', dir], dir)).split('\t')[0]);
-  return { entries: (await readdir(dir, { recursive: true })).length, mib: mib(bytes) };
+  return { packages: Object.keys(installed.packages).filter((path) => path !== '').length, entries: (await readdir(dir, { recursive: true })).length, mib: mib(bytes) };
 }
 
 /** A plain `npm ci` in `worktree` with `npmCache` as npm's cache, on the host as a user runs it; its ms. */

@@ -10,6 +10,31 @@ const ROWS: [ReadyWay, string][] = [
   ['dexOwner', 'dex, from the owner\'s checkout'],
 ];
 
+/** This section on this VM's root filesystem, measured by hand on 2026-11-25 (`npx tsx bench/run.ts --only=ready`, TMPDIR unset): way, median ms, each run's ms. */
+const ROOT_FS: [ReadyWay, number, number[]][] = [
+  ['npmCiEmptyCache', 10693, [10693, 8642, 15054]],
+  ['npmCiWarmCache', 8676, [6226, 8676, 14776]],
+  ['dexCold', 9851, [6729, 9851, 14312]],
+  ['dexWarm', 2487, [397, 2487, 2634]],
+  ['dexOwner', 8545, [7280, 8545, 9036]],
+];
+
+/** Why copies cost ten times more on a filesystem like this VM's root, with those figures. */
+const NO_JOURNAL: string[] = [
+  'On 2026-11-25 this section ran with TMPDIR on a fresh journaled ext4 (a loop-mounted image, `/dev/loop0`): this VM\'s root filesystem is ext4 without a journal, and there ext4 passes over every inode freed in the last 50 minutes before it reuses one, so after the installs and deletions of a few runs file creation is slow (perf puts most of a `cp -a` in `recently_deleted` under `__ext4_new_inode`): one `cp -a` of this node_modules took 4–5 s there, 0.25 s on the journaled ext4 or on tmpfs. The section on the root filesystem the same day (other tests ran on the machine part of the time; the first warm copy still took 0.4 s):',
+  '',
+  '| way | median ms | each run ms |',
+  '|---|---:|---|',
+  ...ROOT_FS.map(([way, median, runs]) => `| ${ROWS.find(([w]) => w === way)![1]} | ${median} | ${runs.join(', ')} |`),
+  '',
+];
+
+/** Why a warm npm cache may not make `npm ci` faster, when it did not in this run (measured by hand on 2026-11-25). */
+function npmCacheNote(m: Record<ReadyWay, number>): string {
+  if (m.npmCiWarmCache < 0.9 * m.npmCiEmptyCache) return '';
+  return ' The npm cache saved nothing here: `npm ci` spends its time unpacking and writing files, not downloading (one with a warm cache used 8 CPU-seconds, user and system, in 5.5 s on this machine\'s 2 cores).';
+}
+
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const met = (ok: boolean) => (ok ? 'met' : '**not met**');
 const fraction = (x: number) => `${x.toFixed(3)} (1/${Math.round(1 / x)})`;
@@ -22,7 +47,7 @@ export function readySection(doc: BenchDoc): string[] {
   return [
     '## Worktree ready time (issue 24)',
     '',
-    `An npm project that installs ${ready.packages} packages (\`bench/ready-project.ts\`: jest 29.7.0 and eslint 8.57.0 as devDependencies, its package-lock.json committed; node_modules ${ready.nodeModules.entries} files and folders, ${ready.nodeModules.mib} MiB) made ready in a fresh \`git worktree add\`, every way in the same run, median of ${ready.runs} runs:`,
+    `An npm project whose package-lock.json lists ${ready.packages} packages (\`bench/ready-project.ts\`: jest 29.7.0 and eslint 8.57.0 as devDependencies, the lockfile committed), made ready in a fresh \`git worktree add\`: node_modules then holds ${ready.nodeModules.packages} of them (the rest are for other platforms), ${ready.nodeModules.entries} files and folders, ${ready.nodeModules.mib} MiB. Every way in the same run, median of ${ready.runs} runs:`,
     '',
     '| way | median ms | / `npm ci` (empty npm cache) | each run ms |',
     '|---|---:|---:|---|',
@@ -34,23 +59,10 @@ export function readySection(doc: BenchDoc): string[] {
     `| warm ≤ 1/10 of \`npm ci\` (empty npm cache) | ${fraction(warmVsNpmCi.emptyCache)} | ${met(warmVsNpmCi.emptyCache <= 0.1)} |`,
     `| warm ≤ 1/10 of \`npm ci\` (warm npm cache) | ${fraction(warmVsNpmCi.warmCache)} | ${met(warmVsNpmCi.warmCache <= 0.1)} |`,
     '',
-    `Each figure is the install or setup alone (\`git worktree add\` took ${ready.worktreeAddMs} ms more), on ${ready.filesystem}. \`npm ci --no-audit --no-fund\` runs on the host as a user runs it, first with an empty npm cache, then again in a new worktree with that cache; the first is what each worktree costs without dex, the second the fairer comparison. dex's \`prepareDependencies\` runs cold with an empty dependency cache and download folder (\`npm ci\` in the bubblewrap sandbox, through dex's egress proxy to registry.npmjs.org, then stored in the cache), warm from that cache in another worktree, and, once the owner's checkout has its own node_modules (\`npm ci\` there, untimed), from the owner with an empty cache again. The section checks that each setup came from where it should (installed, cache, owner) and that every worktree ends with jest and eslint in node_modules/.bin.`,
+    `Each figure is the install or setup alone (\`git worktree add\` took ${ready.worktreeAddMs} ms more), on ${ready.filesystem}. \`npm ci --no-audit --no-fund\` runs on the host as a user runs it, first with an empty npm cache, then again in a new worktree with that cache; the first is what each worktree costs without dex, the second the fairer comparison.${npmCacheNote(m)} dex's \`prepareDependencies\` runs cold with an empty dependency cache and download folder (\`npm ci\` in the bubblewrap sandbox, through dex's egress proxy to registry.npmjs.org, then stored in the cache), warm from that cache in another worktree, and, once the owner's checkout has its own node_modules (\`npm ci\` there, untimed), from the owner with an empty cache again. The section checks that each setup came from where it should (installed, cache, owner) and that every worktree ends with jest and eslint in node_modules/.bin.`,
     '',
     'Warm is fast because nothing is installed: the cache entry of the worktree\'s key (its package.json and package-lock.json, the install command, the node and npm versions) is copied in with `cp -a --reflink=auto`: no network, no resolution, no install scripts, only files (shared extents where the filesystem has reflinks, btrfs or XFS; a plain copy elsewhere). From the owner is the same without network, with one copy more (the owner\'s node_modules into the cache, then into the worktree); cold is `npm ci` plus the sandbox and one copy into the cache.',
     '',
     ...NO_JOURNAL,
   ];
 }
-
-/**
- * The same section on this VM's root filesystem, measured by hand on 2026-11-25 (`npx tsx bench/run.ts --only=ready`,
- * TMPDIR unset): its ext4 has no journal, and there ext4 passes over every inode freed in the last 50 minutes before it
- * reuses one, so file creation slows after many deletions; a perf profile of `cp -a` put most of its time in
- * `recently_deleted` under `__ext4_new_inode`.
- */
-const NO_JOURNAL: string[] = [
-  'On this VM\'s root filesystem (ext4 without a journal) the copies are much slower: there ext4 looks at each inode freed in the last 50 minutes before it reuses one (`recently_deleted` in `__ext4_new_inode`, most of a `cp -a` profile), so after the installs and deletions of a few runs one `cp -a` of node_modules took 4–5 s instead of 0.25 s on a fresh journaled ext4 or tmpfs. The section run there on 2026-11-25, medians of 3:',
-  '',
-  '| way | median ms |',
-  '|---|---:|',
-];
