@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DependencyCache, dependencyKey } from '../host/dependencies/dependency-cache';
 import { detectEcosystems } from '../host/dependencies/ecosystems';
 import { copyOwnerFiles } from '../host/dependencies/owner-files';
+import { ownerHasSame } from '../host/dependencies/owner-install';
 import { relocateVenv } from '../host/dependencies/relocate-venv';
 import { commandSetup, writeSetupState } from '../host/dependencies/setup-state';
 import { treeHash } from './real-projects';
@@ -160,3 +161,32 @@ function repoWithCommit(): string {
   execFileSync('git', ['init', '-q'], { cwd: dir });
   return dir;
 }
+
+describe("ownerHasSame: when the owner's node_modules may stand in for an install", () => {
+  const lock = (version: string) => JSON.stringify({ packages: { '': { name: 'x' }, 'node_modules/ms': { version }, 'node_modules/fsevents': { version: '2.3.3', optional: true } } });
+  const pair = (installed: string, extra: Record<string, string> = {}) => {
+    const files = { 'package.json': PKG, 'package-lock.json': lock('2.1.3') };
+    const owner = folder({ ...files, 'node_modules/.package-lock.json': lock(installed), 'node_modules/ms/index.js': '', ...extra });
+    const worktree = folder(files);
+    const [plan] = detectEcosystems(worktree, {});
+    return { owner, worktree, plan };
+  };
+
+  it('takes a tree npm installed from the same lockfile, optional packages for other platforms aside', () => {
+    const { owner, worktree, plan } = pair('2.1.3');
+    expect(ownerHasSame(plan, worktree, owner)).toBe(true);
+  });
+
+  it('refuses a stale tree (the lockfile moved on, nobody reinstalled), a compiled addon, another lockfile, pnpm', () => {
+    const stale = pair('2.1.2');
+    expect(ownerHasSame(stale.plan, stale.worktree, stale.owner)).toBe(false);
+    const native = pair('2.1.3', { 'node_modules/ms/build/Release/ms.node': 'ELF' });
+    expect(ownerHasSame(native.plan, native.worktree, native.owner)).toBe(false);
+    const moved = pair('2.1.3');
+    writeFileSync(join(moved.owner, 'package-lock.json'), lock('2.1.4'));
+    expect(ownerHasSame(moved.plan, moved.worktree, moved.owner)).toBe(false);
+    const pnpm = folder({ 'package.json': PKG, 'pnpm-lock.yaml': '' });
+    const [plan] = detectEcosystems(pnpm, {});
+    expect(ownerHasSame(plan, pnpm, folder({ 'package.json': PKG, 'pnpm-lock.yaml': '', 'node_modules/ms/index.js': '' }))).toBe(false);
+  });
+});

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/sandbox-policy';
@@ -8,12 +8,13 @@ import { runAgentCommand } from '../../activities/sandbox/run-agent-command';
 import { nodeInstallPrefix } from '../../activities/sandbox/bwrap-args';
 import { SANDBOX_PATH } from '../../activities/sandbox/sandbox-env';
 import type { ShellCommandOptions, ShellCommandResult } from '../../activities/shell-command';
-import { dependencyKey, inputContents, type DependencyCache } from './dependency-cache';
+import { copyTree, dependencyKey, inputContents, type DependencyCache } from './dependency-cache';
 import { DOWNLOADS_INSIDE, detectEcosystems, type EcosystemPlan } from './ecosystems';
 import { hostToolchains } from './host-toolchains';
 import { binPaths, inWorktree, readSetupState, writeSetupState, type SetupState } from './setup-state';
 import { copyOwnerFiles } from './owner-files';
 import { SetupFailed } from './setup-failed';
+import { ownerHasSame } from './owner-install';
 
 /** What setting up one worktree needs. */
 export interface PrepareRequest {
@@ -102,16 +103,6 @@ export function planKey(plan: EcosystemPlan, worktree: string): string {
   return dependencyKey({ ecosystem: plan.ecosystem, command: plan.command, inputs: inputContents(worktree, plan.inputs), toolchain });
 }
 
-/** True when the owner's checkout has `plan`'s dependencies installed for the same lockfiles: a Node project's node_modules. */
-function ownerHasSame(plan: EcosystemPlan, worktree: string, ownerDir: string | undefined): boolean {
-  if (!ownerDir || !['npm', 'pnpm', 'yarn'].includes(plan.ecosystem) || !existsSync(join(ownerDir, 'node_modules'))) return false;
-  return plan.inputs.every((name) => {
-    const mine = join(worktree, name);
-    const theirs = join(ownerDir, name);
-    return existsSync(theirs) && readFileSync(mine).equals(readFileSync(theirs));
-  });
-}
-
 /**
  * Makes `request.worktree` ready to build and test (docs/real-repositories.md): copies the
  * config's files from the owner's checkout, then for each ecosystem restores its dependencies
@@ -136,8 +127,8 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
       await cache.restore(key, worktree);
       source = 'cache';
     } else if (key && ownerHasSame(plan, worktree, request.ownerDir)) {
-      await cache.store(key, plan, worktree, request.ownerDir);
-      await cache.restore(key, worktree);
+      // Two copies of the owner's tree at once: the worktree's, and the cache's for the next task.
+      await Promise.all([cache.store(key, plan, worktree, request.ownerDir), copyOutputs(plan, request.ownerDir!, worktree)]);
       source = 'owner';
     } else {
       for (const output of plan.outputs) await rm(join(worktree, output), { recursive: true, force: true });
@@ -154,6 +145,14 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
   }
   await writeSetupState(worktree, state);
   return { steps, copied, report: report.join('\n\n') };
+}
+
+/** Copies `plan`'s outputs from `from` into the worktree, each replacing what is there. */
+async function copyOutputs(plan: EcosystemPlan, from: string, worktree: string): Promise<void> {
+  for (const output of plan.outputs) {
+    await rm(join(worktree, output), { recursive: true, force: true });
+    if (existsSync(join(from, output))) await copyTree(join(from, output), join(worktree, output));
+  }
 }
 
 /** Runs `plan`'s install in the worktree, confined, with network only to its registries (and the config's hosts). */
