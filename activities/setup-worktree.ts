@@ -56,9 +56,11 @@ export const createSetupActivities = (deps: ActivityDeps) => {
           command: { timeoutMs: SETUP_COMMAND_TIMEOUT_MS, signal: ctx.cancellationSignal },
         });
         const result: SetupResult = { steps: outcome.steps, copied: outcome.copied, durationMs: Date.now() - started, artifactId: input.artifactId };
-        // The first line is what `dex log` shows; the install's output follows.
-        await deps.store.putArtifact(input.artifactId, 'setup', [describeSetup(result), outcome.report].filter(Boolean).join('\n\n'));
-        return result;
+        // The first line is what `dex log` shows; the install's output follows. A repository with nothing to set up has no report.
+        if (result.steps.length || result.copied.length) {
+          await deps.store.putArtifact(input.artifactId, 'setup', [describeSetup(result), outcome.report].filter(Boolean).join('\n\n'));
+        }
+        return { ...result, artifactId: result.steps.length || result.copied.length ? input.artifactId : '' };
       } catch (err) {
         if (!(err instanceof SetupFailed)) throw err;
         await deps.store.putArtifact(input.artifactId, 'setup', `${err.message}\n\n${err.tail}`);

@@ -43,7 +43,7 @@ export interface SetupResult {
   /** Files copied from the owner's checkout. */
   copied: string[];
   durationMs: number;
-  /** Id of the stored report (kind `setup`): this summary's line, then every install's output. */
+  /** Id of the stored report (kind `setup`): this summary's line, then every install's output; empty when there was nothing to set up. */
   artifactId: string;
 }
 

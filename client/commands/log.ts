@@ -95,6 +95,14 @@ async function follow(out: Output, handle: WorkflowHandle, store: DexStore, id: 
       out.result('', { id, runs: log });
       return 0;
     }
+    for (const w of log) {
+      const setupKey = setupReportId(w.workflowId);
+      if (w.setup && !printed.has(setupKey)) {
+        if (!out.json) process.stdout.write(`── ${setupKey}\n  ${w.setup}\n`);
+        printed.add(setupKey);
+        header = setupKey;
+      }
+    }
     for (const t of log.flatMap((w) => w.transcripts)) {
       for (const step of t.steps) {
         const key = stepKey(t.id, step);

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/sandbox-policy';
@@ -56,6 +57,17 @@ const OFFLINE_ENV: Record<string, string> = {
 const SETUP_OUTPUT_LIMIT = 64 * 1024;
 
 const versions = new Map<string, string>();
+let home: string | undefined;
+
+/** An empty home for the version commands (npm writes its logs there), removed when the process exits. */
+function scratchHome(): string {
+  if (!home) {
+    const made = mkdtempSync(join(tmpdir(), 'dex-toolchain-home-'));
+    home = made;
+    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+  }
+  return home;
+}
 
 /** The output of `command` run as the sandbox would find it (its PATH), cached per process; empty when it fails. */
 function toolchainVersion(command: string, binDirs: string[]): string {
@@ -65,7 +77,7 @@ function toolchainVersion(command: string, binDirs: string[]): string {
   if (!versions.has(id)) {
     let out = '';
     try {
-      out = execFileSync('/bin/sh', ['-c', command], { env: { PATH: path, HOME: '/nonexistent' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000 }).trim();
+      out = execFileSync('/bin/sh', ['-c', command], { env: { PATH: path, HOME: scratchHome() }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000 }).trim();
     } catch {
       // A toolchain that is missing keys as missing; the install then says what is wrong.
     }
