@@ -1,21 +1,21 @@
-import { createModelActivities } from './call-model';
-import { createCheckpointActivities } from './checkpoint';
+import { createModelActivities } from './model/call-model';
+import { createCheckpointActivities } from './task/checkpoint';
 import type { ActivityDeps } from './deps';
-import { createFetchActivities } from './fetch-context';
-import { createLandingBranchActivities } from './landing-branch';
-import { createLandingMergeActivities } from './landing-merge';
-import { createLandingRemoteActivities } from './landing-remote';
-import { createLayerActivities } from './layer-activities';
-import { createMemoryActivities } from './memory';
-import { createRoadmapActivities } from './roadmap-activities';
-import { createToolActivities } from './run-tool';
-import { createSheetActivities } from './sheet';
-import { createStoreActivities } from './store';
-import { createVerifyActivities } from './verify';
-import { createJudgeGateActivities } from './judge-gate';
-import { createClassifyActivities } from './classify-task';
-import { createVerifyBaselineActivities } from './verify-baseline';
-import { createSetupActivities } from './setup-worktree';
+import { createFetchActivities } from './task/fetch-context';
+import { createLandingBranchActivities } from './roadmap/landing-branch';
+import { createLandingMergeActivities } from './roadmap/landing-merge';
+import { createLandingRemoteActivities } from './roadmap/landing-remote';
+import { createLayerActivities } from './layer/layer-activities';
+import { createMemoryActivities } from './roadmap/memory';
+import { createRoadmapActivities } from './roadmap/roadmap-activities';
+import { createToolActivities } from './tools/run-tool';
+import { createSheetActivities } from './sheet/sheet';
+import { createStoreActivities } from './task/phase-records';
+import { createVerifyActivities } from './verify/verify';
+import { createJudgeGateActivities } from './task/judge-gate';
+import { createClassifyActivities } from './task/classify-task';
+import { createVerifyBaselineActivities } from './verify/verify-baseline';
+import { createSetupActivities } from './task/setup-worktree';
 
 export type { ActivityDeps } from './deps';
 

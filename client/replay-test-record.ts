@@ -10,7 +10,7 @@ import { InvalidInput } from '../core/invalid-input';
 import type { RoadmapResult } from '../core/roadmap-types';
 import type { LlmSpec } from '../core/run-types';
 import type { TaskResult } from '../core/task-types';
-import { dexGitSync } from '../activities/dex-git';
+import { dexGitSync } from '../host/git/dex-git';
 import type { RunEnd } from './follow-run';
 
 /** How a run ended, in what a replay must match. */

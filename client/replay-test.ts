@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { InvalidInput } from '../core/invalid-input';
-import { dexGitSync } from '../activities/dex-git';
+import { dexGitSync } from '../host/git/dex-git';
 import type { RecordedRun, RunOutcome } from './replay-test-record';
 
 /**

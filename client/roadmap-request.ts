@@ -6,7 +6,7 @@ import { phasesFor } from '../core/phases';
 import { parseRoadmap, type RoadmapTask } from '../core/roadmap';
 import type { LandConfig, RoadmapInput } from '../core/roadmap-types';
 import { InvalidInput } from '../core/invalid-input';
-import { dexGitSync } from '../activities/dex-git';
+import { dexGitSync } from '../host/git/dex-git';
 import { loadDexConfig } from './config-file';
 import { parseLlmSpec } from './llm-spec';
 import type { Settings } from './settings';

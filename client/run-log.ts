@@ -5,7 +5,7 @@
  */
 import { modelCallKey, verifyReportId, verifyResultKey } from '../core/ids';
 import type { DexStore } from '../store/dex-store';
-import type { VerifyResult } from '../activities/verify';
+import type { VerifyResult } from '../activities/verify/verify';
 
 /** How much of an argument list, a result or a text one step line shows. */
 const PREVIEW_CHARS = 120;

@@ -1,6 +1,6 @@
 import type { SandboxPolicy } from '../core/sandbox-policy';
 import { InvalidInput } from '../core/invalid-input';
-import { sandboxAvailability, type SandboxAvailability } from '../activities/sandbox/sandbox-availability';
+import { sandboxAvailability, type SandboxAvailability } from '../host/sandbox/sandbox-availability';
 
 /** The line every unconfined run shows, so nobody mistakes it for a confined one. */
 export const UNSANDBOXED_WARNING = "UNSANDBOXED: the agent's commands run unconfined on this host (--unsafe-no-sandbox or sandbox.mode: off)";

@@ -1,11 +1,11 @@
 /**
- * What a task changed, read with dex's own git (activities/dex-git.ts: no repository hooks, no
+ * What a task changed, read with dex's own git (host/git/dex-git.ts: no repository hooks, no
  * fsmonitor): its branch against the commit it started from, and the uncommitted changes of its
  * worktree while that is on this host (a running task's, or a failed task's kept worktree).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { dexGitSync } from '../activities/dex-git';
+import { dexGitSync } from '../host/git/dex-git';
 
 /** Where a task's changes are: its repository, branch, base commit and (while it exists) worktree. */
 export interface TaskChangesAt {

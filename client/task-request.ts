@@ -9,7 +9,7 @@ import type { LlmSpec } from '../core/run-types';
 import type { TaskInput } from '../core/task-types';
 import { WEIGHTS } from '../core/roadmap';
 import { InvalidInput } from '../core/invalid-input';
-import { dexGitSync } from '../activities/dex-git';
+import { dexGitSync } from '../host/git/dex-git';
 import { loadDexConfig, type DexConfig } from './config-file';
 import { parseLlmSpec } from './llm-spec';
 import { chooseSandbox } from './sandbox-choice';

@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 
 /** ApplicationFailure types by name (each value is its own name). */
 export const FAILURE = {
-  // A model call (activities/model-errors.ts). These seven never retry:
+  // A model call (activities/model/model-errors.ts). These seven never retry:
   ModelBadRequest: 'ModelBadRequest',
   ModelAuth: 'ModelAuth',
   ModelPermission: 'ModelPermission',
@@ -17,7 +17,7 @@ export const FAILURE = {
   ModelSpendLimit: 'ModelSpendLimit',
   // … and these retry:
   ModelTimeout: 'ModelTimeout',
-  /** The reply stream went silent past its limit (activities/stream-watchdog.ts). */
+  /** The reply stream went silent past its limit (activities/model/stream-watchdog.ts). */
   ModelStreamStalled: 'ModelStreamStalled',
   ModelConflict: 'ModelConflict',
   ModelRateLimited: 'ModelRateLimited',

@@ -23,7 +23,7 @@ import { createSampleRepo } from '../client/demo/sample-repo';
 import { ensureTemporalCli } from '../client/toolchain';
 import { searchAttributeArgs } from '../client/dev-server';
 import { shootList, shootRun } from './webui-pages';
-import { sandboxAvailability } from '../activities/sandbox/sandbox-availability';
+import { sandboxAvailability } from '../host/sandbox/sandbox-availability';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '..');

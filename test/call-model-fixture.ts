@@ -9,12 +9,12 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import type { MockActivityEnvironment } from '@temporalio/testing';
 import { expect } from 'vitest';
-import { createModelActivities } from '../activities/call-model';
+import { createModelActivities } from '../activities/model/call-model';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite-dex-store';
 import { Store } from '../store/sqlite-store';
 import type { CassetteResponse } from '../core/cassette';
-import type { ModelCallDeferred, ModelCallInput, ModelCallResult } from '../activities/call-model';
+import type { ModelCallDeferred, ModelCallInput, ModelCallResult } from '../activities/model/call-model';
 import type { LlmSpec } from '../core/run-types';
 import { mockActivityEnv, runActivity } from './mock-activity';
 

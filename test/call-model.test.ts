@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createModelActivities } from '../activities/call-model';
+import { createModelActivities } from '../activities/model/call-model';
 import { AGENT_TOOL_NAMES } from '../core/agent-tools';
 import { SYSTEM_PROMPT } from '../core/agent-system-prompt';
 import type { CassetteLine, CassetteResponse } from '../core/cassette';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { simpleGit } from 'simple-git';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCheckpointActivities } from '../activities/checkpoint';
+import { createCheckpointActivities } from '../activities/task/checkpoint';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite-dex-store';
 import { runActivity } from './mock-activity';

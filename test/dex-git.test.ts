@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dexGit, dexGitConfig, dexGitEnv, dexGitSync, emptyHooksDir } from '../activities/dex-git';
+import { dexGit, dexGitConfig, dexGitEnv, dexGitSync, emptyHooksDir } from '../host/git/dex-git';
 import { plainGit } from './plain-git';
 
 

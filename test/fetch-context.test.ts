@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NAMED_FILES_LIMIT_CHARS, createFetchActivities, pathCandidates, type FetchContextInput } from '../activities/fetch-context';
+import { NAMED_FILES_LIMIT_CHARS, createFetchActivities, pathCandidates, type FetchContextInput } from '../activities/task/fetch-context';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite-dex-store';
 import { IMPLEMENT_PROMPT, renderPrompt } from '../core/prompt-template';

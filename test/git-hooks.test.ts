@@ -2,12 +2,12 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCheckpointActivities } from '../activities/checkpoint';
-import { dexGitSync } from '../activities/dex-git';
-import { createRoadmapActivities } from '../activities/roadmap-activities';
+import { createCheckpointActivities } from '../activities/task/checkpoint';
+import { dexGitSync } from '../host/git/dex-git';
+import { createRoadmapActivities } from '../activities/roadmap/roadmap-activities';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite-dex-store';
-import { worktreeFingerprint } from '../activities/worktree-fingerprint';
+import { worktreeFingerprint } from '../host/worktree/worktree-fingerprint';
 import { runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';
 import { plainGit } from './plain-git';

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect } from 'vitest';
-import { executeAgentTool, type AgentToolOutcome } from '../activities/agent-tools';
+import { executeAgentTool, type AgentToolOutcome } from '../activities/tools/agent-tools';
 
 /** What the outside folder's secret file holds. */
 export const SECRET = 'SECRET outside the worktree\n';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLandingBranchActivities, proposalMarkdown, type ProposalText } from '../activities/landing-branch';
+import { createLandingBranchActivities, proposalMarkdown, type ProposalText } from '../activities/roadmap/landing-branch';
 import { ZERO_USAGE } from '../core/usage';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite-dex-store';

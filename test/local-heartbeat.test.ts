@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { heartbeatingWhileRunning } from '../activities/local-heartbeat';
+import { heartbeatingWhileRunning } from '../activities/run/local-heartbeat';
 import { mockActivityEnv, runActivity } from './mock-activity';
 
 describe('heartbeatingWhileRunning', () => {

@@ -1,7 +1,7 @@
 import { AnthropicError, APIConnectionError, APIConnectionTimeoutError, APIError } from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { classifyModelError, retryAfterMs } from '../activities/model-errors';
+import { classifyModelError, retryAfterMs } from '../activities/model/model-errors';
 
 const apiError = (status: number, type: string, message: string, headers: Record<string, string> = {}) =>
   APIError.generate(status, { type: 'error', error: { type, message } }, undefined, new Headers({ 'request-id': 'req_1', ...headers }));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { findRecorded, recordedReply, withFileLock } from '../activities/cassette-recorder';
+import { findRecorded, recordedReply, withFileLock } from '../activities/model/cassette-recorder';
 import { parseCassette, type CassetteResponse } from '../core/cassette';
 import { parseLlmSpec } from '../client/llm-spec';
 

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createToolActivities } from '../activities/run-tool';
+import { createToolActivities } from '../activities/tools/run-tool';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite-dex-store';
-import type { ToolCallInput } from '../activities/run-tool';
+import type { ToolCallInput } from '../activities/tools/run-tool';
 import { mockActivityEnv, runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';
 

@@ -4,9 +4,9 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostAllowed, isHostLocal, startEgressProxy } from '../activities/sandbox/egress-proxy';
-import { runAgentCommand } from '../activities/sandbox/run-agent-command';
-import { sandboxEnv } from '../activities/sandbox/sandbox-env';
+import { hostAllowed, isHostLocal, startEgressProxy } from '../host/sandbox/egress-proxy';
+import { runAgentCommand } from '../host/sandbox/run-agent-command';
+import { sandboxEnv } from '../host/sandbox/sandbox-env';
 import { DEFAULT_SANDBOX, type SandboxPolicy } from '../core/sandbox-policy';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();

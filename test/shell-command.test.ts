@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runShellCommand } from '../activities/shell-command';
+import { runShellCommand } from '../host/shell/shell-command';
 
 describe('runShellCommand', () => {
   let dir: string;

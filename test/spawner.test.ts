@@ -3,7 +3,7 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Spawner, SpawnerGone } from '../activities/spawner/spawner';
+import { Spawner, SpawnerGone } from '../host/spawner/spawner';
 
 const opts = (over: Partial<{ cwd: string; env: NodeJS.ProcessEnv }> = {}) => ({ cwd: tmpdir(), env: { PATH: process.env.PATH }, maxBuffer: 1024 * 1024, ...over });
 

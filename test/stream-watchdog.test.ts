@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StreamWatchdog, type StreamLimits, type StreamProgress } from '../activities/stream-watchdog';
+import { StreamWatchdog, type StreamLimits, type StreamProgress } from '../activities/model/stream-watchdog';
 import { FAILURE } from '../core/failure-types';
 import { MODEL } from './call-model-fixture';
 import { completionTurn } from './cassette-builder';

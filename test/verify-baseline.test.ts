@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createVerifyBaselineActivities } from '../activities/verify-baseline';
+import { createVerifyBaselineActivities } from '../activities/verify/verify-baseline';
 import { DEFAULT_SANDBOX, type SandboxPolicy } from '../core/sandbox-policy';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite-dex-store';
@@ -59,7 +59,7 @@ describe('verifyBaseline', () => {
     const { verifyBaseline } = createVerifyBaselineActivities(offlineDeps(store, dir));
     const repo = sampleRepo();
     const input = { repoPath: repo, baseSha: git(repo, 'rev-parse', 'HEAD').trim(), commands: ['exit 0'], timeoutMs: 10_000, sandbox: UNCONFINED };
-    // The folder name the activity gives this baseline (activities/verify-baseline.ts).
+    // The folder name the activity gives this baseline (activities/verify/verify/verify-baseline.ts).
     const id = createHash('sha256').update(JSON.stringify([realpathSync(repo), input.baseSha, input.commands, 'off'])).digest('hex').slice(0, 16);
     const folder = `${input.baseSha.slice(0, 12)}-${id}`;
     const gone = join(dir, 'baselines', `${folder}-2147483646-dead`);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite-dex-store';
-import { createVerifyActivities, tailOf, type VerifyInput } from '../activities/verify';
+import { createVerifyActivities, tailOf, type VerifyInput } from '../activities/verify/verify';
 import { mockActivityEnv, runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';
 

@@ -4,8 +4,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { READ_FILE_LIMIT_BYTES, type AgentToolOutcome } from '../activities/agent-tools';
-import { LIST_DEPTH_LIMIT } from '../activities/file-tree';
+import { READ_FILE_LIMIT_BYTES, type AgentToolOutcome } from '../activities/tools/agent-tools';
+import { LIST_DEPTH_LIMIT } from '../host/worktree/file-tree';
 import { SECRET, useHostileWorktree } from './hostile-worktree';
 
 describe('file tools racing a hostile command', () => {

@@ -19,8 +19,8 @@ import { open } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { READ_FILE_LIMIT_BYTES } from '../activities/agent-tools';
-import { readAtMost } from '../activities/worktree-files';
+import { READ_FILE_LIMIT_BYTES } from '../activities/tools/agent-tools';
+import { readAtMost } from '../host/worktree/worktree-files';
 import { SECRET, useHostileWorktree, within } from './hostile-worktree';
 
 const isRoot = process.getuid?.() === 0;

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { worktreeFingerprint } from '../activities/worktree-fingerprint';
+import { worktreeFingerprint } from '../host/worktree/worktree-fingerprint';
 
 function repo(): string {
   const dir = mkdtempSync(join(tmpdir(), 'dex-fingerprint-'));

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ToolInputError, resolveInWorktree, worktreePathParts } from '../activities/worktree-paths';
+import { ToolInputError, resolveInWorktree, worktreePathParts } from '../host/worktree/worktree-paths';
 
 describe('resolveInWorktree', () => {
   let root: string;

@@ -6,7 +6,7 @@ import { COMMAND_HELP } from '../command-help';
 import type * as DriveTask from '../drive-task';
 import { describeTaskEnd } from '../render-task';
 import { DEMO_TASK, createSampleRepo } from '../demo/sample-repo';
-import { sandboxAvailability } from '../../activities/sandbox/sandbox-availability';
+import { sandboxAvailability } from '../../host/sandbox/sandbox-availability';
 import { commandSettings } from '../settings';
 import { buildTaskInput } from '../task-request';
 

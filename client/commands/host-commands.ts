@@ -6,7 +6,7 @@ import { installRuntimeLogging } from '../runtime-logging';
 import { runDevServerForeground } from '../dev-server';
 import { readSettings, EMBEDDED_ADDRESS, EMBEDDED_UI } from '../settings';
 import { ensureTemporalCli, ensureTestServer } from '../toolchain';
-import { bwrapProgram, sandboxAvailability } from '../../activities/sandbox/sandbox-availability';
+import { bwrapProgram, sandboxAvailability } from '../../host/sandbox/sandbox-availability';
 import { createDexWorker, hostDeps } from '../../worker/start-worker';
 import { flushTracing } from '../tracing';
 import { sharedStoreQueue } from '../../store/dex-store';

@@ -1,4 +1,4 @@
-import { repoKeyOf } from '../../activities/memory';
+import { repoKeyOf } from '../../activities/roadmap/memory';
 import { cleanNote, type ProjectNote } from '../../core/project-memory';
 import { InvalidInput } from '../../core/invalid-input';
 import { parseCommandArgs, UsageError, type Output } from '../cli-context';

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dexGitSync } from '../../activities/dex-git';
+import { dexGitSync } from '../../host/git/dex-git';
 
 /** The files of the demo repository: a `sum` that subtracts, and a test that catches it. */
 export const SAMPLE_FILES: Record<string, string> = {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, normalize } from 'node:path';
-import { dexGitSync } from '../../activities/dex-git';
+import { dexGitSync } from '../git/dex-git';
 import { copyTree } from './dependency-cache';
 import { SetupFailed } from './setup-failed';
 

@@ -1,5 +1,5 @@
 import { describeSetup } from '../../core/setup-types';
-import type { ShellCommandOptions } from '../../activities/shell-command';
+import type { ShellCommandOptions } from '../shell/shell-command';
 import type { DependencyCache } from './dependency-cache';
 import { dependenciesChanged, prepareDependencies } from './prepare-dependencies';
 import { SetupFailed } from './setup-failed';

@@ -15,7 +15,7 @@ import { ActivityCancellationType, type ActivityOptions } from '@temporalio/work
 
 /**
  * Model turns heartbeat as the reply's bytes arrive (every second while they wait within the stream's limits) and give up a stream
- * silent for 20 s themselves (activities/stream-watchdog.ts), so the heartbeat timeout only notices a dead worker: its call is
+ * silent for 20 s themselves (activities/model/stream-watchdog.ts), so the heartbeat timeout only notices a dead worker: its call is
  * retried within 5 s (bench B3; workers send heartbeats at most 1 s apart, worker/start-worker.ts). The server notices the missing
  * heartbeat about 0.5 s after the timeout (measured in B3), so the first retry comes 200 ms after that, not the usual 500 ms;
  * ten attempts still give an API outage about 100 s of backoff. Rate limits back off up to a minute.
@@ -60,7 +60,7 @@ export const gitPolicy: ActivityOptions = {
 /**
  * Reading the worktree and writing the store: local, idempotent, and heartbeated every second by the ones that can
  * take a while (fetchContext walks the worktree), so a crash is noticed in 5 s. Every activity under it heartbeats
- * (activities/local-heartbeat.ts); the layers' synchronous store work has its own {@link storePolicy}.
+ * (activities/run/local-heartbeat.ts); the layers' synchronous store work has its own {@link storePolicy}.
  */
 export const localIoPolicy: ActivityOptions = {
   startToCloseTimeout: '1m',

@@ -1,7 +1,7 @@
 import { isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { innermostMessage } from '../../core/failure-message';
 import type { DexActivities } from '../../activities';
-import type { TargetMerge } from '../../activities/landing-merge';
+import type { TargetMerge } from '../../activities/roadmap/landing-merge';
 import { phaseAttemptKey, verifyReportId } from '../../core/ids';
 import type { FinalizeRequest } from '../../core/task-types';
 import { gitPolicy } from '../run/policies';

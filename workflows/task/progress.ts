@@ -1,5 +1,5 @@
 import type { SandboxMode } from '../../core/sandbox-policy';
-import type { VerifyResult } from '../../activities/verify';
+import type { VerifyResult } from '../../activities/verify/verify';
 import type { RunStatus } from '../../core/run-types';
 import type { Worktree } from '../../core/task-types';
 import { describeSetup, type SetupResult } from '../../core/setup-types';

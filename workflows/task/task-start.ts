@@ -8,7 +8,7 @@ import type { PhaseSequenceArgs } from './phase-sequence';
 import type { TaskProgress } from './progress';
 import type { TaskPlanner } from './planner';
 
-/** The output's tail a failed setup carries (activities/setup-worktree.ts), for the task's result. */
+/** The output's tail a failed setup carries (activities/task/setup-worktree.ts), for the task's result. */
 function setupTailOf(err: unknown): string | undefined {
   const cause = err instanceof ActivityFailure ? err.cause : undefined;
   if (!(cause instanceof ApplicationFailure) || cause.type !== FAILURE.SetupFailed) return undefined;

@@ -1,0 +1,93 @@
+/**
+ * The `callLayerModel` activity: a prompt-only model call for layer nodes (no agent system
+ * prompt, no tools), answered live or from a replay cassette (docs/interfaces.md#the-agent-and-the-model: `task` is the
+ * target, `phase` the node). Like `callModel`, the reply and its accounting are stored before
+ * the activity reports, so a retry after a crash reuses them instead of paying again.
+ */
+import { FAILURE, nonRetryable } from '../../core/failure-types';
+import { modelCallKey } from '../../core/ids';
+import type { LlmSpec, TokenUsage } from '../../core/run-types';
+import type { ActivityDeps } from '../deps';
+import { CassetteFiles, modelReply, requirePrice, storeReply } from '../model/model-reply';
+import type { DexStore } from '../../store/dex-store';
+import { onModelSpan } from '../model/model-span';
+
+/** Input of `callLayerModel`: answer the user message at `userSeq` of `transcriptId`. */
+export interface LayerModelCallInput {
+  transcriptId: string;
+  userSeq: number;
+  /** Becomes the user message at `userSeq` when it is not stored yet (a repair request). */
+  followUpText?: string;
+  target: string;
+  node: string;
+  model: string;
+  maxTokens: number;
+  llm: LlmSpec;
+  cassetteScope: string;
+}
+
+/** Output of `callLayerModel`; the reply's text stays in the store. */
+export interface LayerModelCallResult {
+  usage: TokenUsage;
+  costUsd: number;
+  model: string;
+  reused: boolean;
+  /** Sequence number of the stored reply. */
+  replySeq: number;
+}
+
+/** Builds the layer model activity over the host's dependencies. */
+export const createLayerModelActivities = (deps: ActivityDeps) => {
+  const cassettes = new CassetteFiles();
+  return {
+    /** One prompt-only model call of a layer node. */
+    async callLayerModel(input: LayerModelCallInput): Promise<LayerModelCallResult> {
+      const { store } = deps;
+      const { transcriptId, userSeq } = input;
+      const replySeq = userSeq + 1;
+      const callKey = modelCallKey(transcriptId, replySeq);
+      if (input.followUpText && !(await store.getMessage(transcriptId, userSeq))) {
+        await store.appendMessage(transcriptId, userSeq, 'user', [{ type: 'text', text: input.followUpText }]);
+      }
+      const reused = await reusedCall(store, callKey, replySeq);
+      if (reused) return onModelSpan(reused);
+      requirePrice(input.model);
+      const messages = (await store.listMessages(transcriptId, userSeq)).map((m) => ({ role: m.role, content: m.content }));
+      if (messages.at(-1)?.role !== 'user') {
+        throw nonRetryable(FAILURE.TranscriptError, `${transcriptId} has no prompt at ${userSeq} to answer`);
+      }
+      const started = Date.now();
+      const reply = await modelReply(deps, cassettes, {
+        llm: input.llm,
+        cassetteScope: input.cassetteScope,
+        task: input.target,
+        phase: input.node,
+        callKey,
+        params: { model: input.model, max_tokens: input.maxTokens, messages: messages as never },
+      });
+      const content = reply.content.length ? JSON.parse(JSON.stringify(reply.content)) : [{ type: 'text', text: '' }];
+      const call = { transcriptId, seq: replySeq, content, callKey, taskId: input.target, phase: input.node, model: input.model, started, stopReason: 'end_turn' };
+      const { usage, costUsd, model } = await storeReply(store, reply, call);
+      // An attempt Temporal gave up on may have stored its reply first; that stored reply is the one that counts.
+      return onModelSpan((await reusedCall(store, callKey, replySeq, false)) ?? { usage, costUsd, model, reused: false, replySeq });
+    },
+  };
+};
+
+/** The text of a stored reply (its text blocks joined). */
+export async function replyText(store: DexStore, transcriptId: string, seq: number): Promise<string> {
+  const message = await store.getMessage(transcriptId, seq);
+  if (!message || message.role !== 'assistant' || !Array.isArray(message.content)) {
+    throw nonRetryable(FAILURE.TranscriptError, `${transcriptId}#${seq} is not a stored model reply`);
+  }
+  return (message.content as { type: string; text?: unknown }[])
+    .filter((b) => b.type === 'text' && typeof b.text === 'string')
+    .map((b) => b.text as string)
+    .join('\n');
+}
+
+async function reusedCall(store: DexStore, callKey: string, replySeq: number, reused = true): Promise<LayerModelCallResult | undefined> {
+  const r = await store.getModelCall(callKey);
+  if (!r) return undefined;
+  return { usage: { input: r.input, output: r.output, cacheRead: r.cacheRead, cacheWrite: r.cacheWrite }, costUsd: r.costUsd, model: r.model, reused, replySeq };
+}

@@ -1,0 +1,88 @@
+/**
+ * The `renderLayerPrompt` activity: a node's template rendered with the topic's context, fitted
+ * to its token budget (docs/layers.md#context-budgets) and stored as the transcript's first
+ * message. The template is the text the run was started with, from the store (so any worker of a
+ * shared store can render it), else read from its path; `dex layer --resume` stores the templates
+ * as they are then, so a fixed template takes effect. A prompt that cannot fit is not stored: the
+ * workflow skips the topic.
+ */
+import { readFileSync } from 'node:fs';
+import { FAILURE, nonRetryable } from '../../core/failure-types';
+import { layerTemplateArtifactId } from '../../core/ids';
+import { fitPrompt, overBudgetReason, overRunBudgetReason, type PromptLimit } from '../../core/layer-budget';
+import { formatInsights, formatMessages } from '../../core/layer-context';
+import type { TargetContext, TrimKind } from '../../core/layer-types';
+import { renderPrompt } from '../../core/prompt-template';
+import type { ActivityDeps } from '../deps';
+import { replyText } from './layer-model';
+
+/** Input of `renderLayerPrompt`. */
+export interface RenderLayerPromptInput {
+  transcriptId: string;
+  templatePath: string;
+  /** The sha256 of the template's text as the run was started with it, kept in the store (core/ids.ts layerTemplateArtifactId). */
+  templateSha?: string;
+  node: string;
+  topic: string;
+  layerName: string;
+  context: TargetContext;
+  /** This prompt's budget (core/layer-budget.ts promptLimit). */
+  limit: PromptLimit;
+  trim: TrimKind[];
+  /** What the run may still send, and its `max_tokens_per_run`, when the layer has a run budget. */
+  run?: { tokensLeft: number; maxTokens: number };
+}
+
+/** The prompt stored (its estimated tokens and what was trimmed), or why the topic is skipped. */
+export type RenderLayerPromptResult =
+  | { rendered: true; tokens: number; messagesTrimmed: number; insightsTrimmed: number }
+  | { rendered: false; tokens: number; reason: string };
+
+/** Builds the prompt activity over the host's dependencies. */
+export const createLayerPromptActivities = (deps: ActivityDeps) => ({
+  async renderLayerPrompt(given: RenderLayerPromptInput): Promise<RenderLayerPromptResult> {
+    // A render that 2d66b4a scheduled and this worker retries has no budget fields: it had no budgets.
+    const input: RenderLayerPromptInput = {
+      ...given,
+      limit: given.limit ?? { tokens: Number.MAX_SAFE_INTEGER, why: 'no budget' },
+      trim: given.trim ?? ['messages', 'insights'],
+    };
+    const template = await templateText(deps, input);
+    const store = deps.store.layers;
+    const { messages, insights, reply, targets } = input.context;
+    const fixed = {
+      topic: input.topic,
+      layer: input.layerName,
+      reply: reply ? await replyText(deps.store, reply.transcriptId, reply.seq) : '',
+      targets: (targets ?? []).map((t) => `- ${t.key}: ${t.status}`).join('\n'),
+    };
+    const fitted = fitPrompt(
+      {
+        messages: messages ? await store.messagesByIds((await store.getContext(messages.key)) ?? []) : [],
+        insights: insights ? await store.insightsByIds((await store.getContext(insights.key)) ?? []) : [],
+        render: (m, i) => renderPrompt(template, { ...fixed, messages: formatMessages(m), insights: formatInsights(i) }),
+      },
+      input.limit.tokens,
+      input.trim,
+    );
+    if (!fitted.fits) return { rendered: false, tokens: fitted.tokens, reason: overBudgetReason(input.node, fitted, input.limit, input.trim) };
+    if (input.run && fitted.tokens > input.run.tokensLeft) {
+      return { rendered: false, tokens: fitted.tokens, reason: overRunBudgetReason(input.node, fitted.tokens, input.run.tokensLeft, input.run.maxTokens) };
+    }
+    await deps.store.appendMessage(input.transcriptId, 0, 'user', [{ type: 'text', text: fitted.text }]);
+    return { rendered: true, tokens: fitted.tokens, messagesTrimmed: fitted.messagesTrimmed, insightsTrimmed: fitted.insightsTrimmed };
+  },
+});
+
+/** The template's text: the copy the run was started with, from the store; else (older runs) the file at its path. */
+async function templateText(deps: ActivityDeps, input: RenderLayerPromptInput): Promise<string> {
+  if (input.templateSha) {
+    const stored = await deps.store.getArtifact(layerTemplateArtifactId(input.templateSha));
+    if (stored) return stored.content;
+  }
+  try {
+    return readFileSync(input.templatePath, 'utf8');
+  } catch (err) {
+    throw nonRetryable(FAILURE.TemplateMissing, `prompt template ${input.templatePath}: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * What the model activities (`callModel`, `callLayerModel`, and through it `answerPrompt`)
+ * share: a model reply, read from a replay cassette or streamed live from the Anthropic API,
+ * and its usage in dex's terms.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type Anthropic from '@anthropic-ai/sdk';
+import { Context } from '@temporalio/activity';
+import type { ApplicationFailure } from '@temporalio/common';
+import { matchingLineNumbers, parseCassette, type CassetteLine, type CassetteResponse, type CassetteUsage } from '../../core/cassette';
+import { FAILURE, nonRetryable } from '../../core/failure-types';
+import { InvalidInput } from '../../core/invalid-input';
+import { costOf, priceOf } from '../../core/pricing';
+import type { LlmSpec, TokenUsage } from '../../core/run-types';
+import type { ActivityDeps } from '../deps';
+import { recordedReply } from './cassette-recorder';
+import { classifyModelError } from './model-errors';
+import { StreamWatchdog } from './stream-watchdog';
+import type { DexStore } from '../../store/dex-store';
+
+/** One model call: where its reply comes from and who it is for. */
+export interface ModelRequest {
+  llm: LlmSpec;
+  /** Calls in one scope never take the same cassette line twice. */
+  cassetteScope: string;
+  /** The cassette task and phase, also sent as the `x-dex-task` and `x-dex-phase` headers. */
+  task: string;
+  phase: string;
+  /** `<transcriptId>#<replySeq>`: claims the cassette line and is sent as `x-dex-call`. */
+  callKey: string;
+  /** The Messages API request body, sent when the model is called live. */
+  params: Anthropic.MessageStreamParams;
+}
+
+/** Fails the call for good (UnknownModel) when `model` has no price: its cost could not be counted. */
+export function requirePrice(model: string): void {
+  try {
+    priceOf(model);
+  } catch (err) {
+    throw nonRetryable(FAILURE.UnknownModel, (err as Error).message);
+  }
+}
+
+/**
+ * The reply to `request`: the next unused matching cassette line, or the live model's streamed
+ * answer; with `record:FILE`, the live answer appended to FILE (or the one FILE holds for the call).
+ */
+export function modelReply(deps: ActivityDeps, cassettes: CassetteFiles, request: ModelRequest): Promise<CassetteResponse> {
+  const { llm } = request;
+  if (llm.kind === 'replay') return cassetteReply(deps.store, cassettes, llm.path, request);
+  if (llm.kind === 'record') {
+    const who = { call: request.callKey, task: request.task, phase: request.phase };
+    return recordedReply(llm.path, who, () => streamedReply(deps, { kind: 'anthropic' }, request));
+  }
+  return streamedReply(deps, llm, request);
+}
+
+/** What a stored reply cost: its usage in dex's terms, priced at the model asked for, and the model that answered. */
+export interface ReplyAccount {
+  usage: TokenUsage;
+  costUsd: number;
+  model: string;
+}
+
+/**
+ * Stores `content` (the reply, made safe to send back) as message `seq` of `transcriptId` with
+ * its accounting row, in one transaction, before the activity reports: every model activity
+ * (`callModel`, `callLayerModel`, the forced tool calls) keeps its answers this way, so a retry
+ * finds them instead of paying again.
+ */
+export async function storeReply(
+  store: DexStore,
+  reply: CassetteResponse,
+  call: { transcriptId: string; seq: number; content: unknown[]; callKey: string; taskId: string; phase: string; model: string; started: number; stopReason: string },
+): Promise<ReplyAccount> {
+  const usage = tokenUsage(reply.usage);
+  const costUsd = costOf(call.model, usage);
+  const model = reply.model ?? call.model;
+  const { info } = Context.current();
+  await store.recordModelReply(call.transcriptId, call.seq, call.content, {
+    callKey: call.callKey,
+    // An activity started outside a workflow has no workflow id; its own id stands in.
+    workflowId: info.workflowExecution?.workflowId ?? `activity:${info.activityId}`,
+    taskId: call.taskId,
+    phase: call.phase,
+    model,
+    ...usage,
+    costUsd,
+    durationMs: Date.now() - call.started,
+    stopReason: reply.stop_reason ?? call.stopReason,
+  });
+  return { usage, costUsd, model };
+}
+
+/** The token counts of an API (or recorded) usage object. */
+export function tokenUsage(usage: CassetteUsage): TokenUsage {
+  return {
+    input: usage.input_tokens,
+    output: usage.output_tokens,
+    cacheRead: usage.cache_read_input_tokens ?? 0,
+    cacheWrite: usage.cache_creation_input_tokens ?? 0,
+  };
+}
+
+/** Parsed cassettes, re-read when a file's modification time or size changes. */
+export class CassetteFiles {
+  private readonly parsed = new Map<string, { mtimeMs: number; size: number; lines: CassetteLine[] }>();
+
+  /** The lines of cassette `file`; an unreadable or malformed file fails for good (CassetteInvalid). */
+  load(file: string): CassetteLine[] {
+    try {
+      const { mtimeMs, size } = statSync(file);
+      const cached = this.parsed.get(file);
+      if (cached && cached.mtimeMs === mtimeMs && cached.size === size) return cached.lines;
+      const lines = parseCassette(readFileSync(file, 'utf8'), file);
+      this.parsed.set(file, { mtimeMs, size, lines });
+      return lines;
+    } catch (err) {
+      if (err instanceof InvalidInput) throw cassetteInvalid(err.message);
+      throw cassetteInvalid(`replay cassette ${file} cannot be read: ${(err as Error).message}`);
+    }
+  }
+}
+
+async function cassetteReply(store: DexStore, cassettes: CassetteFiles, path: string, request: ModelRequest): Promise<CassetteResponse> {
+  const file = resolve(path);
+  const lines = cassettes.load(file);
+  const candidates = matchingLineNumbers(lines, request.task, request.phase);
+  const lineNo = await store.claimCassetteLine(request.cassetteScope, file, request.callKey, candidates);
+  if (lineNo === undefined) {
+    throw nonRetryable(
+      FAILURE.CassetteExhausted,
+      `replay cassette ${file} has no unused line for task "${request.task}" phase "${request.phase}"`,
+    );
+  }
+  const line = lines.find((l) => l.line === lineNo);
+  if (!line) {
+    throw cassetteInvalid(`${file}:${lineNo}: the line claimed by ${request.callKey} is gone; the cassette changed during the run`);
+  }
+  Context.current().heartbeat();
+  return line.response;
+}
+
+async function streamedReply(deps: ActivityDeps, llm: Extract<LlmSpec, { kind: 'anthropic' }>, request: ModelRequest): Promise<CassetteResponse> {
+  const ctx = Context.current();
+  const client = deps.anthropicClient({ baseUrl: llm.baseUrl });
+  // Heartbeats follow the bytes of the reply; a stream that goes silent is given up and retried.
+  const watchdog = new StreamWatchdog((progress) => ctx.heartbeat(progress));
+  try {
+    const stream = client.messages.stream(request.params, {
+      headers: { 'x-dex-task': request.task, 'x-dex-phase': request.phase, 'x-dex-call': request.callKey },
+      signal: AbortSignal.any([ctx.cancellationSignal, watchdog.signal]),
+      middleware: [watchdog.middleware],
+    });
+    return (await stream.finalMessage()) as unknown as CassetteResponse;
+  } catch (err) {
+    if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
+    throw watchdog.stalled ?? classifyModelError(err);
+  } finally {
+    watchdog.stop();
+  }
+}
+
+function cassetteInvalid(message: string): ApplicationFailure {
+  return nonRetryable(FAILURE.CassetteInvalid, message);
+}

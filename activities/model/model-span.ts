@@ -1,0 +1,43 @@
+/**
+ * What a trace shows of a model call (docs/production.md#traces): the model, its tokens and
+ * their cost, set on the activity's span (the activity interceptor makes it the active span).
+ * Token names follow OpenTelemetry's gen_ai conventions; the rest are dex's own. When tracing
+ * is off there is no active span, and this costs one lookup.
+ */
+import { trace } from '@opentelemetry/api';
+import type { TokenUsage } from '../../core/run-types';
+
+/** The fields every model activity's result has. */
+interface ModelCallOutcome {
+  usage: TokenUsage;
+  costUsd: number;
+  model?: string;
+  /** The reply was read from the store (a retried activity): no tokens were spent again. */
+  reused?: boolean;
+}
+
+/** Records `outcome` on the active span and returns it, so a return statement can pass through it. */
+export function onModelSpan<T extends ModelCallOutcome>(outcome: T, model?: string): T {
+  const span = trace.getActiveSpan();
+  if (!span) return outcome;
+  const { usage, costUsd } = outcome;
+  span.setAttributes({
+    'gen_ai.system': 'anthropic',
+    'gen_ai.request.model': outcome.model ?? model ?? 'unknown',
+    'gen_ai.usage.input_tokens': usage.input,
+    'gen_ai.usage.output_tokens': usage.output,
+    'dex.tokens.cache_read': usage.cacheRead,
+    'dex.tokens.cache_write': usage.cacheWrite,
+    'dex.cost_usd': costUsd,
+    'dex.reused': outcome.reused ?? false,
+  });
+  return outcome;
+}
+
+/** Names the tool a tool-call activity ran, on its span. */
+export function onToolSpan(tool: string, isError?: boolean): void {
+  const span = trace.getActiveSpan();
+  if (!span) return;
+  span.setAttribute('dex.tool.name', tool);
+  if (isError !== undefined) span.setAttribute('dex.tool.is_error', isError);
+}

@@ -1,0 +1,244 @@
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import type { ApplicationFailure } from '@temporalio/common';
+import type { SimpleGit } from 'simple-git';
+import { FAILURE, nonRetryable } from '../../core/failure-types';
+import { matchesAnyGlob } from '../../core/path-glob';
+import type { Worktree } from '../../core/task-types';
+import type { ActivityDeps } from '../deps';
+import { commandSetup } from '../../host/dependencies/setup-state';
+import { dexGit } from '../../host/git/dex-git';
+import { heartbeatingWhileRunning } from '../run/local-heartbeat';
+
+/** The commit trailer that marks a checkpoint with its idempotency key. */
+export const CHECKPOINT_TRAILER = 'Dex-Checkpoint';
+
+/** The committer dex uses when the repository configures none. */
+export const DEX_COMMITTER = { name: 'dex', email: 'dex@localhost' } as const;
+
+/** Where the base commit of the worktree at `worktreePath` is recorded (next to it, outside the tree). */
+const baseFileFor = (worktreePath: string): string => `${resolve(worktreePath)}.base`;
+
+function invalidRepository(repoPath: string, why: string): ApplicationFailure {
+  return nonRetryable(FAILURE.InvalidRepository, `${repoPath} is not usable: ${why}`);
+}
+
+/** The trimmed output of git `args`, or undefined when git fails (simple-git reports a bare non-zero exit as ''). */
+async function tryGit(git: SimpleGit, args: string[]): Promise<string | undefined> {
+  try {
+    return (await git.raw(args)).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The repository at `repoPath` and its HEAD commit; non-retryable `InvalidRepository` if there is none. */
+async function openRepository(repoPath: string): Promise<{ git: SimpleGit; head: string }> {
+  if (!existsSync(repoPath) || !statSync(repoPath).isDirectory()) throw invalidRepository(repoPath, 'no such folder');
+  const git = dexGit(repoPath);
+  if ((await tryGit(git, ['rev-parse', '--git-dir'])) === undefined) throw invalidRepository(repoPath, 'not a git repository');
+  const head = await tryGit(git, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+  if (!head) throw invalidRepository(repoPath, 'the repository has no commit yet');
+  return { git, head };
+}
+
+/** The branch checked out in the worktree at `path`, or undefined when `path` is no worktree of `git`'s repository. */
+async function worktreeBranch(git: SimpleGit, path: string): Promise<string | undefined> {
+  const listing = await git.raw(['worktree', 'list', '--porcelain']);
+  const target = canonical(path);
+  for (const entry of listing.split('\n\n')) {
+    const lines = entry.split('\n');
+    const at = lines.find((l) => l.startsWith('worktree '))?.slice('worktree '.length);
+    if (at === undefined || canonical(at) !== target) continue;
+    const ref = lines.find((l) => l.startsWith('branch '))?.slice('branch '.length);
+    return ref?.replace(/^refs\/heads\//, '') ?? '';
+  }
+  return undefined;
+}
+
+/** The base commit recorded for the worktree at `worktreePath`, if any. */
+async function readBase(worktreePath: string): Promise<string | undefined> {
+  const recorded = await readFile(baseFileFor(worktreePath), 'utf8').catch(() => '');
+  return recorded.trim() || undefined;
+}
+
+/** `path` with symbolic links resolved as far as it exists (git reports real paths). */
+function canonical(path: string): string {
+  return existsSync(path) ? realpathSync(path) : resolve(path);
+}
+
+/** Git in the worktree, with dex as committer when the repository names none (dex-git turns off signing and hooks). */
+async function worktreeGit(worktreePath: string): Promise<SimpleGit> {
+  const probe = dexGit(worktreePath);
+  const config: string[] = [];
+  if (!(await tryGit(probe, ['config', '--get', 'user.name']))) config.push(`user.name=${DEX_COMMITTER.name}`);
+  if (!(await tryGit(probe, ['config', '--get', 'user.email']))) config.push(`user.email=${DEX_COMMITTER.email}`);
+  return dexGit(worktreePath, config);
+}
+
+/**
+ * The paths (relative, sorted) of every `.git` entry below `root` in any letter case, other than
+ * the root's own `.git`. Symbolic links are listed, never followed, and no `.git` is entered.
+ */
+async function nestedGitEntries(root: string, skip: readonly string[] = []): Promise<string[]> {
+  const found: string[] = [];
+  let level = [''];
+  while (level.length) {
+    const next: string[] = [];
+    // A level's folders are read a batch at a time: concurrent enough to be quick on a big tree.
+    for (let start = 0; start < level.length; start += 64) {
+      await Promise.all(
+        level.slice(start, start + 64).map(async (folder) => {
+          // A folder that cannot be read is one git cannot see into either, so it cannot commit from there.
+          const entries = await readdir(join(root, folder), { withFileTypes: true }).catch(() => []);
+          for (const entry of entries) {
+            const path = folder ? `${folder}/${entry.name}` : entry.name;
+            if (entry.name.toLowerCase() === '.git') {
+              if (path !== '.git') found.push(path);
+            } else if (entry.isDirectory() && !skip.includes(path)) next.push(path);
+          }
+        }),
+      );
+    }
+    level = next;
+  }
+  return found.sort();
+}
+
+/**
+ * The paths whose content `git add -A` would change against HEAD: tracked changes, staged or not
+ * (a rename as its deletion and its addition), and untracked files that are not ignored.
+ */
+async function changedPaths(git: SimpleGit, pathspec: string[]): Promise<string[]> {
+  const tracked = await git.raw(['diff', 'HEAD', '--name-only', '--no-renames', '--no-ext-diff', '--no-textconv', '-z', '--', ...pathspec]);
+  const untracked = await git.raw(['ls-files', '--others', '--exclude-standard', '-z', '--', ...pathspec]);
+  return [...new Set(`${tracked}\0${untracked}`.split('\0').filter(Boolean))].sort();
+}
+
+/** Those of `paths` git does not ignore (naming an ignored path in `git add`, even to exclude it, is an error). */
+async function notIgnored(git: SimpleGit, paths: string[]): Promise<string[]> {
+  if (!paths.length) return [];
+  const ignored = ((await tryGit(git, ['check-ignore', '--no-index', '--', ...paths])) ?? '').split('\n').map((line) => line.trim());
+  return paths.filter((path) => !ignored.includes(path));
+}
+
+/** A pathspec of the whole worktree but `dependencies`. */
+function withoutDependencies(dependencies: string[]): string[] {
+  return dependencies.length ? ['.', ...dependencies.map((path) => `:(exclude,top)${path}`)] : [];
+}
+
+/** The newest commit in `range` whose message carries the trailer `Dex-Checkpoint: <key>`. */
+async function findCheckpoint(git: SimpleGit, range: string, key: string): Promise<string | undefined> {
+  const trailer = `${CHECKPOINT_TRAILER}: ${key}`;
+  const log = await git.raw(['log', '--fixed-strings', `--grep=${trailer}`, '--format=%H%x1f%B%x1e', range]);
+  for (const record of log.split('\x1e')) {
+    const [sha, body] = record.split('\x1f');
+    if (body?.split('\n').some((line) => line.trim() === trailer)) return sha.trim();
+  }
+  return undefined;
+}
+
+/** The git activities: a worktree per task, checkpoint commits in it, rollback and removal. */
+export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWhileRunning({
+  /**
+   * Creates branch `branch` from the repository's HEAD (or at `start.sha`, a rewound run's
+   * checkpoint, its base then `start.baseSha`) and a worktree for it at
+   * `<dexHome>/worktrees/<worktreeName>`; returns the existing one when it is already there.
+   */
+  async prepareWorktree(input: { repoPath: string; branch: string; worktreeName: string; start?: { sha: string; baseSha: string } }): Promise<Worktree> {
+    const { git, head } = await openRepository(input.repoPath);
+    if (!/^[\w.-]+$/.test(input.worktreeName) || /^\.+$/.test(input.worktreeName)) {
+      throw nonRetryable(FAILURE.InvalidWorktreeName, `worktree name ${JSON.stringify(input.worktreeName)} must be one plain folder name`);
+    }
+    if ((await tryGit(git, ['check-ref-format', '--branch', input.branch])) === undefined) {
+      throw nonRetryable(FAILURE.InvalidBranch, `${JSON.stringify(input.branch)} is not a valid branch name`);
+    }
+    const path = join(deps.dexHome, 'worktrees', input.worktreeName);
+    const existing = existsSync(path) ? await worktreeBranch(git, path) : undefined;
+    if (existing === input.branch) {
+      const baseSha = (await readBase(path)) ?? (await git.raw(['merge-base', 'HEAD', input.branch])).trim();
+      return { path, branch: input.branch, baseSha };
+    }
+    if (existsSync(path)) {
+      const what = existing === undefined ? 'is no worktree of this repository' : `is a worktree on ${existing || 'a detached HEAD'}`;
+      throw nonRetryable(FAILURE.WorktreeConflict, `${path} ${what}, not on ${input.branch}`);
+    }
+
+    const branchExists = Boolean(await tryGit(git, ['rev-parse', '--verify', '--quiet', `refs/heads/${input.branch}`]));
+    // The base is recorded before the worktree exists, so a retry after a crash keeps the same base.
+    const baseSha =
+      (await readBase(path)) ?? input.start?.baseSha ?? (branchExists ? (await git.raw(['merge-base', 'HEAD', input.branch])).trim() : head);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(baseFileFor(path), `${baseSha}\n`);
+    // Forget worktrees whose folders were deleted by hand, which would block `worktree add`.
+    await git.raw(['worktree', 'prune']);
+    await git.raw(
+      branchExists ? ['worktree', 'add', path, input.branch] : ['worktree', 'add', '-b', input.branch, path, input.start?.sha ?? baseSha],
+    );
+    return { path, branch: input.branch, baseSha };
+  },
+
+  /**
+   * Commits everything in the worktree (even nothing) with the trailer `Dex-Checkpoint: <key>`,
+   * unless a commit since the base already carries it; then returns that one with `created: false`.
+   * Refuses (non-retryable `NestedGitRepository`) a worktree holding a git repository of its own.
+   * When the changes touch a path matching `protectedPaths` and `allowProtected` is not set, it
+   * commits nothing and returns `{ sha: '', created: false, protectedChanges }`.
+   */
+  async commitCheckpoint(input: {
+    worktreePath: string;
+    message: string;
+    key: string;
+    protectedPaths?: string[];
+    allowProtected?: boolean;
+  }): Promise<{ sha: string; created: boolean; protectedChanges?: string[] }> {
+    if (!input.key || /[\r\n]/.test(input.key)) {
+      throw nonRetryable(FAILURE.InvalidCheckpointKey, 'checkpoint key must be one non-empty line');
+    }
+    const git = await worktreeGit(input.worktreePath);
+    const base = await readBase(input.worktreePath);
+    const found = await findCheckpoint(git, base ? `${base}..HEAD` : 'HEAD', input.key);
+    if (found) return { sha: found, created: false };
+
+    // `add -A` would record a nested repository as a gitlink, and a later checkout of it could
+    // bring its config (fsmonitor, hooks, filters) along: dex commits none.
+    // The dependencies setup put in the worktree are never the task's work, whether or not the repository ignores them.
+    const dependencies = commandSetup(input.worktreePath).dependencyPaths;
+    const pathspec = withoutDependencies(await notIgnored(git, dependencies));
+    const nested = await nestedGitEntries(input.worktreePath, dependencies);
+    if (nested.length) {
+      throw nonRetryable(
+        FAILURE.NestedGitRepository,
+        `the worktree holds a nested git repository at ${nested.join(', ')}; dex does not commit nested repositories`,
+      );
+    }
+    const protectedPaths = input.protectedPaths ?? [];
+    if (protectedPaths.length && !input.allowProtected) {
+      const protectedChanges = (await changedPaths(git, pathspec)).filter((path) => matchesAnyGlob(path, protectedPaths));
+      if (protectedChanges.length) return { sha: '', created: false, protectedChanges };
+    }
+
+    await git.raw(['add', '-A', '--', ...pathspec]);
+    await git.raw(['commit', '--allow-empty', '--no-verify', '-m', input.message, '-m', `${CHECKPOINT_TRAILER}: ${input.key}`]);
+    return { sha: (await git.raw(['rev-parse', 'HEAD'])).trim(), created: true };
+  },
+
+  /** Resets the worktree to `sha` and deletes untracked files, leaving `git status` clean. */
+  async rollbackWorktree(input: { worktreePath: string; sha: string }): Promise<void> {
+    const git = dexGit(input.worktreePath);
+    await git.raw(['reset', '--hard', input.sha]);
+    // The second -f removes untracked nested repositories too, which `-fd` leaves in place.
+    // The dependencies stay: setup put them there, and the phases after a rollback need them.
+    await git.raw(['clean', '-ffd', ...commandSetup(input.worktreePath).dependencyPaths.flatMap((path) => ['-e', `/${path}`])]);
+  },
+
+  /** Removes the worktree (keeping its branch); a worktree that is already gone is fine. */
+  async removeWorktree(input: { repoPath: string; worktreePath: string }): Promise<void> {
+    const git = dexGit(input.repoPath);
+    if ((await worktreeBranch(git, input.worktreePath)) !== undefined && existsSync(input.worktreePath)) {
+      await git.raw(['worktree', 'remove', '--force', input.worktreePath]);
+    }
+    await git.raw(['worktree', 'prune']);
+  },
+});

@@ -1,0 +1,71 @@
+import { Context } from '@temporalio/activity';
+import { FAILURE, nonRetryable } from '../../core/failure-types';
+import type { SandboxPolicy } from '../../core/sandbox-policy';
+import { describeSetup, type SetupConfig, type SetupResult } from '../../core/setup-types';
+import { DependencyCache } from '../../host/dependencies/dependency-cache';
+import { prepareDependencies } from '../../host/dependencies/prepare-dependencies';
+import { SetupFailed } from '../../host/dependencies/setup-failed';
+import type { ActivityDeps } from '../deps';
+import { heartbeatingWhileRunning } from '../run/local-heartbeat';
+import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
+import { assertWorktreeExists } from '../../host/worktree/worktree-paths';
+
+/** Time one install command may take before its process group is killed. @default 20 minutes */
+export const SETUP_COMMAND_TIMEOUT_MS = 20 * 60_000;
+
+/** Input of the `setupWorktree` activity. */
+export interface SetupWorktreeInput {
+  worktreePath: string;
+  /** The owner's checkout: `setup.copy` files and installed dependencies that may be reused. */
+  repoPath: string;
+  setup?: SetupConfig;
+  sandbox?: SandboxPolicy;
+  /** Id under which the report (every install's output) is stored, kind `setup`. */
+  artifactId: string;
+}
+
+/** The dependency cache and download caches of this host, from the activities' dependencies. */
+export function hostDependencyCache(deps: ActivityDeps): { cache: DependencyCache; downloads: string } {
+  const cache = new DependencyCache(deps.dependencyCache);
+  return { cache, downloads: `${deps.dependencyCache}/.downloads` };
+}
+
+/** The activity that makes a worktree ready to build and test (docs/real-repositories.md). */
+export const createSetupActivities = (deps: ActivityDeps) => {
+  const { cache, downloads } = hostDependencyCache(deps);
+  return heartbeatingWhileRunning({
+    /**
+     * Installs or restores the worktree's dependencies before the task's first phase. Idempotent:
+     * a retry restores from the cache what the first attempt installed. An install that fails is
+     * non-retryable (`SetupFailed`, its output's tail as detail): the same lockfile fails the same way.
+     */
+    async setupWorktree(input: SetupWorktreeInput): Promise<SetupResult> {
+      assertWorktreeExists(input.worktreePath);
+      assertSandboxAvailable(input.sandbox);
+      const started = Date.now();
+      const ctx = Context.current();
+      await cache.sweep();
+      try {
+        const outcome = await prepareDependencies({
+          worktree: input.worktreePath,
+          ownerDir: input.repoPath,
+          config: input.setup,
+          sandbox: input.sandbox,
+          cache,
+          downloads,
+          command: { timeoutMs: SETUP_COMMAND_TIMEOUT_MS, signal: ctx.cancellationSignal },
+        });
+        const result: SetupResult = { steps: outcome.steps, copied: outcome.copied, durationMs: Date.now() - started, artifactId: input.artifactId };
+        // The first line is what `dex log` shows; the install's output follows. A repository with nothing to set up has no report.
+        if (result.steps.length || result.copied.length) {
+          await deps.store.putArtifact(input.artifactId, 'setup', [describeSetup(result), outcome.report].filter(Boolean).join('\n\n'));
+        }
+        return { ...result, artifactId: result.steps.length || result.copied.length ? input.artifactId : '' };
+      } catch (err) {
+        if (!(err instanceof SetupFailed)) throw err;
+        await deps.store.putArtifact(input.artifactId, 'setup', `${err.message}\n\n${err.tail}`);
+        throw nonRetryable(FAILURE.SetupFailed, err.message, [{ tail: err.tail, artifactId: input.artifactId }]);
+      }
+    },
+  });
+};

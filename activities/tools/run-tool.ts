@@ -1,0 +1,108 @@
+import { Context } from '@temporalio/activity';
+import { FAILURE, nonRetryable } from '../../core/failure-types';
+import type { SandboxPolicy } from '../../core/sandbox-policy';
+import type { ToolLimits } from '../../core/task-types';
+import { executeAgentTool } from './agent-tools';
+import type { ActivityDeps } from '../deps';
+import { rememberTool } from '../roadmap/memory';
+import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
+import { progressIntervalFor } from '../../host/shell/shell-command';
+import { assertWorktreeExists } from '../../host/worktree/worktree-paths';
+import { worktreeFingerprint } from '../../host/worktree/worktree-fingerprint';
+import { onToolSpan } from '../model/model-span';
+
+/** Characters of a tool result that travel back to the workflow. @default 200 */
+export const TOOL_PREVIEW_CHARS = 200;
+
+/** Input of the `runTool` activity. */
+export interface ToolCallInput {
+  transcriptId: string;
+  /** Sequence number of the assistant message holding the tool_use block. */
+  assistantSeq: number;
+  toolUseId: string;
+  worktreePath: string;
+  limits: ToolLimits;
+  /** How `run_command` is confined; absent in runs started before sandboxing: the default sandbox. */
+  sandbox?: SandboxPolicy;
+  /** The repository whose project memory `remember` adds to; absent, `remember` is refused (docs/roadmaps.md#memory). */
+  memoryRepo?: string;
+}
+
+/** Output of the `runTool` activity; the full result stays in the store. */
+export interface ToolCallResult {
+  name: string;
+  isError: boolean;
+  preview: string;
+  /** The worktree's state after a tool that may change it (absent after read-only tools). */
+  fingerprint?: string;
+}
+
+interface ToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+function isToolUse(block: unknown, id: string): block is ToolUseBlock {
+  const b = block as Partial<ToolUseBlock> | null;
+  return typeof b === 'object' && b !== null && b.type === 'tool_use' && b.id === id;
+}
+
+function toResult(stored: { name: string; content: string; isError: boolean }): ToolCallResult {
+  onToolSpan(stored.name, stored.isError);
+  return { name: stored.name, isError: stored.isError, preview: stored.content.slice(0, TOOL_PREVIEW_CHARS) };
+}
+
+/** Tools that never change the worktree: no fingerprint is taken after them. */
+const READ_ONLY_TOOLS = new Set(['read_file', 'list_files', 'remember']);
+
+async function withFingerprint(result: ToolCallResult, worktreePath: string): Promise<ToolCallResult> {
+  if (READ_ONLY_TOOLS.has(result.name)) return result;
+  try {
+    return { ...result, fingerprint: await worktreeFingerprint(worktreePath) };
+  } catch {
+    return result; // not a git worktree (unit tests): runaway protection just sees no fingerprint
+  }
+}
+
+/** The activity that runs one tool call of an assistant message. */
+export const createToolActivities = (deps: ActivityDeps) => ({
+  /**
+   * Runs the `tool_use` block `toolUseId` of the assistant message at `assistantSeq` and stores
+   * its result; a result stored by an earlier attempt is returned without running it again.
+   */
+  async runTool(input: ToolCallInput): Promise<ToolCallResult> {
+    const { store } = deps;
+    const done = await store.getToolResult(input.transcriptId, input.toolUseId);
+    if (done) return withFingerprint(toResult(done), input.worktreePath);
+
+    const message = await store.getMessage(input.transcriptId, input.assistantSeq);
+    const blocks = message?.role === 'assistant' && Array.isArray(message.content) ? message.content : [];
+    const use = blocks.find((b) => isToolUse(b, input.toolUseId)) as ToolUseBlock | undefined;
+    if (!use) {
+      throw nonRetryable(FAILURE.ToolUseNotFound, `no tool_use ${input.toolUseId} in assistant message ${input.assistantSeq} of ${input.transcriptId}`);
+    }
+
+    if (use.name === 'remember') {
+      // Only dex's store changes: no worktree or sandbox is needed.
+      const stored = { name: use.name, ...(await rememberTool(store, input.memoryRepo, use.input)) };
+      await store.putToolResult(input.transcriptId, input.toolUseId, stored);
+      return toResult(stored);
+    }
+    assertWorktreeExists(input.worktreePath);
+    assertSandboxAvailable(input.sandbox);
+    const ctx = Context.current();
+    const outcome = await executeAgentTool(use.name, use.input, {
+      root: input.worktreePath,
+      limits: input.limits,
+      sandbox: input.sandbox,
+      signal: ctx.cancellationSignal,
+      onProgress: (progress) => ctx.heartbeat(progress),
+      progressIntervalMs: progressIntervalFor(ctx.info.heartbeatTimeoutMs),
+    });
+    const stored = { name: use.name, ...outcome };
+    await store.putToolResult(input.transcriptId, input.toolUseId, stored);
+    return withFingerprint(toResult(stored), input.worktreePath);
+  },
+});

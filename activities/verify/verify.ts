@@ -1,0 +1,140 @@
+import { realpathSync } from 'node:fs';
+import { Context } from '@temporalio/activity';
+import type { ActivityDeps } from '../deps';
+import { assertWorktreeExists } from '../../host/worktree/worktree-paths';
+import { verifyResultKey } from '../../core/ids';
+import type { SandboxPolicy } from '../../core/sandbox-policy';
+import { runAgentCommand } from '../../host/sandbox/run-agent-command';
+import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
+import { outputTail, progressIntervalFor, type ShellCommandResult } from '../../host/shell/shell-command';
+import { failuresOf, splitByBaseline } from '../../core/verify-failures';
+import { refreshDependencies } from '../../host/dependencies/refresh-dependencies';
+import { hostDependencyCache } from '../task/setup-worktree';
+
+/** Bytes of each command's output kept in the report. @default 65536 */
+export const VERIFY_OUTPUT_LIMIT_BYTES = 64 * 1024;
+
+/** The most lines and characters of the failing command's output returned as `tail`. */
+export const VERIFY_TAIL = { lines: 30, chars: 2000 } as const;
+
+/** Input of the `verify` activity. */
+export interface VerifyInput {
+  worktreePath: string;
+  /** Shell commands run in order; the first that fails ends the run. */
+  commands: string[];
+  /** Time each command may take before its process group is killed. */
+  timeoutMs: number;
+  /** Id under which the full report is stored (kind `verify`). */
+  artifactId: string;
+  /** How the commands are confined (the agent can edit them, e.g. through package.json). @default the default sandbox */
+  sandbox?: SandboxPolicy;
+  /**
+   * The failures the base commit already had (`verifyBaseline`): every command runs, and only
+   * failures not in this list fail the verify (docs/roadmaps.md#baseline-aware-verify).
+   */
+  baseline?: string[];
+}
+
+/** Output of the `verify` activity; the full report is a stored artifact. */
+export interface VerifyResult {
+  passed: boolean;
+  artifactId: string;
+  commands: { command: string; exitCode: number | null; timedOut: boolean; durationMs: number }[];
+  /** The last lines of the failing command's output, short. */
+  tail: string;
+  /** With a baseline: the failures the base already had, which do not fail the verify. */
+  preExisting?: string[];
+  /** With a baseline: the failures that are new, which do. */
+  newFailures?: string[];
+}
+
+/** The last {@link VERIFY_TAIL} lines and characters of `output`. */
+export function tailOf(output: string): string {
+  const lines = output.trimEnd().split('\n').slice(-VERIFY_TAIL.lines).join('\n');
+  return lines.length > VERIFY_TAIL.chars ? lines.slice(-VERIFY_TAIL.chars) : lines;
+}
+
+function describeOutcome(run: ShellCommandResult): string {
+  if (run.timedOut) return 'timed out';
+  if (run.exitCode === null) return `killed by ${run.killedBy}`;
+  return `exit code ${run.exitCode}`;
+}
+
+function formatReport(runs: { command: string; run: ShellCommandResult }[], total: number, passed: boolean, split?: { preExisting: string[]; fresh: string[] }): string {
+  const head = split
+    ? [
+        passed ? `Verification passed: no new failures in ${total} command${total === 1 ? '' : 's'}.` : `Verification failed: ${split.fresh.length} new failure(s).`,
+        split.fresh.length ? `New failures (yours to fix):\n${split.fresh.map((f) => `- ${f}`).join('\n')}` : '',
+        split.preExisting.length ? `Pre-existing failures (the base commit had them; they do not block you):\n${split.preExisting.map((f) => `- ${f}`).join('\n')}` : '',
+      ].filter(Boolean).join('\n')
+    : passed
+      ? `Verification passed: ${total} command${total === 1 ? '' : 's'}.`
+      : `Verification failed at command ${runs.length} of ${total}.`;
+  const sections = runs.map(({ command, run }) => {
+    return `$ ${command}\n(${describeOutcome(run)}, ${run.durationMs} ms)\n${outputTail(run)}`.trimEnd();
+  });
+  return [head, ...sections].join('\n\n');
+}
+
+/** The activity that runs a task's verify commands. */
+export const createVerifyActivities = (deps: ActivityDeps) => {
+  const caches = hostDependencyCache(deps);
+  return {
+  /**
+   * Runs `commands` in the worktree until one fails, heartbeating meanwhile, and stores the
+   * full report as artifact `artifactId`. A retried attempt whose report is stored returns it.
+   */
+  async verify(input: VerifyInput): Promise<VerifyResult> {
+    const { store } = deps;
+    const earlier = await store.getArtifact(verifyResultKey(input.artifactId));
+    if (earlier) return JSON.parse(earlier.content) as VerifyResult;
+
+    assertWorktreeExists(input.worktreePath);
+    assertSandboxAvailable(input.sandbox);
+    const ctx = Context.current();
+    const refresh = await refreshDependencies(input.worktreePath, caches, { timeoutMs: input.timeoutMs, signal: ctx.cancellationSignal, onProgress: () => ctx.heartbeat() });
+    if (refresh.failure) {
+      // The agent changed the dependencies into something that does not install: that is its failure to read and fix.
+      const tail = `${refresh.failure.message}\n${refresh.failure.tail}`.trim();
+      const result: VerifyResult = { passed: false, artifactId: input.artifactId, commands: [], tail: tailOf(tail) };
+      await store.putArtifact(input.artifactId, 'verify', `Verification failed before its commands: ${tail}`);
+      await store.putArtifact(verifyResultKey(input.artifactId), 'verify-result', JSON.stringify(result));
+      return result;
+    }
+    const runs: { command: string; run: ShellCommandResult }[] = [];
+    for (const command of input.commands) {
+      const run = await runAgentCommand(command, input.worktreePath, input.sandbox, {
+        timeoutMs: input.timeoutMs,
+        outputLimitBytes: VERIFY_OUTPUT_LIMIT_BYTES,
+        signal: ctx.cancellationSignal,
+        onProgress: (progress) => ctx.heartbeat({ command: runs.length, ...progress }),
+        progressIntervalMs: progressIntervalFor(ctx.info.heartbeatTimeoutMs),
+      });
+      runs.push({ command, run });
+      if ((run.timedOut || run.exitCode !== 0) && !input.baseline) break;
+    }
+
+    const failing = runs.filter(({ run }) => run.timedOut || run.exitCode !== 0);
+    const last = failing.at(-1)?.run;
+    const split = input.baseline ? splitByBaseline(runs.flatMap(({ command, run }) => failuresOf({ command, ...run }, realpathSync(input.worktreePath))), input.baseline) : undefined;
+    const passed = split ? split.fresh.length === 0 : !last;
+    const result: VerifyResult = {
+      passed,
+      artifactId: input.artifactId,
+      commands: runs.map(({ command, run }) => ({
+        command,
+        exitCode: run.exitCode,
+        timedOut: run.timedOut,
+        durationMs: run.durationMs,
+      })),
+      tail: passed || !last ? '' : tailOf(last.output),
+      ...(split ? { preExisting: split.preExisting, newFailures: split.fresh } : {}),
+    };
+    const report = formatReport(runs, input.commands.length, passed, split);
+    await store.putArtifact(input.artifactId, 'verify', refresh.note ? `${refresh.note}\n\n${report}` : report);
+    // Written last: once it exists, the report above exists too.
+    await store.putArtifact(verifyResultKey(input.artifactId), 'verify-result', JSON.stringify(result));
+    return result;
+  },
+  };
+};
