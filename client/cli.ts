@@ -14,6 +14,9 @@ import type * as SetupNamespaceCommands from './commands/setup-namespace';
 import type * as SignalCommands from './commands/signal-commands';
 import type * as LayerCommands from './commands/layer';
 import type * as MemoryCommands from './commands/memory';
+import type * as RunCommands from './commands/run';
+import type * as SheetCommands from './commands/sheet';
+import type * as TaskCommands from './commands/task';
 import { PLAN_KINDS } from './plan-kinds';
 import { ServerUnreachable } from '../core/server-unreachable';
 import { parseStoreSpec } from '../store/store-spec';
@@ -23,7 +26,10 @@ import { flushTracing } from './tracing';
 // Commands load on demand (require, as this CommonJS code runs under tsx's CommonJS hook):
 // a mistyped option answers at once, without loading the Temporal SDK.
 const COMMANDS: Record<string, () => Promise<Command>> = {
-  ...Object.fromEntries(Object.values(PLAN_KINDS).map((kind) => [kind.command, kind.loadCommand])),
+  [PLAN_KINDS.task.command]: async () => (require('./commands/task') as typeof TaskCommands).taskCommand,
+  [PLAN_KINDS.roadmap.command]: async () => (require('./commands/run') as typeof RunCommands).runCommand,
+  [PLAN_KINDS.layer.command]: async () => (require('./commands/layer') as typeof LayerCommands).layerCommand,
+  [PLAN_KINDS.sheet.command]: async () => (require('./commands/sheet') as typeof SheetCommands).sheetCommand,
   demo: async () => (require('./commands/demo') as typeof DemoCommands).demoCommand,
   setup: async () => (require('./commands/host-commands') as typeof HostCommands).setupCommand,
   'setup-namespace': async () => (require('./commands/setup-namespace') as typeof SetupNamespaceCommands).setupNamespaceCommand,

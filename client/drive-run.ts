@@ -1,6 +1,6 @@
 import type { Output } from './cli-context';
 import type { Connections } from './connection';
-import { followRun, type RunEnd } from './follow-run';
+import { followRun, type DrivenRun, type RunEnd } from './follow-run';
 import { cancelOnInterrupt } from './interrupt';
 import { ensureWorker, startInProcessWorker } from './in-process-worker';
 import { PLAN_KINDS, type KindWorkflow, type PlanKindName, type WorkflowArgs, type WorkflowResult } from './plan-kinds';
@@ -26,13 +26,6 @@ export function exitCodeFor(end: RunEnd<unknown>): number {
 export function webUiLink(settings: Settings, workflowId: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const ui = env.TEMPORAL_UI_URL || (settings.address ? undefined : EMBEDDED_UI);
   return ui && `${ui}/namespaces/${settings.namespace}/workflows/${encodeURIComponent(workflowId)}`;
-}
-
-/** What a run the CLI started produced: its id, and how it ended unless detached. */
-export interface DrivenRun<R> {
-  workflowId: string;
-  end?: RunEnd<R>;
-  webUi?: string;
 }
 
 /** Which kind of plan to start, under which id (`workflowId`, or `<idPrefix>-<n>` with the first free n), with which arguments. */

@@ -2,7 +2,8 @@ import { retryWorkflowIdPrefix, taskWorkflowIdPrefix } from '../core/ids';
 import type { TaskInput, TaskResult } from '../core/task-types';
 import type { Output } from './cli-context';
 import type { Connections } from './connection';
-import { driveRun, type DrivenRun } from './drive-run';
+import { driveRun } from './drive-run';
+import type { DrivenRun } from './follow-run';
 import { retryAbout, taskAbout } from './run-about';
 import type { Settings } from './settings';
 

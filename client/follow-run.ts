@@ -11,6 +11,13 @@ export interface RunEnd<R = unknown> {
   error?: string;
 }
 
+/** What a run the CLI started produced: its id, and how it ended unless detached. */
+export interface DrivenRun<R> {
+  workflowId: string;
+  end?: RunEnd<R>;
+  webUi?: string;
+}
+
 /**
  * How long one status poll waits for an answer. A query waits for a worker to answer it, and with
  * none alive it would hang for the server's own timeout (half a minute), the tick that notices

@@ -1,15 +1,10 @@
 /**
- * The plan kinds dex runs, one entry each: the workflow type its runs have, the `dex` command
- * that starts one (it checks the request and builds the workflow's input with the kind's request
- * module), and how a finished run's result reads. The CLI's commands, `dex list`, `dex status`
+ * The plan kinds dex runs, one entry each: the workflow type its runs have, the name of the `dex`
+ * command that starts one (it checks the request and builds the workflow's input with the kind's
+ * request module), and how a finished run's result reads. The CLI's commands, `dex list`, `dex status`
  * and driveRun read this table; a new kind is one more entry (docs/adding-a-plan-kind.md).
  */
 import type * as Workflows from '../workflows';
-import type { Command } from './cli-context';
-import type * as LayerCommands from './commands/layer';
-import type * as RunCommands from './commands/run';
-import type * as SheetCommands from './commands/sheet';
-import type * as TaskCommands from './commands/task';
 import { renderLayerRun } from './render-layer-run';
 import { renderRoadmapResult } from './render-roadmap';
 import { renderSheetResult } from './render-sheet';
@@ -29,45 +24,38 @@ export type WorkflowResult<W extends WorkflowName> = Awaited<ReturnType<DexWorkf
 export interface PlanKind<W extends WorkflowName = WorkflowName> {
   /** The workflow type of its runs, the name the client starts it by. */
   workflowType: W;
-  /** The `dex` command that starts one. */
+  /** The `dex` command that starts one (client/cli.ts loads it: this table loads no command, so no command's imports lead back here). */
   command: string;
-  /** Loads that command (on demand: a mistyped option answers without loading the Temporal SDK). */
-  loadCommand: () => Promise<Command>;
   /** A finished run's result as lines of text, under its state line. */
   render(result: WorkflowResult<W>): string[];
 }
 
 const kind = <W extends WorkflowName>(entry: PlanKind<W>): PlanKind<W> => entry;
 
-// Commands load through require, as this CommonJS code runs under tsx's CommonJS hook.
 /** Every plan kind, by name. */
 export const PLAN_KINDS = {
   /** One coding task on a repository (client/task-request.ts). */
   task: kind({
     workflowType: 'taskWorkflow',
     command: 'task',
-    loadCommand: async () => (require('./commands/task') as typeof TaskCommands).taskCommand,
     render: renderTaskResult,
   }),
   /** A ROADMAP.md of dependent tasks (client/roadmap-request.ts). */
   roadmap: kind({
     workflowType: 'roadmapWorkflow',
     command: 'run',
-    loadCommand: async () => (require('./commands/run') as typeof RunCommands).runCommand,
     render: renderRoadmapResult,
   }),
   /** A layer over many targets (client/layer-request.ts). */
   layer: kind({
     workflowType: 'layerWorkflow',
     command: 'layer',
-    loadCommand: async () => (require('./commands/layer') as typeof LayerCommands).layerCommand,
     render: renderLayerRun,
   }),
   /** A sheet of statements (client/sheet-file.ts). */
   sheet: kind({
     workflowType: 'sheetWorkflow',
     command: 'sheet',
-    loadCommand: async () => (require('./commands/sheet') as typeof SheetCommands).sheetCommand,
     render: renderSheetResult,
   }),
 };

@@ -1,5 +1,5 @@
 import type { TaskResult } from '../core/task-types';
-import type { DrivenRun } from './drive-run';
+import type { DrivenRun } from './follow-run';
 
 /** Why a task did not complete, beyond its error: the tail of the failing verify output and the worktree kept for a person. */
 export function taskFailureLines(r: TaskResult): string[] {

@@ -6,7 +6,7 @@ import type { TaskResult } from '../../core/task-types';
 import { gitPolicy } from '../run/policies';
 import { summarized } from '../run/summarized';
 import { finalizeTask } from './finalize-child';
-import type { Landing, LandingContext } from './landing';
+import type { Landing, LandingContext } from './landing-types';
 
 /**
  * The landCommand is the owner's program (it may talk to a forge for a minute): it heartbeats

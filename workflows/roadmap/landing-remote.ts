@@ -5,7 +5,7 @@ import type { TaskResult } from '../../core/task-types';
 import { gitPolicy } from '../run/policies';
 import { summarized } from '../run/summarized';
 import { finalizeTask } from './finalize-child';
-import type { Landing, LandingContext } from './landing';
+import type { Landing, LandingContext } from './landing-types';
 
 /** Pushes refused because the remote moved that are tried again, after 2, 4 and 8 s; then the `merge` gate. */
 export const PUSH_RETRIES = 3;

@@ -1,21 +1,9 @@
 import type { RoadmapTask } from '../../core/roadmap';
 import type { TaskResult } from '../../core/task-types';
-import type { RunControl } from '../run/run-control';
-import type { RoadmapActivities } from './activities';
-import { finalizeTask, type FinalizeContext } from './finalize-child';
+import { finalizeTask } from './finalize-child';
 import { proposeOnRemote } from './landing-branch';
 import { landOnRemote } from './landing-remote';
-
-/** How landing a task ended: its landing commit, or why it was not landed. */
-export type Landing = { landed: true; sha: string } | { landed: false; reason: string };
-
-/** What landing a task needs from its roadmap. */
-export interface LandingContext extends FinalizeContext {
-  acts: RoadmapActivities;
-  control: RunControl;
-  /** The `Dex-Merge` trailer's value: a retried landing finds its commit instead of landing twice. */
-  key: string;
-}
+import type { Landing, LandingContext } from './landing-types';
 
 /**
  * Lands a finished task's branch on the base branch, its box ticked in the same commit

@@ -1,0 +1,24 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { importCycles, sourceFiles } from './import-graph';
+
+const ROOT = join(__dirname, '..');
+/** Every runtime folder: arrows point down (docs/architecture.md), so none may lead back. */
+const SOURCE = ['workflows', 'activities', 'host', 'client', 'core', 'store', 'worker'];
+
+describe('imports', () => {
+  it('form no circle anywhere outside test/, type-only imports included', () => {
+    expect(importCycles(ROOT, sourceFiles(ROOT, SOURCE))).toEqual([]);
+  });
+
+  it('the check finds a circle made on purpose, through a type-only import too', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dex-cycle-'));
+    writeFileSync(join(dir, 'a.ts'), "import { b } from './b';\nexport const a = () => b;\n");
+    writeFileSync(join(dir, 'b.ts'), "import type { C } from './c';\nexport const b = (c?: C) => c;\n");
+    writeFileSync(join(dir, 'c.ts'), "import { a } from './a';\nexport type C = ReturnType<typeof a>;\n");
+    writeFileSync(join(dir, 'd.ts'), "import { a } from './a';\nexport const d = a;\n");
+    expect(importCycles(dir, sourceFiles(dir, ['.']))).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+  });
+});
