@@ -40,7 +40,7 @@ export async function runB2(server: BenchServer, params: BenchParams, log: (line
   const idealMs = steps * latencyMs;
   const queue = 'bench-b2';
   const worker = await startBenchWorker(server.env, queue);
-  // Runs start as a dex command starts a run it serves itself (client/drive-run.ts): through a client
+  // Runs start as a dex command starts a run it serves itself (client/run/drive-run.ts): through a client
   // on its worker's connection, eagerly, so the start call's reply carries the first workflow task.
   const starter = new Client({ connection: server.env.nativeConnection });
   const graph = langGraphPipeline(steps, join(mkdtempSync(join(tmpdir(), 'dex-bench-b2-')), 'graph.sqlite'), latencyMs);

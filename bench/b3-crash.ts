@@ -78,7 +78,7 @@ async function crashOnce(server: BenchServer, scenario: B3Scenario['scenario'], 
     const handle = await server.env.client.workflow.start('taskWorkflow', {
       workflowId,
       taskQueue: queue,
-      // As `dex task` starts it (client/run-handles.ts).
+      // As `dex task` starts it (client/run/run-handles.ts).
       workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT,
       // Between activities: the run waits at a gate before its phase, so no activity runs when the worker dies.
       args: [taskInput(taskId, repo, hostQueue, scenario === 'between-activities' ? { gates: { beforePhase: {} } } : {})],

@@ -4,12 +4,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { ensureTemporalCli } from '../client/toolchain';
-import { DEV_SERVER_DYNAMIC_CONFIG, devServerEnv } from '../client/dev-server';
+import { ensureTemporalCli } from '../client/server/toolchain';
+import { DEV_SERVER_DYNAMIC_CONFIG, devServerEnv } from '../client/server/dev-server';
 import { quietRuntime } from '../test/dev-server-env';
 import { createBenchActivities } from './bench-activities';
-import { registerSearchAttributes } from '../client/search-attribute-setup';
-import { workerConnectionOptions } from '../client/worker-connection-options';
+import { registerSearchAttributes } from '../client/server/search-attribute-setup';
+import { workerConnectionOptions } from '../client/server/worker-connection-options';
 import { WORKFLOW_TASK_SLOTS } from '../worker/start-worker';
 
 /** A dev server for one benchmark run, and the pid of its process (for its CPU time). */
@@ -46,7 +46,7 @@ export async function startBenchServer(opts: { dynamicConfig?: string[]; default
     { stdio: 'ignore', env: opts.defaults === false ? process.env : devServerEnv() },
   );
   const address = `127.0.0.1:${port}`;
-  // The worker connection as dex makes it (client/worker-connection-options.ts).
+  // The worker connection as dex makes it (client/server/worker-connection-options.ts).
   const dexWorkerConnection = { name: 'dex-worker-connection', configureNativeConnection: (o: NativeConnectionOptions) => ({ ...o, ...workerConnectionOptions(address) }) };
   let env: TestWorkflowEnvironment | undefined;
   for (let attempt = 0; !env; attempt++) {

@@ -33,7 +33,7 @@ export function dispatchSection(): string[] {
     '',
     'Eager activity execution (the completing worker gets its activity in the workflow-task reply) removes the remaining ~1.5 ms of an activity\'s dispatch, but it applies only to an activity on the workflow\'s own task queue; on top of the reader fix it measured no gain (16.2 vs 14.4 ms, within noise).',
     '',
-    'So `dex server`, `dex`\'s detached dev server, the tests\' and the bench\'s dev servers all start with `DEV_SERVER_DYNAMIC_CONFIG` (`client/dev-server.ts`): the reader limit at 1000, eager activity execution on, one partition per task queue ("Where many runs at once wait") and queue checkpoints every second ("Queue checkpoints"). A dex run against a real cluster does not need them.',
+    'So `dex server`, `dex`\'s detached dev server, the tests\' and the bench\'s dev servers all start with `DEV_SERVER_DYNAMIC_CONFIG` (`client/server/dev-server.ts`): the reader limit at 1000, eager activity execution on, one partition per task queue ("Where many runs at once wait") and queue checkpoints every second ("Queue checkpoints"). A dex run against a real cluster does not need them.',
     '',
   ];
 }

@@ -2,7 +2,7 @@ import { InvalidInput } from '../core/invalid-input';
 import { makeOutput, UsageError, type Command, type Output } from './cli-context';
 import { COMMAND_HELP, helpFor, optionLines, renderCommandHelp, renderOverview, usageOf, type HelpTopic } from './command-help';
 import type * as CodecServerCommands from './commands/codec-server';
-import type * as DemoCommands from './commands/demo';
+import type * as DemoCommands from './demo/demo-command';
 import type * as HostCommands from './commands/host-commands';
 import type * as DiffCommands from './commands/diff';
 import type * as RetryCommands from './commands/retry';
@@ -30,7 +30,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   [PLAN_KINDS.roadmap.command]: async () => (require('./commands/run') as typeof RunCommands).runCommand,
   [PLAN_KINDS.layer.command]: async () => (require('./commands/layer') as typeof LayerCommands).layerCommand,
   [PLAN_KINDS.sheet.command]: async () => (require('./commands/sheet') as typeof SheetCommands).sheetCommand,
-  demo: async () => (require('./commands/demo') as typeof DemoCommands).demoCommand,
+  demo: async () => (require('./demo/demo-command') as typeof DemoCommands).demoCommand,
   setup: async () => (require('./commands/host-commands') as typeof HostCommands).setupCommand,
   'setup-namespace': async () => (require('./commands/setup-namespace') as typeof SetupNamespaceCommands).setupNamespaceCommand,
   server: async () => (require('./commands/host-commands') as typeof HostCommands).serverCommand,

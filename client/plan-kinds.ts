@@ -5,10 +5,10 @@
  * and driveRun read this table; a new kind is one more entry (docs/adding-a-plan-kind.md).
  */
 import type * as Workflows from '../workflows';
-import { renderLayerRun } from './render-layer-run';
-import { renderRoadmapResult } from './render-roadmap';
-import { renderSheetResult } from './render-sheet';
-import { renderTaskResult } from './render-task';
+import { renderLayerRun } from './render/render-layer-run';
+import { renderRoadmapResult } from './render/render-roadmap';
+import { renderSheetResult } from './render/render-sheet';
+import { renderTaskResult } from './render/render-task';
 
 // Types only: the client starts workflows by name and never loads workflow code, yet a renamed
 // workflow or a changed input fails the type check here and in driveRun.
@@ -34,25 +34,25 @@ const kind = <W extends WorkflowName>(entry: PlanKind<W>): PlanKind<W> => entry;
 
 /** Every plan kind, by name. */
 export const PLAN_KINDS = {
-  /** One coding task on a repository (client/task-request.ts). */
+  /** One coding task on a repository (client/requests/task-request.ts). */
   task: kind({
     workflowType: 'taskWorkflow',
     command: 'task',
     render: renderTaskResult,
   }),
-  /** A ROADMAP.md of dependent tasks (client/roadmap-request.ts). */
+  /** A ROADMAP.md of dependent tasks (client/requests/roadmap-request.ts). */
   roadmap: kind({
     workflowType: 'roadmapWorkflow',
     command: 'run',
     render: renderRoadmapResult,
   }),
-  /** A layer over many targets (client/layer-request.ts). */
+  /** A layer over many targets (client/requests/layer-request.ts). */
   layer: kind({
     workflowType: 'layerWorkflow',
     command: 'layer',
     render: renderLayerRun,
   }),
-  /** A sheet of statements (client/sheet-file.ts). */
+  /** A sheet of statements (client/requests/sheet-file.ts). */
   sheet: kind({
     workflowType: 'sheetWorkflow',
     command: 'sheet',

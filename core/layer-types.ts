@@ -109,7 +109,7 @@ export interface LayerInput {
   layer: LayerSpec;
   /** sha256 of the layer file and its templates, so a run records exactly which layer ran. */
   hash: string;
-  /** Task queue of the layer's activities: the host's that holds the store, or a shared store's (client/layer-queue.ts). */
+  /** Task queue of the layer's activities: the host's that holds the store, or a shared store's (client/run/layer-queue.ts). */
   hostQueue: string;
   llm: LlmSpec;
   /** The model of nodes that name none (the layer's, else `--llm anthropic:MODEL`, else dex's default). */

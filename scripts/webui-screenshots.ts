@@ -20,8 +20,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSampleRepo } from '../client/demo/sample-repo';
-import { ensureTemporalCli } from '../client/toolchain';
-import { searchAttributeArgs } from '../client/dev-server';
+import { ensureTemporalCli } from '../client/server/toolchain';
+import { searchAttributeArgs } from '../client/server/dev-server';
 import { shootList, shootRun } from './webui-pages';
 import { sandboxAvailability } from '../host/sandbox/sandbox-availability';
 

@@ -5,7 +5,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { hostname } from 'node:os';
-import { readConnectionSecurity } from '../client/connection-security';
+import { readConnectionSecurity } from '../client/server/connection-security';
 import { readSettings } from '../client/settings';
 
 async function main(): Promise<number> {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadDexConfig, parseDexConfig } from '../client/config-file';
+import { loadDexConfig, parseDexConfig } from '../client/config/config-file';
 import { InvalidInput } from '../core/invalid-input';
 import { DEFAULT_PHASES_BY_WEIGHT, DEFAULT_RETRY_MAP, DEFAULT_RUNAWAY } from '../core/phases';
 import { DEFAULT_MODEL } from '../core/pricing';

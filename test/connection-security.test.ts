@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readConnectionSecurity } from '../client/connection-security';
+import { readConnectionSecurity } from '../client/server/connection-security';
 import { InvalidInput } from '../core/invalid-input';
 
 const dir = mkdtempSync(join(tmpdir(), 'dex-tls-'));

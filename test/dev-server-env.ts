@@ -6,13 +6,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDexWorker, hostDeps } from '../worker/start-worker';
-import { ensureTemporalCli, ensureTestServer } from '../client/toolchain';
+import { ensureTemporalCli, ensureTestServer } from '../client/server/toolchain';
 import { createSampleRepo } from '../client/demo/sample-repo';
 import type { TaskInput } from '../core/task-types';
 import type { ActivityDeps } from '../activities';
 import { DEX_SEARCH_ATTRIBUTES } from '../core/search-attributes';
-import { registerSearchAttributes } from '../client/search-attribute-setup';
-import { dynamicConfigArgs } from '../client/dev-server';
+import { registerSearchAttributes } from '../client/server/search-attribute-setup';
+import { dynamicConfigArgs } from '../client/server/dev-server';
 
 let runtimeInstalled = false;
 
@@ -40,7 +40,7 @@ export async function startDevServer(dataConverter?: DataConverter): Promise<Tes
       executable: { type: 'existing-path', path: ensureTemporalCli() },
       ip: '127.0.0.1',
       searchAttributes: [...DEX_SEARCH_ATTRIBUTES],
-      // The dynamic config of `dex server` (client/dev-server.ts), so tests see the dispatch latency users do.
+      // The dynamic config of `dex server` (client/server/dev-server.ts), so tests see the dispatch latency users do.
       extraArgs: dynamicConfigArgs(),
     },
   });

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ensureTemporalCli } from '../client/toolchain';
+import { ensureTemporalCli } from '../client/server/toolchain';
 import type { CassetteLine } from '../core/cassette';
 import { DEFAULT_SANDBOX } from '../core/sandbox-policy';
 import type { RunStatus } from '../core/run-types';

@@ -1,4 +1,4 @@
-import { ensureTemporalCli, ensureTestServer } from '../client/toolchain';
+import { ensureTemporalCli, ensureTestServer } from '../client/server/toolchain';
 
 /** Installs (once, into the cache outside the clone) the real servers the tests run against. */
 export default function setup(): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDexConfig } from '../client/config-file';
+import { parseDexConfig } from '../client/config/config-file';
 
 describe('land: in dex.config.yaml', () => {
   it('reads a remote to push to', () => {

@@ -1,9 +1,9 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runEnd } from '../client/follow-run';
-import { buildLayerInput } from '../client/layer-request';
-import { storeLayerTemplates } from '../client/layer-templates';
+import { runEnd } from '../client/run/follow-run';
+import { buildLayerInput } from '../client/requests/layer-request';
+import { storeLayerTemplates } from '../client/requests/layer-templates';
 import { readSettings } from '../client/settings';
 import type { LayerRunRecord } from '../core/layer-types';
 import { useDexEnvironment } from './dex-environment';

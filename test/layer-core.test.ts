@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { layerStore } from '../store/layer-store';
 import { Store } from '../store/sqlite-store';
-import { renderRunEnd } from '../client/render-run-end';
+import { renderRunEnd } from '../client/render/render-run-end';
 import { DEFAULT_NUMBERS, parseInsight } from '../core/insight-parse';
 import { estimateTokens, formatMessage, trimOldestToFit } from '../core/layer-context';
 import { InvalidInput } from '../core/invalid-input';

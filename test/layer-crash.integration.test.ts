@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { layerStore } from '../store/layer-store';
 import { Store } from '../store/sqlite-store';
-import { buildLayerInput } from '../client/layer-request';
+import { buildLayerInput } from '../client/requests/layer-request';
 import { readSettings } from '../client/settings';
 import type { LayerRunRecord } from '../core/layer-types';
 import { usageTotals } from './cassette-builder';

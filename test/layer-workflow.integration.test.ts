@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runEnd } from '../client/follow-run';
-import { buildLayerInput } from '../client/layer-request';
+import { runEnd } from '../client/run/follow-run';
+import { buildLayerInput } from '../client/requests/layer-request';
 import { readSettings } from '../client/settings';
 import type { CassetteLine } from '../core/cassette';
 import type { LayerRunRecord } from '../core/layer-types';

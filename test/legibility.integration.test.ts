@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ensureTemporalCli } from '../client/toolchain';
+import { ensureTemporalCli } from '../client/server/toolchain';
 import type { RunStatus } from '../core/run-types';
 import { completionTurn, fixSumTurns, toJsonl } from './cassette-builder';
 import { runDex } from './dex-cli';

@@ -1,8 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { parseDexConfig } from '../client/config-file';
-import { DEFAULT_THINKING_BUDGET, DEFAULT_THINKING_PHASES } from '../client/model-config';
+import { parseDexConfig } from '../client/config/config-file';
+import { DEFAULT_THINKING_BUDGET, DEFAULT_THINKING_PHASES } from '../client/config/model-config';
 import { modelsForWeight, thinkingBudget } from '../core/model-choice';
 
 const repo = mkdtempSync(`${tmpdir()}/dex-models-`);

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AesGcmCodec, parseCodecKeys } from '../client/payload-codec';
+import { AesGcmCodec, parseCodecKeys } from '../client/server/payload-codec';
 import { RunHistory } from '../client/run-history';
 import type { TaskInput, TaskResult } from '../core/task-types';
 import { fixSumTurns } from './cassette-builder';

@@ -1,8 +1,8 @@
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCodecServer, type CodecServer } from '../client/codec-server';
-import { AesGcmCodec, codecFromEnv, parseCodecKeys } from '../client/payload-codec';
+import { startCodecServer, type CodecServer } from '../client/server/codec-server';
+import { AesGcmCodec, codecFromEnv, parseCodecKeys } from '../client/server/payload-codec';
 import { InvalidInput } from '../core/invalid-input';
 import { runDex } from './dex-cli';
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fitWidth, formatElapsed, lastingLines, liveStatusLine } from '../client/progress-lines';
-import { LiveProgress, PlainProgress } from '../client/progress-view';
-import { saysWhileWaiting } from '../client/slow-wait';
-import { workerWaitNotice } from '../client/worker-starvation';
+import { fitWidth, formatElapsed, lastingLines, liveStatusLine } from '../client/run/progress-lines';
+import { LiveProgress, PlainProgress } from '../client/run/progress-view';
+import { saysWhileWaiting } from '../client/run/slow-wait';
+import { workerWaitNotice } from '../client/run/worker-starvation';
 import type { RunStatus } from '../core/run-types';
 
 /** A task's status: implement, turn 3, editing a file, with what it spent. */

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { findRecorded, recordedReply, withFileLock } from '../activities/model/cassette-recorder';
 import { parseCassette, type CassetteResponse } from '../core/cassette';
-import { parseLlmSpec } from '../client/llm-spec';
+import { parseLlmSpec } from '../client/requests/llm-spec';
 
 const execFileAsync = promisify(execFile);
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseCassette } from '../core/cassette';
-import type { RecordedRun } from '../client/replay-test-record';
+import type { RecordedRun } from '../client/requests/replay-test-record';
 import { completionTurn, toolTurn } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
 import { sampleRepo } from './dev-server-env';

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { loadDexConfig } from '../client/config-file';
+import { loadDexConfig } from '../client/config/config-file';
 import { completionTurn, fixSumTurns, inPhase } from './cassette-builder';
 import { failureOf, useDexEnvironment, waitForGate } from './dex-environment';
 

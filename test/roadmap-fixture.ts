@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildRoadmapInput } from '../client/roadmap-request';
+import { buildRoadmapInput } from '../client/requests/roadmap-request';
 import { readSettings } from '../client/settings';
 import type { RoadmapInput } from '../core/roadmap-types';
 import type { DexEnvironment } from './dex-environment';

@@ -1,10 +1,10 @@
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { TypedSearchAttributes, type SearchAttributePair } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { renderRoadmapResult } from '../client/render-roadmap';
-import { describeTaskEnd, renderTaskResult } from '../client/render-task';
-import { layerAbout, roadmapAbout, sheetAbout, startMarks, taskAbout } from '../client/run-about';
-import { listQuery, renderRunList, runRow } from '../client/run-list';
+import { renderRoadmapResult } from '../client/render/render-roadmap';
+import { describeTaskEnd, renderTaskResult } from '../client/render/render-task';
+import { layerAbout, roadmapAbout, sheetAbout, startMarks, taskAbout } from '../client/run/run-about';
+import { listQuery, renderRunList, runRow } from '../client/render/run-list';
 import type { LayerInput } from '../core/layer-types';
 import type { RoadmapInput, RoadmapResult } from '../core/roadmap-types';
 import { DEX_COST_USD, DEX_KIND, DEX_PHASE, DEX_REPO, DEX_STATE, DEX_WAITING_FOR } from '../core/search-attributes';

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseDexConfig } from '../client/config-file';
+import { parseDexConfig } from '../client/config/config-file';
 import { InvalidInput } from '../core/invalid-input';
 
 const repo = mkdtempSync(join(tmpdir(), 'dex-setup-config-'));

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { planSheetFile } from '../client/sheet-file';
+import { planSheetFile } from '../client/requests/sheet-file';
 import { describePlan, planSheet, type SheetDoc } from '../core/sheet';
 import { targetKeys } from '../core/sheet-expand';
 import { substituteAction, substituteText, symbolsIn } from '../core/sheet-symbols';

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runEnd } from '../client/follow-run';
-import { buildSheetInput, planSheetFile } from '../client/sheet-file';
+import { runEnd } from '../client/run/follow-run';
+import { buildSheetInput, planSheetFile } from '../client/requests/sheet-file';
 import type { SheetInput, SheetResult, SheetStatus } from '../core/sheet-types';
 import { useDexEnvironment } from './dex-environment';
 

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { renderSheetResult } from '../client/render-sheet';
-import { planSheetFile } from '../client/sheet-file';
+import { renderSheetResult } from '../client/render/render-sheet';
+import { planSheetFile } from '../client/requests/sheet-file';
 import { InvalidInput } from '../core/invalid-input';
 import { runBounded } from '../core/run-bounded';
 import { describePlan, planSheet, type SheetDoc, type StatementDoc } from '../core/sheet';

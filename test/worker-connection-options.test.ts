@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopbackAddress, workerConnectionOptions } from '../client/worker-connection-options';
+import { isLoopbackAddress, workerConnectionOptions } from '../client/server/worker-connection-options';
 
 describe('the worker connection options', () => {
   it('turn gzip off for a server on this machine and keep it for any other', () => {

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { InvalidInput } from '../../core/invalid-input';
 import { parseCommandArgs, type Output } from '../cli-context';
-import { startCodecServer } from '../codec-server';
+import { startCodecServer } from '../server/codec-server';
 import { COMMAND_HELP } from '../command-help';
-import { CODEC_KEYS_ENV, codecFromEnv } from '../payload-codec';
+import { CODEC_KEYS_ENV, codecFromEnv } from '../server/payload-codec';
 import { EMBEDDED_UI } from '../settings';
 
 /** The port Temporal's codec server samples use. */

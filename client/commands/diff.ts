@@ -4,13 +4,13 @@ import { InvalidInput } from '../../core/invalid-input';
 import type { TaskInput, TaskResult, Worktree } from '../../core/task-types';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
-import { runEnd } from '../follow-run';
+import { runEnd } from '../run/follow-run';
 import { PLAN_KINDS } from '../plan-kinds';
 import { RunHistory } from '../run-history';
 import { findRun, isRunning } from '../run-lookup';
 import { readSettings } from '../settings';
-import { connectSaying } from '../slow-wait';
-import { renderTaskChanges, taskChanges, type TaskChanges } from '../task-diff';
+import { connectSaying } from '../run/slow-wait';
+import { renderTaskChanges, taskChanges, type TaskChanges } from '../render/task-diff';
 
 /** One task's changes, or why there are none to show. */
 type TaskDiff = { workflowId: string } & (TaskChanges | { none: string });

@@ -1,11 +1,11 @@
 import { once } from 'node:events';
 import { parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP } from '../command-help';
-import { connectSaying } from '../slow-wait';
-import { installRuntimeLogging } from '../runtime-logging';
-import { runDevServerForeground } from '../dev-server';
+import { connectSaying } from '../run/slow-wait';
+import { installRuntimeLogging } from '../server/runtime-logging';
+import { runDevServerForeground } from '../server/dev-server';
 import { readSettings, EMBEDDED_ADDRESS, EMBEDDED_UI } from '../settings';
-import { ensureTemporalCli, ensureTestServer } from '../toolchain';
+import { ensureTemporalCli, ensureTestServer } from '../server/toolchain';
 import { bwrapProgram, sandboxAvailability } from '../../host/sandbox/sandbox-availability';
 import { createDexWorker, hostDeps } from '../../worker/start-worker';
 import { flushTracing } from '../tracing';

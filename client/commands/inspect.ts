@@ -3,18 +3,18 @@ import type { RunStatus } from '../../core/run-types';
 import { statusQuery } from '../../workflows/run/definitions';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
-import { followRun, runEnd } from '../follow-run';
-import { progressLine } from '../progress-lines';
-import { progressView } from '../progress-view';
-import { exitCodeFor } from '../drive-task';
-import { renderRunEnd } from '../render-run-end';
-import { UNSANDBOXED_WARNING } from '../sandbox-choice';
+import { followRun, runEnd } from '../run/follow-run';
+import { progressLine } from '../run/progress-lines';
+import { progressView } from '../run/progress-view';
+import { exitCodeFor } from '../run/drive-task';
+import { renderRunEnd } from '../render/render-run-end';
+import { UNSANDBOXED_WARNING } from '../run/sandbox-choice';
 import { findRun } from '../run-lookup';
 import { PLAN_KINDS } from '../plan-kinds';
 import { renderRetryLinks, retryLinks } from '../retry-links';
 import { readSettings } from '../settings';
-import { connectSaying, saysWhileWaiting } from '../slow-wait';
-import { unclaimedWork, workerWaitNotice } from '../worker-starvation';
+import { connectSaying, saysWhileWaiting } from '../run/slow-wait';
+import { unclaimedWork, workerWaitNotice } from '../run/worker-starvation';
 
 /** The live status of a running run; undefined when no worker answers within a few seconds. */
 async function liveStatus(connection: Connection, handle: WorkflowHandle, say: (line: string) => void): Promise<RunStatus | undefined> {

@@ -5,16 +5,16 @@ import { InvalidInput } from '../../core/invalid-input';
 import { onePositional, parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import { withExistingStore, withStore } from '../command-store';
-import type * as DriveRun from '../drive-run';
+import type * as DriveRun from '../run/drive-run';
 import type { LayerInput } from '../../core/layer-types';
-import { buildLayerInput } from '../layer-request';
-import { layerActivityQueue } from '../layer-queue';
-import { storeLayerTemplates } from '../layer-templates';
-import { buildLayerResumeInput, notRecorded } from '../layer-resume';
-import { renderLayerRun } from '../render-layer-run';
-import { layerAbout, type RunAbout } from '../run-about';
+import { buildLayerInput } from '../requests/layer-request';
+import { layerActivityQueue } from '../run/layer-queue';
+import { storeLayerTemplates } from '../requests/layer-templates';
+import { buildLayerResumeInput, notRecorded } from '../requests/layer-resume';
+import { renderLayerRun } from '../render/render-layer-run';
+import { layerAbout, type RunAbout } from '../run/run-about';
 import { commandSettings, readSettings } from '../settings';
-import { parseTopicMessages } from '../topic-messages-file';
+import { parseTopicMessages } from '../requests/topic-messages-file';
 import type { DexStore } from '../../store/dex-store';
 import { parseStoreSpec } from '../../store/store-spec';
 
@@ -55,7 +55,7 @@ export async function layerCommand(argv: string[], out: Output): Promise<number>
     about = layerAbout(input);
   }
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
-  const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;
+  const { driveRun, exitCodeFor } = require('../run/drive-run') as typeof DriveRun;
   const run = await driveRun(
     { kind: 'layer', idPrefix: layerWorkflowIdPrefix(input.layer.name), args: [input], about },
     settings,

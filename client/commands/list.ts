@@ -1,9 +1,9 @@
 import { InvalidInput } from '../../core/invalid-input';
 import { parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
-import { isDexRun, listQuery, renderRunList, runRow, type RunRow } from '../run-list';
+import { isDexRun, listQuery, renderRunList, runRow, type RunRow } from '../render/run-list';
 import { readSettings } from '../settings';
-import { connectSaying } from '../slow-wait';
+import { connectSaying } from '../run/slow-wait';
 
 /** A visibility query naming a search attribute the namespace does not have: Temporal answers INVALID_ARGUMENT. */
 const unknownAttribute = (err: unknown): boolean => /search attribute|DexState|DexRepo/i.test(err instanceof Error ? err.message : String(err));

@@ -8,9 +8,9 @@ import { withExistingStore } from '../command-store';
 import { PLAN_KINDS } from '../plan-kinds';
 import { RunHistory } from '../run-history';
 import { findRun, isRunning } from '../run-lookup';
-import { renderStep, stepKey, stepSettled, transcriptSteps, type TranscriptLog } from '../run-log';
+import { renderStep, stepKey, stepSettled, transcriptSteps, type TranscriptLog } from '../render/run-log';
 import { readSettings } from '../settings';
-import { connectSaying } from '../slow-wait';
+import { connectSaying } from '../run/slow-wait';
 
 /** How often `--follow` looks for new steps. */
 const FOLLOW_POLL_MS = 1_000;

@@ -5,7 +5,7 @@ import { parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import { withStore } from '../command-store';
 import { readSettings } from '../settings';
-import { resolveRepository } from '../task-request';
+import { resolveRepository } from '../requests/task-request';
 
 /**
  * `dex memory [--repo DIR] [--add TEXT | --forget N]`: the repository's project memory in this

@@ -3,15 +3,15 @@ import { dirname, join, resolve } from 'node:path';
 import { InvalidInput } from '../../core/invalid-input';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
-import type * as DriveRun from '../drive-run';
-import type * as DriveTask from '../drive-task';
-import { parseLlmSpec } from '../llm-spec';
-import { buildRoadmapInput } from '../roadmap-request';
-import { changedFiles, copyAtStart, differences } from '../replay-test';
-import { outcomeOf, readRecordedRun, type RecordedRun } from '../replay-test-record';
-import { roadmapAbout } from '../run-about';
+import type * as DriveRun from '../run/drive-run';
+import type * as DriveTask from '../run/drive-task';
+import { parseLlmSpec } from '../requests/llm-spec';
+import { buildRoadmapInput } from '../requests/roadmap-request';
+import { changedFiles, copyAtStart, differences } from '../render/replay-test';
+import { outcomeOf, readRecordedRun, type RecordedRun } from '../requests/replay-test-record';
+import { roadmapAbout } from '../run/run-about';
 import { commandSettings, type Settings } from '../settings';
-import { buildTaskInput, resolveRepository } from '../task-request';
+import { buildTaskInput, resolveRepository } from '../requests/task-request';
 
 /**
  * `dex replay-test FILE` (docs/interfaces.md#recording-a-run): runs a recorded run again from
@@ -60,14 +60,14 @@ function startReplay(recorded: RecordedRun, copy: string, llm: string, unsafeNoS
     const { title, description, weight } = recorded.task!;
     const { input, repoName } = buildTaskInput({ title, description, weight, repo: copy, llm, unsafeNoSandbox }, settings);
     return async () => {
-      const { driveTask } = require('../drive-task') as typeof DriveTask;
+      const { driveTask } = require('../run/drive-task') as typeof DriveTask;
       return driveTask(input, repoName, settings, out);
     };
   }
   if (!recorded.roadmap) throw new InvalidInput('the recording names no roadmap');
   const checked = buildRoadmapInput({ roadmap: join(copy, recorded.roadmap), repo: copy, llm, unsafeNoSandbox }, settings);
   return async () => {
-    const { driveRun } = require('../drive-run') as typeof DriveRun;
+    const { driveRun } = require('../run/drive-run') as typeof DriveRun;
     const about = roadmapAbout(checked.input, checked.tasks);
     const unsandboxed = checked.input.taskDefaults.sandbox?.mode === 'off';
     return driveRun({ kind: 'roadmap', workflowId: checked.workflowId, args: [checked.input], about, unsandboxed }, settings, out);

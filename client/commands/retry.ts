@@ -1,10 +1,10 @@
 import { onePositional, parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
-import { describeTaskEnd } from '../render-task';
-import { buildRetryInput } from '../retry-request';
+import { describeTaskEnd } from '../render/render-task';
+import { buildRetryInput } from '../requests/retry-request';
 import { commandSettings } from '../settings';
-import { connectSaying } from '../slow-wait';
-import { driveTask, exitCodeFor } from '../drive-task';
+import { connectSaying } from '../run/slow-wait';
+import { driveTask, exitCodeFor } from '../run/drive-task';
 import { repoNameOf } from '../../core/ids';
 
 /** `dex retry ID --from PHASE [--note TEXT]`: a new run of an ended task from the checkpoint before PHASE. */

@@ -1,11 +1,11 @@
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
-import type * as DriveRun from '../drive-run';
-import { renderRoadmapResult } from '../render-roadmap';
-import { finishRecording, startRecording } from '../replay-test-record';
-import { roadmapAbout } from '../run-about';
+import type * as DriveRun from '../run/drive-run';
+import { renderRoadmapResult } from '../render/render-roadmap';
+import { finishRecording, startRecording } from '../requests/replay-test-record';
+import { roadmapAbout } from '../run/run-about';
 import { commandSettings } from '../settings';
-import { buildRoadmapInput } from '../roadmap-request';
+import { buildRoadmapInput } from '../requests/roadmap-request';
 
 /** `dex run ROADMAP.md`: a whole roadmap, checked before anything starts. */
 export async function runCommand(argv: string[], out: Output): Promise<number> {
@@ -15,7 +15,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   const checked = buildRoadmapInput({ roadmap, repo: values.repo, llm: values.llm, unsafeNoSandbox: values['unsafe-no-sandbox'] }, settings);
   out.info(`${checked.tasks.length} tasks in ${checked.input.roadmapFile}, landing on ${checked.input.baseBranch}`);
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
-  const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;
+  const { driveRun, exitCodeFor } = require('../run/drive-run') as typeof DriveRun;
   const unsandboxed = checked.input.taskDefaults.sandbox?.mode === 'off';
   const about = roadmapAbout(checked.input, checked.tasks);
   const { repoPath, roadmapFile, taskDefaults } = checked.input;

@@ -1,6 +1,6 @@
 import { parseCommandArgs, type Output } from '../cli-context';
-import { connectSaying } from '../slow-wait';
-import { missingSearchAttributes, registerSearchAttributes } from '../search-attribute-setup';
+import { connectSaying } from '../run/slow-wait';
+import { missingSearchAttributes, registerSearchAttributes } from '../server/search-attribute-setup';
 import { readSettings } from '../settings';
 import { DEX_SEARCH_ATTRIBUTES } from '../../core/search-attributes';
 

@@ -2,12 +2,12 @@ import { sheetWorkflowIdPrefix } from '../../core/ids';
 import { describePlan } from '../../core/sheet';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
-import type * as DriveRun from '../drive-run';
+import type * as DriveRun from '../run/drive-run';
 import { PLAN_KINDS } from '../plan-kinds';
-import { renderRunEnd } from '../render-run-end';
-import { sheetAbout } from '../run-about';
+import { renderRunEnd } from '../render/render-run-end';
+import { sheetAbout } from '../run/run-about';
 import { commandSettings } from '../settings';
-import { buildSheetInput, planSheetFile } from '../sheet-file';
+import { buildSheetInput, planSheetFile } from '../requests/sheet-file';
 
 /** `dex sheet FILE`: checks and plans a sheet (tollgate 1), then runs it as a `sheetWorkflow` unless `--plan`. */
 export async function sheetCommand(argv: string[], out: Output): Promise<number> {
@@ -29,7 +29,7 @@ export async function sheetCommand(argv: string[], out: Output): Promise<number>
   const settings = commandSettings(values.detach);
   const input = buildSheetInput(file, plan, { confirm: values.confirm, llm: values.llm }, settings);
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
-  const { driveRun, exitCodeFor } = require('../drive-run') as typeof DriveRun;
+  const { driveRun, exitCodeFor } = require('../run/drive-run') as typeof DriveRun;
   const run = await driveRun(
     { kind: 'sheet', idPrefix: sheetWorkflowIdPrefix(plan.name), args: [input], about: sheetAbout(input) },
     settings,

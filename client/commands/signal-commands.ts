@@ -3,7 +3,7 @@ import type { ApproveInput, RejectInput } from '../../core/run-types';
 import { InvalidInput } from '../../core/invalid-input';
 import { decideUpdate, pauseSignal, resumeSignal, type DecideInput } from '../../workflows/run/definitions';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
-import { connectSaying } from '../slow-wait';
+import { connectSaying } from '../run/slow-wait';
 import { readSettings } from '../settings';
 
 type SignalName = 'approve' | 'reject' | 'pause' | 'resume' | 'cancel';

@@ -1,10 +1,10 @@
 import { parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
-import type * as DriveTask from '../drive-task';
-import { describeTaskEnd } from '../render-task';
-import { finishRecording, startRecording } from '../replay-test-record';
+import type * as DriveTask from '../run/drive-task';
+import { describeTaskEnd } from '../render/render-task';
+import { finishRecording, startRecording } from '../requests/replay-test-record';
 import { commandSettings } from '../settings';
-import { buildTaskInput } from '../task-request';
+import { buildTaskInput } from '../requests/task-request';
 
 /** `dex task "TITLE"`: one task on a repository, checked before anything starts. */
 export async function taskCommand(argv: string[], out: Output): Promise<number> {
@@ -23,7 +23,7 @@ export async function taskCommand(argv: string[], out: Output): Promise<number> 
     settings,
   );
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
-  const { driveTask, exitCodeFor } = require('../drive-task') as typeof DriveTask;
+  const { driveTask, exitCodeFor } = require('../run/drive-task') as typeof DriveTask;
   const task = { title: input.title, description: input.description, weight: values.weight };
   const recording = startRecording(input.llm, values.detach, { kind: 'task', repo: input.repoPath, task }, out.info);
   const run = await driveTask(input, repoName, settings, out, { detach: values.detach });

@@ -1,0 +1,40 @@
+import type { LandConfig } from '../../core/roadmap-types';
+import { isRecord, knownKeys, type Fail } from './config-section';
+
+const LAND_KEYS = ['remote', 'branch', 'mode', 'finalizeAttempts'];
+
+/**
+ * `land:` and `landCommand:` of dex.config.yaml (docs/roadmaps.md#landing-on-a-remote); `fail`
+ * names the key and throws InvalidInput (exit 2). Whether the remote exists is checked when a
+ * roadmap starts (client/requests/roadmap-request.ts).
+ */
+export function parseLandConfig(land: unknown, landCommand: unknown, fail: Fail): LandConfig | undefined {
+  if (land === undefined && landCommand === undefined) return undefined;
+  const config: LandConfig = {};
+  if (land !== undefined) {
+    if (!isRecord(land)) fail('land', 'must be a map with remote, branch, mode and/or finalizeAttempts');
+    knownKeys(land, LAND_KEYS, 'land.', fail);
+    const name = (key: string) => {
+      const v = land[key];
+      if (v === undefined) return undefined;
+      if (typeof v !== 'string' || !/^[\w.][\w./-]*$/.test(v)) fail(`land.${key}`, 'must be a plain git name (letters, digits, . _ / -)');
+      return v;
+    };
+    config.remote = name('remote');
+    config.branch = name('branch');
+    if (land.mode !== undefined && land.mode !== 'push' && land.mode !== 'branch') fail('land.mode', 'must be push or branch');
+    config.mode = land.mode as LandConfig['mode'];
+    if (land.finalizeAttempts !== undefined) {
+      if (!Number.isInteger(land.finalizeAttempts) || (land.finalizeAttempts as number) < 1) fail('land.finalizeAttempts', 'must be a positive whole number');
+      config.finalizeAttempts = land.finalizeAttempts as number;
+    }
+    if ((config.branch || config.mode) && !config.remote) fail('land.remote', 'is needed with land.branch or land.mode');
+  }
+  if (landCommand !== undefined) {
+    if (typeof landCommand !== 'string' || !landCommand.trim()) fail('landCommand', 'must be a shell command');
+    // It announces a pushed branch (a pull request for it): without one there is nothing to announce, so refused rather than ignored.
+    if (config.mode !== 'branch') fail('landCommand', 'needs land: { remote: …, mode: branch } (it runs after the task branch is pushed)');
+    config.command = landCommand;
+  }
+  return config;
+}

@@ -1,0 +1,35 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseCommandArgs, type Output } from '../cli-context';
+import { COMMAND_HELP } from '../command-help';
+import type * as DriveTask from '../run/drive-task';
+import { describeTaskEnd } from '../render/render-task';
+import { DEMO_TASK, createSampleRepo } from './sample-repo';
+import { sandboxAvailability } from '../../host/sandbox/sandbox-availability';
+import { commandSettings } from '../settings';
+import { buildTaskInput } from '../requests/task-request';
+
+/** The bundled cassette: the demo runs the same way on every machine, without a key. */
+export const DEMO_CASSETTE = join(__dirname, 'demo.cassette.jsonl');
+
+/** `dex demo`: makes a sample repository with a failing test and fixes it through a real taskWorkflow. */
+export async function demoCommand(argv: string[], out: Output): Promise<number> {
+  const { values } = parseCommandArgs(argv, COMMAND_HELP.demo.options);
+  const dir = values.dir ? resolve(values.dir) : join(mkdtempSync(join(tmpdir(), 'dex-demo-')), 'math');
+  createSampleRepo(dir);
+  out.info(`sample repository with a failing test: ${dir}`);
+  const settings = commandSettings(false);
+  // The demo's commands are its own, so it may run without a sandbox, but says so loudly.
+  const available = sandboxAvailability();
+  if (!available.ok) out.info(`WARNING: ${available.why.replace(/, or pass.*$/, '')}; the demo runs its own commands without one`);
+  const { input, repoName } = buildTaskInput(
+    { ...DEMO_TASK, repo: dir, llm: `replay:${DEMO_CASSETTE}`, unsafeNoSandbox: !available.ok },
+    settings,
+  );
+  // Loaded only once the input is known to be good: bad input answers without loading the SDK.
+  const { driveTask, exitCodeFor } = require('../run/drive-task') as typeof DriveTask;
+  const run = await driveTask(input, repoName, settings, out);
+  out.result(describeTaskEnd(run), { workflowId: run.workflowId, repo: dir, ...run.end, webUi: run.webUi });
+  return run.end ? exitCodeFor(run.end) : 0;
+}

@@ -1,0 +1,17 @@
+import type { RoadmapResult } from '../../core/roadmap-types';
+
+/** A roadmap's result as lines: one task a line, then each failed task's error and run, then its tokens and cost (for `dex run` and `dex status`). */
+export function renderRoadmapResult(result: RoadmapResult): string[] {
+  const failed = result.tasks.filter((t) => t.error && !t.blockedBy);
+  return [
+    ...result.tasks.map(
+      (t) => `  ${t.id.padEnd(8)} ${t.state.padEnd(10)} ${t.commit ? t.commit.slice(0, 10) : ''}${t.blockedBy ? `blocked by ${t.blockedBy}` : ''}`.trimEnd(),
+    ),
+    ...failed.flatMap((t) => [
+      `${t.id} ${t.state}: ${t.error}`,
+      ...(t.workflowId ? [`  its verify output and worktree: dex status ${t.workflowId} · dex log ${t.workflowId} · dex diff ${t.workflowId}`] : []),
+    ]),
+    `tokens: ${result.tokens.input} input, ${result.tokens.output} output, ${result.tokens.cacheRead} cache read, ${result.tokens.cacheWrite} cache write`,
+    `cost: $${result.costUsd.toFixed(4)} over ${result.runs} workflow run(s)`,
+  ];
+}

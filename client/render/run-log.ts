@@ -1,0 +1,116 @@
+/**
+ * `dex log`'s steps: a transcript in this host's store read as what happened, turn by turn: the
+ * model's text, each tool it called with its arguments and a preview of the result, each verify,
+ * and what the model was told next. Reading and rendering only; the command is commands/log.ts.
+ */
+import { modelCallKey, verifyReportId, verifyResultKey } from '../../core/ids';
+import type { DexStore } from '../../store/dex-store';
+import type { VerifyResult } from '../../activities/verify/verify';
+
+/** How much of an argument list, a result or a text one step line shows. */
+const PREVIEW_CHARS = 120;
+
+/** One step of a transcript. */
+export type LogStep =
+  | { kind: 'prompt'; seq: number; chars: number; preview: string }
+  | { kind: 'turn'; seq: number; turn: number; text?: string; model?: string; tokensIn?: number; tokensOut?: number; costUsd?: number }
+  | { kind: 'tool'; seq: number; turn: number; toolUseId: string; name: string; input: string; result?: string; isError?: boolean }
+  | { kind: 'verify'; seq: number; turn: number; passed: boolean; commands: string[]; tail?: string }
+  | { kind: 'told'; seq: number; text: string };
+
+/** A transcript and its steps. */
+export interface TranscriptLog {
+  id: string;
+  steps: LogStep[];
+}
+
+type Block = { type?: string; text?: unknown; id?: unknown; name?: unknown; input?: unknown };
+
+/** `text` on one line, cut to `chars`. */
+export function preview(text: string, chars = PREVIEW_CHARS): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > chars ? `${line.slice(0, chars - 1)}…` : line;
+}
+
+const blocksOf = (content: unknown): Block[] => (Array.isArray(content) ? (content as Block[]) : []);
+const textOf = (blocks: Block[]): string[] => blocks.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text as string);
+
+/** The steps of transcript `transcriptId`, in order, from the store. */
+export async function transcriptSteps(store: DexStore, transcriptId: string): Promise<LogStep[]> {
+  const steps: LogStep[] = [];
+  let turn = 0;
+  for (const message of await store.listMessages(transcriptId)) {
+    const blocks = blocksOf(message.content);
+    if (message.role === 'user') {
+      const texts = textOf(blocks);
+      if (message.seq === 0) {
+        const prompt = texts.join('\n');
+        steps.push({ kind: 'prompt', seq: 0, chars: prompt.length, preview: preview(prompt) });
+      } else if (texts.length) {
+        // A follow-up is tool results (shown with their tools), a stored report, then the note that says what to do next.
+        steps.push({ kind: 'told', seq: message.seq, text: preview(texts.at(-1)!) });
+      }
+      continue;
+    }
+    turn++;
+    const call = await store.getModelCall(modelCallKey(transcriptId, message.seq));
+    const text = textOf(blocks).join('\n');
+    steps.push({
+      kind: 'turn',
+      seq: message.seq,
+      turn,
+      ...(text.trim() ? { text: preview(text) } : {}),
+      ...(call ? { model: call.model, tokensIn: call.input + call.cacheRead + call.cacheWrite, tokensOut: call.output, costUsd: call.costUsd } : {}),
+    });
+    const uses = blocks.filter((b) => b.type === 'tool_use');
+    for (const use of uses) {
+      const toolUseId = String(use.id);
+      const result = await store.getToolResult(transcriptId, toolUseId);
+      steps.push({
+        kind: 'tool',
+        seq: message.seq,
+        turn,
+        toolUseId,
+        name: String(use.name),
+        input: preview(JSON.stringify(use.input ?? {})),
+        ...(result ? { result: preview(result.content || '(empty)'), isError: result.isError } : {}),
+      });
+    }
+    if (uses.length === 0) {
+      // A completion is verified (in a phase that changes files): its report sits beside the transcript.
+      const stored = await store.getArtifact(verifyResultKey(verifyReportId(transcriptId, turn)));
+      if (stored) {
+        const verify = JSON.parse(stored.content) as VerifyResult;
+        const tail = verify.tail?.trim().split('\n').at(-1);
+        steps.push({ kind: 'verify', seq: message.seq, turn, passed: verify.passed, commands: verify.commands.map((c) => c.command), ...(tail ? { tail: preview(tail) } : {}) });
+      }
+    }
+  }
+  return steps;
+}
+
+/** One step as a line of text (indented under its transcript's header). */
+export function renderStep(step: LogStep): string {
+  switch (step.kind) {
+    case 'prompt':
+      return `  prompt (${step.chars} chars): ${step.preview}`;
+    case 'turn': {
+      const spent = step.model ? ` · ${step.model} · ${step.tokensIn} in / ${step.tokensOut} out · $${(step.costUsd ?? 0).toFixed(4)}` : '';
+      return `  turn ${step.turn}${spent}${step.text ? `\n    ${step.text}` : ''}`;
+    }
+    case 'tool':
+      return `    ${step.name} ${step.input} → ${step.result === undefined ? '(running)' : `${step.isError ? 'error: ' : ''}${step.result}`}`;
+    case 'verify':
+      return `    verify ${step.passed ? 'passed' : 'failed'}: ${step.commands.join(' && ')}${step.tail ? ` · ${step.tail}` : ''}`;
+    case 'told':
+      return `    → told: ${step.text}`;
+  }
+}
+
+/** A step's identity, to print each once while following: a tool step counts once its result is there. */
+export function stepKey(transcriptId: string, step: LogStep): string {
+  return `${transcriptId}#${step.seq}:${step.kind}${step.kind === 'tool' ? `:${step.toolUseId}` : ''}`;
+}
+
+/** True when a step will not change any more (a tool step waits for its result). */
+export const stepSettled = (step: LogStep): boolean => step.kind !== 'tool' || step.result !== undefined;

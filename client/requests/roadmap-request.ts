@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { repoNameOf, roadmapWorkflowId } from '../../core/ids';
+import { phasesFor } from '../../core/phases';
+import { parseRoadmap, type RoadmapTask } from '../../core/roadmap';
+import type { LandConfig, RoadmapInput } from '../../core/roadmap-types';
+import { InvalidInput } from '../../core/invalid-input';
+import { dexGitSync } from '../../host/git/dex-git';
+import { loadDexConfig } from '../config/config-file';
+import { parseLlmSpec } from './llm-spec';
+import type { Settings } from '../settings';
+import { resolveRepository, taskDefaultsFrom } from './task-request';
+
+/** What a person asks for with `dex run`. */
+export interface RoadmapRequest {
+  roadmap: string;
+  repo?: string;
+  llm?: string;
+  /** `--unsafe-no-sandbox`: run the agent's commands unconfined. */
+  unsafeNoSandbox?: boolean;
+}
+
+/** A checked roadmap run: the workflow's input, its id and its tasks. */
+export interface CheckedRoadmap {
+  input: RoadmapInput;
+  workflowId: string;
+  tasks: RoadmapTask[];
+}
+
+/**
+ * Checks a roadmap request and turns it into the workflow's input; throws InvalidInput (exit 2)
+ * before anything starts: a missing file, no tasks, a duplicate id, an unknown dependency or a
+ * cycle (naming the ids), an unknown task type, a bad config or `--llm`.
+ */
+export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: NodeJS.ProcessEnv = process.env): CheckedRoadmap {
+  const file = resolve(req.roadmap);
+  if (!existsSync(file)) throw new InvalidInput(`roadmap not found: ${file}`);
+  const repoPath = resolveRepository(req.repo ?? dirname(file));
+  const roadmapFile = relative(repoPath, file);
+  if (roadmapFile.startsWith('..')) throw new InvalidInput(`the roadmap ${file} is not inside the repository ${repoPath}`);
+  const text = readFileSync(file, 'utf8');
+  const tasks = parseRoadmap(text, roadmapFile);
+  const config = loadDexConfig(repoPath);
+  for (const task of tasks) {
+    try {
+      phasesFor(task, config.phases);
+    } catch (err) {
+      throw new InvalidInput(`${roadmapFile}: task ${task.id}: ${(err as Error).message}`);
+    }
+  }
+  const baseBranch = dexGitSync(repoPath, ['rev-parse', '--abbrev-ref', 'HEAD']).trim();
+  if (baseBranch === 'HEAD') throw new InvalidInput(`the repository ${repoPath} is not on a branch: check out the branch tasks should land on`);
+  const llm = parseLlmSpec(req.llm, env);
+  const repoName = repoNameOf(repoPath);
+  const roadmapHash = createHash('sha256').update(`${repoPath}\n${roadmapFile}\n${text}`).digest('hex').slice(0, 8);
+  return {
+    workflowId: roadmapWorkflowId(repoName, roadmapHash),
+    tasks,
+    input: {
+      repoPath,
+      roadmapFile,
+      repoName,
+      roadmapHash,
+      baseBranch,
+      // A roadmap's tasks are judged by what they break, not by what was red before (docs/roadmaps.md#baseline-aware-verify).
+      taskDefaults: { ...taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox), verifyBaseline: config.verifyBaseline ?? true },
+      phasesByWeight: config.phases,
+      ...(config.modelsByWeight ? { modelsByWeight: config.modelsByWeight } : {}),
+      maxParallel: config.maxParallel,
+      continueAsNewAfterTasks: config.continueAsNewAfterTasks,
+      taskBudget: config.budgets.task,
+      runBudget: config.budgets.run,
+      ...(config.land ? { land: checkedLand(config.land, repoPath) } : {}),
+    },
+  };
+}
+
+/** `land:` with its remote checked: a remote the repository does not configure is bad input (exit 2). */
+function checkedLand(land: LandConfig, repoPath: string): LandConfig {
+  if (land.remote && !dexGitSync(repoPath, ['remote']).split('\n').includes(land.remote)) {
+    throw new InvalidInput(`dex.config.yaml: land.remote: the repository has no remote "${land.remote}" (git remote add ${land.remote} URL)`);
+  }
+  return land;
+}

@@ -1,0 +1,105 @@
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { modelsForWeight } from '../../core/model-choice';
+import { repoNameOf, taskIdFromTitle } from '../../core/ids';
+import { phasesFor } from '../../core/phases';
+import type { Weight } from '../../core/roadmap';
+import type { RoadmapInput } from '../../core/roadmap-types';
+import type { LlmSpec } from '../../core/run-types';
+import type { TaskInput } from '../../core/task-types';
+import { WEIGHTS } from '../../core/roadmap';
+import { InvalidInput } from '../../core/invalid-input';
+import { dexGitSync } from '../../host/git/dex-git';
+import { loadDexConfig, type DexConfig } from '../config/config-file';
+import { parseLlmSpec } from './llm-spec';
+import { chooseSandbox } from '../run/sandbox-choice';
+import type { Settings } from '../settings';
+import { memoryOf } from '../config/memory-config';
+
+/** What a person asks for with `dex task`. */
+export interface TaskRequest {
+  title: string;
+  description?: string;
+  repo?: string;
+  weight?: string;
+  llm?: string;
+  /** `--unsafe-no-sandbox`: run the agent's commands unconfined. */
+  unsafeNoSandbox?: boolean;
+}
+
+/** The trimmed output of git `args` in `cwd`, or undefined when git fails. */
+function git(args: string[], cwd: string): string | undefined {
+  try {
+    return dexGitSync(cwd, args).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The top folder of the git repository at `dir`, checked to exist and to have a commit. */
+export function resolveRepository(dir: string): string {
+  const path = resolve(dir);
+  if (!existsSync(path)) throw new InvalidInput(`repository not found: ${path}`);
+  if (!statSync(path).isDirectory()) throw new InvalidInput(`repository is not a folder: ${path}`);
+  const top = git(['rev-parse', '--show-toplevel'], path);
+  if (!top) throw new InvalidInput(`not a git repository: ${path}`);
+  if (!git(['rev-parse', '--verify', 'HEAD'], top)) throw new InvalidInput(`the repository has no commit yet: ${top}`);
+  return top;
+}
+
+/** What every task on `repoPath` takes from the config, `--llm` and this host: everything but the task itself. */
+export function taskDefaultsFrom(
+  config: DexConfig,
+  llm: LlmSpec,
+  repoPath: string,
+  hostQueue: string,
+  unsafeNoSandbox?: boolean,
+): RoadmapInput['taskDefaults'] {
+  return {
+    repoPath,
+    hostQueue,
+    llm,
+    models: llm.kind === 'anthropic' && llm.model ? { ...config.models, default: llm.model } : config.models,
+    ...(config.thinking ? { thinking: config.thinking } : {}),
+    ...(config.planner ? { planner: config.planner } : {}),
+    maxTokens: config.maxTokens,
+    verify: config.verify,
+    maxIterations: config.maxIterations,
+    maxRetries: config.maxRetries,
+    gates: config.gates,
+    toolLimits: config.tools,
+    retryMap: config.retryMap,
+    runaway: config.runaway,
+    sandbox: chooseSandbox(config.sandbox, unsafeNoSandbox),
+    ...(config.setup !== undefined ? { setup: config.setup } : {}),
+    protectedPaths: config.protectedPaths,
+    ...(memoryOf(config) ? { memory: memoryOf(config) } : {}),
+  };
+}
+
+/** Checks a task request and turns it into the workflow's input; throws InvalidInput before anything starts. */
+export function buildTaskInput(req: TaskRequest, settings: Settings, env: NodeJS.ProcessEnv = process.env): { input: TaskInput; repoName: string } {
+  const title = req.title?.trim() ?? '';
+  if (!title) throw new InvalidInput('the task title is empty');
+  if (req.weight !== undefined && !(WEIGHTS as readonly string[]).includes(req.weight)) {
+    throw new InvalidInput(`unknown --weight "${req.weight}": use ${WEIGHTS.join(', ')}`);
+  }
+  const repoPath = resolveRepository(req.repo ?? process.cwd());
+  const llm = parseLlmSpec(req.llm, env);
+  const config = loadDexConfig(repoPath);
+  const defaults = taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox);
+  return {
+    repoName: repoNameOf(repoPath),
+    input: {
+      ...defaults,
+      taskId: taskIdFromTitle(title),
+      title,
+      description: req.description?.trim() ?? '',
+      phases: req.weight ? phasesFor({ weight: req.weight as Weight }, config.phases) : ['implement'],
+      models: modelsForWeight(defaults.models, config.modelsByWeight, req.weight as Weight | undefined),
+      budget: config.budgets.task,
+      // A single task is often asked to fix what is red: its base's failures count unless the repository says otherwise.
+      verifyBaseline: config.verifyBaseline ?? false,
+    },
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * What a run is, in words, from its start: the memo `{ title, repo? }` that `dex list` shows and
+ * the static summary the Web UI shows under the run's id. Built by each kind's command from its
+ * checked input.
+ */
+import { basename } from 'node:path';
+import type { LayerInput } from '../../core/layer-types';
+import type { RoadmapTask } from '../../core/roadmap';
+import type { RoadmapInput } from '../../core/roadmap-types';
+import type { SheetInput } from '../../core/sheet-types';
+import type { TaskInput } from '../../core/task-types';
+import type { StartMarks } from './run-handles';
+import { UNSANDBOXED_WARNING } from './sandbox-choice';
+
+/** A run in words: its title, the repository it works on (a folder name) and a one-line summary. */
+export interface RunAbout {
+  title: string;
+  repo?: string;
+  summary: string;
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** A task: its title, its repository and its phases. */
+export function taskAbout(input: TaskInput): RunAbout {
+  const repo = basename(input.repoPath);
+  const phases = input.phases?.length ? input.phases : ['implement'];
+  return { title: input.title, repo, summary: `Task "${input.title}" on ${repo} (${phases.join(', ')})` };
+}
+
+/** A rewound task (`dex retry`): the task, and the run and phase it takes up. */
+export function retryAbout(input: TaskInput, fromWorkflowId: string, fromPhase: string): RunAbout {
+  const task = taskAbout(input);
+  return { ...task, summary: `${task.summary}: retry of ${fromWorkflowId} from ${fromPhase}` };
+}
+
+/** A roadmap: its file, its repository and how many tasks it has (and how many are ticked already). */
+export function roadmapAbout(input: RoadmapInput, tasks: readonly Pick<RoadmapTask, 'done'>[]): RunAbout {
+  const repo = basename(input.repoPath);
+  const done = tasks.filter((t) => t.done).length;
+  const count = `${plural(tasks.length, 'task')}${done ? ` (${done} done already)` : ''}`;
+  return { title: input.roadmapFile, repo, summary: `Roadmap ${input.roadmapFile} on ${repo}: ${count}, landing on ${input.baseBranch}` };
+}
+
+/** A layer: its name and its targets (named, or how they are selected). */
+export function layerAbout(input: LayerInput): RunAbout {
+  const { name, targets } = input.layer;
+  const over =
+    'keys' in targets
+      ? plural(targets.keys.length, 'target')
+      : `the topics with ${targets.select.minMessages}+ messages in ${targets.select.lookbackHours} h${targets.select.limit ? ` (at most ${targets.select.limit})` : ''}`;
+  return { title: name, summary: `Layer ${name} over ${over}` };
+}
+
+/** A sheet: its name and how many statements it has, in how many phases. */
+export function sheetAbout(input: SheetInput): RunAbout {
+  return {
+    title: input.name,
+    summary: `Sheet ${input.name}: ${plural(input.statements.length, 'statement')} in ${plural(input.phases.length, 'phase')}${input.transaction ? ', as a transaction' : ''}`,
+  };
+}
+
+/** The memo and static summary a run starts with; an unconfined run says so in both. */
+export function startMarks(about: RunAbout, unsandboxed = false): StartMarks {
+  const memo: Record<string, unknown> = { title: about.title, ...(about.repo ? { repo: about.repo } : {}), ...(unsandboxed ? { sandbox: 'off' } : {}) };
+  return { memo, staticSummary: unsandboxed ? `${about.summary} — ${UNSANDBOXED_WARNING}` : about.summary };
+}

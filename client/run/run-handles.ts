@@ -1,0 +1,94 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client, type WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { numberedWorkflowId } from '../../core/ids';
+import { InvalidInput } from '../../core/invalid-input';
+import type { WorkflowName } from '../plan-kinds';
+import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../../workflows/run/policies';
+
+/** A task's workflow tasks time out early, so a dead worker's run moves on within seconds (workflows/run/policies.ts). */
+const timeoutsOf = (workflowType: WorkflowName) => (workflowType === 'taskWorkflow' ? { workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT } : {});
+
+const { TaskQueueType } = temporal.api.enums.v1;
+
+/** What a run shows of itself in the Web UI from its start: a memo and a one-line summary. */
+export interface StartMarks {
+  memo?: Record<string, unknown>;
+  staticSummary?: string;
+}
+
+/**
+ * A start's marks, and whether a worker in this process should take the run's first workflow task
+ * in the start call's reply (eager start; only through `Connections.workerClient`, docs/performance.md).
+ */
+export type StartOptions = StartMarks & { requestEagerStart?: boolean };
+
+/**
+ * Starts a workflow under the first free id `<prefix>-<n>` (docs/interfaces.md#plans-workflows-and-ids: readable, stable
+ * ids). Rejecting duplicates makes the server, not a local counter, decide which n is free.
+ */
+export async function startWithNextId(
+  client: Client,
+  prefix: string,
+  workflowType: WorkflowName,
+  args: readonly unknown[],
+  taskQueue: string,
+  options: StartOptions = {},
+): Promise<WorkflowHandle> {
+  for (let n = 1; n < 100_000; n++) {
+    try {
+      return await client.workflow.start(workflowType, {
+        workflowId: numberedWorkflowId(prefix, n),
+        taskQueue,
+        args,
+        ...options,
+        ...timeoutsOf(workflowType),
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+  throw new Error(`no free workflow id under ${prefix}`);
+}
+
+/**
+ * Starts a workflow under exactly `workflowId`; a run of it that is still going is an input
+ * error (exit 2) naming it, while an ended one may be run again.
+ */
+export async function startWithId(
+  client: Client,
+  workflowId: string,
+  workflowType: WorkflowName,
+  args: readonly unknown[],
+  taskQueue: string,
+  options: StartOptions = {},
+): Promise<WorkflowHandle> {
+  try {
+    return await client.workflow.start(workflowType, {
+      workflowId,
+      taskQueue,
+      args,
+      ...options,
+      ...timeoutsOf(workflowType),
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) throw new InvalidInput(`${workflowId} is already running: dex watch ${workflowId}`);
+    throw err;
+  }
+}
+
+/** How many workers poll `queue` for tasks of `type` (seen by the server within the last minute). */
+export async function pollerCount(client: Client, namespace: string, queue: string, type: 'workflow' | 'activity'): Promise<number> {
+  const response = await client.workflowService.describeTaskQueue({
+    namespace,
+    taskQueue: { name: queue },
+    taskQueueType: type === 'workflow' ? TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+  });
+  return response.pollers?.length ?? 0;
+}
+
+/** True when some worker polls `queue` for tasks of `type`. */
+export async function hasPollers(client: Client, namespace: string, queue: string, type: 'workflow' | 'activity'): Promise<boolean> {
+  return (await pollerCount(client, namespace, queue, type)) > 0;
+}

@@ -1,0 +1,44 @@
+/**
+ * Nothing the CLI waits for stays silent for more than two seconds: a wait that lasts says what
+ * it waits for, then again now and then with the seconds waited.
+ */
+import { connect, type Connections } from '../server/connection';
+import { EMBEDDED_ADDRESS, type Settings } from '../settings';
+
+/** When a wait is first told, and how often again after that. */
+export interface WaitNotice {
+  /** @default 2000 */
+  afterMs?: number;
+  /** @default 5000 */
+  everyMs?: number;
+}
+
+/**
+ * Awaits `work`; once it has taken `afterMs`, says "`what` (Ns)…", and again every `everyMs`
+ * until it settles.
+ */
+export async function saysWhileWaiting<T>(work: Promise<T>, what: string, say: (line: string) => void, notice: WaitNotice = {}): Promise<T> {
+  const { afterMs = 2_000, everyMs = 5_000 } = notice;
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = (delay: number): void => {
+    timer = setTimeout(() => {
+      say(`${what} (${Math.round((Date.now() - started) / 1000)}s)…`);
+      schedule(everyMs);
+    }, delay);
+    // A notice never keeps the process alive.
+    timer.unref();
+  };
+  schedule(afterMs);
+  try {
+    return await work;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Connects to the server (see connect, whose options it takes), saying so when it takes a while. */
+export function connectSaying(settings: Settings, say: (line: string) => void, opts: { forRuns?: boolean } = {}): Promise<Connections> {
+  const where = settings.address ?? `${EMBEDDED_ADDRESS} (the embedded dev server)`;
+  return saysWhileWaiting(connect(settings, say, opts), `connecting to the Temporal server at ${where}`, say);
+}

@@ -1,0 +1,99 @@
+import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
+import { NativeConnection } from '@temporalio/worker';
+import { startDevServerDetached } from './dev-server';
+import { InvalidInput } from '../../core/invalid-input';
+import { missingSearchAttributes, registerSearchAttributes } from './search-attribute-setup';
+import { ServerUnreachable } from '../../core/server-unreachable';
+import { installRuntimeLogging } from './runtime-logging';
+import { codecFromEnv, dexDataConverter } from './payload-codec';
+import { readConnectionSecurity, type ConnectionSecurity } from './connection-security';
+import { clientInterceptors } from '../tracing';
+import { EMBEDDED_ADDRESS, type Settings } from '../settings';
+import { workerConnectionOptions } from './worker-connection-options';
+
+/** A client and a worker connection to the same server. */
+export interface Connections {
+  address: string;
+  client: Client;
+  connection: Connection;
+  /** The payload codec `DEX_CODEC_KEYS` asks for; a worker this command starts uses it too. */
+  dataConverter: DataConverter;
+  nativeConnection(): Promise<NativeConnection>;
+  /**
+   * A client on the worker connection: a run started through it with `requestEagerStart` has its
+   * first workflow task handed to the worker in this process in the start call's reply.
+   */
+  workerClient(): Promise<Client>;
+  close(): Promise<void>;
+}
+
+async function tryConnect(address: string, timeoutMs: number, security: ConnectionSecurity = {}): Promise<Connection | undefined> {
+  try {
+    return await Connection.connect({ address, connectTimeout: timeoutMs, ...security });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Makes sure the namespace has dex's search attributes before runs start there: registers the
+ * missing ones (dex's own server always allows it), and otherwise stops with what to run, since
+ * a run's first upsert would fail on a namespace without them.
+ */
+async function ensureSearchAttributes(connection: Connection, settings: Settings, log: (line: string) => void): Promise<void> {
+  const missing = await missingSearchAttributes(connection, settings.namespace);
+  if (!missing?.length) return;
+  try {
+    await registerSearchAttributes(connection, settings.namespace);
+    log(`registered dex's search attributes on namespace ${settings.namespace}: ${missing.join(', ')}`);
+  } catch (err) {
+    throw new InvalidInput(
+      `namespace ${settings.namespace} lacks dex's search attributes (${missing.join(', ')}) and they could not be added ` +
+        `(${(err as Error).message.split('\n')[0]}): run \`dex setup-namespace\` with an operator's credentials`,
+    );
+  }
+}
+
+/**
+ * Connects to TEMPORAL_ADDRESS, or, when unset, to the embedded dev server, starting it in
+ * the background first when nothing answers there (docs/interfaces.md#plans-workflows-and-ids).
+ * `forRuns`: the command starts runs, so the namespace must have dex's search attributes.
+ */
+export async function connect(settings: Settings, log: (line: string) => void, opts: { forRuns?: boolean } = {}): Promise<Connections> {
+  // Read before anything connects, so a malformed key stops the command at once (exit 2).
+  const dataConverter = dexDataConverter(codecFromEnv());
+  const address = settings.address ?? EMBEDDED_ADDRESS;
+  // TLS and an API key are for servers the user names (self-hosted, Cloud); the embedded one has neither.
+  const security = settings.address ? readConnectionSecurity() : {};
+  let connection = await tryConnect(address, 3_000, security);
+  if (!connection && !settings.address) {
+    log(`starting the embedded Temporal dev server at ${address} (data in ${settings.dexHome})…`);
+    startDevServerDetached(settings.dexHome, log);
+    const deadline = Date.now() + 60_000;
+    while (!connection && Date.now() < deadline) connection = await tryConnect(address, 2_000);
+  }
+  if (!connection) throw new ServerUnreachable(`Temporal server unreachable at ${address}`);
+  const conn = connection;
+  if (opts.forRuns) await ensureSearchAttributes(conn, settings, log);
+  let native: NativeConnection | undefined;
+  const nativeConnection = async () => {
+    installRuntimeLogging('ERROR');
+    return (native ??= await NativeConnection.connect({ address, ...security, ...workerConnectionOptions(address) }));
+  };
+  const clientOn = (connection: Connection | NativeConnection) =>
+    new Client({ connection, namespace: settings.namespace, dataConverter, interceptors: { workflow: clientInterceptors() } });
+  let workerClient: Client | undefined;
+  return {
+    address,
+    connection: conn,
+    dataConverter,
+    client: clientOn(conn),
+    nativeConnection,
+    workerClient: async () => (workerClient ??= clientOn(await nativeConnection())),
+    close: async () => {
+      await native?.close();
+      await conn.close();
+    },
+  };
+}
