@@ -47,6 +47,10 @@ export default defineConfig(
           paths: [...builtinPaths(`workflow code ${SANDBOX}.`), ...workflowForbidden],
           patterns: [
             {
+              regex: '^(\\.\\./)+core/parsing(/.*)?$',
+              message: 'core/parsing/ reads input files (YAML, JSON Schema, cassettes) for the client and activities; workflows get what it parsed as input.',
+            },
+            {
               regex: '^(\\.\\./)+(activities|store|client|worker)(/.*)?$',
               allowTypeImports: true,
               message: 'workflow code imports only types from activities/, store/, client/ and worker/ (call activities through proxyActivities).',

@@ -1,8 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { numberedWorkflowId, taskWorkflowIdPrefix } from '../core/ids';
-import type { TaskResult } from '../core/task-types';
+import { numberedWorkflowId, taskWorkflowIdPrefix } from '../core/run/ids';
+import type { TaskResult } from '../core/task/task-types';
 import { sampleRepo, startTestWorker, taskInput } from '../test/dev-server-env';
 import { startFakeAnthropic } from '../test/fake-anthropic-server';
 import type { BenchServer } from './dex-env';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DependencyCache } from '../host/dependencies/dependency-cache';
 import { prepareDependencies } from '../host/dependencies/prepare-dependencies';
-import type { SetupStep } from '../core/setup-types';
+import type { SetupStep } from '../core/run/setup-types';
 import type { BenchServer } from './dex-env';
 import type { BenchParams } from './params';
 import { npmEnv, run, writeReadyProject, type ReadyProject } from './ready-project';

@@ -1,7 +1,7 @@
 import { temporal } from '@temporalio/proto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CassetteLine } from '../core/cassette';
+import type { CassetteLine } from '../core/parsing/cassette';
 import { completionTurn, toJsonl, toolTurn } from '../test/cassette-builder';
 
 type History = temporal.api.history.v1.IHistory;

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { InvalidInput } from '../core/invalid-input';
+import { InvalidInput } from '../core/run/invalid-input';
 
 /** How a command talks to the person: progress on stderr, the result on stdout (one JSON document with --json). */
 export interface Output {

@@ -1,4 +1,4 @@
-import { InvalidInput } from '../core/invalid-input';
+import { InvalidInput } from '../core/run/invalid-input';
 import { makeOutput, UsageError, type Command, type Output } from './cli-context';
 import { COMMAND_HELP, helpFor, optionLines, renderCommandHelp, renderOverview, usageOf, type HelpTopic } from './command-help';
 import type * as CodecServerCommands from './commands/codec-server';
@@ -18,7 +18,7 @@ import type * as RunCommands from './commands/run';
 import type * as SheetCommands from './commands/sheet';
 import type * as TaskCommands from './commands/task';
 import { PLAN_KINDS } from './plan-kinds';
-import { ServerUnreachable } from '../core/server-unreachable';
+import { ServerUnreachable } from '../core/run/server-unreachable';
 import { parseStoreSpec } from '../store/store-spec';
 import { readSettings } from './settings';
 import { flushTracing } from './tracing';

@@ -4,7 +4,7 @@
  * options the parser accepts, so the help cannot list an option the command refuses or miss one
  * it takes (docs/interfaces.md#the-dex-command).
  */
-import { InvalidInput } from '../core/invalid-input';
+import { InvalidInput } from '../core/run/invalid-input';
 
 /** One option of a command: how the parser reads it and how the help shows it. */
 export interface OptionHelp {

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
-import { retryWorkflowIdPrefix } from '../core/ids';
-import type { TaskInput } from '../core/task-types';
+import { retryWorkflowIdPrefix } from '../core/run/ids';
+import type { TaskInput } from '../core/task/task-types';
 import { RunHistory } from './run-history';
 import type { FoundRun } from './run-lookup';
 

@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { InvalidInput } from '../core/invalid-input';
+import { InvalidInput } from '../core/run/invalid-input';
 
 /** A run the person named, as the server describes it. */
 export interface FoundRun {

@@ -2,7 +2,7 @@
  * `scripts/cluster.sh up|down|status`: the cluster test bed (docs/production.md#the-cluster-test-bed).
  * Bad input exits 2 with one line; a part that fails to start exits 1 naming its log.
  */
-import { InvalidInput } from '../core/invalid-input';
+import { InvalidInput } from '../core/run/invalid-input';
 import { down, status, up } from './cluster/bed';
 
 async function main(argv: string[]): Promise<number> {

@@ -5,9 +5,9 @@
  * activity never stores anything twice.
  */
 import type Database from 'better-sqlite3';
-import { salienceEarnKey } from '../core/ids';
-import type { InsightView, TopicMessage } from '../core/layer-context';
-import type { InsightNumbers, LayerRunRecord, LayerSpec, RetrievalProfile } from '../core/layer-types';
+import { salienceEarnKey } from '../core/run/ids';
+import type { InsightView, TopicMessage } from '../core/layer/layer-context';
+import type { InsightNumbers, LayerRunRecord, LayerSpec, RetrievalProfile } from '../core/layer/layer-types';
 import { sideTables } from './side-tables';
 
 /** Salience a topic earns with each imported message: attention follows activity. */
@@ -182,7 +182,7 @@ export class LayerStore {
       .immediate();
   }
 
-  /** The ledger entries whose keys start with `keyPrefix` (a run's, or a run's target's: core/ids.ts layerNodeKey), in key order. */
+  /** The ledger entries whose keys start with `keyPrefix` (a run's, or a run's target's: core/run/ids.ts layerNodeKey), in key order. */
   salienceEntries(keyPrefix: string): SalienceEntry[] {
     return this.db
       .prepare("SELECT key, topic, amount, reason FROM salience_ledger WHERE substr(key, 1, length(?)) = ? ORDER BY key")

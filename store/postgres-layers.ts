@@ -4,9 +4,9 @@
  * does (store/layer-store.ts). Every write is keyed; a salience spend holds its topic's lock, so
  * workers on several hosts never spend one balance twice.
  */
-import { salienceEarnKey } from '../core/ids';
-import type { TopicMessage } from '../core/layer-context';
-import type { LayerSpec, LayerRunRecord } from '../core/layer-types';
+import { salienceEarnKey } from '../core/run/ids';
+import type { TopicMessage } from '../core/layer/layer-context';
+import type { LayerSpec, LayerRunRecord } from '../core/layer/layer-types';
 import type { LayerRecords } from './dex-store';
 import { INSIGHT_ORDER, SALIENCE_PER_MESSAGE, insightFromRow, type SalienceEntry } from './layer-store';
 import { lockUntilCommit, type PostgresDb, type Sql } from './postgres-db';

@@ -2,8 +2,8 @@
  * The memory tables in PostgreSQL (docs/production.md#the-shared-store): run memory and project
  * memory, answering as the SQLite MemoryStore does (store/memory-store.ts).
  */
-import { noteKey, type ProjectNote } from '../core/project-memory';
-import type { RunMemoryEntry } from '../core/run-memory';
+import { noteKey, type ProjectNote } from '../core/roadmap/project-memory';
+import type { RunMemoryEntry } from '../core/run/run-memory';
 import type { MemoryRecords } from './dex-store';
 import type { PostgresDb } from './postgres-db';
 

@@ -5,8 +5,8 @@
  * (store/postgres-migrations.ts); statements run on a small pool that survives the database
  * restarting (store/postgres-db.ts).
  */
-import { InvalidInput } from '../core/invalid-input';
-import { ServerUnreachable } from '../core/server-unreachable';
+import { InvalidInput } from '../core/run/invalid-input';
+import { ServerUnreachable } from '../core/run/server-unreachable';
 import type { DexStore } from './dex-store';
 import { createPool, PostgresDb } from './postgres-db';
 import { postgresLayers } from './postgres-layers';

@@ -123,7 +123,7 @@ export class Store {
     return rows.map((r) => ({ seq: r.seq, role: r.role, content: JSON.parse(r.content) }));
   }
 
-  /** The ids of the transcripts that start with `prefix` (a workflow's: core/ids.ts workflowKeyPrefix), oldest first. */
+  /** The ids of the transcripts that start with `prefix` (a workflow's: core/run/ids.ts workflowKeyPrefix), oldest first. */
   listTranscripts(prefix: string): string[] {
     if (!prefix) return [];
     const end = prefixRangeEnd(prefix);

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { InvalidInput } from '../core/invalid-input';
+import { InvalidInput } from '../core/run/invalid-input';
 import { redactUrl } from './redact-url';
 
 /**

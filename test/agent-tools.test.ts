@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LIST_FILES_LIMIT, READ_FILE_LIMIT_BYTES, executeAgentTool } from '../activities/tools/agent-tools';
-import type { ToolLimits } from '../core/task-types';
-import { describeToolCall } from '../core/agent-tools';
+import type { ToolLimits } from '../core/task/task-types';
+import { describeToolCall } from '../core/task/agent-tools';
 
 const limits: ToolLimits = { commandTimeoutMs: 10_000, outputLimitBytes: 1024 };
 

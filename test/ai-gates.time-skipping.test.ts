@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { TaskResult } from '../core/task-types';
-import { costOf } from '../core/pricing';
+import type { TaskResult } from '../core/task/task-types';
+import { costOf } from '../core/run/pricing';
 import { fixSumTurns, inPhase, TEST_MODEL, toolTurn, usageTotals } from './cassette-builder';
 import { useDexEnvironment, waitForGate } from './dex-environment';
 

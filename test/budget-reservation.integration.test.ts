@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CassetteLine } from '../core/cassette';
-import { costOf } from '../core/pricing';
-import type { RoadmapResult } from '../core/roadmap-types';
-import type { RunStatus } from '../core/run-types';
+import type { CassetteLine } from '../core/parsing/cassette';
+import { costOf } from '../core/run/pricing';
+import type { RoadmapResult } from '../core/roadmap/roadmap-types';
+import type { RunStatus } from '../core/run/run-types';
 import { completionTurn, TEST_MODEL, toolTurn, usageTotals } from './cassette-builder';
 import { useDexEnvironment, waitForGate } from './dex-environment';
 import { roadmapRepo, startRoadmap } from './roadmap-fixture';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fits, leftOf, tighter, worstCaseOf } from '../core/budget-reservation';
-import { ZERO_USAGE } from '../core/usage';
+import { fits, leftOf, tighter, worstCaseOf } from '../core/run/budget-reservation';
+import { ZERO_USAGE } from '../core/run/usage';
 
 describe('budgets by reservation', () => {
   it('prices the worst case: every prompt token at the dearest input rate, plus max_tokens of output', () => {

@@ -13,9 +13,9 @@ import { createModelActivities } from '../activities/model/call-model';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite-dex-store';
 import { Store } from '../store/sqlite-store';
-import type { CassetteResponse } from '../core/cassette';
+import type { CassetteResponse } from '../core/parsing/cassette';
 import type { ModelCallDeferred, ModelCallInput, ModelCallResult } from '../activities/model/call-model';
-import type { LlmSpec } from '../core/run-types';
+import type { LlmSpec } from '../core/run/run-types';
 import { mockActivityEnv, runActivity } from './mock-activity';
 
 /** The workflow id the fake activity context reports. */

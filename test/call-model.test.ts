@@ -2,11 +2,11 @@ import Anthropic from '@anthropic-ai/sdk';
 import { CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModelActivities } from '../activities/model/call-model';
-import { AGENT_TOOL_NAMES } from '../core/agent-tools';
-import { SYSTEM_PROMPT } from '../core/agent-system-prompt';
-import type { CassetteLine, CassetteResponse } from '../core/cassette';
-import { costOf } from '../core/pricing';
-import type { LlmSpec } from '../core/run-types';
+import { AGENT_TOOL_NAMES } from '../core/task/agent-tools';
+import { SYSTEM_PROMPT } from '../core/task/agent-system-prompt';
+import type { CassetteLine, CassetteResponse } from '../core/parsing/cassette';
+import { costOf } from '../core/run/pricing';
+import type { LlmSpec } from '../core/run/run-types';
 import {
   activityEnvironment,
   callInput,

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunStatus } from '../core/run-types';
+import type { RunStatus } from '../core/run/run-types';
 import { completionTurn, toolTurn } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
 

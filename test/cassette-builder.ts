@@ -1,4 +1,4 @@
-import type { CassetteBlock, CassetteLine } from '../core/cassette';
+import type { CassetteBlock, CassetteLine } from '../core/parsing/cassette';
 
 /** The model the test cassettes answer as. */
 export const TEST_MODEL = 'claude-sonnet-4-6';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { matchingLineNumbers, parseCassette } from '../core/cassette';
-import { InvalidInput } from '../core/invalid-input';
+import { matchingLineNumbers, parseCassette } from '../core/parsing/cassette';
+import { InvalidInput } from '../core/run/invalid-input';
 
 const response = (text: string) => ({
   id: 'msg_1',

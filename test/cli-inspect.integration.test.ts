@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEX_COST_USD, DEX_KIND, DEX_PHASE, DEX_REPO, DEX_STATE, DEX_WAITING_FOR } from '../core/search-attributes';
+import { DEX_COST_USD, DEX_KIND, DEX_PHASE, DEX_REPO, DEX_STATE, DEX_WAITING_FOR } from '../core/run/search-attributes';
 import { completionTurn, fixSumTurns, toJsonl, toolTurn } from './cassette-builder';
 import { runDex, type DexRun } from './dex-cli';
 import { useDexEnvironment } from './dex-environment';

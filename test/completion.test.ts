@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractCompletion } from '../core/completion';
+import { extractCompletion } from '../core/task/completion';
 
 describe('extractCompletion', () => {
   it('reads the whole text as JSON', () => {

@@ -3,10 +3,10 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadDexConfig, parseDexConfig } from '../client/config/config-file';
-import { InvalidInput } from '../core/invalid-input';
-import { DEFAULT_PHASES_BY_WEIGHT, DEFAULT_RETRY_MAP, DEFAULT_RUNAWAY } from '../core/phases';
-import { DEFAULT_MODEL } from '../core/pricing';
-import { DEFAULT_SANDBOX } from '../core/sandbox-policy';
+import { InvalidInput } from '../core/run/invalid-input';
+import { DEFAULT_PHASES_BY_WEIGHT, DEFAULT_RETRY_MAP, DEFAULT_RUNAWAY } from '../core/task/phases';
+import { DEFAULT_MODEL } from '../core/run/pricing';
+import { DEFAULT_SANDBOX } from '../core/run/sandbox-policy';
 
 describe('parseDexConfig', () => {
   let repo: string;

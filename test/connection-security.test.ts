@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readConnectionSecurity } from '../client/server/connection-security';
-import { InvalidInput } from '../core/invalid-input';
+import { InvalidInput } from '../core/run/invalid-input';
 
 const dir = mkdtempSync(join(tmpdir(), 'dex-tls-'));
 const file = (name: string, text: string) => {

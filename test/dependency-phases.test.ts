@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DependencyError, dependencyDepths, dependencyPhases, dependentsOf } from '../core/dependency-phases';
+import { DependencyError, dependencyDepths, dependencyPhases, dependentsOf } from '../core/roadmap/dependency-phases';
 
 const n = (id: string, ...needs: string[]) => ({ id, needs });
 

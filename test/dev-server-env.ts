@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { createDexWorker, hostDeps } from '../worker/start-worker';
 import { ensureTemporalCli, ensureTestServer } from '../client/server/toolchain';
 import { createSampleRepo } from '../client/demo/sample-repo';
-import type { TaskInput } from '../core/task-types';
+import type { TaskInput } from '../core/task/task-types';
 import type { ActivityDeps } from '../activities';
-import { DEX_SEARCH_ATTRIBUTES } from '../core/search-attributes';
+import { DEX_SEARCH_ATTRIBUTES } from '../core/run/search-attributes';
 import { registerSearchAttributes } from '../client/server/search-attribute-setup';
 import { dynamicConfigArgs } from '../client/server/dev-server';
 

@@ -23,9 +23,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { ensureTemporalCli } from '../client/server/toolchain';
-import type { CassetteLine } from '../core/cassette';
-import type { RunStatus } from '../core/run-types';
-import type { TaskInput } from '../core/task-types';
+import type { CassetteLine } from '../core/parsing/cassette';
+import type { RunStatus } from '../core/run/run-types';
+import type { TaskInput } from '../core/task/task-types';
 import { sampleRepo, startDevServer, startTestWorker, startTimeSkippingServer, taskInput, type TestWorker } from './dev-server-env';
 import { startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from './fake-anthropic-server';
 

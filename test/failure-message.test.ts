@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, RetryState } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { innermostMessage } from '../core/failure-message';
+import { innermostMessage } from '../core/run/failure-message';
 
 describe('innermostMessage', () => {
   it('reads the failure an activity raised, under its ActivityFailure', () => {

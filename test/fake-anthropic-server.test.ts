@@ -1,6 +1,6 @@
 import Anthropic, { BadRequestError, InternalServerError, RateLimitError } from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CassetteLine, CassetteResponse } from '../core/cassette';
+import type { CassetteLine, CassetteResponse } from '../core/parsing/cassette';
 import { MODEL } from './call-model-fixture';
 import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
 

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { matchingLineNumbers, parseCassette, type CassetteBlock, type CassetteLine } from '../core/cassette';
+import { matchingLineNumbers, parseCassette, type CassetteBlock, type CassetteLine } from '../core/parsing/cassette';
 
 /** A fault served instead of an answer; `match` limits it to requests with that `x-dex-task` and/or `x-dex-call`. */
 export type Fault = (

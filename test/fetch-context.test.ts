@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NAMED_FILES_LIMIT_CHARS, createFetchActivities, pathCandidates, type FetchContextInput } from '../activities/task/fetch-context';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite-dex-store';
-import { IMPLEMENT_PROMPT, renderPrompt } from '../core/prompt-template';
+import { IMPLEMENT_PROMPT, renderPrompt } from '../core/layer/prompt-template';
 import { runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';
 

@@ -2,8 +2,8 @@ import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { GateConfig, RunStatus } from '../core/run-types';
-import type { TaskInput, TaskResult } from '../core/task-types';
+import type { GateConfig, RunStatus } from '../core/run/run-types';
+import type { TaskInput, TaskResult } from '../core/task/task-types';
 import { completionTurn, fixSumTurns, toolTurn } from './cassette-builder';
 import { failureOf, useDexEnvironment, waitForGate } from './dex-environment';
 

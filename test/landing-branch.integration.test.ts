@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RoadmapResult } from '../core/roadmap-types';
+import type { RoadmapResult } from '../core/roadmap/roadmap-types';
 import { completionTurn, toolTurn } from './cassette-builder';
 import { useDexEnvironment, waitForGate } from './dex-environment';
 import { bareRemote } from './landing-fixture';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLandingBranchActivities, proposalMarkdown, type ProposalText } from '../activities/roadmap/landing-branch';
-import { ZERO_USAGE } from '../core/usage';
+import { ZERO_USAGE } from '../core/run/usage';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite-dex-store';
 import { bareRemote } from './landing-fixture';

@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { runEnd } from '../client/run/follow-run';
 import { buildLayerInput } from '../client/requests/layer-request';
 import { readSettings } from '../client/settings';
-import type { CassetteLine } from '../core/cassette';
-import { promptTokens } from '../core/layer-budget';
-import { formatMessages } from '../core/layer-context';
-import type { LayerRunRecord } from '../core/layer-types';
-import { renderPrompt } from '../core/prompt-template';
+import type { CassetteLine } from '../core/parsing/cassette';
+import { promptTokens } from '../core/layer/layer-budget';
+import { formatMessages } from '../core/layer/layer-context';
+import type { LayerRunRecord } from '../core/layer/layer-types';
+import { renderPrompt } from '../core/layer/prompt-template';
 import { useDexEnvironment } from './dex-environment';
 import { answerLine, insightLine, layerDir, messagesFor, REFLECT_TEMPLATE } from './layer-fixtures';
 

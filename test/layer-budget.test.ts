@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { layerStore } from '../store/layer-store';
 import { Store } from '../store/sqlite-store';
-import { DEFAULT_NUMBERS, isEmptyAnswer } from '../core/insight-parse';
-import { fitPrompt, overBudgetReason, promptLimit, promptTokens, REQUEST_OVERHEAD_TOKENS } from '../core/layer-budget';
-import { formatInsights, formatMessages, type InsightView } from '../core/layer-context';
-import { inputTokens, salienceFor } from '../core/layer-salience';
-import { estimateTokens } from '../core/layer-tokens';
+import { DEFAULT_NUMBERS, isEmptyAnswer } from '../core/layer/insight-parse';
+import { fitPrompt, overBudgetReason, promptLimit, promptTokens, REQUEST_OVERHEAD_TOKENS } from '../core/layer/layer-budget';
+import { formatInsights, formatMessages, type InsightView } from '../core/layer/layer-context';
+import { inputTokens, salienceFor } from '../core/layer/layer-salience';
+import { estimateTokens } from '../core/layer/layer-tokens';
 import { messagesFor } from './layer-fixtures';
 
-describe('estimateTokens (core/layer-tokens.ts)', () => {
+describe('estimateTokens (core/layer/layer-tokens.ts)', () => {
   // Counts of the Claude 2 tokenizer (@anthropic-ai/tokenizer, run once offline): the estimate must
   // not fall below them, and must be closer than characters ÷ 4, which falls well below for chat and CJK.
   it.each([
@@ -46,7 +46,7 @@ const insight = (id: string, strength: number, content: string): InsightView => 
   createdAt: `2025-01-0${id.slice(-1)}T00:00:00Z`,
 });
 
-describe('fitPrompt (core/layer-budget.ts)', () => {
+describe('fitPrompt (core/layer/layer-budget.ts)', () => {
   const messages = messagesFor(['t'], 8);
   const insights = [insight('i1', 3, 'strong and old'), insight('i2', 0.5, 'weak one'), insight('i3', 2, 'middling')];
   const template = 'TEMPLATE TEXT that is never trimmed.\n{{messages}}\n---\n{{insights}}\n';
@@ -104,7 +104,7 @@ describe('promptLimit', () => {
   });
 });
 
-describe('salience amounts (core/layer-salience.ts)', () => {
+describe('salience amounts (core/layer/layer-salience.ts)', () => {
   it('cost every input token the model read, cache reads and writes too, times cost_per_token', () => {
     const usage = { input: 200, output: 50, cacheRead: 30, cacheWrite: 20 };
     expect(inputTokens(usage)).toBe(250);

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { layerStore } from '../store/layer-store';
 import { Store } from '../store/sqlite-store';
-import { DEFAULT_NUMBERS } from '../core/insight-parse';
+import { DEFAULT_NUMBERS } from '../core/layer/insight-parse';
 import { runDex, type DexRun } from './dex-cli';
 import { layerDir, messagesFor } from './layer-fixtures';
 

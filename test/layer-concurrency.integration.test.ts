@@ -5,7 +5,7 @@ import { runEnd } from '../client/run/follow-run';
 import { buildLayerInput } from '../client/requests/layer-request';
 import { storeLayerTemplates } from '../client/requests/layer-templates';
 import { readSettings } from '../client/settings';
-import type { LayerRunRecord } from '../core/layer-types';
+import type { LayerRunRecord } from '../core/layer/layer-types';
 import { useDexEnvironment } from './dex-environment';
 import { insightLine, layerDir, messagesFor } from './layer-fixtures';
 

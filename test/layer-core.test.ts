@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { layerStore } from '../store/layer-store';
 import { Store } from '../store/sqlite-store';
 import { renderRunEnd } from '../client/render/render-run-end';
-import { DEFAULT_NUMBERS, parseInsight } from '../core/insight-parse';
-import { estimateTokens, formatMessage, trimOldestToFit } from '../core/layer-context';
-import { InvalidInput } from '../core/invalid-input';
-import { parseLayerFile } from '../core/layer-file';
-import { buildLayerRunRecord, emptyTargetResult, layerRunStatus, splitNodes } from '../core/layer-run';
-import type { LayerInput, LayerTargetResult } from '../core/layer-types';
+import { DEFAULT_NUMBERS, parseInsight } from '../core/layer/insight-parse';
+import { estimateTokens, formatMessage, trimOldestToFit } from '../core/layer/layer-context';
+import { InvalidInput } from '../core/run/invalid-input';
+import { parseLayerFile } from '../core/parsing/layer-file';
+import { buildLayerRunRecord, emptyTargetResult, layerRunStatus, splitNodes } from '../core/layer/layer-run';
+import type { LayerInput, LayerTargetResult } from '../core/layer/layer-types';
 import { messagesFor } from './layer-fixtures';
 
 const asIs = (path: string) => `/abs/${path}`;

@@ -7,7 +7,7 @@ import { layerStore } from '../store/layer-store';
 import { Store } from '../store/sqlite-store';
 import { buildLayerInput } from '../client/requests/layer-request';
 import { readSettings } from '../client/settings';
-import type { LayerRunRecord } from '../core/layer-types';
+import type { LayerRunRecord } from '../core/layer/layer-types';
 import { usageTotals } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
 import { insightLine, layerDir, messagesFor } from './layer-fixtures';

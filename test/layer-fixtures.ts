@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CassetteLine } from '../core/cassette';
-import type { TopicMessage } from '../core/layer-context';
+import type { CassetteLine } from '../core/parsing/cassette';
+import type { TopicMessage } from '../core/layer/layer-context';
 import { TEST_MODEL, toJsonl } from './cassette-builder';
 
 let nextLine = 1;

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ensureTemporalCli } from '../client/server/toolchain';
-import type { RunStatus } from '../core/run-types';
+import type { RunStatus } from '../core/run/run-types';
 import { completionTurn, fixSumTurns, toJsonl } from './cassette-builder';
 import { runDex } from './dex-cli';
 import { useDexEnvironment, waitForGate } from './dex-environment';

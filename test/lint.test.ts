@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 // Type-aware rules need the file to be part of the TypeScript project, so the snippets are
 // linted *as* files that exist (their text replaced in memory; nothing is written).
 const WORKFLOW_FILE = 'workflows/index.ts';
-const CORE_FILE = 'core/run-types.ts';
+const CORE_FILE = 'core/run/run-types.ts';
 
 describe('eslint.config.mjs', () => {
   let eslint: ESLint;
@@ -37,7 +37,7 @@ describe('eslint.config.mjs', () => {
     const code = [
       "import { sleep } from '@temporalio/workflow';",
       "import type * as activities from '../activities';",
-      "import type { TaskInput } from '../core/task-types';",
+      "import type { TaskInput } from '../core/task/task-types';",
       'export type Acts = typeof activities;',
       'export async function w(input: TaskInput): Promise<string> {',
       "  await sleep('1s');",
@@ -54,7 +54,7 @@ describe('eslint.config.mjs', () => {
   });
 
   it('asks for type-only imports to be written as such', async () => {
-    const found = await problems("import { TaskInput } from '../core/task-types';\nexport type T = TaskInput;");
+    const found = await problems("import { TaskInput } from '../core/task/task-types';\nexport type T = TaskInput;");
     expect(found).toEqual([expect.stringMatching(/consistent-type-imports/)]);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { parseDexConfig } from '../client/config/config-file';
 import { DEFAULT_THINKING_BUDGET, DEFAULT_THINKING_PHASES } from '../client/config/model-config';
-import { modelsForWeight, thinkingBudget } from '../core/model-choice';
+import { modelsForWeight, thinkingBudget } from '../core/run/model-choice';
 
 const repo = mkdtempSync(`${tmpdir()}/dex-models-`);
 const parse = (text: string) => parseDexConfig(text, repo);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FAILURE } from '../core/failure-types';
-import type { TaskResult } from '../core/task-types';
+import { FAILURE } from '../core/run/failure-types';
+import type { TaskResult } from '../core/task/task-types';
 import { fixSumTurns, usageTotals } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
 import { commitsOnBranch } from './dev-server-env';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchesAnyGlob } from '../core/path-glob';
+import { matchesAnyGlob } from '../core/task/path-glob';
 
 const matches = (glob: string, path: string): boolean => matchesAnyGlob(path, [glob]);
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AesGcmCodec, parseCodecKeys } from '../client/server/payload-codec';
 import { RunHistory } from '../client/run-history';
-import type { TaskInput, TaskResult } from '../core/task-types';
+import type { TaskInput, TaskResult } from '../core/task/task-types';
 import { fixSumTurns } from './cassette-builder';
 import { runDex } from './dex-cli';
 import { useDexEnvironment } from './dex-environment';

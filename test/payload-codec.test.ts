@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCodecServer, type CodecServer } from '../client/server/codec-server';
 import { AesGcmCodec, codecFromEnv, parseCodecKeys } from '../client/server/payload-codec';
-import { InvalidInput } from '../core/invalid-input';
+import { InvalidInput } from '../core/run/invalid-input';
 import { runDex } from './dex-cli';
 
 const K1 = randomBytes(32).toString('base64');

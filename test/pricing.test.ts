@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInput } from '../core/invalid-input';
-import { costOf, DEFAULT_MODEL, priceOf } from '../core/pricing';
+import { InvalidInput } from '../core/run/invalid-input';
+import { costOf, DEFAULT_MODEL, priceOf } from '../core/run/pricing';
 
 const MTOK = 1_000_000;
 

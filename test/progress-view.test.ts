@@ -3,7 +3,7 @@ import { fitWidth, formatElapsed, lastingLines, liveStatusLine } from '../client
 import { LiveProgress, PlainProgress } from '../client/run/progress-view';
 import { saysWhileWaiting } from '../client/run/slow-wait';
 import { workerWaitNotice } from '../client/run/worker-starvation';
-import type { RunStatus } from '../core/run-types';
+import type { RunStatus } from '../core/run/run-types';
 
 /** A task's status: implement, turn 3, editing a file, with what it spent. */
 function taskStatus(over: Partial<RunStatus> = {}): RunStatus {

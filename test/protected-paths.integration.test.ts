@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RunStatus } from '../core/run-types';
-import type { TaskResult } from '../core/task-types';
+import type { RunStatus } from '../core/run/run-types';
+import type { TaskResult } from '../core/task/task-types';
 import { completionTurn, toolTurn } from './cassette-builder';
 import { useDexEnvironment, waitForGate } from './dex-environment';
 import { commitsOnBranch, fileAt } from './dev-server-env';

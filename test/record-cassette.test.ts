@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { findRecorded, recordedReply, withFileLock } from '../activities/model/cassette-recorder';
-import { parseCassette, type CassetteResponse } from '../core/cassette';
+import { parseCassette, type CassetteResponse } from '../core/parsing/cassette';
 import { parseLlmSpec } from '../client/requests/llm-spec';
 
 const execFileAsync = promisify(execFile);

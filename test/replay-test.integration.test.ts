@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseCassette } from '../core/cassette';
+import { parseCassette } from '../core/parsing/cassette';
 import type { RecordedRun } from '../client/requests/replay-test-record';
 import { completionTurn, toolTurn } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rewindPoint } from '../core/rewind';
+import { rewindPoint } from '../core/task/rewind';
 
 const base = { fromWorkflowId: 'task-x-1', phases: ['spec', 'implement', 'review', 'test'], baseSha: 'b'.repeat(40) };
 

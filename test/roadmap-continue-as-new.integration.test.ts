@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RoadmapResult } from '../core/roadmap-types';
+import type { RoadmapResult } from '../core/roadmap/roadmap-types';
 import { completionTurn, toJsonl } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
 import { checkoutFile, roadmapRepo, startRoadmap, subjects } from './roadmap-fixture';

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildRoadmapInput } from '../client/requests/roadmap-request';
 import { readSettings } from '../client/settings';
-import type { RoadmapInput } from '../core/roadmap-types';
+import type { RoadmapInput } from '../core/roadmap/roadmap-types';
 import type { DexEnvironment } from './dex-environment';
 import { sampleRepo } from './dev-server-env';
 

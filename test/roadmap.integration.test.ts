@@ -1,8 +1,8 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { costOf } from '../core/pricing';
-import type { RoadmapResult } from '../core/roadmap-types';
+import { costOf } from '../core/run/pricing';
+import type { RoadmapResult } from '../core/roadmap/roadmap-types';
 import { completionTurn, inPhase, TEST_MODEL, toolTurn, usageTotals } from './cassette-builder';
 import { failureOf, useDexEnvironment, waitForGate } from './dex-environment';
 import { checkoutFile, roadmapRepo, startRoadmap, subjects } from './roadmap-fixture';

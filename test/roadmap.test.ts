@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { phasesFor } from '../core/phases';
-import { InvalidInput } from '../core/invalid-input';
-import { parseRoadmap, tickTask } from '../core/roadmap';
+import { phasesFor } from '../core/task/phases';
+import { InvalidInput } from '../core/run/invalid-input';
+import { parseRoadmap, tickTask } from '../core/roadmap/roadmap';
 
 const ROADMAP = `# Roadmap
 

@@ -5,11 +5,11 @@ import { renderRoadmapResult } from '../client/render/render-roadmap';
 import { describeTaskEnd, renderTaskResult } from '../client/render/render-task';
 import { layerAbout, roadmapAbout, sheetAbout, startMarks, taskAbout } from '../client/run/run-about';
 import { listQuery, renderRunList, runRow } from '../client/render/run-list';
-import type { LayerInput } from '../core/layer-types';
-import type { RoadmapInput, RoadmapResult } from '../core/roadmap-types';
-import { DEX_COST_USD, DEX_KIND, DEX_PHASE, DEX_REPO, DEX_STATE, DEX_WAITING_FOR } from '../core/search-attributes';
-import type { SheetInput } from '../core/sheet-types';
-import type { TaskResult } from '../core/task-types';
+import type { LayerInput } from '../core/layer/layer-types';
+import type { RoadmapInput, RoadmapResult } from '../core/roadmap/roadmap-types';
+import { DEX_COST_USD, DEX_KIND, DEX_PHASE, DEX_REPO, DEX_STATE, DEX_WAITING_FOR } from '../core/run/search-attributes';
+import type { SheetInput } from '../core/sheet/sheet-types';
+import type { TaskResult } from '../core/task/task-types';
 import { taskInput } from './dev-server-env';
 
 /** What `client.workflow.list()` yields for one run. */
@@ -30,7 +30,7 @@ describe('dex list: the visibility query', () => {
     expect(listQuery({})).toBe('WorkflowType IN ("taskWorkflow", "roadmapWorkflow", "layerWorkflow", "sheetWorkflow")');
     expect(listQuery({ state: 'waiting', kind: 'roadmap', repo: 'math' })).toBe('WorkflowType = "roadmapWorkflow" AND DexState = "waiting" AND DexRepo = "math"');
     expect(listQuery({ repo: '/home/ana/src/math/' })).toContain('DexRepo = "math"');
-    // DexRepo holds the folder name made safe (core/ids.ts repoNameOf), so the filter makes it safe too.
+    // DexRepo holds the folder name made safe (core/run/ids.ts repoNameOf), so the filter makes it safe too.
     expect(listQuery({ repo: '/home/ana/src/my app' })).toContain('DexRepo = "my-app"');
   });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderStep, stepKey, stepSettled, transcriptSteps } from '../client/render/run-log';
 import { renderTaskChanges, taskChanges } from '../client/render/task-diff';
-import { modelCallKey, phaseAttemptKey, verifyReportId, verifyResultKey, workflowKeyPrefix } from '../core/ids';
+import { modelCallKey, phaseAttemptKey, verifyReportId, verifyResultKey, workflowKeyPrefix } from '../core/run/ids';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite-dex-store';
 

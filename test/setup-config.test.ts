@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDexConfig } from '../client/config/config-file';
-import { InvalidInput } from '../core/invalid-input';
+import { InvalidInput } from '../core/run/invalid-input';
 
 const repo = mkdtempSync(join(tmpdir(), 'dex-setup-config-'));
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderSheetResult } from '../client/render/render-sheet';
 import { buildSheetInput, planSheetFile } from '../client/requests/sheet-file';
-import { InvalidInput } from '../core/invalid-input';
-import { planSheet, type SheetDoc } from '../core/sheet';
+import { InvalidInput } from '../core/run/invalid-input';
+import { planSheet, type SheetDoc } from '../core/parsing/sheet';
 import { errorOf, sheetFile } from './sheet-fixtures';
 
 // The checks before a sheet runs (docs/sheets.md#tollgate-1-planning-client-side-before-anything-starts):

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planSheetFile } from '../client/requests/sheet-file';
-import { describePlan, planSheet, type SheetDoc } from '../core/sheet';
-import { targetKeys } from '../core/sheet-expand';
-import { substituteAction, substituteText, symbolsIn } from '../core/sheet-symbols';
+import { describePlan, planSheet, type SheetDoc } from '../core/parsing/sheet';
+import { targetKeys } from '../core/sheet/sheet-expand';
+import { substituteAction, substituteText, symbolsIn } from '../core/sheet/sheet-symbols';
 
 // Template × set (docs/sheets.md#template-over-a-set-for_each): a for_each sheet is copied once per target.
 

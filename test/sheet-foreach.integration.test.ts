@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runEnd } from '../client/run/follow-run';
 import { buildSheetInput, planSheetFile } from '../client/requests/sheet-file';
-import type { SheetInput, SheetResult, SheetStatus } from '../core/sheet-types';
+import type { SheetInput, SheetResult, SheetStatus } from '../core/sheet/sheet-types';
 import { useDexEnvironment } from './dex-environment';
 
 // for_each copies and transactions on a real dev server (docs/sheets.md#template-over-a-set-for_each,

@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { renderSheetResult } from '../client/render/render-sheet';
 import { planSheetFile } from '../client/requests/sheet-file';
-import { InvalidInput } from '../core/invalid-input';
-import { runBounded } from '../core/run-bounded';
-import { describePlan, planSheet, type SheetDoc, type StatementDoc } from '../core/sheet';
-import { substituteAction, substituteText, symbolsIn } from '../core/sheet-symbols';
+import { InvalidInput } from '../core/run/invalid-input';
+import { runBounded } from '../core/run/run-bounded';
+import { describePlan, planSheet, type SheetDoc, type StatementDoc } from '../core/parsing/sheet';
+import { substituteAction, substituteText, symbolsIn } from '../core/sheet/sheet-symbols';
 import { errorOf, sheetFile } from './sheet-fixtures';
 
 /** A reference sheet of six statements in three dependency phases, by their index. */

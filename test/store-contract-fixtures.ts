@@ -1,9 +1,9 @@
 /** Rows the store contract (test/store-contract.ts) writes, and its helpers. */
 import { randomBytes } from 'node:crypto';
-import type { TopicMessage } from '../core/layer-context';
-import { buildLayerRunRecord, emptyTargetResult } from '../core/layer-run';
-import type { LayerInput, LayerRunRecord, LayerSpec } from '../core/layer-types';
-import type { RunMemoryEntry } from '../core/run-memory';
+import type { TopicMessage } from '../core/layer/layer-context';
+import { buildLayerRunRecord, emptyTargetResult } from '../core/layer/layer-run';
+import type { LayerInput, LayerRunRecord, LayerSpec } from '../core/layer/layer-types';
+import type { RunMemoryEntry } from '../core/run/run-memory';
 import type { StoredInsight } from '../store/layer-store';
 import type { ModelCallRecord, PhaseRecord } from '../store/sqlite-store';
 

@@ -3,8 +3,8 @@
  * the salience ledger, layer runs and their layers.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { salienceEarnKey } from '../core/ids';
-import type { TopicMessage } from '../core/layer-context';
+import { salienceEarnKey } from '../core/run/ids';
+import type { TopicMessage } from '../core/layer/layer-context';
 import type { DexStore } from '../store/dex-store';
 import { SALIENCE_PER_MESSAGE } from '../store/layer-store';
 import { insight, ISO_MS, later, layerRun, layerSpec, message, type NewInsight, unique } from './store-contract-fixtures';

@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamWatchdog, type StreamLimits, type StreamProgress } from '../activities/model/stream-watchdog';
-import { FAILURE } from '../core/failure-types';
+import { FAILURE } from '../core/run/failure-types';
 import { MODEL } from './call-model-fixture';
 import { completionTurn } from './cassette-builder';
 import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failuresOf, splitByBaseline } from '../core/verify-failures';
+import { failuresOf, splitByBaseline } from '../core/task/verify-failures';
 
 const run = (output: string, exitCode: number | null = 1, timedOut = false) => ({ command: 'npm test', exitCode, timedOut, output });
 

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { TaskResult } from '../core/task-types';
+import type { TaskResult } from '../core/task/task-types';
 import { completionTurn, toolTurn, usageTotals } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
 import { commitsOnBranch, sampleRepo, taskInput } from './dev-server-env';

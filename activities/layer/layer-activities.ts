@@ -6,10 +6,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { EMPTY_ANSWER, isEmptyAnswer, parseInsight, unparsedInsight } from '../../core/insight-parse';
-import { estimateTokens, formatMessages, trimOldestToFit } from '../../core/layer-context';
-import type { ContextRef, LayerRunRecord, LayerSpec, LayerTargets, RetrievalProfile, TargetContext } from '../../core/layer-types';
-import { renderPrompt } from '../../core/prompt-template';
+import { EMPTY_ANSWER, isEmptyAnswer, parseInsight, unparsedInsight } from '../../core/layer/insight-parse';
+import { estimateTokens, formatMessages, trimOldestToFit } from '../../core/layer/layer-context';
+import type { ContextRef, LayerRunRecord, LayerSpec, LayerTargets, RetrievalProfile, TargetContext } from '../../core/layer/layer-types';
+import { renderPrompt } from '../../core/layer/prompt-template';
 import type { ActivityDeps } from '../deps';
 import { createLayerModelActivities, replyText } from './layer-model';
 import { createLayerPromptActivities } from './layer-prompt';

@@ -4,9 +4,9 @@
  * target, `phase` the node). Like `callModel`, the reply and its accounting are stored before
  * the activity reports, so a retry after a crash reuses them instead of paying again.
  */
-import { FAILURE, nonRetryable } from '../../core/failure-types';
-import { modelCallKey } from '../../core/ids';
-import type { LlmSpec, TokenUsage } from '../../core/run-types';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
+import { modelCallKey } from '../../core/run/ids';
+import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
 import { CassetteFiles, modelReply, requirePrice, storeReply } from '../model/model-reply';
 import type { DexStore } from '../../store/dex-store';

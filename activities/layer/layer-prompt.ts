@@ -7,12 +7,12 @@
  * workflow skips the topic.
  */
 import { readFileSync } from 'node:fs';
-import { FAILURE, nonRetryable } from '../../core/failure-types';
-import { layerTemplateArtifactId } from '../../core/ids';
-import { fitPrompt, overBudgetReason, overRunBudgetReason, type PromptLimit } from '../../core/layer-budget';
-import { formatInsights, formatMessages } from '../../core/layer-context';
-import type { TargetContext, TrimKind } from '../../core/layer-types';
-import { renderPrompt } from '../../core/prompt-template';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
+import { layerTemplateArtifactId } from '../../core/run/ids';
+import { fitPrompt, overBudgetReason, overRunBudgetReason, type PromptLimit } from '../../core/layer/layer-budget';
+import { formatInsights, formatMessages } from '../../core/layer/layer-context';
+import type { TargetContext, TrimKind } from '../../core/layer/layer-types';
+import { renderPrompt } from '../../core/layer/prompt-template';
 import type { ActivityDeps } from '../deps';
 import { replyText } from './layer-model';
 
@@ -20,13 +20,13 @@ import { replyText } from './layer-model';
 export interface RenderLayerPromptInput {
   transcriptId: string;
   templatePath: string;
-  /** The sha256 of the template's text as the run was started with it, kept in the store (core/ids.ts layerTemplateArtifactId). */
+  /** The sha256 of the template's text as the run was started with it, kept in the store (core/run/ids.ts layerTemplateArtifactId). */
   templateSha?: string;
   node: string;
   topic: string;
   layerName: string;
   context: TargetContext;
-  /** This prompt's budget (core/layer-budget.ts promptLimit). */
+  /** This prompt's budget (core/layer/layer-budget.ts promptLimit). */
   limit: PromptLimit;
   trim: TrimKind[];
   /** What the run may still send, and its `max_tokens_per_run`, when the layer has a run budget. */

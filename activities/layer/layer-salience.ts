@@ -3,7 +3,7 @@
  * model call, settle after it, refund part of a failed target's spending. Each writes one
  * keyed ledger entry, so a retried activity never charges or credits twice.
  */
-import { ledgerReason } from '../../core/layer-salience';
+import { ledgerReason } from '../../core/layer/layer-salience';
 import type { ActivityDeps } from '../deps';
 
 /** Builds the salience activities over the host's dependencies. */

@@ -5,14 +5,14 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ApplicationFailure } from '@temporalio/common';
-import { SYSTEM_PROMPT } from '../../core/agent-system-prompt';
-import { AGENT_TOOLS, describeToolCall } from '../../core/agent-tools';
-import { extractCompletion } from '../../core/completion';
-import { FAILURE, nonRetryable } from '../../core/failure-types';
-import { modelCallKey } from '../../core/ids';
-import { fits, worstCaseOf, type Allowance, type Reserve } from '../../core/budget-reservation';
-import type { LlmSpec, TokenUsage } from '../../core/run-types';
-import type { Completion } from '../../core/task-types';
+import { SYSTEM_PROMPT } from '../../core/task/agent-system-prompt';
+import { AGENT_TOOLS, describeToolCall } from '../../core/task/agent-tools';
+import { extractCompletion } from '../../core/task/completion';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
+import { modelCallKey } from '../../core/run/ids';
+import { fits, worstCaseOf, type Allowance, type Reserve } from '../../core/run/budget-reservation';
+import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
+import type { Completion } from '../../core/task/task-types';
 import type { ActivityDeps } from '../deps';
 import { CassetteFiles, modelReply, requirePrice, storeReply } from './model-reply';
 import type { DexStore } from '../../store/dex-store';

@@ -7,8 +7,8 @@
  */
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { recordedLineText, type CassetteResponse } from '../../core/cassette';
-import { FAILURE, nonRetryable } from '../../core/failure-types';
+import { recordedLineText, type CassetteResponse } from '../../core/parsing/cassette';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 
 /** Who a recorded reply answers: the model-call key and the cassette task and phase. */
 export interface RecordedCall {

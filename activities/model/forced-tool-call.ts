@@ -5,9 +5,9 @@
  * accounting at seq 1 before the activity reports, so a retry reuses them and never pays twice.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { FAILURE, nonRetryable } from '../../core/failure-types';
-import { modelCallKey } from '../../core/ids';
-import type { LlmSpec, TokenUsage } from '../../core/run-types';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
+import { modelCallKey } from '../../core/run/ids';
+import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
 import { CassetteFiles, modelReply, requirePrice, storeReply } from './model-reply';
 import { onModelSpan } from './model-span';

@@ -4,7 +4,7 @@
  */
 import { AnthropicError, APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
-import { FAILURE, type FailureType } from '../../core/failure-types';
+import { FAILURE, type FailureType } from '../../core/run/failure-types';
 
 interface ErrorKind {
   type: FailureType;

@@ -6,7 +6,7 @@
  */
 import type { Middleware } from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
-import { FAILURE } from '../../core/failure-types';
+import { FAILURE } from '../../core/run/failure-types';
 
 /**
  * How long a reply may go without a byte once its stream has begun. Streaming, the API sends an

@@ -4,9 +4,9 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { totalTokens } from '../../core/budget-reservation';
-import { safeName } from '../../core/ids';
-import type { TokenUsage } from '../../core/run-types';
+import { totalTokens } from '../../core/run/budget-reservation';
+import { safeName } from '../../core/run/ids';
+import type { TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
 import { dexRemoteGit } from '../../host/git/dex-git';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
@@ -81,7 +81,7 @@ export function proposalMarkdown(p: ProposalText): string {
 
 /**
  * The store's artifact ids of a landing's description (per pushed commit) and landCommand outcome;
- * under the landing key, which starts with the roadmap's workflow id (core/ids.ts workflowKeyPrefix).
+ * under the landing key, which starts with the roadmap's workflow id (core/run/ids.ts workflowKeyPrefix).
  */
 const descriptionId = (key: string, sha: string) => `${key}/proposal/${sha}`;
 const commandId = (key: string) => `${key}/land-command`;

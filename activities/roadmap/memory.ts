@@ -5,10 +5,10 @@
  */
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { phaseArtifactId, workflowKeyPrefix } from '../../core/ids';
-import { InvalidInput } from '../../core/invalid-input';
-import { cleanNote, renderProjectMemory } from '../../core/project-memory';
-import { oneLine, renderRunMemory, type MemoryRef, type RunMemoryEntry } from '../../core/run-memory';
+import { phaseArtifactId, workflowKeyPrefix } from '../../core/run/ids';
+import { InvalidInput } from '../../core/run/invalid-input';
+import { cleanNote, renderProjectMemory } from '../../core/roadmap/project-memory';
+import { oneLine, renderRunMemory, type MemoryRef, type RunMemoryEntry } from '../../core/run/run-memory';
 import type { DexStore } from '../../store/dex-store';
 import type { ActivityDeps } from '../deps';
 import { dexGitSync } from '../../host/git/dex-git';
@@ -35,7 +35,7 @@ const PART_CHARS = 240;
 
 /** Input of the `recordTaskMemory` activity: keys and small facts only. */
 export interface RecordTaskMemoryInput {
-  /** The roadmap run (core/run-memory.ts MemoryRef.runKey). */
+  /** The roadmap run (core/run/run-memory.ts MemoryRef.runKey). */
   runKey: string;
   taskId: string;
   title: string;
@@ -93,7 +93,7 @@ export async function memorySection(store: DexStore, ref: MemoryRef, repoPath: s
 
 /**
  * The `remember` tool: keeps `{ note }` in the repository's project memory, deduplicated and
- * bounded (core/project-memory.ts). Writes only the store; `repoPath` absent, there is no memory.
+ * bounded (core/roadmap/roadmap/project-memory.ts). Writes only the store; `repoPath` absent, there is no memory.
  */
 export async function rememberTool(store: DexStore, repoPath: string | undefined, input: unknown): Promise<AgentToolOutcome> {
   if (!repoPath) return { content: 'remember is not available in this run', isError: true };

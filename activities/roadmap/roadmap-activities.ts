@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FAILURE } from '../../core/failure-types';
-import { InvalidInput } from '../../core/invalid-input';
-import { parseRoadmap, tickTask, type RoadmapTask } from '../../core/roadmap';
+import { FAILURE } from '../../core/run/failure-types';
+import { InvalidInput } from '../../core/run/invalid-input';
+import { parseRoadmap, tickTask, type RoadmapTask } from '../../core/roadmap/roadmap';
 import type { ActivityDeps } from '../deps';
 import { dexGit } from '../../host/git/dex-git';
 import { contains } from './landing-merge';

@@ -4,7 +4,7 @@
  * statement id, `phase` is `statement`). It is the layers' prompt-only call with the prompt
  * stored first, so the reply and its accounting are stored before it reports and a retry reuses them.
  */
-import type { LlmSpec, TokenUsage } from '../../core/run-types';
+import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
 import { createLayerModelActivities, replyText } from '../layer/layer-model';
 

@@ -4,8 +4,8 @@
  * a short error go into workflow history.
  */
 import { join } from 'node:path';
-import { sheetCommandOutcomeId, sheetCommandOutputId } from '../../core/ids';
-import { VALUE_LIMIT_CHARS, type ActionOutcome } from '../../core/sheet-types';
+import { sheetCommandOutcomeId, sheetCommandOutputId } from '../../core/run/ids';
+import { VALUE_LIMIT_CHARS, type ActionOutcome } from '../../core/sheet/sheet-types';
 import type { ActivityDeps } from '../deps';
 import { runWithStderrApart } from '../../host/shell/stderr-apart';
 

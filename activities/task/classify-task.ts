@@ -4,9 +4,9 @@
  * description, or `none` to keep the phases of its weight; after an escalation it is told what
  * the steps so far found.
  */
-import { TYPE_PATTERNS } from '../../core/phases';
-import { FAILURE, nonRetryable } from '../../core/failure-types';
-import type { LlmSpec, TokenUsage } from '../../core/run-types';
+import { TYPE_PATTERNS } from '../../core/task/phases';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
+import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
 import { forcedToolCalls, type AnswerTool } from '../model/forced-tool-call';
 

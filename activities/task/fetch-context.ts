@@ -1,11 +1,11 @@
-import { PHASE_INSTRUCTIONS } from '../../core/phases';
-import { IMPLEMENT_PROMPT, renderPrompt } from '../../core/prompt-template';
+import { PHASE_INSTRUCTIONS } from '../../core/task/phases';
+import { IMPLEMENT_PROMPT, renderPrompt } from '../../core/layer/prompt-template';
 import type { ActivityDeps } from '../deps';
 import { READ_FILE_LIMIT_BYTES } from '../tools/agent-tools';
 import { formatFileList, listFiles } from '../../host/worktree/file-tree';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
 import { memorySection, retryContextId } from '../roadmap/memory';
-import type { MemoryRef } from '../../core/run-memory';
+import type { MemoryRef } from '../../core/run/run-memory';
 import { readWorktreeFile } from '../../host/worktree/worktree-files';
 import { resolveInWorktree } from '../../host/worktree/worktree-paths';
 

@@ -3,8 +3,8 @@
  * gets the task, its diff against the base and the last verify report, and must answer
  * through one tool with a fixed schema: approve, reject with findings, or ask a person.
  */
-import { FAILURE, nonRetryable } from '../../core/failure-types';
-import type { LlmSpec, TokenUsage } from '../../core/run-types';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
+import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
 import { dexGit } from '../../host/git/dex-git';
 import { forcedToolCalls, type AnswerTool } from '../model/forced-tool-call';

@@ -1,8 +1,8 @@
 import type { ActivityDeps } from '../deps';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
 import type { PhaseRecord } from '../../store/sqlite-store';
-import { FAILURE, nonRetryable } from '../../core/failure-types';
-import { rewindPoint, type RewindPoint } from '../../core/rewind';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
+import { rewindPoint, type RewindPoint } from '../../core/task/rewind';
 
 /** Activities that write the run's records to the store. */
 export const createStoreActivities = (deps: ActivityDeps) => heartbeatingWhileRunning({

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
-import { FAILURE, nonRetryable } from '../../core/failure-types';
-import type { SandboxPolicy } from '../../core/sandbox-policy';
-import { describeSetup, type SetupConfig, type SetupResult } from '../../core/setup-types';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
+import type { SandboxPolicy } from '../../core/run/sandbox-policy';
+import { describeSetup, type SetupConfig, type SetupResult } from '../../core/run/setup-types';
 import { DependencyCache } from '../../host/dependencies/dependency-cache';
 import { prepareDependencies } from '../../host/dependencies/prepare-dependencies';
 import { SetupFailed } from '../../host/dependencies/setup-failed';

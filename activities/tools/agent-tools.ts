@@ -1,4 +1,4 @@
-import { AGENT_TOOL_NAMES, isAgentToolName, type AgentToolName } from '../../core/agent-tools';
+import { AGENT_TOOL_NAMES, isAgentToolName, type AgentToolName } from '../../core/task/agent-tools';
 import { formatFileList, listWorktreeFiles } from '../../host/worktree/file-tree';
 import { runCommandTool, type AgentToolOutcome, type ToolContext } from './run-command-tool';
 import { readWorktreeFile, updateWorktreeFile, writeWorktreeFile } from '../../host/worktree/worktree-files';

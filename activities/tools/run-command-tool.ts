@@ -1,5 +1,5 @@
-import type { SandboxPolicy } from '../../core/sandbox-policy';
-import type { ToolLimits } from '../../core/task-types';
+import type { SandboxPolicy } from '../../core/run/sandbox-policy';
+import type { ToolLimits } from '../../core/task/task-types';
 import { runAgentCommand } from '../../host/sandbox/run-agent-command';
 import { outputTail, type CommandProgress } from '../../host/shell/shell-command';
 

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
-import { FAILURE, nonRetryable } from '../../core/failure-types';
-import type { SandboxPolicy } from '../../core/sandbox-policy';
-import type { ToolLimits } from '../../core/task-types';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
+import type { SandboxPolicy } from '../../core/run/sandbox-policy';
+import type { ToolLimits } from '../../core/task/task-types';
 import { executeAgentTool } from './agent-tools';
 import type { ActivityDeps } from '../deps';
 import { rememberTool } from '../roadmap/memory';

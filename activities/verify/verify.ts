@@ -2,12 +2,12 @@ import { realpathSync } from 'node:fs';
 import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from '../deps';
 import { assertWorktreeExists } from '../../host/worktree/worktree-paths';
-import { verifyResultKey } from '../../core/ids';
-import type { SandboxPolicy } from '../../core/sandbox-policy';
+import { verifyResultKey } from '../../core/run/ids';
+import type { SandboxPolicy } from '../../core/run/sandbox-policy';
 import { runAgentCommand } from '../../host/sandbox/run-agent-command';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
 import { outputTail, progressIntervalFor, type ShellCommandResult } from '../../host/shell/shell-command';
-import { failuresOf, splitByBaseline } from '../../core/verify-failures';
+import { failuresOf, splitByBaseline } from '../../core/task/verify-failures';
 import { refreshDependencies } from '../../host/dependencies/refresh-dependencies';
 import { hostDependencyCache } from '../task/setup-worktree';
 

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { InvalidInput } from '../../core/invalid-input';
+import { InvalidInput } from '../../core/run/invalid-input';
 import { parseCommandArgs, type Output } from '../cli-context';
 import { startCodecServer } from '../server/codec-server';
 import { COMMAND_HELP } from '../command-help';

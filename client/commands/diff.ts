@@ -1,7 +1,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { taskBranch } from '../../core/ids';
-import { InvalidInput } from '../../core/invalid-input';
-import type { TaskInput, TaskResult, Worktree } from '../../core/task-types';
+import { taskBranch } from '../../core/run/ids';
+import { InvalidInput } from '../../core/run/invalid-input';
+import type { TaskInput, TaskResult, Worktree } from '../../core/task/task-types';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import { runEnd } from '../run/follow-run';

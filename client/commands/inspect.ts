@@ -1,5 +1,5 @@
 import type { Connection, WorkflowHandle } from '@temporalio/client';
-import type { RunStatus } from '../../core/run-types';
+import type { RunStatus } from '../../core/run/run-types';
 import { statusQuery } from '../../workflows/run/definitions';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';

@@ -1,12 +1,12 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { layerWorkflowIdPrefix } from '../../core/ids';
-import { InvalidInput } from '../../core/invalid-input';
+import { layerWorkflowIdPrefix } from '../../core/run/ids';
+import { InvalidInput } from '../../core/run/invalid-input';
 import { onePositional, parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import { withExistingStore, withStore } from '../command-store';
 import type * as DriveRun from '../run/drive-run';
-import type { LayerInput } from '../../core/layer-types';
+import type { LayerInput } from '../../core/layer/layer-types';
 import { buildLayerInput } from '../requests/layer-request';
 import { layerActivityQueue } from '../run/layer-queue';
 import { storeLayerTemplates } from '../requests/layer-templates';

@@ -1,4 +1,4 @@
-import { InvalidInput } from '../../core/invalid-input';
+import { InvalidInput } from '../../core/run/invalid-input';
 import { parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import { isDexRun, listQuery, renderRunList, runRow, type RunRow } from '../render/run-list';

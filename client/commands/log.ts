@@ -1,5 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import { setupReportId, workflowKeyPrefix } from '../../core/ids';
+import { setupReportId, workflowKeyPrefix } from '../../core/run/ids';
 import type { DexStore } from '../../store/dex-store';
 import { parseStoreSpec } from '../../store/store-spec';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';

@@ -1,6 +1,6 @@
 import { repoKeyOf } from '../../activities/roadmap/memory';
-import { cleanNote, type ProjectNote } from '../../core/project-memory';
-import { InvalidInput } from '../../core/invalid-input';
+import { cleanNote, type ProjectNote } from '../../core/roadmap/project-memory';
+import { InvalidInput } from '../../core/run/invalid-input';
 import { parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import { withStore } from '../command-store';

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { InvalidInput } from '../../core/invalid-input';
+import { InvalidInput } from '../../core/run/invalid-input';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveRun from '../run/drive-run';

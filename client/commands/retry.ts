@@ -5,7 +5,7 @@ import { buildRetryInput } from '../requests/retry-request';
 import { commandSettings } from '../settings';
 import { connectSaying } from '../run/slow-wait';
 import { driveTask, exitCodeFor } from '../run/drive-task';
-import { repoNameOf } from '../../core/ids';
+import { repoNameOf } from '../../core/run/ids';
 
 /** `dex retry ID --from PHASE [--note TEXT]`: a new run of an ended task from the checkpoint before PHASE. */
 export async function retryCommand(argv: string[], out: Output): Promise<number> {

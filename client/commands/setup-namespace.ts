@@ -2,7 +2,7 @@ import { parseCommandArgs, type Output } from '../cli-context';
 import { connectSaying } from '../run/slow-wait';
 import { missingSearchAttributes, registerSearchAttributes } from '../server/search-attribute-setup';
 import { readSettings } from '../settings';
-import { DEX_SEARCH_ATTRIBUTES } from '../../core/search-attributes';
+import { DEX_SEARCH_ATTRIBUTES } from '../../core/run/search-attributes';
 
 /**
  * `dex setup-namespace [--namespace NS]`: registers dex's search attributes on a namespace of

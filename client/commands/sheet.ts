@@ -1,5 +1,5 @@
-import { sheetWorkflowIdPrefix } from '../../core/ids';
-import { describePlan } from '../../core/sheet';
+import { sheetWorkflowIdPrefix } from '../../core/run/ids';
+import { describePlan } from '../../core/parsing/sheet';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveRun from '../run/drive-run';

@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import type { ApproveInput, RejectInput } from '../../core/run-types';
-import { InvalidInput } from '../../core/invalid-input';
+import type { ApproveInput, RejectInput } from '../../core/run/run-types';
+import { InvalidInput } from '../../core/run/invalid-input';
 import { decideUpdate, pauseSignal, resumeSignal, type DecideInput } from '../../workflows/run/definitions';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { connectSaying } from '../run/slow-wait';

@@ -1,22 +1,22 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_MODEL } from '../../core/pricing';
-import { DEFAULT_PHASES_BY_WEIGHT, DEFAULT_RETRY_MAP, DEFAULT_RUNAWAY } from '../../core/phases';
-import { WEIGHTS, type Weight } from '../../core/roadmap';
-import type { Budget, GateConfig } from '../../core/run-types';
-import type { RunawayLimits, ThinkingConfig, ToolLimits } from '../../core/task-types';
-import type { LandConfig } from '../../core/roadmap-types';
+import { DEFAULT_MODEL } from '../../core/run/pricing';
+import { DEFAULT_PHASES_BY_WEIGHT, DEFAULT_RETRY_MAP, DEFAULT_RUNAWAY } from '../../core/task/phases';
+import { WEIGHTS, type Weight } from '../../core/roadmap/roadmap';
+import type { Budget, GateConfig } from '../../core/run/run-types';
+import type { RunawayLimits, ThinkingConfig, ToolLimits } from '../../core/task/task-types';
+import type { LandConfig } from '../../core/roadmap/roadmap-types';
 import { parseLandConfig } from './land-config';
 import { parseMemoryConfig } from './memory-config';
-import type { MemoryRef } from '../../core/run-memory';
+import type { MemoryRef } from '../../core/run/run-memory';
 import { modelGate, parseModels, parsePlanner, parseThinking } from './model-config';
-import { ALWAYS_PROTECTED_PATHS, DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/sandbox-policy';
-import { InvalidInput } from '../../core/invalid-input';
-import { parseYamlInput } from '../../core/yaml-input';
+import { ALWAYS_PROTECTED_PATHS, DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/run/sandbox-policy';
+import { InvalidInput } from '../../core/run/invalid-input';
+import { parseYamlInput } from '../../core/parsing/yaml-input';
 import { parseProtectedPaths, parseSandbox } from './sandbox-config';
 import { isRecord, knownKeys } from './config-section';
 import { parseSetup } from './setup-config';
-import type { SetupConfig } from '../../core/setup-types';
+import type { SetupConfig } from '../../core/run/setup-types';
 
 /** The settings a repository's optional `dex.config.yaml` can give (docs/interfaces.md#files). */
 export interface DexConfig {

@@ -1,4 +1,4 @@
-import type { LandConfig } from '../../core/roadmap-types';
+import type { LandConfig } from '../../core/roadmap/roadmap-types';
 import { isRecord, knownKeys, type Fail } from './config-section';
 
 const LAND_KEYS = ['remote', 'branch', 'mode', 'finalizeAttempts'];

@@ -3,7 +3,7 @@
  * project memory a task's first prompt may hold; `memory: false` shows none and offers a
  * `remember` that keeps nothing.
  */
-import { DEFAULT_MEMORY, type MemoryRef } from '../../core/run-memory';
+import { DEFAULT_MEMORY, type MemoryRef } from '../../core/run/run-memory';
 import { isRecord, knownKeys, type Fail } from './config-section';
 
 const KEYS = ['runTokens', 'projectTokens'];

@@ -2,9 +2,9 @@
  * The `models` and `thinking` keys of dex.config.yaml (docs/roadmaps.md#models-and-thinking):
  * a model per phase, per weight × phase, and extended thinking for the decision phases.
  */
-import { WEIGHTS, type Weight } from '../../core/roadmap';
-import type { GateConfig } from '../../core/run-types';
-import type { ThinkingConfig } from '../../core/task-types';
+import { WEIGHTS, type Weight } from '../../core/roadmap/roadmap';
+import type { GateConfig } from '../../core/run/run-types';
+import type { ThinkingConfig } from '../../core/task/task-types';
 import { checkPriced } from '../requests/llm-spec';
 import { isRecord, knownKeys, type Fail } from './config-section';
 

@@ -1,5 +1,5 @@
-import { HIDDEN_ENV } from '../../core/sandbox-policy';
-import type { SetupConfig } from '../../core/setup-types';
+import { HIDDEN_ENV } from '../../core/run/sandbox-policy';
+import type { SetupConfig } from '../../core/run/setup-types';
 import { isRecord, knownKeys, type Fail } from './config-section';
 
 const SETUP_KEYS = ['commands', 'cache', 'inputs', 'allowHosts', 'env', 'copy', 'network'];

@@ -1,4 +1,4 @@
-import type { LayerRunRecord } from '../../core/layer-types';
+import type { LayerRunRecord } from '../../core/layer/layer-types';
 
 /** A layer run's audit record as lines of text (for `dex layer` and `dex status`). */
 export function renderLayerRun(r: LayerRunRecord): string[] {

@@ -1,4 +1,4 @@
-import type { RoadmapResult } from '../../core/roadmap-types';
+import type { RoadmapResult } from '../../core/roadmap/roadmap-types';
 
 /** A roadmap's result as lines: one task a line, then each failed task's error and run, then its tokens and cost (for `dex run` and `dex status`). */
 export function renderRoadmapResult(result: RoadmapResult): string[] {

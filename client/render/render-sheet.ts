@@ -1,4 +1,4 @@
-import type { SheetResult, StatementResult } from '../../core/sheet-types';
+import type { SheetResult, StatementResult } from '../../core/sheet/sheet-types';
 
 /** How much of a value or error a table cell shows. */
 const CELL_CHARS = 60;

@@ -1,4 +1,4 @@
-import type { TaskResult } from '../../core/task-types';
+import type { TaskResult } from '../../core/task/task-types';
 import type { DrivenRun } from '../run/follow-run';
 
 /** Why a task did not complete, beyond its error: the tail of the failing verify output and the worktree kept for a person. */

@@ -1,13 +1,13 @@
 /**
  * `dex list`'s rows: a visibility query from the filters, one row per run from its search
- * attributes (core/search-attributes.ts) and memo, and the text that shows them, runs waiting
+ * attributes (core/run/search-attributes.ts) and memo, and the text that shows them, runs waiting
  * for a person first. Pure, apart from reading what `client.workflow.list()` returned.
  */
 import type { WorkflowExecutionInfo } from '@temporalio/client';
-import { repoNameOf } from '../../core/ids';
-import { InvalidInput } from '../../core/invalid-input';
-import type { RunState } from '../../core/run-types';
-import { DEX_COST_USD, DEX_KIND, DEX_PHASE, DEX_REPO, DEX_STATE, DEX_WAITING_FOR } from '../../core/search-attributes';
+import { repoNameOf } from '../../core/run/ids';
+import { InvalidInput } from '../../core/run/invalid-input';
+import type { RunState } from '../../core/run/run-types';
+import { DEX_COST_USD, DEX_KIND, DEX_PHASE, DEX_REPO, DEX_STATE, DEX_WAITING_FOR } from '../../core/run/search-attributes';
 import { PLAN_KINDS, planKindOf, type PlanKindName } from '../plan-kinds';
 
 /** The states `--state` takes (docs/interfaces.md#people-in-the-loop). */

@@ -3,7 +3,7 @@
  * model's text, each tool it called with its arguments and a preview of the result, each verify,
  * and what the model was told next. Reading and rendering only; the command is commands/log.ts.
  */
-import { modelCallKey, verifyReportId, verifyResultKey } from '../../core/ids';
+import { modelCallKey, verifyReportId, verifyResultKey } from '../../core/run/ids';
 import type { DexStore } from '../../store/dex-store';
 import type { VerifyResult } from '../../activities/verify/verify';
 

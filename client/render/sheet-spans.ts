@@ -3,7 +3,7 @@
  * results and errors point at, so a person can jump to the statement.
  */
 import { isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
-import type { SourceSpan } from '../../core/sheet-types';
+import type { SourceSpan } from '../../core/sheet/sheet-types';
 
 /**
  * The span of each item of `statements` in `text` (a sheet file already parsed without error),

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseLayerFile } from '../../core/layer-file';
-import type { LayerInput, LayerSpec } from '../../core/layer-types';
+import { parseLayerFile } from '../../core/parsing/layer-file';
+import type { LayerInput, LayerSpec } from '../../core/layer/layer-types';
 import { templateRefs } from './layer-templates';
-import type { LlmSpec } from '../../core/run-types';
-import { DEFAULT_MODEL } from '../../core/pricing';
-import { InvalidInput } from '../../core/invalid-input';
+import type { LlmSpec } from '../../core/run/run-types';
+import { DEFAULT_MODEL } from '../../core/run/pricing';
+import { InvalidInput } from '../../core/run/invalid-input';
 import { checkPriced, parseLlmSpec } from './llm-spec';
 import type { Settings } from '../settings';
 

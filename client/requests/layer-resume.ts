@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { InvalidInput } from '../../core/invalid-input';
-import { GLOBAL_TOPIC, splitNodes } from '../../core/layer-run';
-import type { LayerInput, LayerNode, LayerRunRecord, LayerSpec, ResumePoint } from '../../core/layer-types';
+import { InvalidInput } from '../../core/run/invalid-input';
+import { GLOBAL_TOPIC, splitNodes } from '../../core/layer/layer-run';
+import type { LayerInput, LayerNode, LayerRunRecord, LayerSpec, ResumePoint } from '../../core/layer/layer-types';
 import type { DexStore } from '../../store/dex-store';
 import { layerModels } from './layer-request';
 import { templateRefs } from './layer-templates';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { layerTemplateArtifactId } from '../../core/ids';
-import { InvalidInput } from '../../core/invalid-input';
-import type { TemplateRefs } from '../../core/layer-types';
+import { layerTemplateArtifactId } from '../../core/run/ids';
+import { InvalidInput } from '../../core/run/invalid-input';
+import type { TemplateRefs } from '../../core/layer/layer-types';
 import type { DexStore } from '../../store/dex-store';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseCassette } from '../../core/cassette';
-import { costOf } from '../../core/pricing';
-import type { LlmSpec } from '../../core/run-types';
-import { ZERO_USAGE } from '../../core/usage';
-import { InvalidInput } from '../../core/invalid-input';
+import { parseCassette } from '../../core/parsing/cassette';
+import { costOf } from '../../core/run/pricing';
+import type { LlmSpec } from '../../core/run/run-types';
+import { ZERO_USAGE } from '../../core/run/usage';
+import { InvalidInput } from '../../core/run/invalid-input';
 
 /** Refuses (InvalidInput, naming `where`) a model no price is known for: its cost could not be counted. */
 export function checkPriced(model: string, where: string): void {

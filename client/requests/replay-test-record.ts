@@ -6,10 +6,10 @@
  * run is not followed to its end, so it has none.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { InvalidInput } from '../../core/invalid-input';
-import type { RoadmapResult } from '../../core/roadmap-types';
-import type { LlmSpec } from '../../core/run-types';
-import type { TaskResult } from '../../core/task-types';
+import { InvalidInput } from '../../core/run/invalid-input';
+import type { RoadmapResult } from '../../core/roadmap/roadmap-types';
+import type { LlmSpec } from '../../core/run/run-types';
+import type { TaskResult } from '../../core/task/task-types';
 import { dexGitSync } from '../../host/git/dex-git';
 import type { RunEnd } from '../run/follow-run';
 

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
-import { InvalidInput } from '../../core/invalid-input';
-import type { TaskInput, Worktree } from '../../core/task-types';
+import { InvalidInput } from '../../core/run/invalid-input';
+import type { TaskInput, Worktree } from '../../core/task/task-types';
 import { PLAN_KINDS } from '../plan-kinds';
 import { RunHistory } from '../run-history';
 import { findRun } from '../run-lookup';
@@ -15,7 +15,7 @@ export interface RetryRequest {
 
 /**
  * The input of a task run that takes up the ended task run `req.id` at phase `req.from`
- * (core/rewind.ts): the earlier run's input, on this command's queue, with where to rewind to.
+ * (core/task/rewind.ts): the earlier run's input, on this command's queue, with where to rewind to.
  * Throws InvalidInput (exit 2, nothing started) for a run that is not an ended task, a phase it
  * does not have, or a run that never made its branch.
  */

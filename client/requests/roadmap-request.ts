@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import { repoNameOf, roadmapWorkflowId } from '../../core/ids';
-import { phasesFor } from '../../core/phases';
-import { parseRoadmap, type RoadmapTask } from '../../core/roadmap';
-import type { LandConfig, RoadmapInput } from '../../core/roadmap-types';
-import { InvalidInput } from '../../core/invalid-input';
+import { repoNameOf, roadmapWorkflowId } from '../../core/run/ids';
+import { phasesFor } from '../../core/task/phases';
+import { parseRoadmap, type RoadmapTask } from '../../core/roadmap/roadmap';
+import type { LandConfig, RoadmapInput } from '../../core/roadmap/roadmap-types';
+import { InvalidInput } from '../../core/run/invalid-input';
 import { dexGitSync } from '../../host/git/dex-git';
 import { loadDexConfig } from '../config/config-file';
 import { parseLlmSpec } from './llm-spec';

@@ -1,12 +1,12 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { safeName, sheetTaskId } from '../../core/ids';
-import { planSheet, type ActionDoc, type SheetDoc, type SheetPlan } from '../../core/sheet';
-import type { PlannedStatement, SheetInput, SourceSpan, StatementAction } from '../../core/sheet-types';
-import type { LlmSpec } from '../../core/run-types';
-import { InvalidInput } from '../../core/invalid-input';
-import { parseYamlInput, pointerPath, type YamlInput } from '../../core/yaml-input';
+import { safeName, sheetTaskId } from '../../core/run/ids';
+import { planSheet, type ActionDoc, type SheetDoc, type SheetPlan } from '../../core/parsing/sheet';
+import type { PlannedStatement, SheetInput, SourceSpan, StatementAction } from '../../core/sheet/sheet-types';
+import type { LlmSpec } from '../../core/run/run-types';
+import { InvalidInput } from '../../core/run/invalid-input';
+import { parseYamlInput, pointerPath, type YamlInput } from '../../core/parsing/yaml-input';
 import { loadDexConfig } from '../config/config-file';
 import { statementSpans } from '../render/sheet-spans';
 import { checkPriced, parseLlmSpec } from './llm-spec';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { TopicMessage } from '../../core/layer-context';
-import { InvalidInput } from '../../core/invalid-input';
+import type { TopicMessage } from '../../core/layer/layer-context';
+import { InvalidInput } from '../../core/run/invalid-input';
 
 const FIELDS = ['topic', 'channel', 'author', 'text', 'time'] as const;
 

@@ -1,5 +1,5 @@
-import { retryWorkflowIdPrefix, taskWorkflowIdPrefix } from '../../core/ids';
-import type { TaskInput, TaskResult } from '../../core/task-types';
+import { retryWorkflowIdPrefix, taskWorkflowIdPrefix } from '../../core/run/ids';
+import type { TaskInput, TaskResult } from '../../core/task/task-types';
 import type { Output } from '../cli-context';
 import type { Connections } from '../server/connection';
 import { driveRun } from './drive-run';

@@ -1,6 +1,6 @@
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure } from '@temporalio/common';
-import type { RunState } from '../../core/run-types';
+import type { RunState } from '../../core/run/run-types';
 import { statusQuery } from '../../workflows/run/definitions';
 import type { ProgressView } from './progress-view';
 

@@ -3,7 +3,7 @@
  * step and state change), the one live line a terminal redraws in place, and the lasting events
  * printed above it. Pure: status (and elapsed time) in, text out.
  */
-import type { RunStatus } from '../../core/run-types';
+import type { RunStatus } from '../../core/run/run-types';
 
 function spent(s: RunStatus): string {
   const tokens = `${s.tokens.input + s.tokens.cacheRead + s.tokens.cacheWrite} in / ${s.tokens.output} out`;

@@ -3,7 +3,7 @@
  * with lasting events printed above it; on a pipe, plain lines (one per step and state change)
  * that a log file or a test can read; with --json, nowhere.
  */
-import type { RunStatus } from '../../core/run-types';
+import type { RunStatus } from '../../core/run/run-types';
 import type { Output } from '../cli-context';
 import { fitWidth, lastingLines, liveStatusLine, newProgressLines, progressLine } from './progress-lines';
 

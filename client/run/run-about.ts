@@ -4,11 +4,11 @@
  * checked input.
  */
 import { basename } from 'node:path';
-import type { LayerInput } from '../../core/layer-types';
-import type { RoadmapTask } from '../../core/roadmap';
-import type { RoadmapInput } from '../../core/roadmap-types';
-import type { SheetInput } from '../../core/sheet-types';
-import type { TaskInput } from '../../core/task-types';
+import type { LayerInput } from '../../core/layer/layer-types';
+import type { RoadmapTask } from '../../core/roadmap/roadmap';
+import type { RoadmapInput } from '../../core/roadmap/roadmap-types';
+import type { SheetInput } from '../../core/sheet/sheet-types';
+import type { TaskInput } from '../../core/task/task-types';
 import type { StartMarks } from './run-handles';
 import { UNSANDBOXED_WARNING } from './sandbox-choice';
 

@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { numberedWorkflowId } from '../../core/ids';
-import { InvalidInput } from '../../core/invalid-input';
+import { numberedWorkflowId } from '../../core/run/ids';
+import { InvalidInput } from '../../core/run/invalid-input';
 import type { WorkflowName } from '../plan-kinds';
 import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../../workflows/run/policies';
 

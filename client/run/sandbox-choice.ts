@@ -1,5 +1,5 @@
-import type { SandboxPolicy } from '../../core/sandbox-policy';
-import { InvalidInput } from '../../core/invalid-input';
+import type { SandboxPolicy } from '../../core/run/sandbox-policy';
+import { InvalidInput } from '../../core/run/invalid-input';
 import { sandboxAvailability, type SandboxAvailability } from '../../host/sandbox/sandbox-availability';
 
 /** The line every unconfined run shows, so nobody mistakes it for a confined one. */

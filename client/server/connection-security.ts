@@ -5,7 +5,7 @@
  */
 import type { TLSConfig } from '@temporalio/client';
 import { readFileSync } from 'node:fs';
-import { InvalidInput } from '../../core/invalid-input';
+import { InvalidInput } from '../../core/run/invalid-input';
 
 /** What both the client's and the worker's connections take. */
 export interface ConnectionSecurity {

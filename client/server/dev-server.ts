@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEX_SEARCH_ATTRIBUTES } from '../../core/search-attributes';
+import { DEX_SEARCH_ATTRIBUTES } from '../../core/run/search-attributes';
 import { ensureTemporalCli } from './toolchain';
 
 /** The arguments of a persistent dev server: SQLite in WAL mode with NORMAL sync, and the Web UI. */

@@ -8,7 +8,7 @@
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { InvalidInput } from '../../core/invalid-input';
+import { InvalidInput } from '../../core/run/invalid-input';
 
 /** The metadata that marks an encrypted payload: Temporal's conventional encoding name, and which key sealed it. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';

@@ -1,6 +1,6 @@
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { DEX_SEARCH_ATTRIBUTES } from '../../core/search-attributes';
+import { DEX_SEARCH_ATTRIBUTES } from '../../core/run/search-attributes';
 
 const { IndexedValueType } = temporal.api.enums.v1;
 

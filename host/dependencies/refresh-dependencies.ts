@@ -1,4 +1,4 @@
-import { describeSetup } from '../../core/setup-types';
+import { describeSetup } from '../../core/run/setup-types';
 import type { ShellCommandOptions } from '../shell/shell-command';
 import type { DependencyCache } from './dependency-cache';
 import { dependenciesChanged, prepareDependencies } from './prepare-dependencies';

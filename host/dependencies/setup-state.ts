@@ -1,8 +1,8 @@
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { SandboxPolicy } from '../../core/sandbox-policy';
-import type { SetupConfig } from '../../core/setup-types';
+import type { SandboxPolicy } from '../../core/run/sandbox-policy';
+import type { SetupConfig } from '../../core/run/setup-types';
 import type { EcosystemPlan } from './ecosystems';
 
 /** What setup left in a worktree, as later commands and a second setup need to know it. */

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { FAILURE, nonRetryable } from '../../core/failure-types';
-import type { SandboxPolicy } from '../../core/sandbox-policy';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
+import type { SandboxPolicy } from '../../core/run/sandbox-policy';
 import { bwrapArgs } from './bwrap-args';
 import { SANDBOX_PATH } from './sandbox-env';
 

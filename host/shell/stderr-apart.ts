@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { shellQuote } from '../../core/sheet-symbols';
+import { shellQuote } from '../../core/sheet/sheet-symbols';
 import { commandEnv, progressIntervalFor, runProcess, type ShellCommandResult } from './shell-command';
 
 /** How a person's command ran: stdout as `result.output`, and its stderr on its own. */

@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { FAILURE, nonRetryable } from '../../core/failure-types';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 
 /** A tool input the agent got wrong; its message is shown to the model as the tool result. */
 export class ToolInputError extends Error {

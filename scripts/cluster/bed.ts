@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InvalidInput } from '../../core/invalid-input';
+import { InvalidInput } from '../../core/run/invalid-input';
 import { initPostgres, postgresReady, restartPostgres, startPostgres, stopPostgres, type PostgresSpec } from './postgres';
 import { addressOf, registerNamespace, setupSchemas, spawnServer, waitForServer, type TemporalSpec } from './temporal';
 import { ensureServerTools, postgresBin } from './tools';

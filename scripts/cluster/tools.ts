@@ -7,7 +7,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { InvalidInput } from '../../core/invalid-input';
+import { InvalidInput } from '../../core/run/invalid-input';
 import { toolCacheDir } from '../../client/server/toolchain';
 
 /** The Temporal server release the bed and docker-compose.yml run (temporalio/server:1.29.1). */

@@ -5,8 +5,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import type { RoadmapResult } from '../../core/roadmap-types';
-import type { TaskResult } from '../../core/task-types';
+import type { RoadmapResult } from '../../core/roadmap/roadmap-types';
+import type { TaskResult } from '../../core/task/task-types';
 import { completionTurn, fixSumTurns, toolTurn } from '../cassette-builder';
 import { waitForGate } from '../dex-environment';
 import { commitsOnBranch, fileAt } from '../dev-server-env';

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LayerRunRecord } from '../../core/layer-types';
+import type { LayerRunRecord } from '../../core/layer/layer-types';
 import type { DexStore } from '../../store/dex-store';
 import { openPostgresDexStore } from '../../store/postgres-store';
 import { runDex } from '../dex-cli';

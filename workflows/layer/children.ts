@@ -1,7 +1,7 @@
 import { executeChild, isCancellation } from '@temporalio/workflow';
-import { layerTargetWorkflowId } from '../../core/ids';
-import { emptyTargetResult, GLOBAL_TOPIC } from '../../core/layer-run';
-import type { LayerInput, LayerNode, LayerTargetResult, TargetContext } from '../../core/layer-types';
+import { layerTargetWorkflowId } from '../../core/run/ids';
+import { emptyTargetResult, GLOBAL_TOPIC } from '../../core/layer/layer-run';
+import type { LayerInput, LayerNode, LayerTargetResult, TargetContext } from '../../core/layer/layer-types';
 import type { LayerProgress } from './progress';
 import { layerTargetWorkflow } from './target-workflow';
 import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../run/policies';
@@ -18,7 +18,7 @@ export interface TargetPart {
 /**
  * Starts a layer run's targets as child workflows and keeps the run-wide count of prompt tokens
  * sent, so each child knows what is left of `max_tokens_per_run` (docs/layers.md#context-budgets;
- * a layer with that budget runs its targets one after another, core/layer-file.ts).
+ * a layer with that budget runs its targets one after another, core/parsing/layer-file.ts).
  */
 export class TargetChildren {
   private promptTokens = 0;

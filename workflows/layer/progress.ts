@@ -1,5 +1,5 @@
-import type { LayerRunRecord, LayerTargetResult } from '../../core/layer-types';
-import type { RunState, RunStatus } from '../../core/run-types';
+import type { LayerRunRecord, LayerTargetResult } from '../../core/layer/layer-types';
+import type { RunState, RunStatus } from '../../core/run/run-types';
 import type { RunControl } from '../run/run-control';
 import { RunLedger } from '../run/run-ledger';
 

@@ -1,10 +1,10 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { EMPTY_ANSWER } from '../../core/insight-parse';
-import { promptLimit, promptTokens } from '../../core/layer-budget';
-import { inputTokens } from '../../core/layer-salience';
-import type { LayerTargetInput, LayerTargetResult, LlmCallParams, ParseMode, TargetContext } from '../../core/layer-types';
-import type { TokenUsage } from '../../core/run-types';
-import { addUsage } from '../../core/usage';
+import { EMPTY_ANSWER } from '../../core/layer/insight-parse';
+import { promptLimit, promptTokens } from '../../core/layer/layer-budget';
+import { inputTokens } from '../../core/layer/layer-salience';
+import type { LayerTargetInput, LayerTargetResult, LlmCallParams, ParseMode, TargetContext } from '../../core/layer/layer-types';
+import type { TokenUsage } from '../../core/run/run-types';
+import { addUsage } from '../../core/run/usage';
 import type { LayerActivities } from './activities';
 import type { SalienceAccount } from './target-salience';
 

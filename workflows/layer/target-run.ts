@@ -1,6 +1,6 @@
-import { EMPTY_ANSWER } from '../../core/insight-parse';
-import { emptyTargetResult } from '../../core/layer-run';
-import type { LayerNode, LayerTargetInput, LayerTargetResult, ResumePoint, TargetContext } from '../../core/layer-types';
+import { EMPTY_ANSWER } from '../../core/layer/insight-parse';
+import { emptyTargetResult } from '../../core/layer/layer-run';
+import type { LayerNode, LayerTargetInput, LayerTargetResult, ResumePoint, TargetContext } from '../../core/layer/layer-types';
 import type { LayerActivities } from './activities';
 import { NodeFailure, TargetModel } from './target-model';
 import { SalienceAccount } from './target-salience';

@@ -1,6 +1,6 @@
-import { budgetSpentReason, inputTokens, roundSalience, salienceFor } from '../../core/layer-salience';
-import type { LayerTargetInput, LayerTargetResult } from '../../core/layer-types';
-import type { TokenUsage } from '../../core/run-types';
+import { budgetSpentReason, inputTokens, roundSalience, salienceFor } from '../../core/layer/layer-salience';
+import type { LayerTargetInput, LayerTargetResult } from '../../core/layer/layer-types';
+import type { TokenUsage } from '../../core/run/run-types';
 import type { LayerActivities } from './activities';
 
 /**
@@ -26,7 +26,7 @@ export class SalienceAccount {
     private readonly result: LayerTargetResult,
   ) {
     // The input decides, not a patch marker: every run 2d66b4a started carries its flat `cost`
-    // (core/layer-released.ts), no later run does, and histories recorded between that release
+    // (core/layer/layer-released.ts), no later run does, and histories recorded between that release
     // and this check have no marker that patched() could find. A target an old parent starts
     // after an upgrade gets the flat cost too, so one run pays one way throughout.
     const perCall = input.salience.cost === undefined;

@@ -1,7 +1,7 @@
 import { isCancellation } from '@temporalio/workflow';
-import { innermostMessage } from '../../core/failure-message';
-import { layerTargetInputOf } from '../../core/layer-released';
-import type { LayerTargetInput, LayerTargetResult } from '../../core/layer-types';
+import { innermostMessage } from '../../core/run/failure-message';
+import { layerTargetInputOf } from '../../core/layer/layer-released';
+import type { LayerTargetInput, LayerTargetResult } from '../../core/layer/layer-types';
 import { layerActivities } from './activities';
 import { TargetRun } from './target-run';
 
@@ -13,7 +13,7 @@ import { TargetRun } from './target-run';
  * spending back and records where `dex layer --resume` goes on from (docs/layers.md).
  */
 export async function layerTargetWorkflow(started: LayerTargetInput): Promise<LayerTargetResult> {
-  // An input an earlier release wrote reads with defaults for what it lacks (core/layer-released.ts).
+  // An input an earlier release wrote reads with defaults for what it lacks (core/layer/layer-released.ts).
   const input = layerTargetInputOf(started);
   const run = new TargetRun(input, layerActivities(input.hostQueue));
   try {

@@ -1,8 +1,8 @@
 import { setHandler, workflowInfo } from '@temporalio/workflow';
-import { layerNodeKey } from '../../core/ids';
-import { layerInputOf } from '../../core/layer-released';
-import { buildLayerRunRecord, GLOBAL_TOPIC, splitNodes } from '../../core/layer-run';
-import type { LayerInput, LayerNode, LayerRunRecord, LayerTargetResult } from '../../core/layer-types';
+import { layerNodeKey } from '../../core/run/ids';
+import { layerInputOf } from '../../core/layer/layer-released';
+import { buildLayerRunRecord, GLOBAL_TOPIC, splitNodes } from '../../core/layer/layer-run';
+import type { LayerInput, LayerNode, LayerRunRecord, LayerTargetResult } from '../../core/layer/layer-types';
 import { statusQuery } from '../run/definitions';
 import { LayerProgress } from './progress';
 import { layerActivities, type LayerActivities } from './activities';
@@ -10,7 +10,7 @@ import { TargetChildren, type TargetPart } from './children';
 import { layerTargetWorkflow } from './target-workflow';
 import { inLanes } from '../run/lanes';
 import { RunControl } from '../run/run-control';
-import { FAILURE, nonRetryable } from '../../core/failure-types';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 
 export { layerTargetWorkflow };
 
@@ -22,7 +22,7 @@ export { layerTargetWorkflow };
  * targets of the run it resumes, each from the node it failed at, with the context it had there.
  */
 export async function layerWorkflow(started: LayerInput): Promise<LayerRunRecord> {
-  // An input an earlier release wrote reads with defaults for what it lacks (core/layer-released.ts).
+  // An input an earlier release wrote reads with defaults for what it lacks (core/layer/layer-released.ts).
   const input = layerInputOf(started);
   const runId = workflowInfo().workflowId;
   const startedAt = new Date().toISOString();

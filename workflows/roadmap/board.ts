@@ -1,8 +1,8 @@
-import { dependencyDepths, dependentsOf } from '../../core/dependency-phases';
-import type { RoadmapTask } from '../../core/roadmap';
-import type { RoadmapTaskState } from '../../core/roadmap-types';
-import type { RunStatus, TokenUsage } from '../../core/run-types';
-import { addUsage, ZERO_USAGE } from '../../core/usage';
+import { dependencyDepths, dependentsOf } from '../../core/roadmap/dependency-phases';
+import type { RoadmapTask } from '../../core/roadmap/roadmap';
+import type { RoadmapTaskState } from '../../core/roadmap/roadmap-types';
+import type { RunStatus, TokenUsage } from '../../core/run/run-types';
+import { addUsage, ZERO_USAGE } from '../../core/run/usage';
 import type { TaskUpdate } from '../run/definitions';
 
 /** States a roadmap task can no longer leave. */

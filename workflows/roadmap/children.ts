@@ -6,15 +6,15 @@ import {
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import { roadmapTaskWorkflowId } from '../../core/ids';
-import { phasesFor } from '../../core/phases';
-import { modelsForWeight } from '../../core/model-choice';
-import type { RoadmapTask } from '../../core/roadmap';
-import type { RoadmapInput } from '../../core/roadmap-types';
-import type { Budget } from '../../core/run-types';
-import type { TaskInput, TaskResult } from '../../core/task-types';
+import { roadmapTaskWorkflowId } from '../../core/run/ids';
+import { phasesFor } from '../../core/task/phases';
+import { modelsForWeight } from '../../core/run/model-choice';
+import type { RoadmapTask } from '../../core/roadmap/roadmap';
+import type { RoadmapInput } from '../../core/roadmap/roadmap-types';
+import type { Budget } from '../../core/run/run-types';
+import type { TaskInput, TaskResult } from '../../core/task/task-types';
 import type { taskWorkflow } from '../task/workflow';
-import { FAILURE } from '../../core/failure-types';
+import { FAILURE } from '../../core/run/failure-types';
 import { taskMemoryRef } from './run-memory';
 import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../run/policies';
 

@@ -1,9 +1,9 @@
 import { ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
-import { DEFAULT_FINALIZE_ATTEMPTS } from '../../core/phases';
-import type { RoadmapTask } from '../../core/roadmap';
-import type { RoadmapInput } from '../../core/roadmap-types';
-import type { TaskInput, TaskResult } from '../../core/task-types';
-import { addUsage, ZERO_USAGE } from '../../core/usage';
+import { DEFAULT_FINALIZE_ATTEMPTS } from '../../core/task/phases';
+import type { RoadmapTask } from '../../core/roadmap/roadmap';
+import type { RoadmapInput } from '../../core/roadmap/roadmap-types';
+import type { TaskInput, TaskResult } from '../../core/task/task-types';
+import { addUsage, ZERO_USAGE } from '../../core/run/usage';
 import type { taskWorkflow } from '../task/workflow';
 import type { RoadmapBoard } from './board';
 import { classifyChildFailure } from './children';

@@ -1,8 +1,8 @@
 import { proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { DexActivities } from '../../activities';
-import type { RoadmapTask } from '../../core/roadmap';
-import type { ProposedLanding } from '../../core/roadmap-types';
-import type { TaskResult } from '../../core/task-types';
+import type { RoadmapTask } from '../../core/roadmap/roadmap';
+import type { ProposedLanding } from '../../core/roadmap/roadmap-types';
+import type { TaskResult } from '../../core/task/task-types';
 import { gitPolicy } from '../run/policies';
 import { summarized } from '../run/summarized';
 import { finalizeTask } from './finalize-child';

@@ -1,7 +1,7 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { DexActivities } from '../../activities';
-import type { RoadmapTask } from '../../core/roadmap';
-import type { TaskResult } from '../../core/task-types';
+import type { RoadmapTask } from '../../core/roadmap/roadmap';
+import type { TaskResult } from '../../core/task/task-types';
 import { gitPolicy } from '../run/policies';
 import { summarized } from '../run/summarized';
 import { finalizeTask } from './finalize-child';

@@ -1,5 +1,5 @@
-import type { RoadmapTask } from '../../core/roadmap';
-import type { TaskResult } from '../../core/task-types';
+import type { RoadmapTask } from '../../core/roadmap/roadmap';
+import type { TaskResult } from '../../core/task/task-types';
 import { finalizeTask } from './finalize-child';
 import { proposeOnRemote } from './landing-branch';
 import { landOnRemote } from './landing-remote';

@@ -1,7 +1,7 @@
 import { workflowInfo } from '@temporalio/workflow';
-import type { MemoryRef } from '../../core/run-memory';
-import type { RoadmapInput } from '../../core/roadmap-types';
-import type { TaskResult } from '../../core/task-types';
+import type { MemoryRef } from '../../core/run/run-memory';
+import type { RoadmapInput } from '../../core/roadmap/roadmap-types';
+import type { TaskResult } from '../../core/task/task-types';
 import type { RoadmapActivities } from './activities';
 
 /**

@@ -1,8 +1,8 @@
 import { condition, continueAsNew, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
-import { landingKey } from '../../core/ids';
-import type { RoadmapInput, RoadmapResult } from '../../core/roadmap-types';
-import type { RunState } from '../../core/run-types';
-import type { TaskResult } from '../../core/task-types';
+import { landingKey } from '../../core/run/ids';
+import type { RoadmapInput, RoadmapResult } from '../../core/roadmap/roadmap-types';
+import type { RunState } from '../../core/run/run-types';
+import type { TaskResult } from '../../core/task/task-types';
 import { guardBudget } from '../run/budget-guard';
 import { approveSignal, pauseSignal, rejectSignal, resumeSignal, statusQuery, taskUpdateSignal } from '../run/definitions';
 import { RunControl } from '../run/run-control';
@@ -13,8 +13,8 @@ import { RoadmapChildren } from './children';
 import { landTask } from './landing';
 import { RunGrants } from './run-grants';
 import { recordLanded } from './run-memory';
-import { totalTokens } from '../../core/budget-reservation';
-import { FAILURE, nonRetryable } from '../../core/failure-types';
+import { totalTokens } from '../../core/run/budget-reservation';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 
 /** The signals a roadmap passes on to its tasks, by name. */
 const PASSED_ON = { approve: approveSignal, reject: rejectSignal, pause: pauseSignal, resume: resumeSignal } as const;

@@ -1,6 +1,6 @@
 import type { Duration } from '@temporalio/common';
 import { condition, setHandler } from '@temporalio/workflow';
-import type { ApproveInput, GateConfig, RejectInput, RunStatus } from '../../core/run-types';
+import type { ApproveInput, GateConfig, RejectInput, RunStatus } from '../../core/run/run-types';
 import { approveSignal, decideUpdate, pauseSignal, rejectSignal, resumeSignal, type DecideInput, type DecideResult } from './definitions';
 
 /** A person's (or a deadline's) answer at a gate. */

@@ -1,4 +1,4 @@
-import type { RunStatus } from '../../core/run-types';
+import type { RunStatus } from '../../core/run/run-types';
 
 /** How many of the latest steps the details show. */
 const DETAILS_STEPS = 5;

@@ -1,5 +1,5 @@
-import type { Budget, RunState, RunStatus, TokenUsage } from '../../core/run-types';
-import { addUsage, ZERO_USAGE } from '../../core/usage';
+import type { Budget, RunState, RunStatus, TokenUsage } from '../../core/run/run-types';
+import { addUsage, ZERO_USAGE } from '../../core/run/usage';
 import { RecentSteps } from './recent-steps';
 import type { RunControl } from './run-control';
 import { RunPublisher } from './run-publisher';

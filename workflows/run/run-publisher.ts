@@ -1,6 +1,6 @@
 import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import type { RunStatus } from '../../core/run-types';
-import { DEX_COST_USD, DEX_KIND, DEX_PHASE, DEX_REPO, DEX_STATE, DEX_WAITING_FOR } from '../../core/search-attributes';
+import type { RunStatus } from '../../core/run/run-types';
+import { DEX_COST_USD, DEX_KIND, DEX_PHASE, DEX_REPO, DEX_STATE, DEX_WAITING_FOR } from '../../core/run/search-attributes';
 import { runDetails } from './run-details';
 
 /**

@@ -5,13 +5,13 @@ import {
   isCancellation,
   workflowInfo,
 } from '@temporalio/workflow';
-import { VALUE_LIMIT_CHARS, type ActionOutcome, type SheetInput, type StatementAction } from '../../core/sheet-types';
-import type { TaskResult } from '../../core/task-types';
+import { VALUE_LIMIT_CHARS, type ActionOutcome, type SheetInput, type StatementAction } from '../../core/sheet/sheet-types';
+import type { TaskResult } from '../../core/task/task-types';
 import type { SheetActivities } from './activities';
 import { taskWorkflow } from '../task/workflow';
-import { innermostMessage } from '../../core/failure-message';
-import { sheetStepKey, sheetTaskWorkflowId } from '../../core/ids';
-import { FAILURE, nonRetryable } from '../../core/failure-types';
+import { innermostMessage } from '../../core/run/failure-message';
+import { sheetStepKey, sheetTaskWorkflowId } from '../../core/run/ids';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../run/policies';
 
 /**

@@ -1,5 +1,5 @@
-import type { SheetInput, SheetResult, SheetStatus, StatementError, StatementResult } from '../../core/sheet-types';
-import type { RunState } from '../../core/run-types';
+import type { SheetInput, SheetResult, SheetStatus, StatementError, StatementResult } from '../../core/sheet/sheet-types';
+import type { RunState } from '../../core/run/run-types';
 import type { RunControl } from '../run/run-control';
 import { RunLedger } from '../run/run-ledger';
 

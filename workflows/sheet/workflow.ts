@@ -1,14 +1,14 @@
 import { setHandler } from '@temporalio/workflow';
-import { dependentsOf } from '../../core/dependency-phases';
-import { runBounded } from '../../core/run-bounded';
-import { substituteAction } from '../../core/sheet-symbols';
-import type { SheetInput, SheetResult } from '../../core/sheet-types';
+import { dependentsOf } from '../../core/roadmap/dependency-phases';
+import { runBounded } from '../../core/run/run-bounded';
+import { substituteAction } from '../../core/sheet/sheet-symbols';
+import type { SheetInput, SheetResult } from '../../core/sheet/sheet-types';
 import { statusQuery } from '../run/definitions';
 import { RunControl } from '../run/run-control';
 import { runAction } from './action';
 import { sheetActivities } from './activities';
 import { SheetProgress } from './progress';
-import { FAILURE, nonRetryable, type FailureType } from '../../core/failure-types';
+import { FAILURE, nonRetryable, type FailureType } from '../../core/run/failure-types';
 
 /** The failure type a sheet that did not complete ends with, by its state. */
 const FAILURE_TYPES: Partial<Record<SheetResult['state'], FailureType>> = {

@@ -1,11 +1,11 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { FAILURE, nonRetryable } from '../../core/failure-types';
-import { phaseArtifactId, phaseAttemptKey, verifyReportId } from '../../core/ids';
-import { ARTIFACT_VARIABLES, CHANGING_PHASES, FINDING_PHASES } from '../../core/phases';
-import { thinkingBudget } from '../../core/model-choice';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
+import { phaseArtifactId, phaseAttemptKey, verifyReportId } from '../../core/run/ids';
+import { ARTIFACT_VARIABLES, CHANGING_PHASES, FINDING_PHASES } from '../../core/task/phases';
+import { thinkingBudget } from '../../core/run/model-choice';
 import type { FollowUp, ModelCallInput, ModelCallResult } from '../../activities/model/call-model';
 import type { VerifyResult } from '../../activities/verify/verify';
-import type { Completion, TaskInput } from '../../core/task-types';
+import type { Completion, TaskInput } from '../../core/task/task-types';
 import type { HostActivities } from './activities';
 import { guardBudget } from '../run/budget-guard';
 import type { RunControl } from '../run/run-control';

@@ -1,9 +1,9 @@
 import { isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import { innermostMessage } from '../../core/failure-message';
+import { innermostMessage } from '../../core/run/failure-message';
 import type { DexActivities } from '../../activities';
 import type { TargetMerge } from '../../activities/roadmap/landing-merge';
-import { phaseAttemptKey, verifyReportId } from '../../core/ids';
-import type { FinalizeRequest } from '../../core/task-types';
+import { phaseAttemptKey, verifyReportId } from '../../core/run/ids';
+import type { FinalizeRequest } from '../../core/task/task-types';
 import { gitPolicy } from '../run/policies';
 import { summarized } from '../run/summarized';
 import type { PhaseOutcome } from './agent-phase';

@@ -1,7 +1,7 @@
 import { isCancellation, workflowInfo } from '@temporalio/workflow';
-import { innermostMessage } from '../../core/failure-message';
-import { phaseAttemptKey } from '../../core/ids';
-import type { GateConfig } from '../../core/run-types';
+import { innermostMessage } from '../../core/run/failure-message';
+import { phaseAttemptKey } from '../../core/run/ids';
+import type { GateConfig } from '../../core/run/run-types';
 import type { GateDecision } from '../run/run-control';
 import type { PhaseArgs } from './agent-phase';
 

@@ -1,6 +1,6 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { phaseAttemptKey } from '../../core/ids';
-import { CHANGING_PHASES } from '../../core/phases';
+import { phaseAttemptKey } from '../../core/run/ids';
+import { CHANGING_PHASES } from '../../core/task/phases';
 import { runAgentPhase, type PhaseArgs, type PhaseOutcome } from './agent-phase';
 import { decideAtGate } from './gate-decision';
 

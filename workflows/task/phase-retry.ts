@@ -1,4 +1,4 @@
-import { CHANGING_PHASES } from '../../core/phases';
+import { CHANGING_PHASES } from '../../core/task/phases';
 
 /**
  * Where the work goes after `failed` fails: the retry map's phase when the task has it, else

@@ -1,7 +1,7 @@
 import { sleep, workflowInfo } from '@temporalio/workflow';
-import { phaseArtifactId, phaseAttemptKey } from '../../core/ids';
-import { ARTIFACT_VARIABLES, DEFAULT_RETRY_MAP } from '../../core/phases';
-import type { TaskInput, Worktree } from '../../core/task-types';
+import { phaseArtifactId, phaseAttemptKey } from '../../core/run/ids';
+import { ARTIFACT_VARIABLES, DEFAULT_RETRY_MAP } from '../../core/task/phases';
+import type { TaskInput, Worktree } from '../../core/task/task-types';
 import type { RunControl } from '../run/run-control';
 import { minus } from '../run/run-ledger';
 import { notifyParent } from '../run/parent-link';

@@ -1,6 +1,6 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { TYPE_PATTERNS } from '../../core/phases';
-import type { TaskInput } from '../../core/task-types';
+import { TYPE_PATTERNS } from '../../core/task/phases';
+import type { TaskInput } from '../../core/task/task-types';
 import type { RunControl } from '../run/run-control';
 import type { HostActivities } from './activities';
 import type { TaskProgress } from './progress';

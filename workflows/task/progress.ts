@@ -1,8 +1,8 @@
-import type { SandboxMode } from '../../core/sandbox-policy';
+import type { SandboxMode } from '../../core/run/sandbox-policy';
 import type { VerifyResult } from '../../activities/verify/verify';
-import type { RunStatus } from '../../core/run-types';
-import type { Worktree } from '../../core/task-types';
-import { describeSetup, type SetupResult } from '../../core/setup-types';
+import type { RunStatus } from '../../core/run/run-types';
+import type { Worktree } from '../../core/task/task-types';
+import { describeSetup, type SetupResult } from '../../core/run/setup-types';
 import type { RunControl } from '../run/run-control';
 import { RunLedger } from '../run/run-ledger';
 

@@ -1,5 +1,5 @@
-import { DEFAULT_RUNAWAY } from '../../core/phases';
-import type { RunawayLimits } from '../../core/task-types';
+import { DEFAULT_RUNAWAY } from '../../core/task/phases';
+import type { RunawayLimits } from '../../core/task/task-types';
 
 /**
  * Notices a phase that goes round in circles: the same verify failure N times in a row, or N

@@ -1,8 +1,8 @@
 import { ActivityFailure, ApplicationFailure, patched, workflowInfo } from '@temporalio/workflow';
-import { FAILURE } from '../../core/failure-types';
-import { describeSetup } from '../../core/setup-types';
-import { setupReportId, taskBranch, taskWorktreeName } from '../../core/ids';
-import type { TaskInput, Worktree } from '../../core/task-types';
+import { FAILURE } from '../../core/run/failure-types';
+import { describeSetup } from '../../core/run/setup-types';
+import { setupReportId, taskBranch, taskWorktreeName } from '../../core/run/ids';
+import type { TaskInput, Worktree } from '../../core/task/task-types';
 import type { HostActivities } from './activities';
 import type { PhaseSequenceArgs } from './phase-sequence';
 import type { TaskProgress } from './progress';

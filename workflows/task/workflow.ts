@@ -1,8 +1,8 @@
 import { ApplicationFailure, CancellationScope, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
-import { innermostMessage } from '../../core/failure-message';
-import { repoNameOf, taskBranch } from '../../core/ids';
-import { describeSetup } from '../../core/setup-types';
-import type { TaskInput, TaskResult, Worktree } from '../../core/task-types';
+import { innermostMessage } from '../../core/run/failure-message';
+import { repoNameOf, taskBranch } from '../../core/run/ids';
+import { describeSetup } from '../../core/run/setup-types';
+import type { TaskInput, TaskResult, Worktree } from '../../core/task/task-types';
 import { statusQuery } from '../run/definitions';
 import { notifyParent } from '../run/parent-link';
 import { RunControl } from '../run/run-control';
@@ -13,7 +13,7 @@ import { TaskProgress } from './progress';
 import { TaskBudget } from './task-budget';
 import { startTask } from './task-start';
 import { TaskPlanner } from './planner';
-import { FAILURE, nonRetryable } from '../../core/failure-types';
+import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 
 /**
  * One task on one repository: a branch and worktree of its own, its phases in order (by

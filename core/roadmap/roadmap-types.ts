@@ -2,8 +2,8 @@
  * Types of roadmap runs (`roadmapWorkflow`): the roadmap's input, each task's state in the run,
  * what continue-as-new carries and what the run reports. Plain data: it crosses workflow history as JSON.
  */
-import type { Budget, RunState, TokenUsage } from './run-types';
-import type { TaskInput } from './task-types';
+import type { Budget, RunState, TokenUsage } from '../run/run-types';
+import type { TaskInput } from '../task/task-types';
 
 /** Everything a roadmap run needs, decided by the client before it starts. */
 export interface RoadmapInput {

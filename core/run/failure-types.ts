@@ -50,7 +50,7 @@ export const FAILURE = {
   InvalidRoadmap: 'InvalidRoadmap',
   /** A model call whose budget reservation was granted still did not fit (workflows/task/agent-phase.ts). */
   BudgetReservation: 'BudgetReservation',
-  /** `dex retry --from PHASE` of a run whose earlier phases did not all pass (core/rewind.ts). */
+  /** `dex retry --from PHASE` of a run whose earlier phases did not all pass (core/task/rewind.ts). */
   RewindImpossible: 'RewindImpossible',
 
   // How a run ends when it does not complete (its result rides along as the failure's detail).

@@ -4,9 +4,9 @@
  * that use one). Every error names the node it is about. Pure: reading files is the caller's.
  */
 import Ajv, { type ErrorObject } from 'ajv';
-import schema from '../schemas/layer.schema.json';
-import { InvalidInput } from './invalid-input';
-import type { ContextRules, LayerNode, LayerSpec, LayerTargets, LlmCallParams, ParseMode, TrimKind } from './layer-types';
+import schema from '../../schemas/layer.schema.json';
+import { InvalidInput } from '../run/invalid-input';
+import type { ContextRules, LayerNode, LayerSpec, LayerTargets, LlmCallParams, ParseMode, TrimKind } from '../layer/layer-types';
 import { parseYamlInput, pointerPath, type YamlInput } from './yaml-input';
 
 /**

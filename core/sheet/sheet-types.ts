@@ -2,8 +2,8 @@
  * The data of a sheet run (docs/interfaces.md#plans-workflows-and-ids, `sheetWorkflow`): what the client plans and hands to
  * the workflow, and what the workflow reports. Plain JSON: it crosses workflow history.
  */
-import type { LlmSpec, RunState, RunStatus, TokenUsage } from './run-types';
-import type { TaskInput } from './task-types';
+import type { LlmSpec, RunState, RunStatus, TokenUsage } from '../run/run-types';
+import type { TaskInput } from '../task/task-types';
 
 /** How a statement (or its undo) runs, with `@symbol` references still in its text. */
 export type StatementAction =

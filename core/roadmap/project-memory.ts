@@ -3,8 +3,8 @@
  * the notes the model kept with the `remember` tool (or a person with `dex memory --add`), shown
  * in every task's first prompt on that repository within a token limit. Pure.
  */
-import { InvalidInput } from './invalid-input';
-import { fitSection } from './run-memory';
+import { InvalidInput } from '../run/invalid-input';
+import { fitSection } from '../run/run-memory';
 
 /** The longest note `remember` or `dex memory --add` keeps, in characters. @default 500 */
 export const NOTE_MAX_CHARS = 500;

@@ -4,7 +4,7 @@
  * (docs/interfaces.md#files). Pure: reading the file is the caller's.
  */
 import { isAlias, isMap, isScalar, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
-import { InvalidInput } from './invalid-input';
+import { InvalidInput } from '../run/invalid-input';
 
 /** A parsed YAML file: its value, and where in the file each of its nodes is. */
 export interface YamlInput {

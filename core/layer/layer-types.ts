@@ -2,7 +2,7 @@
  * Types of layer runs (docs/interfaces.md#plans-workflows-and-ids: `layerWorkflow`): the checked layer file, the workflow's
  * input, what each target reports and the run record. Plain data: it crosses history as JSON.
  */
-import type { LlmSpec, RunState, TokenUsage } from './run-types';
+import type { LlmSpec, RunState, TokenUsage } from '../run/run-types';
 
 /** The node types a layer may use. */
 export const NODE_TYPES = [
@@ -61,7 +61,7 @@ export interface SalienceRules {
   refund: number;
   /**
    * Only in runs started by 2d66b4a or before: a flat cost per target attempt, charged as that
-   * release did (core/layer-released.ts). A layer file cannot set it any more.
+   * release did (core/layer/layer-released.ts). A layer file cannot set it any more.
    */
   cost?: number;
 }
@@ -122,7 +122,7 @@ export interface LayerInput {
 
 /**
  * The sha256 of each prompt template's text, by the path the layer names it with. The client puts
- * each text in the store (core/ids.ts layerTemplateArtifactId) before the run starts, so a worker
+ * each text in the store (core/run/ids.ts layerTemplateArtifactId) before the run starts, so a worker
  * on another host renders the template the run was started with (docs/layers.md#running-targets-at-once).
  */
 export type TemplateRefs = Record<string, string>;

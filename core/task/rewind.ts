@@ -3,7 +3,7 @@
  * starts when it takes up an earlier run at one of its phases. Pure.
  */
 import { ARTIFACT_VARIABLES, CHANGING_PHASES } from './phases';
-import { phaseArtifactId } from './ids';
+import { phaseArtifactId } from '../run/ids';
 
 /** What a rewound run starts from, read off the earlier run's phase records. */
 export interface RewindPoint {

@@ -1,5 +1,5 @@
 import { DependencyError, dependencyDepths } from './dependency-phases';
-import { InvalidInput } from './invalid-input';
+import { InvalidInput } from '../run/invalid-input';
 
 /** The weights a task may have (docs/interfaces.md#files). */
 export const WEIGHTS = ['trivial', 'small', 'medium', 'large'] as const;

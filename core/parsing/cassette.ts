@@ -3,7 +3,7 @@
  * task and phase or `*`. Pure: parsing and matching only; reading files and claiming lines
  * belong to the callers.
  */
-import { InvalidInput } from './invalid-input';
+import { InvalidInput } from '../run/invalid-input';
 
 /** The token counts of a recorded response, as the Messages API reports them. */
 export interface CassetteUsage {

@@ -4,7 +4,7 @@
  * counted after it, and a refund of part of what a failed target spent. Pure: the workflow
  * computes the amounts, keyed activities write them.
  */
-import type { TokenUsage } from './run-types';
+import type { TokenUsage } from '../run/run-types';
 import type { SalienceRules } from './layer-types';
 
 /** Every token the model read: fresh input and cache reads and writes alike (the record's `tokensIn`). */

@@ -4,7 +4,7 @@
  * becoming the target's own. Pure: the client expands before it plans, so the plan, the `plan`
  * gate and the workflow see only ordinary statements.
  */
-import { hasEffect, textsOf, type ActionDoc, type SheetDoc, type SheetFault, type StatementDoc } from './sheet-doc';
+import { hasEffect, textsOf, type ActionDoc, type SheetDoc, type SheetFault, type StatementDoc } from '../parsing/sheet-doc';
 import { escapeReferences, quoteFor, rewriteShell, rewriteText, symbolsIn } from './sheet-symbols';
 
 /** The reference that stands for the target in a `for_each` sheet; no statement may produce it. */

@@ -3,7 +3,7 @@
  * status and audit record from its targets' results. Pure: the workflow sandbox imports it.
  */
 import type { LayerInput, LayerNode, LayerRunRecord, LayerRunStatus, LayerTargetResult } from './layer-types';
-import { addUsage, ZERO_USAGE } from './usage';
+import { addUsage, ZERO_USAGE } from '../run/usage';
 
 /** The key of the topic that `synthesize_to_global` and the nodes after `reduce` work on. */
 export const GLOBAL_TOPIC = 'global';

@@ -3,12 +3,12 @@
  * checked and ordered by their data flow into phases by DAG depth. Pure: the client plans here
  * before anything starts; the shape is checked against schemas/sheet.schema.json first.
  */
-import { DependencyError, dependencyDepths, dependencyPhases } from './dependency-phases';
-import { InvalidInput } from './invalid-input';
+import { DependencyError, dependencyDepths, dependencyPhases } from '../roadmap/dependency-phases';
+import { InvalidInput } from '../run/invalid-input';
 import { mainText, textsOf, type SheetDoc, type SheetFault, type StatementDoc } from './sheet-doc';
-import { checkTargets, checkTargetUse, checkTransaction, expandStatements, TARGET_SYMBOL, type SheetStatement } from './sheet-expand';
-import { symbolsIn } from './sheet-symbols';
-import type { PlannedStatement, SourceSpan } from './sheet-types';
+import { checkTargets, checkTargetUse, checkTransaction, expandStatements, TARGET_SYMBOL, type SheetStatement } from '../sheet/sheet-expand';
+import { symbolsIn } from '../sheet/sheet-symbols';
+import type { PlannedStatement, SourceSpan } from '../sheet/sheet-types';
 
 export type { ActionDoc, SheetDoc, StatementDoc } from './sheet-doc';
 

@@ -2,8 +2,8 @@
  * Which model a phase runs on and whether it thinks first (docs/roadmaps.md#models-and-thinking).
  * Pure: the client and the roadmap workflow both choose with it.
  */
-import type { Weight } from './roadmap';
-import type { ThinkingConfig } from './task-types';
+import type { Weight } from '../roadmap/roadmap';
+import type { ThinkingConfig } from '../task/task-types';
 
 /** A task's models by phase: its weight's models (`models.large.review`) over the per-phase ones (`models.review`). */
 export function modelsForWeight(models: Record<string, string>, byWeight: Partial<Record<Weight, Record<string, string>>> | undefined, weight: Weight | undefined): Record<string, string> {

@@ -2,7 +2,7 @@
  * A sheet file's content as written (docs/sheets.md#the-file-sheetyaml), already valid against
  * schemas/sheet.schema.json. Pure: shared by planning, expansion and the checks before a run.
  */
-import type { InvalidInput } from './invalid-input';
+import type { InvalidInput } from '../run/invalid-input';
 
 /** How a statement or its undo runs, as written in the file. */
 export interface ActionDoc {

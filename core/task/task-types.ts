@@ -2,10 +2,10 @@
  * Types of task runs (`taskWorkflow`): the task's input, its limits, the completion a phase
  * ends with, its worktree and what it reports. Plain data: it crosses workflow history as JSON.
  */
-import type { Budget, GateConfig, LlmSpec, RunState, TokenUsage } from './run-types';
-import type { MemoryRef } from './run-memory';
-import type { SandboxPolicy } from './sandbox-policy';
-import type { SetupConfig } from './setup-types';
+import type { Budget, GateConfig, LlmSpec, RunState, TokenUsage } from '../run/run-types';
+import type { MemoryRef } from '../run/run-memory';
+import type { SandboxPolicy } from '../run/sandbox-policy';
+import type { SetupConfig } from '../run/setup-types';
 
 /** The completion object a phase ends with (docs/interfaces.md#the-agent-and-the-model). */
 export type Completion =
@@ -58,7 +58,7 @@ export interface TaskInput {
   budget?: Budget;
   /** The task spends from its roadmap's run budget: it asks the roadmap for grants before model calls. */
   runBudgeted?: boolean;
-  /** A run that takes up an earlier one at a phase (`dex retry ID --from PHASE`, core/rewind.ts). */
+  /** A run that takes up an earlier one at a phase (`dex retry ID --from PHASE`, core/task/rewind.ts). */
   rewind?: { fromWorkflowId: string; fromPhase: string; baseSha: string; note?: string };
   /** Verify runs once on the base commit first; failures it already had do not block the task (docs/roadmaps.md#baseline-aware-verify). */
   verifyBaseline?: boolean;

@@ -2,7 +2,7 @@
  * Dependency depth and phases for any DAG of named items (roadmap tasks, sheet statements).
  * Pure: shared by the client (to refuse bad input before anything starts) and workflows.
  */
-import { InvalidInput } from './invalid-input';
+import { InvalidInput } from '../run/invalid-input';
 
 /** An item that needs other items (by id) to finish first. */
 export interface DependencyNode {

@@ -1,4 +1,4 @@
-import type { Weight } from './roadmap';
+import type { Weight } from '../roadmap/roadmap';
 import type { RunawayLimits } from './task-types';
 
 /** Runaway limits when a task sets none. */
@@ -57,7 +57,7 @@ export function phasesFor(task: { weight?: Weight; type?: string }, byWeight: Re
   return byWeight[task.weight ?? 'trivial'];
 }
 
-/** What each phase asks of the agent; the rest of the prompt is shared (core/prompt-template.ts). */
+/** What each phase asks of the agent; the rest of the prompt is shared (core/layer/prompt-template.ts). */
 export const PHASE_INSTRUCTIONS: Record<string, string> = {
   research: 'Research phase: read the code and notes that bear on the task and summarise what matters for it. Change no files. Your completion summary is kept as the research notes.',
   spec: 'Spec phase: write the specification of the change: behaviour, interfaces, edge cases, how it will be tested. Change no files. Your completion summary is the spec, kept for the later phases.',

@@ -89,7 +89,7 @@ export const layerNodeKey = (runId: string, target: string, node: string): strin
 /** The salience ledger entry a topic earns for an imported message. */
 export const salienceEarnKey = (messageId: string): string => `earn:${messageId}`;
 
-/** The store artifact holding the prompt template whose text has sha256 `sha` (core/layer-types.ts TemplateRefs). */
+/** The store artifact holding the prompt template whose text has sha256 `sha` (core/layer/layer-types.ts TemplateRefs). */
 export const layerTemplateArtifactId = (sha: string): string => `layer-template/${sha}`;
 
 // ---- sheets ----
