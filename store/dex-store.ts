@@ -2,25 +2,19 @@
  * The store every activity and command uses (docs/production.md#the-shared-store): run records
  * (transcripts, tool results, artifacts, model-call and phase records, cassette claims), the
  * layer tables and the memory tables, behind one asynchronous interface with two back ends —
- * SQLite on one host (the embedded default, store/sqlite-dex-store.ts) and PostgreSQL shared by
- * many hosts (store/postgres-store.ts). Every write is keyed and a second write of a key is
+ * SQLite on one host (the embedded default, store/sqlite/sqlite-dex-store.ts) and PostgreSQL shared by
+ * many hosts (store/postgres/postgres-store.ts). Every write is keyed and a second write of a key is
  * ignored, on both, so a retried activity never stores anything twice.
  */
-import type { LayerStore } from './layer-store';
-import type { MemoryStore } from './memory-store';
-import type { Store } from './sqlite-store';
+import type { LayerRecords, MemoryRecords, RunRecords } from './records';
+
+export type { LayerRecords, MemoryRecords, RunRecords } from './records';
 
 /** `T`'s methods, each returning a promise of what it returned. */
 export type Async<T> = {
   [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
 };
 
-/** Run records: the Store's methods, without its plumbing (closing, the raw database). */
-export type RunRecords = Async<Omit<Store, 'close' | 'database'>>;
-/** The layer tables: topic messages, insights, salience ledger, contexts, layer runs. */
-export type LayerRecords = Async<LayerStore>;
-/** The memory tables: run memory and project memory. */
-export type MemoryRecords = Async<MemoryStore>;
 
 /** Which back end holds a store. */
 export type StoreKind = 'sqlite' | 'postgres';

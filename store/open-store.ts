@@ -1,6 +1,6 @@
 import type { DexStore } from './dex-store';
-import { openPostgresDexStore } from './postgres-store';
-import { openSqliteDexStore } from './sqlite-dex-store';
+import { openPostgresDexStore } from './postgres/postgres-store';
+import { openSqliteDexStore } from './sqlite/sqlite-dex-store';
 import { parseStoreSpec, type StoreSpec } from './store-spec';
 
 /** Opens the store `spec` names, creating or migrating its tables. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NAMED_FILES_LIMIT_CHARS, createFetchActivities, pathCandidates, type FetchContextInput } from '../activities/task/fetch-context';
 import type { DexStore } from '../store/dex-store';
-import { openSqliteDexStore } from '../store/sqlite-dex-store';
+import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { IMPLEMENT_PROMPT, renderPrompt } from '../core/layer/prompt-template';
 import { runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';

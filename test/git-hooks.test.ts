@@ -6,7 +6,7 @@ import { createCheckpointActivities } from '../activities/task/checkpoint';
 import { dexGitSync } from '../host/git/dex-git';
 import { createRoadmapActivities } from '../activities/roadmap/roadmap-activities';
 import type { DexStore } from '../store/dex-store';
-import { openSqliteDexStore } from '../store/sqlite-dex-store';
+import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { worktreeFingerprint } from '../host/worktree/worktree-fingerprint';
 import { runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLandingBranchActivities, proposalMarkdown, type ProposalText } from '../activities/roadmap/landing-branch';
 import { ZERO_USAGE } from '../core/run/usage';
 import type { DexStore } from '../store/dex-store';
-import { openSqliteDexStore } from '../store/sqlite-dex-store';
+import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { bareRemote } from './landing-fixture';
 import { runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';

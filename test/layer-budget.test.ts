@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { layerStore } from '../store/layer-store';
-import { Store } from '../store/sqlite-store';
+import { layerStore } from '../store/sqlite/layer-store';
+import { Store } from '../store/sqlite/sqlite-store';
 import { DEFAULT_NUMBERS, isEmptyAnswer } from '../core/layer/insight-parse';
 import { fitPrompt, overBudgetReason, promptLimit, promptTokens, REQUEST_OVERHEAD_TOKENS } from '../core/layer/layer-budget';
 import { formatInsights, formatMessages, type InsightView } from '../core/layer/layer-context';

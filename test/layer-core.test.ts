@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { layerStore } from '../store/layer-store';
-import { Store } from '../store/sqlite-store';
+import { layerStore } from '../store/sqlite/layer-store';
+import { Store } from '../store/sqlite/sqlite-store';
 import { renderRunEnd } from '../client/render/render-run-end';
 import { DEFAULT_NUMBERS, parseInsight } from '../core/layer/insight-parse';
 import { estimateTokens, formatMessage, trimOldestToFit } from '../core/layer/layer-context';

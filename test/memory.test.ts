@@ -10,7 +10,7 @@ import { phaseArtifactId } from '../core/run/ids';
 import { NOTE_MAX_CHARS, renderProjectMemory, type ProjectNote } from '../core/roadmap/project-memory';
 import { estimateTokens, renderRunMemory, type RunMemoryEntry } from '../core/run/run-memory';
 import type { DexStore } from '../store/dex-store';
-import { openSqliteDexStore } from '../store/sqlite-dex-store';
+import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { runDex } from './dex-cli';
 import { sampleRepo } from './dev-server-env';
 import { runActivity } from './mock-activity';

@@ -7,7 +7,7 @@ import { renderStep, stepKey, stepSettled, transcriptSteps } from '../client/ren
 import { renderTaskChanges, taskChanges } from '../client/render/task-diff';
 import { modelCallKey, phaseAttemptKey, verifyReportId, verifyResultKey, workflowKeyPrefix } from '../core/run/ids';
 import type { DexStore } from '../store/dex-store';
-import { openSqliteDexStore } from '../store/sqlite-dex-store';
+import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 
 /** A store holding one phase attempt of `wf`: a prompt, a tool turn, a completion that failed verify, and the note after it. */
 async function storeWithTranscript(wf: string): Promise<{ store: DexStore; transcript: string }> {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSheetActivities } from '../activities/sheet/sheet';
 import type { DexStore } from '../store/dex-store';
-import { openSqliteDexStore } from '../store/sqlite-dex-store';
+import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { costOf } from '../core/run/pricing';
 import { VALUE_LIMIT_CHARS } from '../core/sheet/sheet-types';
 import { TEST_MODEL } from './cassette-builder';

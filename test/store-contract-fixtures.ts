@@ -4,8 +4,7 @@ import type { TopicMessage } from '../core/layer/layer-context';
 import { buildLayerRunRecord, emptyTargetResult } from '../core/layer/layer-run';
 import type { LayerInput, LayerRunRecord, LayerSpec } from '../core/layer/layer-types';
 import type { RunMemoryEntry } from '../core/run/run-memory';
-import type { StoredInsight } from '../store/layer-store';
-import type { ModelCallRecord, PhaseRecord } from '../store/sqlite-store';
+import type { ModelCallRecord, PhaseRecord, StoredInsight } from '../store/records';
 
 /** A name of its own for each test: one store serves a whole contract run. */
 export const unique = (label: string) => `${label}-${randomBytes(4).toString('hex')}`;

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { salienceEarnKey } from '../core/run/ids';
 import type { TopicMessage } from '../core/layer/layer-context';
 import type { DexStore } from '../store/dex-store';
-import { SALIENCE_PER_MESSAGE } from '../store/layer-store';
+import { SALIENCE_PER_MESSAGE } from '../store/sqlite/layer-store';
 import { insight, ISO_MS, later, layerRun, layerSpec, message, type NewInsight, unique } from './store-contract-fixtures';
 
 /** The layer-table tests, on the store `opened` gives once the contract has opened it. */

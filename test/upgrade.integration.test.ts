@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LayerRunRecord } from '../core/layer/layer-types';
 import type { RunStatus } from '../core/run/run-types';
 import type { TaskResult } from '../core/task/task-types';
-import type { StoredInsight } from '../store/layer-store';
+import type { StoredInsight } from '../store/records';
 import { completionTurn, fixSumTurns, toJsonl } from './cassette-builder';
 import { runDex } from './dex-cli';
 import { useDexEnvironment, waitForGate } from './dex-environment';

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createVerifyBaselineActivities } from '../activities/verify/verify-baseline';
 import { DEFAULT_SANDBOX, type SandboxPolicy } from '../core/run/sandbox-policy';
 import type { DexStore } from '../store/dex-store';
-import { openSqliteDexStore } from '../store/sqlite-dex-store';
+import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { sampleRepo } from './dev-server-env';
 import { runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DexStore } from '../store/dex-store';
-import { openSqliteDexStore } from '../store/sqlite-dex-store';
+import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { createVerifyActivities, tailOf, type VerifyInput } from '../activities/verify/verify';
 import { mockActivityEnv, runActivity } from './mock-activity';
 import { offlineDeps } from './offline-deps';

@@ -1,6 +1,6 @@
 import type { ActivityDeps } from '../deps';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
-import type { PhaseRecord } from '../../store/sqlite-store';
+import type { PhaseRecord } from '../../store/records';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import { rewindPoint, type RewindPoint } from '../../core/task/rewind';
 

@@ -2,7 +2,7 @@
  * Run memory (docs/roadmaps.md#memory): what each landed task of a roadmap run left for the
  * tasks after it — the files it touched, its summary, its decisions, the failures it hit and
  * what fixed them — rendered into a later task's first prompt within a token limit. Pure: the
- * entries live in the store (store/memory-store.ts), history holds only their keys.
+ * entries live in the store (store/sqlite/memory-store.ts), history holds only their keys.
  */
 
 /** How much memory a task's first prompt may hold, and, in a roadmap, whose run memory it reads. */

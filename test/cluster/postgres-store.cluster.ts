@@ -7,8 +7,8 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DexStore } from '../../store/dex-store';
-import { MIGRATIONS } from '../../store/postgres-migrations';
-import { openPostgresDexStore } from '../../store/postgres-store';
+import { MIGRATIONS } from '../../store/postgres/postgres-migrations';
+import { openPostgresDexStore } from '../../store/postgres/postgres-store';
 import { describeStoreContract } from '../store-contract';
 import { insight, unique } from '../store-contract-fixtures';
 import { useBedDatabases } from './bed-database';

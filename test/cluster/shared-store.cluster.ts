@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LayerRunRecord } from '../../core/layer/layer-types';
 import type { DexStore } from '../../store/dex-store';
-import { openPostgresDexStore } from '../../store/postgres-store';
+import { openPostgresDexStore } from '../../store/postgres/postgres-store';
 import { runDex } from '../dex-cli';
 import { insightLine, layerDir, messagesFor } from '../layer-fixtures';
 import { crashWorker, killDexWorkers, requestsPerCall, spawnDexWorker } from '../worker-process';

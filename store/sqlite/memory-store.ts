@@ -6,8 +6,8 @@
  * their text (case and whitespace aside).
  */
 import type Database from 'better-sqlite3';
-import { noteKey, type ProjectNote } from '../core/roadmap/project-memory';
-import type { RunMemoryEntry } from '../core/run/run-memory';
+import { noteKey, type ProjectNote } from '../../core/roadmap/project-memory';
+import type { RunMemoryEntry } from '../../core/run/run-memory';
 import { sideTables } from './side-tables';
 
 const SCHEMA = `

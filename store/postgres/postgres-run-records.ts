@@ -1,11 +1,12 @@
 /**
  * Run records in PostgreSQL (docs/production.md#the-shared-store): transcripts, tool results,
  * artifacts, model-call and phase records and cassette claims, answering as the SQLite Store does
- * (store/sqlite-store.ts). Every write is keyed and a second write of a key is ignored.
+ * (store/sqlite/sqlite-store.ts). Every write is keyed and a second write of a key is ignored.
  */
-import type { RunRecords } from './dex-store';
+import type { RunRecords } from '../dex-store';
 import { lockUntilCommit, type PostgresDb, type Sql } from './postgres-db';
-import { fromRow, prefixRangeEnd, type ModelCallRecord, type PhaseRecord, type StoredMessage } from './sqlite-store';
+import { fromRow, prefixRangeEnd } from '../sqlite/sqlite-store';
+import type { ModelCallRecord, PhaseRecord, StoredMessage } from '../records';
 
 type MessageRow = { seq: number; role: StoredMessage['role']; content: string };
 

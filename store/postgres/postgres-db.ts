@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL store's connection pool and the two ways its modules use it: one statement, or
  * a transaction on one connection (docs/production.md#the-shared-store). Both are tried once more
- * when the connection is lost (store/postgres-retry.ts), and a lost connection never reaches
+ * when the connection is lost (store/postgres/postgres-retry.ts), and a lost connection never reaches
  * the process as an unhandled 'error' event: a database restart must not take a worker down.
  */
 import pg from 'pg';

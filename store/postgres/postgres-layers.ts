@@ -1,14 +1,15 @@
 /**
  * The layer tables in PostgreSQL (docs/production.md#the-shared-store): topic messages, insights,
  * the salience ledger, contexts, layer runs and their layers, answering as the SQLite LayerStore
- * does (store/layer-store.ts). Every write is keyed; a salience spend holds its topic's lock, so
+ * does (store/sqlite/layer-store.ts). Every write is keyed; a salience spend holds its topic's lock, so
  * workers on several hosts never spend one balance twice.
  */
-import { salienceEarnKey } from '../core/run/ids';
-import type { TopicMessage } from '../core/layer/layer-context';
-import type { LayerSpec, LayerRunRecord } from '../core/layer/layer-types';
-import type { LayerRecords } from './dex-store';
-import { INSIGHT_ORDER, SALIENCE_PER_MESSAGE, insightFromRow, type SalienceEntry } from './layer-store';
+import { salienceEarnKey } from '../../core/run/ids';
+import type { TopicMessage } from '../../core/layer/layer-context';
+import type { LayerSpec, LayerRunRecord } from '../../core/layer/layer-types';
+import type { LayerRecords } from '../dex-store';
+import { INSIGHT_ORDER, SALIENCE_PER_MESSAGE, insightFromRow } from '../sqlite/layer-store';
+import type { SalienceEntry } from '../records';
 import { lockUntilCommit, type PostgresDb, type Sql } from './postgres-db';
 
 const MESSAGE_COLUMNS = 'id, topic, channel, author, text, time';

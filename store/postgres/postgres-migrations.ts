@@ -1,13 +1,13 @@
 /**
  * The PostgreSQL store's schema, as numbered migrations (docs/production.md#the-shared-store):
- * the same tables and columns as the SQLite store's (store/sqlite-store.ts, layer-store.ts,
+ * the same tables and columns as the SQLite store's (store/sqlite/sqlite-store.ts, layer-store.ts,
  * memory-store.ts), so both answer alike. A migration is never edited once released; a change
  * is a new one at the end. `dex_schema_migrations` records which ran.
  *
  * Differences from SQLite, each so the answers stay the same:
  * - text is COLLATE "C": SQLite compares text byte by byte, and orderings, key ranges
  *   (listTranscripts) and ISO times must compare the same here whatever the database's locale.
- * - INTEGER is bigint (read back as a JS number, store/postgres-db.ts), REAL double precision.
+ * - INTEGER is bigint (read back as a JS number, store/postgres/postgres-db.ts), REAL double precision.
  * - `created_at` is text in SQLite's `strftime('%Y-%m-%dT%H:%M:%fZ','now')` form, from the clock
  *   at each statement (not the transaction's start, as now() would be).
  * - an ordering by SQLite's rowid uses an `ord` bigserial column.

@@ -1,55 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-
-/** One message of a model transcript, as sent to the Messages API. */
-export interface StoredMessage {
-  seq: number;
-  role: 'user' | 'assistant';
-  content: unknown;
-}
-
-/** A tool's full result, kept out of workflow history. */
-export interface StoredToolResult {
-  name: string;
-  content: string;
-  isError: boolean;
-}
-
-/** One model call's accounting. */
-export interface ModelCallRecord {
-  callKey: string;
-  workflowId: string;
-  taskId: string;
-  phase: string;
-  model: string;
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  costUsd: number;
-  durationMs: number;
-  /** The reply's `stop_reason`, so a reused reply reports what the original did. */
-  stopReason?: string | null;
-}
-
-/** One phase's outcome and totals. */
-export interface PhaseRecord {
-  key: string;
-  workflowId: string;
-  taskId: string;
-  phase: string;
-  state: string;
-  turns: number;
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  costUsd: number;
-  durationMs: number;
-  model: string;
-  commitSha: string | null;
-}
+import type { ModelCallRecord, PhaseRecord, StoredMessage, StoredToolResult } from '../records';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS messages (
@@ -233,7 +185,7 @@ export class Store {
     return claim.immediate();
   }
 
-  /** The database itself, for a feature's store module that keeps its own tables beside these (see store/layer-store.ts). */
+  /** The database itself, for a feature's store module that keeps its own tables beside these (see store/sqlite/layer-store.ts). */
   get database(): Database.Database {
     return this.db;
   }

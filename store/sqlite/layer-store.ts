@@ -5,21 +5,14 @@
  * activity never stores anything twice.
  */
 import type Database from 'better-sqlite3';
-import { salienceEarnKey } from '../core/run/ids';
-import type { InsightView, TopicMessage } from '../core/layer/layer-context';
-import type { InsightNumbers, LayerRunRecord, LayerSpec, RetrievalProfile } from '../core/layer/layer-types';
+import { salienceEarnKey } from '../../core/run/ids';
+import type { TopicMessage } from '../../core/layer/layer-context';
+import type { LayerRunRecord, LayerSpec, RetrievalProfile } from '../../core/layer/layer-types';
 import { sideTables } from './side-tables';
+import type { SalienceEntry, StoredInsight } from '../records';
 
 /** Salience a topic earns with each imported message: attention follows activity. */
 export const SALIENCE_PER_MESSAGE = 1;
-
-/** A stored insight with everything it keeps. */
-export interface StoredInsight extends InsightView, Omit<InsightNumbers, 'strengthAdjustment'> {
-  layerRunId: string;
-  salienceSpent: number;
-  /** True when a `graceful` store kept an answer that was not the insight JSON. */
-  unparsed: boolean;
-}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS topic_messages (
@@ -42,14 +35,6 @@ CREATE TABLE IF NOT EXISTS layer_runs (
   created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));
 CREATE TABLE IF NOT EXISTS layer_run_specs (id TEXT PRIMARY KEY, spec TEXT NOT NULL);
 `;
-
-/** One salience ledger entry. */
-export interface SalienceEntry {
-  key: string;
-  topic: string;
-  amount: number;
-  reason: string;
-}
 
 /** How each retrieval profile ranks a topic's insights: SQL both stores use, so they rank alike. */
 export const INSIGHT_ORDER: Record<RetrievalProfile, string> = {

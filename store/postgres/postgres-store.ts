@@ -2,19 +2,19 @@
  * The shared store (docs/production.md#the-shared-store): one PostgreSQL database that workers
  * on many hosts open with `DEX_STORE=postgres://USER:PASSWORD@HOST:PORT/DATABASE`, answering
  * every method as the embedded SQLite store does. Opening it migrates the schema
- * (store/postgres-migrations.ts); statements run on a small pool that survives the database
- * restarting (store/postgres-db.ts).
+ * (store/postgres/postgres-migrations.ts); statements run on a small pool that survives the database
+ * restarting (store/postgres/postgres-db.ts).
  */
-import { InvalidInput } from '../core/run/invalid-input';
-import { ServerUnreachable } from '../core/run/server-unreachable';
-import type { DexStore } from './dex-store';
+import { InvalidInput } from '../../core/run/invalid-input';
+import { ServerUnreachable } from '../../core/run/server-unreachable';
+import type { DexStore } from '../dex-store';
 import { createPool, PostgresDb } from './postgres-db';
 import { postgresLayers } from './postgres-layers';
 import { postgresMemory } from './postgres-memory';
 import { migrate } from './postgres-migrations';
 import { isRetryable, retriedOnce } from './postgres-retry';
 import { postgresRunRecords } from './postgres-run-records';
-import { redactUrl } from './redact-url';
+import { redactUrl } from '../redact-url';
 
 export interface PostgresStoreOptions {
   /** Hears the pool's notices (an idle connection the server dropped); stderr by default. */

@@ -1,10 +1,10 @@
 /**
  * The memory tables in PostgreSQL (docs/production.md#the-shared-store): run memory and project
- * memory, answering as the SQLite MemoryStore does (store/memory-store.ts).
+ * memory, answering as the SQLite MemoryStore does (store/sqlite/memory-store.ts).
  */
-import { noteKey, type ProjectNote } from '../core/roadmap/project-memory';
-import type { RunMemoryEntry } from '../core/run/run-memory';
-import type { MemoryRecords } from './dex-store';
+import { noteKey, type ProjectNote } from '../../core/roadmap/project-memory';
+import type { RunMemoryEntry } from '../../core/run/run-memory';
+import type { MemoryRecords } from '../dex-store';
 import type { PostgresDb } from './postgres-db';
 
 /** The memory tables of the database behind `db`. */
