@@ -27,7 +27,7 @@ const workflowForbidden = [
 
 export default defineConfig(
   {
-    files: ['{workflows,activities,store,client,worker,core,host}/**/*.ts'],
+    files: ['{workflows,activities,store,client,worker,core,host,tracing}/**/*.ts'],
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },

@@ -21,7 +21,7 @@ import { PLAN_KINDS } from './plan-kinds';
 import { ServerUnreachable } from '../core/run/server-unreachable';
 import { parseStoreSpec } from '../store/store-spec';
 import { readSettings } from './settings';
-import { flushTracing } from './tracing';
+import { flushTracing } from '../tracing/tracing';
 
 // Commands load on demand (require, as this CommonJS code runs under tsx's CommonJS hook):
 // a mistyped option answers at once, without loading the Temporal SDK.

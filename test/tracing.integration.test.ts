@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { clientInterceptors, installTracing } from '../client/tracing';
+import { clientInterceptors, installTracing } from '../tracing/tracing';
 import { costOf } from '../core/run/pricing';
 import type { TaskResult } from '../core/task/task-types';
 import { fixSumTurns, TEST_MODEL, toJsonl } from './cassette-builder';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createActivities, type ActivityDeps } from '../activities';
 import { dependencyCacheDir } from '../host/cache-dir';
 import { openStoreFromEnv } from '../store/open-store';
-import { activityTracingOptions, tracedWorkflowModules, workflowTracingOptions } from './tracing-options';
+import { activityTracingOptions, tracedWorkflowModules, workflowTracingOptions } from '../tracing/worker-tracing';
 
 /** Where a worker connects and which queues it serves. */
 export interface WorkerPlacement {

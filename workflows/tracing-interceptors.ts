@@ -1,6 +1,6 @@
 /**
  * The workflow half of tracing (docs/production.md#traces), bundled into workflow code only
- * when tracing is on (worker/tracing-options.ts): spans for the run and for each activity and
+ * when tracing is on (tracing/worker-tracing.ts): spans for the run and for each activity and
  * child it starts, the context carried in Temporal headers so the activities' spans join the
  * trace of the command that started the run. Spans leave the sandbox through the `exporter`
  * sink; they take their times from the workflow clock and add no command, so replay is unchanged.

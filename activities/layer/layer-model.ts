@@ -10,7 +10,7 @@ import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
 import { CassetteFiles, modelReply, requirePrice, storeReply } from '../model/model-reply';
 import type { DexStore } from '../../store/dex-store';
-import { onModelSpan } from '../model/model-span';
+import { onModelSpan } from '../../tracing/activity-spans';
 
 /** Input of `callLayerModel`: answer the user message at `userSeq` of `transcriptId`. */
 export interface LayerModelCallInput {

@@ -16,7 +16,7 @@ import type { Completion } from '../../core/task/task-types';
 import type { ActivityDeps } from '../deps';
 import { CassetteFiles, modelReply, requirePrice, storeReply } from './model-reply';
 import type { DexStore } from '../../store/dex-store';
-import { onModelSpan } from './model-span';
+import { onModelSpan } from '../../tracing/activity-spans';
 
 const PREVIEW_CHARS = 200;
 const COMPLETION_CHARS = 2_000;

@@ -10,7 +10,7 @@ import { modelCallKey } from '../../core/run/ids';
 import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
 import { CassetteFiles, modelReply, requirePrice, storeReply } from './model-reply';
-import { onModelSpan } from './model-span';
+import { onModelSpan } from '../../tracing/activity-spans';
 
 /** A tool the model must answer through. */
 export interface AnswerTool {

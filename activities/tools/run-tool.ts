@@ -9,7 +9,7 @@ import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability'
 import { progressIntervalFor } from '../../host/shell/shell-command';
 import { assertWorktreeExists } from '../../host/worktree/worktree-paths';
 import { worktreeFingerprint } from '../../host/worktree/worktree-fingerprint';
-import { onToolSpan } from '../model/model-span';
+import { onToolSpan } from '../../tracing/activity-spans';
 
 /** Characters of a tool result that travel back to the workflow. @default 200 */
 export const TOOL_PREVIEW_CHARS = 200;

@@ -8,7 +8,7 @@ import { readSettings, EMBEDDED_ADDRESS, EMBEDDED_UI } from '../settings';
 import { ensureTemporalCli, ensureTestServer } from '../server/toolchain';
 import { bwrapProgram, sandboxAvailability } from '../../host/sandbox/sandbox-availability';
 import { createDexWorker, hostDeps } from '../../worker/start-worker';
-import { flushTracing } from '../tracing';
+import { flushTracing } from '../../tracing/tracing';
 import { sharedStoreQueue } from '../../store/dex-store';
 
 /** `dex setup`: installs (or finds in the cache) the Temporal CLI and the Java test server, and says whether a sandbox works here. */

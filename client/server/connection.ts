@@ -8,7 +8,7 @@ import { ServerUnreachable } from '../../core/run/server-unreachable';
 import { installRuntimeLogging } from './runtime-logging';
 import { codecFromEnv, dexDataConverter } from './payload-codec';
 import { readConnectionSecurity, type ConnectionSecurity } from './connection-security';
-import { clientInterceptors } from '../tracing';
+import { clientInterceptors } from '../../tracing/tracing';
 import { EMBEDDED_ADDRESS, type Settings } from '../settings';
 import { workerConnectionOptions } from './worker-connection-options';
 

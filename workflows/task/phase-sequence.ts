@@ -4,7 +4,7 @@ import { ARTIFACT_VARIABLES, DEFAULT_RETRY_MAP } from '../../core/task/phases';
 import type { TaskInput, Worktree } from '../../core/task/task-types';
 import type { RunControl } from '../run/run-control';
 import { minus } from '../run/run-ledger';
-import { notifyParent } from '../run/parent-link';
+import { notifyParent } from './parent-link';
 import type { HostActivities } from './activities';
 import type { PhaseOutcome } from './agent-phase';
 import { attemptPhase } from './phase-attempt';

@@ -4,7 +4,7 @@ import { repoNameOf, taskBranch } from '../../core/run/ids';
 import { describeSetup } from '../../core/run/setup-types';
 import type { TaskInput, TaskResult, Worktree } from '../../core/task/task-types';
 import { statusQuery } from '../run/definitions';
-import { notifyParent } from '../run/parent-link';
+import { notifyParent } from './parent-link';
 import { RunControl } from '../run/run-control';
 import { hostActivities } from './activities';
 import { runFinalize } from './finalize';

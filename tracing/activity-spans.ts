@@ -5,7 +5,7 @@
  * is off there is no active span, and this costs one lookup.
  */
 import { trace } from '@opentelemetry/api';
-import type { TokenUsage } from '../../core/run/run-types';
+import type { TokenUsage } from '../core/run/run-types';
 
 /** The fields every model activity's result has. */
 interface ModelCallOutcome {

@@ -1,6 +1,6 @@
 import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
-import { taskUpdateSignal } from './definitions';
-import type { TaskProgress } from '../task/progress';
+import { taskUpdateSignal } from '../run/definitions';
+import type { TaskProgress } from './progress';
 
 /**
  * Tells the parent workflow (a roadmap), when there is one, where this task is: its state,

@@ -6,7 +6,7 @@
  */
 import type { WorkerOptions } from '@temporalio/worker';
 import { join } from 'node:path';
-import { tracing } from '../client/tracing';
+import { tracing } from './tracing';
 import type * as OtelWorker from '@temporalio/interceptors-opentelemetry/lib/worker';
 
 /** The workflow interceptor modules to bundle: dex's tracing module when tracing is on. */
