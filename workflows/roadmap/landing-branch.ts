@@ -1,29 +1,10 @@
-import { proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
-import type { DexActivities } from '../../activities';
+import { workflowInfo } from '@temporalio/workflow';
 import type { RoadmapTask } from '../../core/roadmap/roadmap';
 import type { ProposedLanding } from '../../core/roadmap/roadmap-types';
 import type { TaskResult } from '../../core/task/task-types';
-import { gitPolicy } from '../run/policies';
-import { summarized } from '../run/summarized';
+import { branchActivities } from './activities';
 import { finalizeTask } from './finalize-child';
 import type { Landing, LandingContext } from './landing-types';
-
-/**
- * The landCommand is the owner's program (it may talk to a forge for a minute): it heartbeats
- * while its process lives; a crash is retried, a failing exit is an outcome (the `merge` gate).
- */
-const landCommandPolicy: ActivityOptions = {
-  startToCloseTimeout: '15m',
-  heartbeatTimeout: '10s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
-};
-
-function branchActivities(hostQueue: string) {
-  const on = { taskQueue: hostQueue };
-  const { fetchRemoteHead, pushProposal, describeProposal } = proxyActivities<DexActivities>({ ...gitPolicy, ...on });
-  const { runLandCommand } = proxyActivities<DexActivities>({ ...landCommandPolicy, ...on });
-  return summarized({ fetchRemoteHead, pushProposal, describeProposal, runLandCommand });
-}
 
 /** The branch a task is proposed on, on the remote. */
 export const proposedBranch = (taskId: string): string => `dex/${taskId}`;

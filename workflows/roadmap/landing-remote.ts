@@ -1,19 +1,12 @@
-import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { DexActivities } from '../../activities';
+import { sleep } from '@temporalio/workflow';
 import type { RoadmapTask } from '../../core/roadmap/roadmap';
 import type { TaskResult } from '../../core/task/task-types';
-import { gitPolicy } from '../run/policies';
-import { summarized } from '../run/summarized';
+import { remoteActivities } from './activities';
 import { finalizeTask } from './finalize-child';
 import type { Landing, LandingContext } from './landing-types';
 
 /** Pushes refused because the remote moved that are tried again, after 2, 4 and 8 s; then the `merge` gate. */
 export const PUSH_RETRIES = 3;
-
-function remoteActivities(hostQueue: string) {
-  const { fetchRemoteHead, pushLanding } = proxyActivities<DexActivities>({ ...gitPolicy, taskQueue: hostQueue });
-  return summarized({ fetchRemoteHead, pushLanding });
-}
 
 /**
  * Lands a task on `land.remote`'s branch (docs/roadmaps.md#landing-on-a-remote): fetch it;

@@ -86,3 +86,16 @@ export const storePolicy: ActivityOptions = {
  * Roadmaps, layers and sheets keep the default: their histories are longer to replay.
  */
 export const SHORT_WORKFLOW_TASK_TIMEOUT = '2s';
+
+/**
+ * The landCommand is the owner's program (it may talk to a forge for a minute): it heartbeats
+ * while its process lives; a crash is retried, a failing exit is an outcome (the `merge` gate).
+ */
+export const landCommandPolicy: ActivityOptions = {
+  startToCloseTimeout: '15m',
+  heartbeatTimeout: '10s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
+};
+
+/** A gate answered by a model: a model that keeps failing reaches the gate's fallback (docs/roadmaps.md#ai-gates) in seconds, not minutes. */
+export const gatePolicy: ActivityOptions = { ...llmPolicy, retry: { ...llmPolicy.retry, maximumAttempts: 3 } };

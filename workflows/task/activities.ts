@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { DexActivities } from '../../activities';
 import { summarized } from '../run/summarized';
-import { gitPolicy, llmPolicy, localIoPolicy, toolPolicy, verifyPolicy } from '../run/policies';
+import { gatePolicy, gitPolicy, llmPolicy, localIoPolicy, toolPolicy, verifyPolicy } from '../run/policies';
 
 /**
  * The activities of one task, routed to the task queue of the host that holds its worktree
@@ -10,8 +10,7 @@ import { gitPolicy, llmPolicy, localIoPolicy, toolPolicy, verifyPolicy } from '.
 export function hostActivities(hostQueue: string) {
   const on = { taskQueue: hostQueue };
   const { callModel } = proxyActivities<DexActivities>({ ...llmPolicy, ...on });
-  // A gate's model that keeps failing should reach its fallback (docs/roadmaps.md#ai-gates) in seconds, not minutes.
-  const { judgeGate, classifyTask } = proxyActivities<DexActivities>({ ...llmPolicy, retry: { ...llmPolicy.retry, maximumAttempts: 3 }, ...on });
+  const { judgeGate, classifyTask } = proxyActivities<DexActivities>({ ...gatePolicy, ...on });
   const { runTool } = proxyActivities<DexActivities>({ ...toolPolicy, ...on });
   // Setup runs installs as verify runs test suites: long local children, heartbeated, a cancel waits for them to stop.
   const { verify, verifyBaseline, setupWorktree } = proxyActivities<DexActivities>({ ...verifyPolicy, ...on });
@@ -38,3 +37,9 @@ export function hostActivities(hostQueue: string) {
 
 /** The activities of one task, as the workflow calls them. */
 export type HostActivities = ReturnType<typeof hostActivities>;
+
+/** The merge step of finalize, on the host that holds the worktree. */
+export function finalizeActivities(hostQueue: string) {
+  const { mergeTarget } = proxyActivities<DexActivities>({ ...gitPolicy, taskQueue: hostQueue });
+  return summarized({ mergeTarget });
+}

@@ -1,20 +1,12 @@
-import { isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, workflowInfo } from '@temporalio/workflow';
 import { innermostMessage } from '../../core/run/failure-message';
-import type { DexActivities } from '../../activities';
 import type { TargetMerge } from '../../activities/roadmap/landing-merge';
 import { phaseAttemptKey, verifyReportId } from '../../core/run/ids';
 import type { FinalizeRequest } from '../../core/task/task-types';
-import { gitPolicy } from '../run/policies';
-import { summarized } from '../run/summarized';
+import { finalizeActivities } from './activities';
 import type { PhaseOutcome } from './agent-phase';
 import { attemptPhase } from './phase-attempt';
 import type { PhaseSequenceArgs } from './phase-sequence';
-
-/** The merge step of finalize, on the host that holds the worktree. */
-function finalizeActivities(hostQueue: string) {
-  const { mergeTarget } = proxyActivities<DexActivities>({ ...gitPolicy, taskQueue: hostQueue });
-  return summarized({ mergeTarget });
-}
 
 /**
  * A roadmap's finalize run on a task's existing branch (docs/roadmaps.md#finalize): merge the
