@@ -1,4 +1,4 @@
-// Lint rules that keep the line between where code runs sharp (STYLE.md): workflow code runs
+// Lint rules that keep the line between where code runs sharp (docs/architecture.md): workflow code runs
 // in Temporal's deterministic sandbox, and core/ is shared with it.
 import { builtinModules } from 'node:module';
 import { defineConfig } from 'eslint/config';

@@ -14,7 +14,7 @@ import { quietRuntime } from './dev-server-env';
  * the replay can fail. The integration tests record the current ones (test/histories/*.json): a
  * test names its run with `dex.recordHistory(workflowId, file)` (test/dex-environment.ts), and
  * `DEX_RECORD_HISTORIES=1 npx vitest run test/<that file>` writes it again. Each release's
- * histories stay under test/histories/released/<commit>/ as they were recorded, never re-recorded:
+ * histories stay under test/histories/released/<date>/ as they were recorded, never re-recorded:
  * a run that release started may still be open when today's worker picks it up
  * (docs/production.md#upgrading-dex-with-runs-in-flight), so they must replay too.
  */

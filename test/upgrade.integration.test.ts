@@ -20,11 +20,11 @@ import { plainGit as git } from './plain-git';
  * release's worker started and parked at a gate completes after that worker is stopped and
  * today's worker takes over its queues, as a user upgrading dex would do it. The previous
  * release is built from git history into a worktree of its own, with today's node_modules
- * (2d66b4a's dependencies are a subset of today's). A layer run, paused between its targets
+ * (release 2026-11-22-0603's dependencies are a subset of today's). A layer run, paused between its targets
  * while the worker is upgraded, goes on the same way.
  */
 
-/** The last release: its recorded histories are test/histories/released/2d66b4a/. */
+/** The last release's commit (release 2026-11-22-0603): its recorded histories are test/histories/released/2026-11-22-0603/. */
 const RELEASE = '2d66b4a';
 const ROOT = join(__dirname, '..');
 /** Today's tree; another (a copy with a deliberately incompatible change) shows that this test can fail. */
@@ -122,7 +122,7 @@ describe(`a layer run started by release ${RELEASE}`, () => {
     // The layer's model calls go to the fake Anthropic server, which holds up-1's call until the
     // pause is sent, so the pause lands before up-2 (a hold counted by requests, not by timing).
     const env = { ...dex.cliEnv(), NODE_OPTIONS: undefined, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: dex.fake.url };
-    // A layer file of 2d66b4a's format: salience as a flat cost per target.
+    // A layer file of release 2026-11-22-0603's format: salience as a flat cost per target.
     const layer = layerDir({ name: 'upgrade', topics: TOPICS, cassette: ANSWERS, salience: 'salience: { cost: 0.5, refund: 0.5 }' });
     const messages = join(layer.dir, 'messages.jsonl');
     writeFileSync(messages, messagesFor(TOPICS).map((m) => `${JSON.stringify(m)}\n`).join(''));
@@ -157,7 +157,7 @@ describe(`a layer run started by release ${RELEASE}`, () => {
       expect(listed.code, listed.stderr).toBe(0);
       const insights = JSON.parse(listed.stdout) as StoredInsight[];
       expect(insights.map((i) => i.topic).sort()).toEqual(TOPICS);
-      // Every target paid 2d66b4a's flat cost, on the old worker and on today's alike.
+      // Every target paid release 2026-11-22-0603's flat cost, on the old worker and on today's alike.
       expect(insights.map((i) => i.salienceSpent)).toEqual([0.5, 0.5, 0.5]);
       // Two workers served the run, and today's went on with its history: up-1 ran once, on the old worker.
       const events = (await handle.fetchHistory()).events ?? [];

@@ -125,7 +125,7 @@ export async function createDexWorker(placement: WorkerPlacement, deps: Activity
         taskQueue: queue,
         activities: registered,
         // Heartbeats reach the server at most 1 s apart (the SDK's throttle is 0.8 × the heartbeat timeout), so
-        // policies.ts can use a 4 s heartbeat timeout and a dead worker's activity is retried within 5 s (docs/performance.md, B3).
+        // policies.ts can use a 4 s heartbeat timeout and a dead worker's activity is retried within seconds (docs/performance.md#b3-sigkill-of-the-worker).
         maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
         defaultHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
         dataConverter,

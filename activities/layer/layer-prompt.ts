@@ -41,7 +41,7 @@ export type RenderLayerPromptResult =
 /** Builds the prompt activity over the host's dependencies. */
 export const createLayerPromptActivities = (deps: ActivityDeps) => ({
   async renderLayerPrompt(given: RenderLayerPromptInput): Promise<RenderLayerPromptResult> {
-    // A render that 2d66b4a scheduled and this worker retries has no budget fields: it had no budgets.
+    // A render that release 2026-11-22-0603 scheduled and this worker retries has no budget fields: it had no budgets.
     const input: RenderLayerPromptInput = {
       ...given,
       limit: given.limit ?? { tokens: Number.MAX_SAFE_INTEGER, why: 'no budget' },

@@ -29,7 +29,7 @@ export const createLayerSalienceActivities = (deps: ActivityDeps) => {
     },
 
     /**
-     * 2d66b4a's flat charge per target attempt, kept while runs that release started may be open
+     * release 2026-11-22-0603's flat charge per target attempt, kept while runs that release started may be open
      * (workflows/layer/target-salience.ts perAttempt): spends `cost` under `key` if the balance covers it.
      */
     async spendTargetSalience(input: { key: string; topic: string; cost: number; runId: string }): Promise<{ spent: boolean; balance: number }> {

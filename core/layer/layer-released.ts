@@ -4,7 +4,7 @@
  * code reads it through these defaults instead of assuming today's shape
  * (docs/production.md#upgrading-dex-with-runs-in-flight). Pure: bundled into workflow code.
  *
- * 2d66b4a and before: no `layer.context` (no context budgets), no `maxContextTokens` on model
+ * release 2026-11-22-0603 and before: no `layer.context` (no context budgets), no `maxContextTokens` on model
  * nodes, no `includeUnparsed`, no `firstIndex`, and salience as `{ cost, refund }`: a flat cost
  * per target attempt instead of `costPerToken`.
  */
@@ -16,7 +16,7 @@ const NO_BUDGET = Number.MAX_SAFE_INTEGER;
 /** The context rules of a run that predates them: no budgets, today's trim order. */
 const NO_CONTEXT_RULES: ContextRules = { trim: ['messages', 'insights'] };
 
-/** Salience as any release wrote it; `cost` is 2d66b4a's flat cost per target attempt. */
+/** Salience as any release wrote it; `cost` is release 2026-11-22-0603's flat cost per target attempt. */
 type ReleasedSalience = Partial<SalienceRules> & { cost?: number };
 
 /**

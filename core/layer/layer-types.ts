@@ -60,7 +60,7 @@ export interface SalienceRules {
   /** Fraction of what a target spent that it gets back when it fails. @default 0.5 */
   refund: number;
   /**
-   * Only in runs started by 2d66b4a or before: a flat cost per target attempt, charged as that
+   * Only in runs started by release 2026-11-22-0603 or before: a flat cost per target attempt, charged as that
    * release did (core/layer/layer-released.ts). A layer file cannot set it any more.
    */
   cost?: number;

@@ -97,18 +97,6 @@ export function substituteShell(command: string, values: Readonly<Record<string,
   return rewriteShell(command, (name, quoting) => (name === '@' ? '@' : quoteFor(quoting, valueOf(values, name))));
 }
 
-/** The texts of an action that may hold references. */
-export function actionTexts(action: StatementAction): string[] {
-  switch (action.run) {
-    case 'shell':
-      return [action.command];
-    case 'llm':
-      return [action.prompt];
-    case 'task':
-      return [action.task.title, action.task.description];
-  }
-}
-
 /** The action with produced values in place of its references (shell commands quoted: see substituteShell). */
 export function substituteAction(action: StatementAction, values: Readonly<Record<string, string>>): StatementAction {
   switch (action.run) {

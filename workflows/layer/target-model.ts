@@ -53,7 +53,7 @@ export class TargetModel {
   /**
    * Renders the node's prompt within its budget, reserves its salience and asks the model; a
    * skip reason when the prompt cannot fit or the balance does not cover it (no call then).
-   * A run started by 2d66b4a pays its flat attempt cost first, before rendering, as it did then.
+   * A run started by release 2026-11-22-0603 pays its flat attempt cost first, before rendering, as it did then.
    */
   async llmCall(node: string, params: LlmCallParams): Promise<{ ok: true } | { ok: false; reason: string }> {
     const { input, result } = this;
@@ -79,7 +79,7 @@ export class TargetModel {
       },
       `${input.target} · ${node} · prompt`,
     );
-    // 2d66b4a's render answered only `{ tokens }` (it had no budgets): a run it started, replayed, reads that as rendered.
+    // release 2026-11-22-0603's render answered only `{ tokens }` (it had no budgets): a run it started, replayed, reads that as rendered.
     const fitted = rendered.rendered === undefined ? { rendered: true as const, tokens: (rendered as { tokens: number }).tokens, messagesTrimmed: 0, insightsTrimmed: 0 } : rendered;
     if (!fitted.rendered) return { ok: false, reason: fitted.reason };
     const reserved = await this.salience.reserve(transcriptId, node, fitted.tokens);

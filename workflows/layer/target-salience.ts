@@ -14,7 +14,7 @@ export class SalienceAccount {
   private readonly reserved = new Map<string, number>();
   private readonly pays: boolean;
   /**
-   * The 2d66b4a way, for runs it started (docs/production.md#upgrading-dex-with-runs-in-flight):
+   * The way of release 2026-11-22-0603, for runs it started (docs/production.md#upgrading-dex-with-runs-in-flight):
    * one flat `salience.cost` spent before the target's first model call, before its prompt is
    * rendered, and nothing settled. `charge` is then that cost, unless already paid.
    */
@@ -25,7 +25,7 @@ export class SalienceAccount {
     private readonly acts: LayerActivities,
     private readonly result: LayerTargetResult,
   ) {
-    // The input decides, not a patch marker: every run 2d66b4a started carries its flat `cost`
+    // The input decides, not a patch marker: every run release 2026-11-22-0603 started carries its flat `cost`
     // (core/layer/layer-released.ts), no later run does, and histories recorded between that release
     // and this check have no marker that patched() could find. A target an old parent starts
     // after an upgrade gets the flat cost too, so one run pays one way throughout.
@@ -35,7 +35,7 @@ export class SalienceAccount {
     this.pays = perCall && input.paysSalience && input.salience.costPerToken > 0;
   }
 
-  /** 2d66b4a's flat charge, once, before the first model call; the skip reason when the balance does not cover it. */
+  /** release 2026-11-22-0603's flat charge, once, before the first model call; the skip reason when the balance does not cover it. */
   async payAttempt(): Promise<{ ok: true } | { ok: false; reason: string }> {
     const cost = this.perAttempt?.charge ?? 0;
     if (cost === 0) return { ok: true };

@@ -16,9 +16,9 @@ import { ActivityCancellationType, type ActivityOptions } from '@temporalio/work
 /**
  * Model turns heartbeat as the reply's bytes arrive (every second while they wait within the stream's limits) and give up a stream
  * silent for 20 s themselves (activities/model/stream-watchdog.ts), so the heartbeat timeout only notices a dead worker: its call is
- * retried within 5 s (bench B3; workers send heartbeats at most 1 s apart, worker/start-worker.ts). The server notices the missing
- * heartbeat about 0.5 s after the timeout (measured in B3), so the first retry comes 200 ms after that, not the usual 500 ms;
- * ten attempts still give an API outage about 100 s of backoff. Rate limits back off up to a minute.
+ * retried within seconds (workers send heartbeats at most 1 s apart, worker/start-worker.ts; docs/performance.md#b3-sigkill-of-the-worker).
+ * The server notices a missing heartbeat a moment after the timeout, so the first retry comes sooner than the usual 500 ms;
+ * ten attempts still give an API outage over a minute and a half of backoff. Rate limits back off up to a minute.
  */
 export const llmPolicy: ActivityOptions = {
   startToCloseTimeout: '10m',
@@ -81,8 +81,8 @@ export const storePolicy: ActivityOptions = {
 /**
  * How long a worker may hold a workflow task of a short-history workflow (a task, a layer
  * target) before the server gives it to another worker. A worker SIGKILLed right after it took
- * one would otherwise stall the run for the default 10 s (bench B3, between activities: 10.1 s
- * → 4.1 s with 2 s). Their workflow tasks take milliseconds; one that overruns is only retried.
+ * one would otherwise stall the run for the default 10 s (docs/performance.md#b3-sigkill-of-the-worker).
+ * Their workflow tasks take milliseconds; one that overruns is only retried.
  * Roadmaps, layers and sheets keep the default: their histories are longer to replay.
  */
 export const SHORT_WORKFLOW_TASK_TIMEOUT = '2s';

@@ -1,12 +1,8 @@
 import type { Duration } from '@temporalio/common';
 import { condition, setHandler } from '@temporalio/workflow';
-import type { ApproveInput, GateConfig, RejectInput, RunStatus } from '../../core/run/run-types';
+import type { GateConfig, RunStatus } from '../../core/run/run-types';
 import { approveSignal, decideUpdate, pauseSignal, rejectSignal, resumeSignal, type DecideInput, type DecideResult } from './definitions';
 
-/** A person's (or a deadline's) answer at a gate. */
-export type GateDecision =
-  | ({ action: 'approve' } & ApproveInput)
-  | ({ action: 'reject' } & RejectInput);
 
 /**
  * Gates and pause for one run: installs the approve/reject/pause/resume handlers and lets
@@ -16,7 +12,7 @@ export type GateDecision =
 export class RunControl {
   waitingFor: RunStatus['waitingFor'] = null;
   paused = false;
-  private decision: GateDecision | undefined;
+  private decision: DecideInput | undefined;
 
   /**
    * @param onChange runs when the run starts or stops waiting.
@@ -75,7 +71,7 @@ export class RunControl {
   }
 
   /** Waits at `gate` until a decision arrives or the deadline passes (then takes the default action). */
-  async waitAt(gate: string, config: GateConfig = {}, detail: { taskId?: string; reason?: string } = {}): Promise<GateDecision> {
+  async waitAt(gate: string, config: GateConfig = {}, detail: { taskId?: string; reason?: string } = {}): Promise<DecideInput> {
     this.decision = undefined;
     this.waitingFor = { gate, since: new Date().toISOString(), ...detail };
     await this.onChange();

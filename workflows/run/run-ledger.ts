@@ -1,5 +1,5 @@
 import type { Budget, RunState, RunStatus, TokenUsage } from '../../core/run/run-types';
-import { addUsage, ZERO_USAGE } from '../../core/run/usage';
+import { addUsage, subtractUsage, ZERO_USAGE } from '../../core/run/usage';
 import { RecentSteps } from './recent-steps';
 import type { RunControl } from './run-control';
 import { RunPublisher } from './run-publisher';
@@ -14,12 +14,7 @@ export interface Spent {
 /** `a - b`, field by field: what was spent between two readings. */
 export function minus(a: Spent, b: Spent): Spent {
   return {
-    tokens: {
-      input: a.tokens.input - b.tokens.input,
-      output: a.tokens.output - b.tokens.output,
-      cacheRead: a.tokens.cacheRead - b.tokens.cacheRead,
-      cacheWrite: a.tokens.cacheWrite - b.tokens.cacheWrite,
-    },
+    tokens: subtractUsage(a.tokens, b.tokens),
     costUsd: a.costUsd - b.costUsd,
     turns: a.turns - b.turns,
   };

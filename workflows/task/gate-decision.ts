@@ -2,7 +2,7 @@ import { isCancellation, workflowInfo } from '@temporalio/workflow';
 import { innermostMessage } from '../../core/run/failure-message';
 import { phaseAttemptKey } from '../../core/run/ids';
 import type { GateConfig } from '../../core/run/run-types';
-import type { GateDecision } from '../run/run-control';
+import type { DecideInput } from '../run/definitions';
 import type { PhaseArgs } from './agent-phase';
 
 /**
@@ -11,7 +11,7 @@ import type { PhaseArgs } from './agent-phase';
  * findings and asks for the phase again, as a person's `reject --retry` does; its `ask`, and a
  * failing gate model under `onModelError: ask`, wait for a person.
  */
-export async function decideAtGate(args: PhaseArgs, gate: string, config: GateConfig): Promise<GateDecision> {
+export async function decideAtGate(args: PhaseArgs, gate: string, config: GateConfig): Promise<DecideInput> {
   const { input, control, progress, acts } = args;
   const person = { deadline: config.deadline, defaultAction: config.defaultAction };
   if (config.by !== 'model') return control.waitAt(gate, person, { taskId: input.taskId });
