@@ -5,13 +5,10 @@ import { ARTIFACT_VARIABLES, CHANGING_PHASES, FINDING_PHASES } from '../../core/
 import { thinkingBudget } from '../../core/run/model-choice';
 import type { FollowUp, ModelCallInput, ModelCallResult } from '../../activities/model/call-model';
 import type { VerifyResult } from '../../activities/verify/verify';
-import type { Completion, TaskInput } from '../../core/task/task-types';
-import type { HostActivities } from './activities';
+import type { Completion } from '../../core/task/task-types';
 import { guardBudget } from '../run/budget-guard';
-import type { RunControl } from '../run/run-control';
 import { RunawayWatch } from './runaway-watch';
-import type { TaskProgress } from './progress';
-import type { TaskBudget } from './task-budget';
+import type { PhaseAttempt } from './task-run';
 
 /** A command line cut to a summary's length. */
 const stepText = (text: string): string => (text.length > 80 ? `${text.slice(0, 79)}…` : text);
@@ -29,23 +26,6 @@ export type PhaseOutcome =
 const COMPLETION_REMINDER =
   'End your turn with one completion object: {"status":"complete","summary":"…"}, {"status":"blocked","reason":"…"} or {"status":"continue","reason":"…"}.';
 
-/** Everything one phase attempt needs. */
-export interface PhaseArgs {
-  input: TaskInput;
-  phase: string;
-  attempt: number;
-  worktreePath: string;
-  /** The commit the task's branch started from: what a gate's model diffs against. */
-  baseSha: string;
-  retryContext?: string;
-  /** Artifacts of earlier phases for this phase's prompt, by prompt variable. */
-  artifacts: Record<string, string>;
-  acts: HostActivities;
-  control: RunControl;
-  progress: TaskProgress;
-  budget: TaskBudget;
-}
-
 /**
  * One attempt at an agent phase: the model works through tool calls until it answers with a
  * completion object; in a phase that changes files, `complete` runs verify, and a failed
@@ -53,8 +33,10 @@ export interface PhaseArgs {
  * cap. The budget is checked before every model call; a runaway phase waits at a gate.
  * Transcripts, tool results and verify reports live in the store; history holds their ids.
  */
-export async function runAgentPhase(args: PhaseArgs): Promise<PhaseOutcome> {
-  const { input, phase, attempt, worktreePath, acts, control, progress } = args;
+export async function runAgentPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
+  const { phase, attempt } = args;
+  const { input, acts, control, progress } = args.run;
+  const worktreePath = args.run.worktree.path;
   const { workflowId } = workflowInfo();
   const transcriptId = phaseAttemptKey(workflowId, phase, attempt);
   const model = input.models[phase] ?? input.models.default;
@@ -104,18 +86,18 @@ export async function runAgentPhase(args: PhaseArgs): Promise<PhaseOutcome> {
  * the allowance; otherwise it says what that worst case is, the task reserves it (a gate, or a
  * grant from the roadmap), and asks again. `rejected` when a person would not raise a budget.
  */
-async function reservedCall(args: PhaseArgs, call: ModelCallInput, summary: string): Promise<ModelCallResult | 'rejected'> {
+async function reservedCall(args: PhaseAttempt, call: ModelCallInput, summary: string): Promise<ModelCallResult | 'rejected'> {
   for (let deferred = 0; ; deferred++) {
     // A reservation that was granted must let the call through; going round again would never end.
     if (deferred > 2) throw nonRetryable(FAILURE.BudgetReservation, `the budget reservation for ${summary} was granted but the call still did not fit`);
-    const reply = await args.acts.callModel({ ...call, allowance: args.budget.allowance() }, summary);
+    const reply = await args.run.acts.callModel({ ...call, allowance: args.run.budget.allowance() }, summary);
     if (!('deferred' in reply)) return reply;
-    if ((await args.budget.reserve(reply.worst)) === 'rejected') return 'rejected';
+    if ((await args.run.budget.reserve(reply.worst)) === 'rejected') return 'rejected';
   }
 }
 
 /** One model turn of a phase attempt: where its transcript is and what watches it. */
-interface Turn extends PhaseArgs {
+interface Turn extends PhaseAttempt {
   transcriptId: string;
   turn: number;
   /** Sequence number of the turn's assistant message in the transcript. */
@@ -129,13 +111,15 @@ type TurnEnd = PhaseOutcome | { followUp: FollowUp };
 /** The reason a runaway phase stops, once a person rejected it at the `runaway` gate; undefined to go on. */
 async function stoppedAsRunaway(t: Turn, stuck: string | undefined): Promise<PhaseOutcome | undefined> {
   if (!stuck) return undefined;
-  const decision = await t.control.waitAt('runaway', {}, { taskId: t.input.taskId, reason: stuck });
+  const decision = await t.run.control.waitAt('runaway', {}, { taskId: t.run.input.taskId, reason: stuck });
   return decision.action === 'reject' ? { kind: 'rejected', reason: `stopped as a runaway: ${stuck}` } : undefined;
 }
 
 /** Runs the turn's tool calls one by one; the next call gets their results. */
 async function runToolCalls(t: Turn, uses: { id: string; name: string; step?: string }[]): Promise<TurnEnd> {
-  const { input, phase, turn, worktreePath, acts, control, progress } = t;
+  const { phase, turn } = t;
+  const { input, acts, control, progress } = t.run;
+  const worktreePath = t.run.worktree.path;
   let fingerprint: string | undefined;
   for (const use of uses) {
     await control.unpaused();
@@ -156,7 +140,8 @@ async function runToolCalls(t: Turn, uses: { id: string; name: string; step?: st
 
 /** A turn without tools: its completion object decides (continue, a person's answer, or verify). */
 async function answerCompletion(t: Turn, completion: Completion | null | undefined): Promise<TurnEnd> {
-  const { input, phase, control } = t;
+  const { phase } = t;
+  const { input, control } = t.run;
   if (!completion) return { followUp: { text: COMPLETION_REMINDER } };
   if (completion.status === 'continue') return { followUp: { text: 'Continue.' } };
   if (completion.status === 'escalate') return { kind: 'escalated', reason: completion.reason };
@@ -172,7 +157,9 @@ async function answerCompletion(t: Turn, completion: Completion | null | undefin
 
 /** `complete`: keeps the phase's artifact, then, in a phase that changes files, verifies; a failure goes back to the model. */
 async function verifyCompletion(t: Turn, summary: string): Promise<TurnEnd> {
-  const { input, phase, turn, worktreePath, acts, control, progress } = t;
+  const { phase, turn } = t;
+  const { input, acts, control, progress } = t.run;
+  const worktreePath = t.run.worktree.path;
   const { workflowId } = workflowInfo();
   if (ARTIFACT_VARIABLES[phase]) {
     const artifactId = phaseArtifactId(workflowId, phase);

@@ -6,7 +6,7 @@ import type { FinalizeRequest } from '../../core/task/task-types';
 import { finalizeActivities } from './activities';
 import type { PhaseOutcome } from './agent-phase';
 import { attemptPhase } from './phase-attempt';
-import type { PhaseSequenceArgs } from './phase-sequence';
+import type { TaskRun } from './task-run';
 
 /**
  * A roadmap's finalize run on a task's existing branch (docs/roadmaps.md#finalize): merge the
@@ -17,8 +17,8 @@ import type { PhaseSequenceArgs } from './phase-sequence';
  * attempts (implement on the merged tree) while `maxRetries` lasts. Then the run fails, and the
  * roadmap waits at the `merge` gate.
  */
-export async function runFinalize(args: Omit<PhaseSequenceArgs, 'phases'>, request: FinalizeRequest): Promise<PhaseOutcome> {
-  const { input, worktree, acts, progress } = args;
+export async function runFinalize(run: TaskRun, request: FinalizeRequest): Promise<PhaseOutcome> {
+  const { input, worktree, acts, progress } = run;
   const { workflowId } = workflowInfo();
   const { mergeTarget } = finalizeActivities(input.hostQueue);
   let outcome: PhaseOutcome;
@@ -58,7 +58,7 @@ export async function runFinalize(args: Omit<PhaseSequenceArgs, 'phases'>, reque
     if (merge.status === 'conflict') conflicts = `merge conflict in ${merge.files.join(', ')}`;
     const retryContext = describe(merge, request, failure);
     try {
-      outcome = await attemptPhase({ ...args, phase, attempt, worktreePath: worktree.path, baseSha: worktree.baseSha, artifacts: {}, retryContext });
+      outcome = await attemptPhase({ run, phase, attempt, artifacts: {}, retryContext });
     } catch (err) {
       // A model call that cannot be made ends this attempt, not the escalation to a person.
       if (isCancellation(err)) throw err;

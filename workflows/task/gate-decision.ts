@@ -3,7 +3,7 @@ import { innermostMessage } from '../../core/run/failure-message';
 import { phaseAttemptKey } from '../../core/run/ids';
 import type { GateConfig } from '../../core/run/run-types';
 import type { DecideInput } from '../run/definitions';
-import type { PhaseArgs } from './agent-phase';
+import type { PhaseAttempt } from './task-run';
 
 /**
  * The decision at one of a task's configured gates (`beforePhase`, `afterVerify`): a person's,
@@ -11,8 +11,8 @@ import type { PhaseArgs } from './agent-phase';
  * findings and asks for the phase again, as a person's `reject --retry` does; its `ask`, and a
  * failing gate model under `onModelError: ask`, wait for a person.
  */
-export async function decideAtGate(args: PhaseArgs, gate: string, config: GateConfig): Promise<DecideInput> {
-  const { input, control, progress, acts } = args;
+export async function decideAtGate(args: PhaseAttempt, gate: string, config: GateConfig): Promise<DecideInput> {
+  const { input, control, progress, acts } = args.run;
   const person = { deadline: config.deadline, defaultAction: config.defaultAction };
   if (config.by !== 'model') return control.waitAt(gate, person, { taskId: input.taskId });
   const model = config.model ?? input.models.default;
@@ -25,8 +25,8 @@ export async function decideAtGate(args: PhaseArgs, gate: string, config: GateCo
       title: input.title,
       description: input.description,
       gate,
-      worktreePath: args.worktreePath,
-      baseSha: args.baseSha,
+      worktreePath: args.run.worktree.path,
+      baseSha: args.run.worktree.baseSha,
       verifyArtifactId: progress.lastVerify?.artifactId,
       model,
       instructions: config.instructions,

@@ -1,16 +1,18 @@
 import { workflowInfo } from '@temporalio/workflow';
 import { phaseAttemptKey } from '../../core/run/ids';
 import { CHANGING_PHASES } from '../../core/task/phases';
-import { runAgentPhase, type PhaseArgs, type PhaseOutcome } from './agent-phase';
+import { runAgentPhase, type PhaseOutcome } from './agent-phase';
 import { decideAtGate } from './gate-decision';
+import type { PhaseAttempt } from './task-run';
 
 /**
  * One attempt at a phase with its gates: the optional gate before it, the agent's work, the
  * optional gate after verify, and the checkpoint commit of a verified phase that changes files
  * (one commit per verified phase, idempotent by its key).
  */
-export async function attemptPhase(args: PhaseArgs): Promise<PhaseOutcome> {
-  const { input, phase, control, progress, acts } = args;
+export async function attemptPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
+  const { phase } = args;
+  const { input, control, progress, acts } = args.run;
   const { workflowId } = workflowInfo();
   let retryContext = args.retryContext;
   if (input.gates.beforePhase) {
@@ -29,7 +31,7 @@ export async function attemptPhase(args: PhaseArgs): Promise<PhaseOutcome> {
   progress.at({ phase, activity: 'commit' });
   const commit = (allowProtected: boolean) =>
     acts.commitCheckpoint({
-      worktreePath: args.worktreePath,
+      worktreePath: args.run.worktree.path,
       message: `dex(${input.taskId}): ${phase}: ${input.title}\n\n${outcome.summary}`,
       key: phaseAttemptKey(workflowId, phase, args.attempt),
       protectedPaths: input.protectedPaths,

@@ -4,7 +4,7 @@ import { CHANGING_PHASES } from '../../core/task/phases';
  * Where the work goes after `failed` fails: the retry map's phase when the task has it, else
  * the nearest earlier phase that changes files; undefined when there is none (the task fails).
  */
-export function retryTarget(failed: string, phases: string[], retryMap: Record<string, string>): string | undefined {
+export function retryTarget(failed: string, phases: readonly string[], retryMap: Record<string, string>): string | undefined {
   const mapped = retryMap[failed];
   if (mapped === undefined) return undefined;
   if (phases.includes(mapped)) return mapped;

@@ -1,31 +1,18 @@
 import { sleep, workflowInfo } from '@temporalio/workflow';
 import { phaseArtifactId, phaseAttemptKey } from '../../core/run/ids';
 import { ARTIFACT_VARIABLES, DEFAULT_RETRY_MAP } from '../../core/task/phases';
-import type { TaskInput, Worktree } from '../../core/task/task-types';
-import type { RunControl } from '../run/run-control';
 import { minus } from '../run/run-ledger';
 import { notifyParent } from './parent-link';
-import type { HostActivities } from './activities';
 import type { PhaseOutcome } from './agent-phase';
 import { attemptPhase } from './phase-attempt';
 import { retryDelayMs, retryTarget } from './phase-retry';
-import type { TaskProgress } from './progress';
-import type { TaskBudget } from './task-budget';
-import type { TaskPlanner } from './planner';
+import type { TaskRun } from './task-run';
 
-/** What the phases of one task share. */
-export interface PhaseSequenceArgs {
-  input: TaskInput;
-  phases: string[];
-  worktree: Worktree;
-  acts: HostActivities;
-  control: RunControl;
-  progress: TaskProgress;
-  budget: TaskBudget;
-  /** Plans the remaining steps again when one escalates (./planner.ts). */
-  planner: TaskPlanner;
-  /** A rewound run (`dex retry --from`): the phase it starts at, the earlier run's artifacts, a person's note. */
-  start?: { index: number; artifacts: Record<string, string>; note?: string };
+/** Where a rewound run (`dex retry --from`) starts: the phase's index, the earlier run's artifacts, a person's note. */
+export interface SequenceStart {
+  index: number;
+  artifacts: Record<string, string>;
+  note?: string;
 }
 
 /**
@@ -35,21 +22,21 @@ export interface PhaseSequenceArgs {
  * with the reason, on a counter of its own (docs/roadmaps.md#how-a-run-goes). Before going back, the
  * worktree is rolled back to the last checkpoint. Returns the outcome of the last attempt.
  */
-export async function runPhaseSequence(args: PhaseSequenceArgs): Promise<PhaseOutcome> {
-  const { input, phases, progress } = args;
+export async function runPhaseSequence(run: TaskRun, start?: SequenceStart): Promise<PhaseOutcome> {
+  const { input, phases, progress } = run;
   const { workflowId } = workflowInfo();
   const retryMap = input.retryMap ?? DEFAULT_RETRY_MAP;
   const attempts: Record<string, number> = {};
-  const artifacts: Record<string, string> = { ...args.start?.artifacts };
+  const artifacts: Record<string, string> = { ...start?.artifacts };
   const retries = { check: 0, reject: 0 };
-  let retryContext = args.start?.note ? `Note from a person, who had this phase run again: ${args.start.note}` : undefined;
-  let index = args.start?.index ?? 0;
+  let retryContext = start?.note ? `Note from a person, who had this phase run again: ${start.note}` : undefined;
+  let index = start?.index ?? 0;
   let outcome: PhaseOutcome = { kind: 'failed', error: 'no phase ran' };
   while (index < phases.length) {
     const phase = phases[index];
     attempts[phase] = (attempts[phase] ?? 0) + 1;
     await notifyParent(input.taskId, progress, phase);
-    outcome = await recordedAttempt(args, phase, attempts[phase], { retryContext, artifacts });
+    outcome = await recordedAttempt(run, phase, attempts[phase], { retryContext, artifacts });
     if (outcome.kind === 'verified') {
       if (ARTIFACT_VARIABLES[phase]) artifacts[ARTIFACT_VARIABLES[phase]] = phaseArtifactId(workflowId, phase);
       progress.completedPhases = [...new Set([...progress.completedPhases, phase])];
@@ -58,11 +45,11 @@ export async function runPhaseSequence(args: PhaseSequenceArgs): Promise<PhaseOu
       continue;
     }
     if (outcome.kind === 'escalated') {
-      const after = await args.planner.escalated(phases, index, outcome.reason);
+      const after = await run.planner.escalated(phases, index, outcome.reason);
       if ('person' in after && after.person === 'reject') return { kind: 'rejected', reason: after.reason };
-      if ('replanned' in after) phases.splice(index, phases.length - index, ...after.replanned);
+      if ('replanned' in after) run.replaceSteps(index, after.replanned);
       retryContext = `The ${phase} step escalated: ${outcome.reason}\n${'replanned' in after ? `The remaining steps were planned again: ${after.replanned.join(', ')}.` : `A person answered: ${after.note ?? 'go on'}`}`;
-      await goBack(args, phases[index]);
+      await goBack(run, phases[index]);
       continue;
     }
     const back = goBackTo(outcome, phase, phases, retryMap);
@@ -72,14 +59,14 @@ export async function runPhaseSequence(args: PhaseSequenceArgs): Promise<PhaseOu
     retryContext = describeForRetry(phase, outcome);
     // A person's retry goes at once; a failed check waits, as note 001's executor does.
     if (counter === 'check') await sleep(retryDelayMs(retries.check));
-    index = await goBack(args, back);
+    index = await goBack(run, back);
   }
   return outcome;
 }
 
 /** Rolls the worktree back to the last checkpoint before going (back) to phase `to`; returns its index. */
-async function goBack(args: PhaseSequenceArgs, to: string): Promise<number> {
-  const { acts, worktree, progress, phases } = args;
+async function goBack(run: TaskRun, to: string): Promise<number> {
+  const { acts, worktree, progress, phases } = run;
   const sha = progress.commit ?? worktree.baseSha;
   await acts.rollbackWorktree({ worktreePath: worktree.path, sha }, `rollback · to ${sha.slice(0, 10)} before ${to}`);
   progress.completedPhases = progress.completedPhases.slice(0, phases.indexOf(to));
@@ -87,23 +74,23 @@ async function goBack(args: PhaseSequenceArgs, to: string): Promise<number> {
 }
 
 /** The phase the work goes back to after `outcome`; undefined when the task ends. */
-function goBackTo(outcome: Extract<PhaseOutcome, { kind: 'rejected' | 'failed' }>, phase: string, phases: string[], retryMap: Record<string, string>): string | undefined {
+function goBackTo(outcome: Extract<PhaseOutcome, { kind: 'rejected' | 'failed' }>, phase: string, phases: readonly string[], retryMap: Record<string, string>): string | undefined {
   if (outcome.kind === 'rejected') return outcome.retry ? phase : undefined;
   return retryTarget(phase, phases, retryMap);
 }
 
 /** One attempt at `phase`, and its record in the store: what it spent, how long it took, how it ended. */
 async function recordedAttempt(
-  args: PhaseSequenceArgs,
+  run: TaskRun,
   phase: string,
   attempt: number,
   carry: { retryContext?: string; artifacts: Record<string, string> },
 ): Promise<PhaseOutcome> {
-  const { input, worktree, acts, control, progress, budget } = args;
+  const { input, acts, progress } = run;
   const { workflowId } = workflowInfo();
   const started = Date.now();
   const before = progress.ledger.spent();
-  const outcome = await attemptPhase({ input, phase, attempt, worktreePath: worktree.path, baseSha: worktree.baseSha, ...carry, acts, control, progress, budget });
+  const outcome = await attemptPhase({ run, phase, attempt, ...carry });
   const spent = minus(progress.ledger.spent(), before);
   await acts.recordPhase({
     key: phaseAttemptKey(workflowId, phase, attempt),

@@ -26,14 +26,14 @@ export class TaskPlanner {
   ) {}
 
   /** The phases a task starts with: its own, or those of the type the planner chose. */
-  async firstPhases(phases: string[]): Promise<string[]> {
+  async firstPhases(phases: readonly string[]): Promise<readonly string[]> {
     if (!this.input.planner || this.input.type) return phases;
     const type = await this.choose();
     return type ? TYPE_PATTERNS[type] : phases;
   }
 
   /** After step `phases[index]` escalated with `reason`: the new remaining steps, or a person's decision. */
-  async escalated(phases: string[], index: number, reason: string): Promise<AfterEscalation> {
+  async escalated(phases: readonly string[], index: number, reason: string): Promise<AfterEscalation> {
     const step = phases[index];
     if (this.input.planner && !this.replanned) {
       this.replanned = true;

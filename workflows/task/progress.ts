@@ -1,7 +1,6 @@
 import type { SandboxMode } from '../../core/run/sandbox-policy';
 import type { VerifyResult } from '../../activities/verify/verify';
 import type { RunStatus } from '../../core/run/run-types';
-import type { Worktree } from '../../core/task/task-types';
 import { describeSetup, type SetupResult } from '../../core/run/setup-types';
 import type { RunControl } from '../run/run-control';
 import { RunLedger } from '../run/run-ledger';
@@ -11,8 +10,6 @@ export class TaskProgress {
   readonly ledger: RunLedger;
   current: RunStatus['current'];
   branch?: string;
-  /** The task's worktree once it is made (before setup, which may fail, hands it to the phases). */
-  worktree?: Worktree;
   commit?: string;
   lastVerify?: VerifyResult;
   /** The task type the planner chose (docs/roadmaps.md#the-planner-and-escalate). */

@@ -2,11 +2,8 @@ import { ActivityFailure, ApplicationFailure, patched, workflowInfo } from '@tem
 import { FAILURE } from '../../core/run/failure-types';
 import { describeSetup } from '../../core/run/setup-types';
 import { setupReportId, taskBranch, taskWorktreeName } from '../../core/run/ids';
-import type { TaskInput, Worktree } from '../../core/task/task-types';
-import type { HostActivities } from './activities';
-import type { PhaseSequenceArgs } from './phase-sequence';
-import type { TaskProgress } from './progress';
-import type { TaskPlanner } from './planner';
+import type { SequenceStart } from './phase-sequence';
+import type { TaskRun } from './task-run';
 
 /** The output's tail a failed setup carries (activities/task/setup-worktree.ts), for the task's result. */
 function setupTailOf(err: unknown): string | undefined {
@@ -15,32 +12,29 @@ function setupTailOf(err: unknown): string | undefined {
   return (cause.details?.[0] as { tail?: string } | undefined)?.tail || undefined;
 }
 
-/** Where a task's phases start: its worktree and, for a rewound run, the phase and what it takes over. */
-export interface TaskStart {
-  worktree: Worktree;
-  start?: PhaseSequenceArgs['start'];
-}
-
 /**
  * Gets a task ready for its phases: for a rewound run (`dex retry --from`), finds the earlier
  * run's checkpoint before the phase; makes the branch and worktree (at that checkpoint, or from
- * HEAD); installs or restores its dependencies (docs/real-repositories.md); with `verifyBaseline`, learns which verify failures the base already had; and, with
- * a planner, chooses the type of a task that has none.
+ * HEAD) and hands it to the run; installs or restores its dependencies
+ * (docs/real-repositories.md); with `verifyBaseline`, learns which verify failures the base
+ * already had; and, with a planner, chooses the type of a task that has none. Returns where a
+ * rewound run's phases start.
  */
-export async function startTask(input: TaskInput, phases: string[], acts: HostActivities, progress: TaskProgress, planner: TaskPlanner): Promise<TaskStart> {
+export async function startTask(run: TaskRun): Promise<SequenceStart | undefined> {
+  const { input, acts, progress, planner, phases } = run;
   const { workflowId } = workflowInfo();
   const branch = taskBranch(workflowId);
   const rewind = input.rewind;
   const point = rewind
     ? await acts.findRewindPoint(
-        { fromWorkflowId: rewind.fromWorkflowId, phases, from: rewind.fromPhase, baseSha: rewind.baseSha },
+        { fromWorkflowId: rewind.fromWorkflowId, phases: [...phases], from: rewind.fromPhase, baseSha: rewind.baseSha },
         `rewind · ${rewind.fromWorkflowId} before ${rewind.fromPhase}`,
       )
     : undefined;
   const at = point && rewind ? { sha: point.sha, baseSha: rewind.baseSha } : undefined;
   const worktree = await acts.prepareWorktree({ repoPath: input.repoPath, branch, worktreeName: taskWorktreeName(workflowId), ...(at ? { start: at } : {}) }, `worktree · ${branch}`);
   progress.branch = worktree.branch;
-  progress.worktree = worktree;
+  run.worktree = worktree;
   // Runs recorded before setup existed replay without it.
   if (input.setup !== false && patched('worktree-setup')) {
     // An install can take minutes: a watcher sees it start, not only end.
@@ -58,11 +52,11 @@ export async function startTask(input: TaskInput, phases: string[], acts: HostAc
   }
   if (!point || !rewind) {
     // A task without a type gets one from the planner, when it has one, before its first phase.
-    if (!input.finalize) phases.splice(0, phases.length, ...(await planner.firstPhases([...phases])));
-    return { worktree };
+    if (!input.finalize) run.replaceSteps(0, await planner.firstPhases([...phases]));
+    return undefined;
   }
   // The earlier run's checkpoint is this run's last one: a rollback goes back to it, not to the base.
   if (point.sha !== rewind.baseSha) progress.commit = point.sha;
   progress.completedPhases = point.completedPhases;
-  return { worktree, start: { index: phases.indexOf(rewind.fromPhase), artifacts: point.artifacts, note: rewind.note } };
+  return { index: phases.indexOf(rewind.fromPhase), artifacts: point.artifacts, note: rewind.note };
 }

@@ -13,6 +13,7 @@ import { TaskProgress } from './progress';
 import { TaskBudget } from './task-budget';
 import { startTask } from './task-start';
 import { TaskPlanner } from './planner';
+import { TaskRun } from './task-run';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 
 /**
@@ -37,6 +38,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
   const budget = new TaskBudget(input, progress.ledger, control);
   progress.sandbox = input.sandbox?.mode ?? 'bwrap';
   if (input.rewind) progress.retryOf = { workflowId: input.rewind.fromWorkflowId, phase: input.rewind.fromPhase };
+  const run = new TaskRun(input, phases, acts, control, progress, budget, new TaskPlanner(input, acts, control, progress));
   setHandler(statusQuery, () => progress.status());
   progress.ledger.attach(() => progress.status(), repoNameOf(input.repoPath));
 
@@ -47,7 +49,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
     const { tokens, costUsd, turns } = progress.ledger.spent();
     const verifyPassed = progress.lastVerify?.passed ?? false;
     // A failed task keeps its worktree; the person who looks at it needs the place and the last failure.
-    const made = worktree ?? progress.worktree;
+    const made = worktree ?? run.worktreeIfMade;
     const failed = state === 'failed' && made ? { worktreePath: made.path } : {};
     const verifyTail = progress.lastVerify && !progress.lastVerify.passed ? { verifyTail: progress.lastVerify.tail } : {};
     const base = worktree ? { baseSha: worktree.baseSha } : {};
@@ -67,11 +69,9 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
   };
 
   try {
-    const planner = new TaskPlanner(input, acts, control, progress);
-    const started = await startTask(input, phases, acts, progress, planner);
-    worktree = started.worktree;
-    const sequence = { input, worktree, acts, control, progress, budget, planner };
-    const outcome = input.finalize ? await runFinalize(sequence, input.finalize) : await runPhaseSequence({ ...sequence, phases, start: started.start });
+    const start = await startTask(run);
+    worktree = run.worktree;
+    const outcome = input.finalize ? await runFinalize(run, input.finalize) : await runPhaseSequence(run, start);
     if (outcome.kind === 'verified') {
       await acts.removeWorktree({ repoPath: input.repoPath, worktreePath: worktree.path }, 'worktree · remove (the branch stays)');
       return await finish('completed', { summary: outcome.summary, verifyPassed: progress.lastVerify?.passed ?? true });

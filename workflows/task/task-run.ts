@@ -1,0 +1,62 @@
+import type { TaskInput, Worktree } from '../../core/task/task-types';
+import type { RunControl } from '../run/run-control';
+import type { HostActivities } from './activities';
+import type { TaskPlanner } from './planner';
+import type { TaskProgress } from './progress';
+import type { TaskBudget } from './task-budget';
+
+/**
+ * One task run while its phases run: what taskWorkflow makes once (its input, activities, run
+ * control, progress, budget and planner), its worktree once startTask made it, and its steps.
+ * It is passed down whole; the steps change in one place, {@link TaskRun.replaceSteps}.
+ */
+export class TaskRun {
+  private made: Worktree | undefined;
+
+  /** @param steps the phases in order: the same array the run's progress reads for its status. */
+  constructor(
+    readonly input: TaskInput,
+    private readonly steps: string[],
+    readonly acts: HostActivities,
+    readonly control: RunControl,
+    readonly progress: TaskProgress,
+    readonly budget: TaskBudget,
+    readonly planner: TaskPlanner,
+  ) {}
+
+  /** The phases (or the task type's steps) in order. */
+  get phases(): readonly string[] {
+    return this.steps;
+  }
+
+  /** The task's worktree; there from startTask on. */
+  get worktree(): Worktree {
+    if (!this.made) throw new Error('the task has no worktree before startTask made it');
+    return this.made;
+  }
+
+  set worktree(worktree: Worktree) {
+    this.made = worktree;
+  }
+
+  /** The worktree when startTask made it, even if the start then failed (a failed setup keeps it for a person). */
+  get worktreeIfMade(): Worktree | undefined {
+    return this.made;
+  }
+
+  /** Replaces the steps from `index` on: the planner chose the task's type, or planned the rest again. */
+  replaceSteps(index: number, steps: readonly string[]): void {
+    this.steps.splice(index, this.steps.length - index, ...steps);
+  }
+}
+
+/** One attempt at one phase of a run. */
+export interface PhaseAttempt {
+  run: TaskRun;
+  phase: string;
+  attempt: number;
+  /** What the attempt is told first: why a phase runs again, a person's note. */
+  retryContext?: string;
+  /** Artifacts of earlier phases for this phase's prompt, by prompt variable. */
+  artifacts: Record<string, string>;
+}
