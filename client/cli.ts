@@ -19,7 +19,6 @@ import type * as SheetCommands from './commands/sheet';
 import type * as TaskCommands from './commands/task';
 import { PLAN_KINDS } from './plan-kinds';
 import { ServerUnreachable } from '../core/run/server-unreachable';
-import { parseStoreSpec } from '../store/store-spec';
 import { readSettings } from './settings';
 import { flushTracing } from '../tracing/tracing';
 
@@ -98,7 +97,7 @@ export async function main(argv: string[]): Promise<number> {
     const load = name ? COMMANDS[name] : undefined;
     if (!load) throw new InvalidInput(name ? `unknown command "${name}": \`dex help\` lists them` : renderOverview());
     // A DEX_STORE dex cannot read is bad input to every command, caught before any of them starts anything.
-    parseStoreSpec(process.env.DEX_STORE, readSettings().dexHome);
+    readSettings();
     return await (await load())(rest, out);
   } catch (err) {
     const usage = err instanceof UsageError && name && Object.hasOwn(COMMAND_HELP, name) ? ` (see \`dex help ${name}\`)` : '';

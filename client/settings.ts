@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname, homedir } from 'node:os';
 import { join } from 'node:path';
+import { parseStoreSpec, type StoreSpec } from '../store/store-spec';
 
 /** Where to find Temporal and where dex keeps its files, from the environment (docs/interfaces.md#plans-workflows-and-ids). */
 export interface Settings {
@@ -14,17 +15,21 @@ export interface Settings {
   hostQueue: string;
   /** dex's own files on this host (store, worktrees, dev server database). @default "~/.dex" */
   dexHome: string;
+  /** The store DEX_STORE names, parsed once here (docs/production.md#the-shared-store). @default the SQLite file in dexHome */
+  store: StoreSpec;
 }
 
-/** Reads the settings from `env`. */
+/** Reads the settings from `env`; a DEX_STORE dex cannot read is an input error (exit 2). */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const taskQueue = env.DEX_TASK_QUEUE || 'dex';
+  const dexHome = env.DEX_HOME || join(homedir(), '.dex');
   return {
     address: env.TEMPORAL_ADDRESS || undefined,
     namespace: env.TEMPORAL_NAMESPACE || 'default',
     taskQueue,
     hostQueue: env.DEX_HOST_QUEUE || `${taskQueue}@${hostname()}`,
-    dexHome: env.DEX_HOME || join(homedir(), '.dex'),
+    dexHome,
+    store: parseStoreSpec(env.DEX_STORE, dexHome),
   };
 }
 

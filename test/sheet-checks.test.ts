@@ -119,7 +119,8 @@ describe('statements carry their span and their text as written', () => {
   });
 
   it('hands the spans, the texts and the file to the workflow', () => {
-    const settings = { namespace: 'default', taskQueue: 'q', hostQueue: 'q@host', dexHome: mkdtempSync(join(tmpdir(), 'dex-home-')) };
+    const dexHome = mkdtempSync(join(tmpdir(), 'dex-home-'));
+    const settings = { namespace: 'default', taskQueue: 'q', hostQueue: 'q@host', dexHome, store: { kind: 'sqlite' as const, path: join(dexHome, 'dex.db') } };
     const input = buildSheetInput(file, planSheetFile(file), { llm: 'anthropic' }, settings, { ANTHROPIC_API_KEY: 'k' });
     expect(input.file).toBe(file);
     expect(input.statements[1]).toMatchObject({ id: 'isda', span: { line: 4, column: 5, endLine: 8, endColumn: 12 }, source: 'echo isda for @cbu\nexit 4\n' });

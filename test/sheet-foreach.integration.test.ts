@@ -1,3 +1,4 @@
+import { readSettings } from '../client/settings';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ function planned(lines: string[]): { dir: string; input: SheetInput } {
   const file = join(dir, 'case.sheet.yaml');
   writeFileSync(file, lines.join('\n') + '\n');
   const { worker } = dex;
-  const settings = { namespace: 'default', taskQueue: worker.taskQueue, hostQueue: worker.hostQueue, dexHome: worker.dexHome };
+  const settings = { ...readSettings({ DEX_HOME: worker.dexHome }), taskQueue: worker.taskQueue, hostQueue: worker.hostQueue };
   return { dir, input: buildSheetInput(file, planSheetFile(file), {}, settings, {}) };
 }
 

@@ -1,3 +1,4 @@
+import { readSettings } from '../client/settings';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +31,7 @@ function planned(lines: string[], opts: { confirm?: boolean } = {}): { dir: stri
   const file = join(dir, 'case.sheet.yaml');
   writeFileSync(file, lines.join('\n') + '\n');
   const { worker } = dex;
-  const settings = { namespace: 'default', taskQueue: worker.taskQueue, hostQueue: worker.hostQueue, dexHome: worker.dexHome };
+  const settings = { ...readSettings({ DEX_HOME: worker.dexHome }), taskQueue: worker.taskQueue, hostQueue: worker.hostQueue };
   const input = buildSheetInput(file, planSheetFile(file), { confirm: opts.confirm, llm: 'anthropic' }, settings, { ANTHROPIC_API_KEY: 'test-key' });
   return { dir, input };
 }

@@ -16,7 +16,6 @@ import { layerAbout, type RunAbout } from '../run/run-about';
 import { commandSettings, readSettings } from '../settings';
 import { parseTopicMessages } from '../requests/topic-messages-file';
 import type { DexStore } from '../../store/dex-store';
-import { parseStoreSpec } from '../../store/store-spec';
 
 /** `dex layer FILE.layer.yaml` or `dex layer --resume RUN`: one layer run, checked before anything starts. */
 export async function layerCommand(argv: string[], out: Output): Promise<number> {
@@ -33,7 +32,7 @@ export async function layerCommand(argv: string[], out: Output): Promise<number>
     const runId = values.resume;
     if (positionals.length > 0) throw new UsageError(`--resume RUN takes no layer file (the run's own layer is resumed): ${usageOf('layer')}`);
     const resume = await withExistingStore(
-      parseStoreSpec(process.env.DEX_STORE, settings.dexHome),
+      settings.store,
       async (store) => {
         const found = await buildLayerResumeInput(store, runId, { llm: values.llm }, settings);
         return 'nothing' in found ? found : { input: await ready(store, found.input) };

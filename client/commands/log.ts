@@ -1,7 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { setupReportId, workflowKeyPrefix } from '../../core/run/ids';
 import type { DexStore } from '../../store/dex-store';
-import { parseStoreSpec } from '../../store/store-spec';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import { withExistingStore } from '../command-store';
@@ -60,7 +59,7 @@ export async function logCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.log.options);
   const id = onePositional(positionals, 'a run id', usageOf('log'));
   const settings = readSettings();
-  const spec = parseStoreSpec(process.env.DEX_STORE, settings.dexHome);
+  const spec = settings.store;
   const conns = await connectSaying(settings, out.info);
   try {
     const run = await findRun(conns.client, id);
