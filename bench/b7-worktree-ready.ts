@@ -11,7 +11,7 @@ import { npmEnv, run, writeReadyProject, type ReadyProject } from './ready-proje
 import { mib, quantile, round, timed } from './stats';
 
 /** The ways a fresh worktree is made ready, in the order each run measures them. */
-export const READY_WAYS = ['npmCiEmptyCache', 'npmCiWarmCache', 'dexCold', 'dexWarm', 'dexOwner'] as const;
+export const READY_WAYS = ['npmCiEmptyCache', 'npmCiWarmCache', 'dexCold', 'dexWarm', 'dexWarmCopy', 'dexOwner'] as const;
 /** One way of making a worktree ready. */
 export type ReadyWay = (typeof READY_WAYS)[number];
 
@@ -77,15 +77,19 @@ async function npmCi(worktree: string, npmCache: string): Promise<number> {
   return (await timed(() => run('npm', ['ci', '--no-audit', '--no-fund'], worktree, npmEnv(npmCache)))).ms;
 }
 
-/** dex's setup of `worktree` with the dependency cache at `cacheDir`; its ms, once its one npm step came from `expected`. */
-async function dexReady(project: ReadyProject, worktree: string, cacheDir: string, downloads: string, expected: SetupStep['source']): Promise<number> {
-  const { ms, value } = await timed(() =>
-    prepareDependencies({ worktree, ownerDir: project.dir, cache: new DependencyCache(cacheDir), downloads, command: { timeoutMs: INSTALL_TIMEOUT_MS } }),
-  );
+/**
+ * dex's setup of `worktree` with the dependency cache at `cacheDir`; its ms, once its one npm step
+ * came from `expected`. With `spares: false` the cache copies every time (it never takes a spare).
+ */
+async function dexReady(project: ReadyProject, worktree: string, cacheDir: string, downloads: string, expected: SetupStep['source'], spares = true): Promise<number> {
+  const cache = new DependencyCache(cacheDir, { spares });
+  const { ms, value } = await timed(() => prepareDependencies({ worktree, ownerDir: project.dir, cache, downloads, command: { timeoutMs: INSTALL_TIMEOUT_MS } }));
   const [step, ...more] = value.steps;
   if (step?.ecosystem !== 'npm' || step.source !== expected || more.length) {
     throw new Error(`ready: expected one npm step from ${expected}, got ${JSON.stringify(value.steps)}\n${value.report.slice(-1500)}`);
   }
+  // The next worktree's spare is made after each setup, as a long-lived worker makes it between tasks.
+  await cache.prepareSpare(step.key);
   return ms;
 }
 
@@ -115,6 +119,7 @@ export async function runReady(_server: BenchServer, params: BenchParams, log: (
       const downloads = await scratch.fresh('downloads');
       note('dexCold', await inWorktree(project, scratch, adds, (wt) => dexReady(project, wt, cacheDir, downloads, 'installed')));
       note('dexWarm', await inWorktree(project, scratch, adds, (wt) => dexReady(project, wt, cacheDir, downloads, 'cache')));
+      note('dexWarmCopy', await inWorktree(project, scratch, adds, (wt) => dexReady(project, wt, cacheDir, downloads, 'cache', false)));
       for (const dir of [npmCache, cacheDir, downloads]) await rm(dir, { recursive: true, force: true });
     }
 

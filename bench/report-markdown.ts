@@ -218,6 +218,7 @@ function designChanges(after: B3Result, before: B3Result, benchMinutes: number):
     '12. **No gzip between a worker and a server on the same machine** (`client/server/worker-connection-options.ts`, "gRPC compression"): a few per cent of the server\'s and the worker\'s CPU.',
     '13. **The promise hook\'s stack traces formatted when read** (`patches/@temporalio+worker+1.24.0.patch`, "Promise hooks"): the workflow thread\'s busy time in B2 fell by a quarter; the stack-trace query answers as before.',
     '14. **Bench method**: each section in a process of its own (`bench/run-section.ts`), each B2 batch on a quiet server, and B3\'s between-activities crash at a gate, since killing right after an activity completed raced the next one\'s start and sometimes measured a second mid-activity crash (4.9 s instead of ~3 s).',
+    '15. **A spare beside each dependency-cache entry** (`host/dependencies/dependency-cache.ts`, "Worktree ready time"): on this VM\'s root filesystem a copy of a 337-package node_modules took seconds (ext4 without a journal creates files slowly after many deletions), so the cache keeps one copy ready, made in the background after each use, and a worktree takes it with a rename: warm setup went from a copy of 2.5–3.3 s to 7 ms.',
     '',
     ...HEARTBEATS,
     '',

@@ -6,29 +6,14 @@ const ROWS: [ReadyWay, string][] = [
   ['npmCiEmptyCache', '`npm ci`, empty npm cache (each new worktree without dex)'],
   ['npmCiWarmCache', '`npm ci`, warm npm cache'],
   ['dexCold', 'dex, cold: `npm ci` in the sandbox, then into the cache'],
-  ['dexWarm', 'dex, warm: from its cache'],
+  ['dexWarm', 'dex, warm: its cache\'s spare, renamed in'],
+  ['dexWarmCopy', 'dex, warm without a spare: copied from its cache'],
   ['dexOwner', 'dex, from the owner\'s checkout'],
 ];
 
-/** This section on this VM's root filesystem, measured by hand on 2026-11-25 (`npx tsx bench/run.ts --only=ready`, TMPDIR unset): way, median ms, each run's ms. */
-const ROOT_FS: [ReadyWay, number, number[]][] = [
-  ['npmCiEmptyCache', 10693, [10693, 8642, 15054]],
-  ['npmCiWarmCache', 8676, [6226, 8676, 14776]],
-  ['dexCold', 9851, [6729, 9851, 14312]],
-  ['dexWarm', 2487, [397, 2487, 2634]],
-  ['dexOwner', 8545, [7280, 8545, 9036]],
-];
-
-/** Why copies cost ten times more on a filesystem like this VM's root, with those figures. */
-const NO_JOURNAL: string[] = [
-  'On 2026-11-25 this section ran with TMPDIR on a fresh journaled ext4 (a loop-mounted image, `/dev/loop0`): this VM\'s root filesystem is ext4 without a journal, and there ext4 passes over every inode freed in the last 50 minutes before it reuses one, so after the installs and deletions of a few runs file creation is slow (perf puts most of a `cp -a` in `recently_deleted` under `__ext4_new_inode`): one `cp -a` of this node_modules took 4–5 s there, 0.25 s on the journaled ext4 or on tmpfs. The section on the root filesystem the same day (other tests ran on the machine part of the time; the first warm copy still took 0.4 s):',
-  '',
-  '| way | median ms | each run ms |',
-  '|---|---:|---|',
-  ...ROOT_FS.map(([way, median, runs]) => `| ${ROWS.find(([w]) => w === way)![1]} | ${median} | ${runs.join(', ')} |`),
-  '',
-];
-
+/** Why a copy costs what it costs here: the filesystem, when it is one that creates files slowly. */
+const NO_JOURNAL =
+  'This VM\'s root filesystem is ext4 without a journal: there ext4 passes over every inode freed in the last 50 minutes before it reuses one, so after the installs and deletions of a test run file creation is slow (perf puts most of a `cp -a` in `recently_deleted` under `__ext4_new_inode`). A copy of this node_modules took 4–5 s there at worst, 0.25 s on a fresh journaled ext4 or on tmpfs (measured by hand on 2026-11-25). That is why the cache keeps a spare: a worktree that takes it creates no file.';
 /** Why a warm npm cache may not make `npm ci` faster, when it did not in this run (measured by hand on 2026-11-25). */
 function npmCacheNote(m: Record<ReadyWay, number>): string {
   if (m.npmCiWarmCache < 0.9 * m.npmCiEmptyCache) return '';
@@ -61,8 +46,9 @@ export function readySection(doc: BenchDoc): string[] {
     '',
     `Each figure is the install or setup alone (\`git worktree add\` took ${ready.worktreeAddMs} ms more), on ${ready.filesystem}. \`npm ci --no-audit --no-fund\` runs on the host as a user runs it, first with an empty npm cache, then again in a new worktree with that cache; the first is what each worktree costs without dex, the second the fairer comparison.${npmCacheNote(m)} dex's \`prepareDependencies\` runs cold with an empty dependency cache and download folder (\`npm ci\` in the bubblewrap sandbox, through dex's egress proxy to registry.npmjs.org, then stored in the cache), warm from that cache in another worktree, and, once the owner's checkout has its own node_modules (\`npm ci\` there, untimed), from the owner with an empty cache again. The section checks that each setup came from where it should (installed, cache, owner) and that every worktree ends with jest and eslint in node_modules/.bin.`,
     '',
-    'Warm is fast because nothing is installed: the cache entry of the worktree\'s key (its package.json and package-lock.json, the install command, the node and npm versions) is copied in with `cp -a --reflink=auto`: no network, no resolution, no install scripts, only files (shared extents where the filesystem has reflinks, btrfs or XFS; a plain copy elsewhere). From the owner is the same without network, with one copy more (the owner\'s node_modules into the cache, then into the worktree); cold is `npm ci` plus the sandbox and one copy into the cache.',
+    'Warm is fast because nothing is installed: the cache entry of the worktree\'s key (its package.json and package-lock.json, the install command, the node and npm versions) keeps a spare copy beside it, made in the background after each use, and the worktree takes it with a rename: no network, no resolution, no install script, no file created. A worktree that finds no spare (two tasks of one key at once) gets a copy (`cp -a --reflink=auto`: shared extents where the filesystem has reflinks, btrfs or XFS; a plain copy elsewhere): the row below warm. From the owner is a copy without network (the owner\'s node_modules into the worktree and into the cache at once); cold is `npm ci` in the sandbox plus one copy into the cache. Each warm setup here runs once the spare of the setup before it is made, as a long-lived worker makes it between tasks.',
     '',
-    ...NO_JOURNAL,
+    `Measured on ${ready.filesystem}. ${ready.filesystem.startsWith('ext4') ? NO_JOURNAL : ''}`.trim(),
+    '',
   ];
 }

@@ -92,6 +92,26 @@ describe('DependencyCache', () => {
     expect(treeHash(join(source, 'node_modules'))).toBe(before);
   });
 
+  it('hands the next worktree its spare by a rename, makes another, and a tampered worktree reaches neither', async () => {
+    const source = folder({ 'node_modules/ms/index.js': 'module.exports = 1;\n', 'node_modules/ms/package.json': '{}' });
+    const before = treeHash(join(source, 'node_modules'));
+    const root = mkdtempSync(join(tmpdir(), 'dex-cache-'));
+    const cache = new DependencyCache(root);
+    await cache.store('k', { ecosystem: 'npm', outputs: ['node_modules'] }, source);
+    await cache.prepareSpare('k');
+    const first = folder({});
+    expect(await cache.restore('k', first)).toBe('spare');
+    writeFileSync(join(first, 'node_modules/ms/index.js'), 'tampered');
+    // Until the background copy is done there is no spare: a worktree that comes now is copied.
+    const second = folder({});
+    expect(['copy', 'spare']).toContain(await cache.restore('k', second));
+    await cache.prepareSpare('k');
+    const third = folder({});
+    expect(await cache.restore('k', third)).toBe('spare');
+    for (const dir of [second, third]) expect(treeHash(join(dir, 'node_modules'))).toBe(before);
+    expect(treeHash(join(root, 'k', 'tree', 'node_modules'))).toBe(before);
+  });
+
   it('keeps the first of two stores of one key', async () => {
     const cache = new DependencyCache(mkdtempSync(join(tmpdir(), 'dex-cache-')));
     await cache.store('k', { ecosystem: 'npm', outputs: ['node_modules'] }, folder({ 'node_modules/a': 'first' }));

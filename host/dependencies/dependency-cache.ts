@@ -37,6 +37,18 @@ export async function copyTree(from: string, to: string): Promise<void> {
   await execFileAsync('cp', ['-a', '--reflink=auto', from, to], { maxBuffer: 16 * 1024 * 1024 });
 }
 
+/** Moves `from` to `to` by renaming; false when they are on two filesystems (the caller copies instead). */
+async function moved(from: string, to: string): Promise<boolean> {
+  await mkdir(dirname(to), { recursive: true });
+  try {
+    await rename(from, to);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EXDEV') return false;
+    throw err;
+  }
+}
+
 /** True when `path` exists (as anything, a dangling link included). */
 function exists(path: string): boolean {
   try {
@@ -51,9 +63,25 @@ function exists(path: string): boolean {
  * dex's dependency cache on one host (docs/real-repositories.md#the-cache): one folder per key,
  * written once (into a staging folder, then renamed into place, so a reader never sees half an
  * entry and two installs of the same key race harmlessly), and only ever copied out of.
+ *
+ * Beside each entry it keeps one spare copy, made in the background after each use: the next
+ * worktree of that key takes the spare by renaming it (no file is created then), and only a
+ * worktree that finds none waits for a copy. On a filesystem where creating thousands of files
+ * is slow, that is the difference between milliseconds and seconds (docs/performance.md#worktree-ready-time-issue-24).
  */
 export class DependencyCache {
-  constructor(readonly root: string) {}
+  /** Spares this process is making, by key. */
+  private readonly making = new Map<string, Promise<void>>();
+
+  /** @param opts.spares keep a spare beside each entry. @default true (the bench measures the copy alone without) */
+  constructor(
+    readonly root: string,
+    private readonly opts: { spares?: boolean } = {},
+  ) {}
+
+  private spare(key: string): string {
+    return join(this.entry(key), 'spare');
+  }
 
   private entry(key: string): string {
     return join(this.root, key);
@@ -68,17 +96,59 @@ export class DependencyCache {
    * Copies the entry `key` into `worktree`: each of its outputs replaces the worktree's own, and a
    * virtual environment's absolute paths are rewritten to the new place.
    */
-  async restore(key: string, worktree: string): Promise<void> {
+  async restore(key: string, worktree: string): Promise<'spare' | 'copy'> {
     const entry = this.entry(key);
     const meta = JSON.parse(await readFile(join(entry, 'meta.json'), 'utf8')) as EntryMeta;
+    const taken = await this.takeSpare(key);
     for (const output of meta.outputs) {
       const target = join(worktree, output);
       await rm(target, { recursive: true, force: true });
-      const source = join(entry, 'tree', output);
+      const source = join(taken ?? join(entry, 'tree'), output);
       if (!exists(source)) continue;
-      await copyTree(source, target);
+      if (!taken || !(await moved(source, target))) await copyTree(source, target);
       if (output === '.venv' && meta.builtAt !== worktree) await relocateVenv(target, join(meta.builtAt, output), target);
     }
+    if (taken) await rm(taken, { recursive: true, force: true });
+    this.prepareSpare(key);
+    return taken ? 'spare' : 'copy';
+  }
+
+  /** Claims the entry's spare (renamed away, so no other worktree takes it too); undefined when there is none. */
+  private async takeSpare(key: string): Promise<string | undefined> {
+    if (this.opts.spares === false) return undefined;
+    const claimed = join(this.entry(key), `.taken-${process.pid}-${randomBytes(4).toString('hex')}`);
+    try {
+      await rename(join(this.spare(key), 'tree'), claimed);
+      return claimed;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Makes the entry's next spare in the background, unless there is one or this process is making
+   * it: a copy into a staging folder, renamed into place when whole. Waiting for it is only for tests.
+   */
+  prepareSpare(key: string): Promise<void> {
+    if (this.opts.spares === false) return Promise.resolve();
+    const running = this.making.get(key);
+    if (running) return running;
+    const make = async () => {
+      if (exists(join(this.spare(key), 'tree')) || !this.has(key)) return;
+      const staging = join(this.entry(key), `.spare-staging-${process.pid}-${randomBytes(4).toString('hex')}`);
+      try {
+        await copyTree(join(this.entry(key), 'tree'), join(staging, 'tree'));
+        await mkdir(this.spare(key), { recursive: true });
+        await rename(join(staging, 'tree'), join(this.spare(key), 'tree'));
+      } catch {
+        // Another process made the spare first, or the disk said no: the next worktree copies instead.
+      } finally {
+        await rm(staging, { recursive: true, force: true });
+      }
+    };
+    const promise = make().finally(() => this.making.delete(key));
+    this.making.set(key, promise);
+    return promise;
   }
 
   /**
@@ -102,15 +172,20 @@ export class DependencyCache {
     } finally {
       await rm(staging, { recursive: true, force: true });
     }
+    void this.prepareSpare(key);
   }
 
-  /** Removes staging folders a crashed process left (older than an hour). */
+  /** Removes staging folders and claimed spares a crashed process left (older than an hour). */
   async sweep(): Promise<void> {
-    const names = existsSync(this.root) ? await readdir(this.root) : [];
     const hourAgo = Date.now() - 3_600_000;
-    for (const name of names) {
-      if (name.startsWith('.staging-') && lstatSync(join(this.root, name)).mtimeMs < hourAgo) await rm(join(this.root, name), { recursive: true, force: true });
-    }
+    const stale = async (dir: string) => {
+      for (const name of existsSync(dir) ? await readdir(dir) : []) {
+        const path = join(dir, name);
+        if (/^\.(staging|spare-staging|taken)-/.test(name) && lstatSync(path).mtimeMs < hourAgo) await rm(path, { recursive: true, force: true });
+        else if (dir === this.root && !name.startsWith('.') && lstatSync(path).isDirectory()) await stale(path);
+      }
+    };
+    await stale(this.root);
   }
 }
 
