@@ -1,8 +1,7 @@
 /**
  * The `callLayerModel` activity: a prompt-only model call for layer nodes (no agent system
  * prompt, no tools), answered live or from a replay cassette (docs/interfaces.md#the-agent-and-the-model: `task` is the
- * target, `phase` the node). Like `callModel`, the reply and its accounting are stored before
- * the activity reports, so a retry after a crash reuses them instead of paying again.
+ * target, `phase` the node), by the model-turn protocol `callModel` follows too (../model/model-turn.ts).
  */
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import { modelCallKey } from '../../core/run/ids';
@@ -11,6 +10,7 @@ import type { ActivityDeps } from '../deps';
 import { CassetteFiles, modelReply, requirePrice, storeReply } from '../model/model-reply';
 import type { DexStore } from '../../store/dex-store';
 import { onModelSpan } from '../../tracing/activity-spans';
+import { ensureUserMessage, transcriptUpTo, usageOf } from '../model/model-turn';
 
 /** Input of `callLayerModel`: answer the user message at `userSeq` of `transcriptId`. */
 export interface LayerModelCallInput {
@@ -46,16 +46,12 @@ export const createLayerModelActivities = (deps: ActivityDeps) => {
       const { transcriptId, userSeq } = input;
       const replySeq = userSeq + 1;
       const callKey = modelCallKey(transcriptId, replySeq);
-      if (input.followUpText && !(await store.getMessage(transcriptId, userSeq))) {
-        await store.appendMessage(transcriptId, userSeq, 'user', [{ type: 'text', text: input.followUpText }]);
-      }
+      const followUpText = input.followUpText;
+      if (followUpText) await ensureUserMessage(store, transcriptId, userSeq, async () => [{ type: 'text', text: followUpText }]);
       const reused = await reusedCall(store, callKey, replySeq);
       if (reused) return onModelSpan(reused);
       requirePrice(input.model);
-      const messages = (await store.listMessages(transcriptId, userSeq)).map((m) => ({ role: m.role, content: m.content }));
-      if (messages.at(-1)?.role !== 'user') {
-        throw nonRetryable(FAILURE.TranscriptError, `${transcriptId} has no prompt at ${userSeq} to answer`);
-      }
+      const messages = await transcriptUpTo(store, transcriptId, userSeq);
       const started = Date.now();
       const reply = await modelReply(deps, cassettes, {
         llm: input.llm,
@@ -63,7 +59,7 @@ export const createLayerModelActivities = (deps: ActivityDeps) => {
         task: input.target,
         phase: input.node,
         callKey,
-        params: { model: input.model, max_tokens: input.maxTokens, messages: messages as never },
+        params: { model: input.model, max_tokens: input.maxTokens, messages },
       });
       const content = reply.content.length ? JSON.parse(JSON.stringify(reply.content)) : [{ type: 'text', text: '' }];
       const call = { transcriptId, seq: replySeq, content, callKey, taskId: input.target, phase: input.node, model: input.model, started, stopReason: 'end_turn' };
@@ -89,5 +85,5 @@ export async function replyText(store: DexStore, transcriptId: string, seq: numb
 async function reusedCall(store: DexStore, callKey: string, replySeq: number, reused = true): Promise<LayerModelCallResult | undefined> {
   const r = await store.getModelCall(callKey);
   if (!r) return undefined;
-  return { usage: { input: r.input, output: r.output, cacheRead: r.cacheRead, cacheWrite: r.cacheWrite }, costUsd: r.costUsd, model: r.model, reused, replySeq };
+  return { usage: usageOf(r), costUsd: r.costUsd, model: r.model, reused, replySeq };
 }

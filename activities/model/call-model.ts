@@ -17,14 +17,13 @@ import type { ActivityDeps } from '../deps';
 import { CassetteFiles, modelReply, requirePrice, storeReply } from './model-reply';
 import type { DexStore } from '../../store/dex-store';
 import { onModelSpan } from '../../tracing/activity-spans';
+import { ensureUserMessage, transcriptUpTo, usageOf, type Block } from './model-turn';
 
 const PREVIEW_CHARS = 200;
 const COMPLETION_CHARS = 2_000;
 const EPHEMERAL = { type: 'ephemeral' } as const;
 const EMPTY_REPLY = '(empty reply)';
 
-/** A content block as stored in a transcript. */
-type Block = { type: string } & Record<string, unknown>;
 
 /** Follow-up content that becomes the next user message of a transcript. */
 export interface FollowUp {
@@ -89,9 +88,8 @@ export const createModelActivities = (deps: ActivityDeps) => {
       const replySeq = userSeq + 1;
       const callKey = modelCallKey(transcriptId, replySeq);
 
-      if (input.followUp && !(await store.getMessage(transcriptId, userSeq))) {
-        await store.appendMessage(transcriptId, userSeq, 'user', await followUpContent(store, transcriptId, input.followUp));
-      }
+      const followUp = input.followUp;
+      if (followUp) await ensureUserMessage(store, transcriptId, userSeq, () => followUpContent(store, transcriptId, followUp));
       const stored = await store.getMessage(transcriptId, replySeq);
       if (stored) return onModelSpan(await reusedReply(store, callKey, stored.role, stored.content));
 
@@ -151,25 +149,14 @@ async function followUpContent(store: DexStore, transcriptId: string, followUp: 
   return blocks;
 }
 
-/** The messages to send: the transcript up to `userSeq`, which must be the user message to answer. */
-async function transcriptUpTo(store: DexStore, transcriptId: string, userSeq: number): Promise<Anthropic.MessageParam[]> {
-  const messages = await store.listMessages(transcriptId, userSeq);
-  const last = messages.at(-1);
-  if (!last || last.seq !== userSeq || last.role !== 'user') {
-    throw transcriptError(`${transcriptId} has no user message at ${userSeq} to answer`);
-  }
-  return messages.map((m) => ({ role: m.role, content: m.content }) as Anthropic.MessageParam);
-}
-
 async function reusedReply(store: DexStore, callKey: string, role: string, content: unknown): Promise<ModelCallResult> {
   const record = await store.getModelCall(callKey);
   if (role !== 'assistant' || !record || !Array.isArray(content)) {
     throw transcriptError(`message ${callKey} is not a stored model reply`);
   }
-  const { input, output, cacheRead, cacheWrite } = record;
   return summarize(content as Block[], {
     stopReason: record.stopReason ?? null,
-    usage: { input, output, cacheRead, cacheWrite },
+    usage: usageOf(record),
     costUsd: record.costUsd,
     model: record.model,
     reused: true,
