@@ -11,7 +11,8 @@ import { buildLayerInput } from '../requests/layer-request';
 import { layerActivityQueue } from '../run/layer-queue';
 import { storeLayerTemplates } from '../requests/layer-templates';
 import { buildLayerResumeInput, notRecorded } from '../requests/layer-resume';
-import { renderLayerRun } from '../render/render-layer-run';
+import { describeDrivenRun } from '../render/render-run-end';
+import { PLAN_KINDS } from '../plan-kinds';
 import { layerAbout, type RunAbout } from '../run/run-about';
 import { commandSettings, readSettings } from '../settings';
 import { parseTopicMessages } from '../requests/topic-messages-file';
@@ -62,10 +63,7 @@ export async function layerCommand(argv: string[], out: Output): Promise<number>
     { detach: values.detach },
   );
   const { end } = run;
-  const human = end
-    ? [`${run.workflowId}: ${end.state}${end.error ? ` — ${end.error}` : ''}`, ...(end.result ? renderLayerRun(end.result) : [])].join('\n')
-    : `${run.workflowId} started${run.webUi ? `\nWeb UI: ${run.webUi}` : ''}`;
-  out.result(human, { workflowId: run.workflowId, ...end, webUi: run.webUi });
+  out.result(describeDrivenRun(PLAN_KINDS.layer.workflowType, run), { workflowId: run.workflowId, ...end, webUi: run.webUi });
   return end ? exitCodeFor(end) : 0;
 }
 

@@ -1,6 +1,6 @@
 import { onePositional, parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
-import { describeTaskEnd } from '../render/render-task';
+import { describeTaskEnd } from '../render/task-end';
 import { buildRetryInput } from '../requests/retry-request';
 import { commandSettings } from '../settings';
 import { connectSaying } from '../run/slow-wait';

@@ -1,7 +1,8 @@
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveRun from '../run/drive-run';
-import { renderRoadmapResult } from '../render/render-roadmap';
+import { describeDrivenRun } from '../render/render-run-end';
+import { PLAN_KINDS } from '../plan-kinds';
 import { finishRecording, startRecording } from '../requests/replay-test-record';
 import { roadmapAbout } from '../run/run-about';
 import { commandSettings } from '../settings';
@@ -24,8 +25,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     detach: values.detach,
   });
   if (recording && run.end) finishRecording(recording, run.workflowId, run.end);
-  const head = `${run.workflowId}: ${run.end?.state ?? 'started'}${run.end?.error ? ` — ${run.end.error}` : ''}`;
-  out.result([head, ...(run.end?.result ? renderRoadmapResult(run.end.result) : []), ...(run.webUi ? [`Web UI: ${run.webUi}`] : [])].join('\n'), {
+  out.result(describeDrivenRun(PLAN_KINDS.roadmap.workflowType, run), {
     workflowId: run.workflowId,
     ...run.end,
     webUi: run.webUi,

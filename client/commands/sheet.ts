@@ -4,7 +4,7 @@ import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveRun from '../run/drive-run';
 import { PLAN_KINDS } from '../plan-kinds';
-import { renderRunEnd } from '../render/render-run-end';
+import { describeDrivenRun } from '../render/render-run-end';
 import { sheetAbout } from '../run/run-about';
 import { commandSettings } from '../settings';
 import { buildSheetInput, planSheetFile } from '../requests/sheet-file';
@@ -36,7 +36,6 @@ export async function sheetCommand(argv: string[], out: Output): Promise<number>
     out,
     { detach: values.detach },
   );
-  const human = run.end ? renderRunEnd(PLAN_KINDS.sheet.workflowType, run.workflowId, run.end) : `${run.workflowId} started${run.webUi ? `\nWeb UI: ${run.webUi}` : ''}`;
-  out.result(human, { workflowId: run.workflowId, ...run.end, webUi: run.webUi });
+  out.result(describeDrivenRun(PLAN_KINDS.sheet.workflowType, run), { workflowId: run.workflowId, ...run.end, webUi: run.webUi });
   return run.end ? exitCodeFor(run.end) : 0;
 }

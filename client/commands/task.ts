@@ -1,7 +1,7 @@
 import { parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveTask from '../run/drive-task';
-import { describeTaskEnd } from '../render/render-task';
+import { describeTaskEnd } from '../render/task-end';
 import { finishRecording, startRecording } from '../requests/replay-test-record';
 import { commandSettings } from '../settings';
 import { buildTaskInput } from '../requests/task-request';

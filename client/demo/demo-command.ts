@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP } from '../command-help';
 import type * as DriveTask from '../run/drive-task';
-import { describeTaskEnd } from '../render/render-task';
+import { describeTaskEnd } from '../render/task-end';
 import { DEMO_TASK, createSampleRepo } from './sample-repo';
 import { sandboxAvailability } from '../../host/sandbox/sandbox-availability';
 import { commandSettings } from '../settings';

@@ -1,5 +1,4 @@
 import type { TaskResult } from '../../core/task/task-types';
-import type { DrivenRun } from '../run/follow-run';
 
 /** Why a task did not complete, beyond its error: the tail of the failing verify output and the worktree kept for a person. */
 export function taskFailureLines(r: TaskResult): string[] {
@@ -21,23 +20,4 @@ export function renderTaskResult(r: TaskResult): string[] {
     `tokens: ${r.tokens.input} in / ${r.tokens.output} out · $${r.costUsd.toFixed(4)} · ${r.turns} turns`,
     ...taskFailureLines(r),
   ];
-}
-
-/** A task `dex task` (or `dex demo`) started, as text: how it ended in full, or where to watch it. */
-export function describeTaskEnd(run: DrivenRun<TaskResult>): string {
-  const { end } = run;
-  if (!end) return `${run.workflowId} started${run.webUi ? `\nWeb UI: ${run.webUi}` : ''}`;
-  const r = end.result;
-  const lines = [`${run.workflowId}: ${end.state}${end.error ? ` — ${end.error}` : ''}`];
-  if (r?.commit) lines.push(`commit: ${r.commit} on ${r.branch}`);
-  if (r?.setup) lines.push(`setup: ${r.setup}`);
-  if (r) {
-    const t = r.tokens;
-    lines.push(`tokens: ${t.input} input, ${t.output} output, ${t.cacheRead} cache read, ${t.cacheWrite} cache write`);
-    lines.push(`cost: $${r.costUsd.toFixed(4)} over ${r.turns} model turns`);
-    lines.push(...taskFailureLines(r));
-  }
-  if (end.state !== 'completed') lines.push(`what it did: dex log ${run.workflowId} · what it changed: dex diff ${run.workflowId}`);
-  if (run.webUi) lines.push(`Web UI: ${run.webUi}`);
-  return lines.join('\n');
 }

@@ -1,0 +1,22 @@
+import type { TaskResult } from '../../core/task/task-types';
+import type { DrivenRun } from '../run/follow-run';
+import { taskFailureLines } from './render-task';
+import { describeDrivenRun } from './render-run-end';
+
+/** A task `dex task` (or `dex demo`, `dex retry`) drove, as text: how it ended in full, or where to watch it. */
+export function describeTaskEnd(run: DrivenRun<TaskResult>): string {
+  return describeDrivenRun<TaskResult>('taskWorkflow', run, (end) => {
+    const r = end.result;
+    const lines: string[] = [];
+    if (r?.commit) lines.push(`commit: ${r.commit} on ${r.branch}`);
+    if (r?.setup) lines.push(`setup: ${r.setup}`);
+    if (r) {
+      const t = r.tokens;
+      lines.push(`tokens: ${t.input} input, ${t.output} output, ${t.cacheRead} cache read, ${t.cacheWrite} cache write`);
+      lines.push(`cost: $${r.costUsd.toFixed(4)} over ${r.turns} model turns`);
+      lines.push(...taskFailureLines(r));
+    }
+    if (end.state !== 'completed') lines.push(`what it did: dex log ${run.workflowId} · what it changed: dex diff ${run.workflowId}`);
+    return lines;
+  });
+}
