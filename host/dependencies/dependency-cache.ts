@@ -109,7 +109,7 @@ export class DependencyCache {
       if (output === '.venv' && meta.builtAt !== worktree) await relocateVenv(target, join(meta.builtAt, output), target);
     }
     if (taken) await rm(taken, { recursive: true, force: true });
-    this.prepareSpare(key);
+    void this.prepareSpare(key);
     return taken ? 'spare' : 'copy';
   }
 
