@@ -25,7 +25,8 @@ describe('eslint.config.mjs', () => {
     ['the Anthropic SDK', "import Anthropic from '@anthropic-ai/sdk';\nexport const sdk = Anthropic;", /no-restricted-imports: '@anthropic-ai\/sdk'/],
     ['the Temporal client', "import { Client } from '@temporalio/client';\nexport const c = Client;", /no-restricted-imports: '@temporalio\/client'/],
     ['an activity value', "import { createActivities } from '../activities';\nexport const a = createActivities;", /no-restricted-imports: '\.\.\/activities'/],
-    ['a store value', "import { Store } from '../store/sqlite/sqlite-store';\nexport const s = Store;", /no-restricted-imports: '\.\.\/store\/sqlite-store'/],
+    ['a store value', "import { Store } from '../store/sqlite/sqlite-store';\nexport const s = Store;", /no-restricted-imports: '\.\.\/store\/sqlite\/sqlite-store'/],
+    ['a reader of core/parsing', "import { parseCassette } from '../core/parsing/cassette';\nexport const p = parseCassette;", /core\/parsing\/ reads input files/],
     ['a floating promise', "import { sleep } from '@temporalio/workflow';\nexport async function w(): Promise<void> {\n  sleep(1);\n}", /no-floating-promises/],
   ])('reports %s in workflow code', async (_what, code, expected) => {
     const found = await problems(code);

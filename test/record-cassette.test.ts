@@ -64,7 +64,7 @@ describe('the record cassette', () => {
     const file = newFile();
     const script = `
       require('tsx/cjs/api').register();
-      const { recordedReply } = require(${JSON.stringify(join(__dirname, '..', 'activities', 'cassette-recorder.ts'))});
+      const { recordedReply } = require(${JSON.stringify(join(__dirname, '..', 'activities', 'model', 'cassette-recorder.ts'))});
       const [file, proc] = process.argv.slice(1);
       const big = 'x'.repeat(20000);
       Promise.all(Array.from({ length: 15 }, (_, i) => recordedReply(file, { call: 'p' + proc + '#' + i, task: 'T' + proc, phase: 'implement' },

@@ -42,7 +42,7 @@ describe('the spawner (a small child that starts dex read-only commands)', () =>
 
   it('does not keep its process alive once idle', () => {
     // A process that used the spawner exits by itself, without stop(): the idle child is unref'd.
-    const script = `const { Spawner } = require(${JSON.stringify(join(__dirname, '..', 'activities', 'spawner', 'spawner.ts'))});
+    const script = `const { Spawner } = require(${JSON.stringify(join(__dirname, '..', 'host', 'spawner', 'spawner.ts'))});
       new Spawner().run('true', [], { cwd: '/', env: { PATH: process.env.PATH }, maxBuffer: 1024 }).then(() => console.log('ran'));`;
     const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', timeout: 20_000 });
     expect(out.trim()).toBe('ran');
