@@ -59,7 +59,7 @@ describe('verifyBaseline', () => {
     const { verifyBaseline } = createVerifyBaselineActivities(offlineDeps(store, dir));
     const repo = sampleRepo();
     const input = { repoPath: repo, baseSha: git(repo, 'rev-parse', 'HEAD').trim(), commands: ['exit 0'], timeoutMs: 10_000, sandbox: UNCONFINED };
-    // The folder name the activity gives this baseline (activities/verify/verify/verify-baseline.ts).
+    // The folder name the activity gives this baseline (activities/verify/verify-baseline.ts).
     const id = createHash('sha256').update(JSON.stringify([realpathSync(repo), input.baseSha, input.commands, 'off'])).digest('hex').slice(0, 16);
     const folder = `${input.baseSha.slice(0, 12)}-${id}`;
     const gone = join(dir, 'baselines', `${folder}-2147483646-dead`);

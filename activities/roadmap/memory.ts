@@ -93,7 +93,7 @@ export async function memorySection(store: DexStore, ref: MemoryRef, repoPath: s
 
 /**
  * The `remember` tool: keeps `{ note }` in the repository's project memory, deduplicated and
- * bounded (core/roadmap/roadmap/project-memory.ts). Writes only the store; `repoPath` absent, there is no memory.
+ * bounded (core/roadmap/project-memory.ts). Writes only the store; `repoPath` absent, there is no memory.
  */
 export async function rememberTool(store: DexStore, repoPath: string | undefined, input: unknown): Promise<AgentToolOutcome> {
   if (!repoPath) return { content: 'remember is not available in this run', isError: true };
