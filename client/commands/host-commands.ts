@@ -6,7 +6,7 @@ import { installRuntimeLogging } from '../server/runtime-logging';
 import { runDevServerForeground } from '../server/dev-server';
 import { readSettings, EMBEDDED_ADDRESS, EMBEDDED_UI } from '../settings';
 import { ensureTemporalCli, ensureTestServer } from '../server/toolchain';
-import { bwrapProgram, sandboxAvailability } from '../../host/sandbox/sandbox-availability';
+import { bwrapProgram, ensureSandbox } from '../../host/sandbox/sandbox-availability';
 import { createDexWorker, hostDeps } from '../../worker/start-worker';
 import { flushTracing } from '../../tracing/tracing';
 import { sharedStoreQueue } from '../../store/dex-store';
@@ -17,7 +17,7 @@ export async function setupCommand(argv: string[], out: Output): Promise<number>
   const log = (line: string) => out.info(line);
   const temporalCli = ensureTemporalCli(log);
   const testServer = ensureTestServer(log);
-  const available = sandboxAvailability();
+  const available = ensureSandbox(log);
   const sandbox = available.ok ? `bubblewrap (${bwrapProgram()})` : available.why;
   if (!available.ok) out.info(`WARNING: ${sandbox}`);
   if (!values.quiet || out.json) {

@@ -6,7 +6,7 @@ import { COMMAND_HELP } from '../command-help';
 import type * as DriveTask from '../run/drive-task';
 import { describeTaskEnd } from '../render/task-end';
 import { DEMO_TASK, createSampleRepo } from './sample-repo';
-import { sandboxAvailability } from '../../host/sandbox/sandbox-availability';
+import { sandboxForRun } from '../run/sandbox-choice';
 import { commandSettings } from '../settings';
 import { buildTaskInput } from '../requests/task-request';
 
@@ -21,7 +21,7 @@ export async function demoCommand(argv: string[], out: Output): Promise<number> 
   out.info(`sample repository with a failing test: ${dir}`);
   const settings = commandSettings(false);
   // The demo's commands are its own, so it may run without a sandbox, but says so loudly.
-  const available = sandboxAvailability();
+  const available = sandboxForRun();
   if (!available.ok) out.info(`WARNING: ${available.why.replace(/, or pass.*$/, '')}; the demo runs its own commands without one`);
   const { input, repoName } = buildTaskInput(
     { ...DEMO_TASK, repo: dir, llm: `replay:${DEMO_CASSETTE}`, unsafeNoSandbox: !available.ok },

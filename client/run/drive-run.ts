@@ -58,7 +58,8 @@ export async function driveRun<K extends PlanKindName>(
   let stopHandlers: (() => void) | undefined;
   try {
     const marks = startMarks(start.about, start.unsandboxed);
-    if (start.unsandboxed) out.info(UNSANDBOXED_WARNING);
+    // Said whatever the flags: with --json too, on stderr.
+    if (start.unsandboxed) process.stderr.write(`${UNSANDBOXED_WARNING}\n`);
     // With a worker in this process, the run starts eagerly: the start call's reply carries its first
     // workflow task to that worker, with no trip through the task queue (docs/performance.md).
     const eager = worker !== undefined;

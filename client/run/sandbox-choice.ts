@@ -1,6 +1,9 @@
 import type { SandboxPolicy } from '../../core/run/sandbox-policy';
 import { InvalidInput } from '../../core/run/invalid-input';
-import { sandboxAvailability, type SandboxAvailability } from '../../host/sandbox/sandbox-availability';
+import { ensureSandbox, type SandboxAvailability } from '../../host/sandbox/sandbox-availability';
+
+/** The sandbox, fetched first when it is missing, saying so on stderr (a `--json` stdout stays one document). */
+export const sandboxForRun = (): SandboxAvailability => ensureSandbox((line) => process.stderr.write(`${line}\n`));
 
 /** The line every unconfined run shows, so nobody mistakes it for a confined one. */
 export const UNSANDBOXED_WARNING = "UNSANDBOXED: the agent's commands run unconfined on this host (--unsafe-no-sandbox or sandbox.mode: off)";
@@ -12,7 +15,7 @@ export const UNSANDBOXED_WARNING = "UNSANDBOXED: the agent's commands run unconf
 export function chooseSandbox(
   policy: SandboxPolicy,
   unsafeNoSandbox: boolean | undefined,
-  availability: () => SandboxAvailability = sandboxAvailability,
+  availability: () => SandboxAvailability = sandboxForRun,
 ): SandboxPolicy {
   if (unsafeNoSandbox) return { ...policy, mode: 'off' };
   if (policy.mode === 'off') return policy;

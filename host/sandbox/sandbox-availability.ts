@@ -5,24 +5,25 @@ import { delimiter, join } from 'node:path';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import type { SandboxPolicy } from '../../core/run/sandbox-policy';
 import { bwrapArgs } from './bwrap-args';
+import { cachedBwrap, provisionBubblewrap } from './bubblewrap-install';
 import { SANDBOX_PATH } from './sandbox-env';
 
-/** Whether this host can confine commands, and if not, what to do about it. */
-export type SandboxAvailability = { ok: true } | { ok: false; why: string };
+/** Whether this host can confine commands, and if not, what to do about it (`missing`: no bubblewrap at all). */
+export type SandboxAvailability = { ok: true } | { ok: false; why: string; missing?: boolean };
 
 /** What a user without a sandbox is told to do. */
 const REMEDY = 'or pass --unsafe-no-sandbox (or `sandbox: { mode: off }` in dex.config.yaml) to run the agent unconfined';
 
 let cached: SandboxAvailability | undefined;
 
-/** The bubblewrap program: `DEX_BWRAP` when set (a path), else `bwrap` on the worker's PATH. */
+/** The bubblewrap program: `DEX_BWRAP` when set (a path), else `bwrap` on the worker's PATH, else the one `dex setup` fetched. */
 export function bwrapProgram(): string {
   const named = process.env.DEX_BWRAP;
   if (named) return named;
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (dir && existsSync(join(dir, 'bwrap'))) return join(dir, 'bwrap');
   }
-  return 'bwrap';
+  return existsSync(cachedBwrap()) ? cachedBwrap() : 'bwrap';
 }
 
 /** Tries bubblewrap once, exactly as dex runs commands with it. */
@@ -36,7 +37,7 @@ function probe(): SandboxAvailability {
     timeout: 10_000,
   });
   if ((run.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
-    return { ok: false, why: `no sandbox: bubblewrap is not installed (install it: apt-get install bubblewrap), ${REMEDY}` };
+    return { ok: false, missing: true, why: `no sandbox: bubblewrap is not installed (install it: apt-get install bubblewrap), ${REMEDY}` };
   }
   if (run.status !== 0) {
     const said = (run.stderr || run.error?.message || `exit ${run.status}`).trim().split('\n')[0];
@@ -48,6 +49,23 @@ function probe(): SandboxAvailability {
 /** Whether bubblewrap works on this host (probed once per process). */
 export function sandboxAvailability(): SandboxAvailability {
   cached ??= probe();
+  return cached;
+}
+
+/**
+ * The sandbox, fetched into dex's cache first when bubblewrap is missing (`dex setup`, and the
+ * first `dex demo`, `task` or `run` on a machine): progress goes to `log`; when it cannot be had,
+ * the answer says why and what to do.
+ */
+export function ensureSandbox(log: (line: string) => void): SandboxAvailability {
+  const found = sandboxAvailability();
+  if (found.ok || !found.missing || process.platform !== 'linux') return found;
+  try {
+    provisionBubblewrap(log);
+  } catch (err) {
+    return { ok: false, missing: true, why: `no sandbox: bubblewrap is not installed and dex could not fetch it (${(err as Error).message}); install it: apt-get install bubblewrap, ${REMEDY}` };
+  }
+  cached = probe();
   return cached;
 }
 
