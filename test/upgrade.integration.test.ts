@@ -10,6 +10,7 @@ import type { TaskResult } from '../core/task/task-types';
 import type { StoredInsight } from '../store/records';
 import { completionTurn, fixSumTurns, toJsonl } from './cassette-builder';
 import { runDex } from './dex-cli';
+import { bwrapProgram } from '../host/sandbox/sandbox-availability';
 import { useDexEnvironment, waitForGate } from './dex-environment';
 import { commitsOnBranch, sampleRepo } from './dev-server-env';
 import { insightLine, layerDir, messagesFor } from './layer-fixtures';
@@ -92,7 +93,8 @@ function cassetteFile(): string {
 describe(`a run started by release ${RELEASE}`, () => {
   it('waits at a gate while the worker is upgraded, then completes on today\'s worker with its commit', { timeout: 180_000 }, async () => {
     // One host: both workers share its DEX_HOME (the store) and its queues.
-    const env = { ...dex.cliEnv(), NODE_OPTIONS: undefined };
+    // The old release finds no bubblewrap dex fetched into its cache by itself: it is told where it is, as its users would.
+    const env = { ...dex.cliEnv(), NODE_OPTIONS: undefined, DEX_BWRAP: bwrapProgram() };
     const oldWorker = await startWorker(oldTree, env);
     const repo = sampleRepo();
     const started = await runDex(['task', 'Fix sum', '--repo', repo, '--llm', `replay:${cassetteFile()}`, '--detach', '--json'], { env, tree: oldTree });
@@ -121,7 +123,7 @@ describe(`a layer run started by release ${RELEASE}`, () => {
   it('is paused after its first target while the worker is upgraded, resumes on today\'s worker and stores each target\'s insight once', { timeout: 180_000 }, async () => {
     // The layer's model calls go to the fake Anthropic server, which holds up-1's call until the
     // pause is sent, so the pause lands before up-2 (a hold counted by requests, not by timing).
-    const env = { ...dex.cliEnv(), NODE_OPTIONS: undefined, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: dex.fake.url };
+    const env = { ...dex.cliEnv(), NODE_OPTIONS: undefined, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: dex.fake.url, DEX_BWRAP: bwrapProgram() };
     // A layer file of release 2026-11-22-0603's format: salience as a flat cost per target.
     const layer = layerDir({ name: 'upgrade', topics: TOPICS, cassette: ANSWERS, salience: 'salience: { cost: 0.5, refund: 0.5 }' });
     const messages = join(layer.dir, 'messages.jsonl');

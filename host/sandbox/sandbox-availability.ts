@@ -59,7 +59,8 @@ export function sandboxAvailability(): SandboxAvailability {
  */
 export function ensureSandbox(log: (line: string) => void): SandboxAvailability {
   const found = sandboxAvailability();
-  if (found.ok || !found.missing || process.platform !== 'linux') return found;
+  // A bubblewrap the user named (DEX_BWRAP) is theirs to provide.
+  if (found.ok || !found.missing || process.platform !== 'linux' || process.env.DEX_BWRAP) return found;
   try {
     provisionBubblewrap(log);
   } catch (err) {
