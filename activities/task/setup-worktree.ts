@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import type { SandboxPolicy } from '../../core/run/sandbox-policy';
-import { describeSetup, type SetupConfig, type SetupResult } from '../../core/run/setup-types';
+import { describeSetup, setupDidSomething, type SetupConfig, type SetupResult } from '../../core/run/setup-types';
 import { DependencyCache } from '../../host/dependencies/dependency-cache';
 import { prepareDependencies } from '../../host/dependencies/prepare-dependencies';
 import { SetupFailed } from '../../host/dependencies/setup-failed';
@@ -24,10 +24,19 @@ export interface SetupWorktreeInput {
   artifactId: string;
 }
 
-/** The dependency cache and download caches of this host, from the activities' dependencies. */
+const hostCaches = new Map<string, { cache: DependencyCache; downloads: string }>();
+
+/**
+ * The dependency cache and download caches of this host, one per cache folder in a process: setup,
+ * verify and the baseline share it, so a spare is made once, not once per set of activities.
+ */
 export function hostDependencyCache(deps: ActivityDeps): { cache: DependencyCache; downloads: string } {
-  const cache = new DependencyCache(deps.dependencyCache);
-  return { cache, downloads: `${deps.dependencyCache}/.downloads` };
+  let caches = hostCaches.get(deps.dependencyCache);
+  if (!caches) {
+    caches = { cache: new DependencyCache(deps.dependencyCache), downloads: `${deps.dependencyCache}/.downloads` };
+    hostCaches.set(deps.dependencyCache, caches);
+  }
+  return caches;
 }
 
 /** The activity that makes a worktree ready to build and test (docs/real-repositories.md). */
@@ -57,10 +66,9 @@ export const createSetupActivities = (deps: ActivityDeps) => {
         });
         const result: SetupResult = { steps: outcome.steps, copied: outcome.copied, durationMs: Date.now() - started, artifactId: input.artifactId };
         // The first line is what `dex log` shows; the install's output follows. A repository with nothing to set up has no report.
-        if (result.steps.length || result.copied.length) {
-          await deps.store.putArtifact(input.artifactId, 'setup', [describeSetup(result), outcome.report].filter(Boolean).join('\n\n'));
-        }
-        return { ...result, artifactId: result.steps.length || result.copied.length ? input.artifactId : '' };
+        if (!setupDidSomething(result)) return { ...result, artifactId: '' };
+        await deps.store.putArtifact(input.artifactId, 'setup', [describeSetup(result), outcome.report].filter(Boolean).join('\n\n'));
+        return result;
       } catch (err) {
         if (!(err instanceof SetupFailed)) throw err;
         await deps.store.putArtifact(input.artifactId, 'setup', `${err.message}\n\n${err.tail}`);

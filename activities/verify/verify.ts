@@ -6,7 +6,7 @@ import { verifyResultKey } from '../../core/run/ids';
 import type { SandboxPolicy } from '../../core/run/sandbox-policy';
 import { runAgentCommand } from '../../host/sandbox/run-agent-command';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
-import { outputTail, progressIntervalFor, type ShellCommandResult } from '../../host/shell/shell-command';
+import { lastLines, outputTail, progressIntervalFor, type ShellCommandResult } from '../../host/shell/shell-command';
 import { failuresOf, splitByBaseline } from '../../core/task/verify-failures';
 import { refreshDependencies } from '../../host/dependencies/refresh-dependencies';
 import { hostDependencyCache } from '../task/setup-worktree';
@@ -49,10 +49,7 @@ export interface VerifyResult {
 }
 
 /** The last {@link VERIFY_TAIL} lines and characters of `output`. */
-export function tailOf(output: string): string {
-  const lines = output.trimEnd().split('\n').slice(-VERIFY_TAIL.lines).join('\n');
-  return lines.length > VERIFY_TAIL.chars ? lines.slice(-VERIFY_TAIL.chars) : lines;
-}
+export const tailOf = (output: string): string => lastLines(output, VERIFY_TAIL);
 
 function describeOutcome(run: ShellCommandResult): string {
   if (run.timedOut) return 'timed out';

@@ -47,6 +47,9 @@ export interface SetupResult {
   artifactId: string;
 }
 
+/** True when setup installed, restored or copied anything: a repository with nothing to set up says nothing about it. */
+export const setupDidSomething = (result: SetupResult): boolean => result.steps.length > 0 || result.copied.length > 0;
+
 /** One line for a person: `npm from cache 0.3 s · python installed 12.1 s`, or `nothing to set up`. */
 export function describeSetup(result: SetupResult): string {
   const words: Record<SetupSource, string> = { cache: 'from cache', owner: "from the owner's checkout", installed: 'installed', ran: 'ran' };

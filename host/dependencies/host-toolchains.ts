@@ -2,25 +2,17 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { findOnPath } from '../find-on-path';
 import type { HostToolchains } from './ecosystems';
 
 let found: HostToolchains | undefined;
 
-/** The program `name` on the worker's PATH (not resolved: rustup's proxies dispatch on their own name). */
-function which(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(':')) {
-    const path = join(dir, name);
-    if (dir && existsSync(path)) return path;
-  }
-  return undefined;
-}
-
 /** Where this host's Go and Rust toolchains are (looked up once per process). */
 export function hostToolchains(): HostToolchains {
   if (found) return found;
-  const goLink = which('go');
+  const goLink = findOnPath('go');
   const go = goLink && realpathSync(goLink);
-  const cargo = which('cargo');
+  const cargo = findOnPath('cargo');
   let goRoot: string | undefined;
   if (go) {
     try {

@@ -8,7 +8,7 @@ import type { SetupConfig, SetupStep } from '../../core/run/setup-types';
 import { runAgentCommand } from '../sandbox/run-agent-command';
 import { nodeInstallPrefix } from '../sandbox/bwrap-args';
 import { SANDBOX_PATH } from '../sandbox/sandbox-env';
-import type { ShellCommandOptions, ShellCommandResult } from '../shell/shell-command';
+import { lastLines, type ShellCommandOptions, type ShellCommandResult } from '../shell/shell-command';
 import { copyTree, dependencyKey, inputContents, type DependencyCache } from './dependency-cache';
 import { DOWNLOADS_INSIDE, detectEcosystems, type EcosystemPlan } from './ecosystems';
 import { hostToolchains } from './host-toolchains';
@@ -191,10 +191,8 @@ async function install(plan: EcosystemPlan, request: PrepareRequest, sandbox: Sa
   });
 }
 
-/** The last lines of an install's output, for the task's failure. */
-function tailOf(output: string): string {
-  return output.trimEnd().split('\n').slice(-15).join('\n').slice(-1500);
-}
+/** How much of a failed install's output the task's failure carries. */
+const SETUP_TAIL = { lines: 15, chars: 1500 } as const;
 
 /** The line of an install's output that says what went wrong: an error line with words in it, else the last line. */
 function telling(output: string): string {
@@ -212,7 +210,7 @@ function installFailed(plan: EcosystemPlan, run: ShellCommandResult, config: Set
       : sandbox.mode === 'off'
         ? ''
         : ` (network only to ${[...plan.hosts, ...(config?.allowHosts ?? [])].join(', ') || 'nothing'})`;
-  return new SetupFailed(`setup failed: ${plan.ecosystem} \`${plan.command}\` ${how}${offline}${lastLine ? `: ${lastLine}` : ''}`, tailOf(run.output));
+  return new SetupFailed(`setup failed: ${plan.ecosystem} \`${plan.command}\` ${how}${offline}${lastLine ? `: ${lastLine}` : ''}`, lastLines(run.output, SETUP_TAIL));
 }
 
 /** True when the worktree's lockfiles or manifests changed since its setup (the agent added a dependency). */

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import type { SandboxPolicy } from '../../core/run/sandbox-policy';
+import { findOnPath } from '../find-on-path';
 import { bwrapArgs } from './bwrap-args';
 import { cachedBwrap, provisionBubblewrap } from './bubblewrap-install';
 import { SANDBOX_PATH } from './sandbox-env';
@@ -20,10 +20,7 @@ let cached: SandboxAvailability | undefined;
 export function bwrapProgram(): string {
   const named = process.env.DEX_BWRAP;
   if (named) return named;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir && existsSync(join(dir, 'bwrap'))) return join(dir, 'bwrap');
-  }
-  return existsSync(cachedBwrap()) ? cachedBwrap() : 'bwrap';
+  return findOnPath('bwrap') ?? (existsSync(cachedBwrap()) ? cachedBwrap() : 'bwrap');
 }
 
 /** Tries bubblewrap once, exactly as dex runs commands with it. */

@@ -236,3 +236,9 @@ export function outputTail(result: ShellCommandResult): string {
 export function progressIntervalFor(heartbeatTimeoutMs: number | undefined): number {
   return heartbeatTimeoutMs ? Math.max(10, heartbeatTimeoutMs / 2) : ALIVE_PROGRESS_MS;
 }
+
+/** The last `lines` lines of `output`, at most `chars` characters of them (a failure's tail for a person or the model). */
+export function lastLines(output: string, bounds: { lines: number; chars: number }): string {
+  const lines = output.trimEnd().split('\n').slice(-bounds.lines).join('\n');
+  return lines.length > bounds.chars ? lines.slice(-bounds.chars) : lines;
+}

@@ -1,7 +1,7 @@
 import { ApplicationFailure, CancellationScope, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import { innermostMessage } from '../../core/run/failure-message';
 import { repoNameOf, taskBranch } from '../../core/run/ids';
-import { describeSetup } from '../../core/run/setup-types';
+import { describeSetup, setupDidSomething } from '../../core/run/setup-types';
 import type { TaskInput, TaskResult, Worktree } from '../../core/task/task-types';
 import { statusQuery } from '../run/definitions';
 import { notifyParent } from './parent-link';
@@ -55,9 +55,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
     const base = worktree ? { baseSha: worktree.baseSha } : {};
     const branch = worktree?.branch ?? taskBranch(workflowId);
     const preExisting = progress.baseline?.length ? { preExistingFailures: progress.lastVerify?.preExisting ?? progress.baseline } : {};
-    // A repository with nothing to set up says nothing about it.
-    const setupDid = progress.setup && (progress.setup.steps.length || progress.setup.copied.length);
-    const setup = setupDid ? { setup: describeSetup(progress.setup!) } : progress.setupTail ? { setupTail: progress.setupTail } : {};
+    const setup = progress.setup && setupDidSomething(progress.setup) ? { setup: describeSetup(progress.setup) } : progress.setupTail ? { setupTail: progress.setupTail } : {};
     return { taskId: input.taskId, state, branch, commit: progress.commit, turns, tokens, costUsd, verifyPassed, ...base, ...failed, ...verifyTail, ...preExisting, ...setup, ...extra };
   };
   const failWith = async (type: typeof FAILURE.TaskFailed | typeof FAILURE.TaskRejected, state: 'failed' | 'rejected', error: string): Promise<never> => {
