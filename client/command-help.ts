@@ -65,7 +65,7 @@ export const COMMAND_HELP = {
   },
   server: {
     synopsis: 'dex server',
-    about: 'Runs the embedded Temporal dev server and its Web UI in the foreground, its data in $DEX_HOME/temporal.db.',
+    about: 'Runs the embedded Temporal dev server and its Web UI in the foreground, its data in $DEX_HOME/temporal.db, with a workflow host that keeps every run legible.',
     options: {},
   },
   'codec-server': {
@@ -78,8 +78,11 @@ export const COMMAND_HELP = {
   },
   worker: {
     synopsis: 'dex worker',
-    about: "Runs a worker for every workflow and this host's activities (and, on a shared DEX_STORE, that store's layer activities) until SIGINT or SIGTERM.",
-    options: {},
+    about:
+      "Runs a worker for every workflow, this host's activities and the foreground runs of whoever has this worker's key (and, on a shared DEX_STORE, that store's layer activities) until SIGINT or SIGTERM (docs/architecture.md#who-serves-a-run).",
+    options: {
+      'workflows-only': { type: 'boolean', help: 'serve workflow tasks and queries only, with no model key and no activities: keeps every run legible' },
+    },
   },
   task: {
     synopsis: 'dex task "TITLE"',

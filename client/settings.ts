@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { hostname, homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseStoreSpec, type StoreSpec } from '../store/store-spec';
@@ -36,16 +35,3 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
 /** The embedded dev server's address and Web UI (docs/interfaces.md#plans-workflows-and-ids). */
 export const EMBEDDED_ADDRESS = '127.0.0.1:7233';
 export const EMBEDDED_UI = 'http://127.0.0.1:8233';
-
-/**
- * The settings of a command that serves its own runs (`task`, `run`, `layer`, `sheet` without
- * `--detach`): a task queue of its own, for workflows and activities alike, so only this
- * command's worker serves them, with this command's credentials and model endpoint, and
- * stopping it drains nothing of anyone else's (docs/architecture.md). Detached runs stay on the
- * shared queues, for a `dex worker` to serve with its own credentials.
- */
-export function commandSettings(detach: boolean | undefined, settings: Settings = readSettings()): Settings {
-  if (detach) return settings;
-  const queue = `${settings.taskQueue}.cmd-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  return { ...settings, taskQueue: queue, hostQueue: queue };
-}

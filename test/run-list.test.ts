@@ -29,7 +29,7 @@ function info(over: { id: string; type?: string; status?: string; attrs?: Search
 describe('dex list: the visibility query', () => {
   it('asks for dex runs only, and turns the filters into search attributes', () => {
     expect(listQuery({})).toBe('WorkflowType IN ("taskWorkflow", "roadmapWorkflow", "layerWorkflow", "sheetWorkflow")');
-    expect(listQuery({ state: 'waiting', kind: 'roadmap', repo: 'math' })).toBe('WorkflowType = "roadmapWorkflow" AND DexState = "waiting" AND DexRepo = "math"');
+    expect(listQuery({ state: 'waiting', kind: 'roadmap', repo: 'math' })).toBe('WorkflowType = "roadmapWorkflow" AND DexState = "waiting" AND ExecutionStatus = "Running" AND DexRepo = "math"');
     expect(listQuery({ repo: '/home/ana/src/math/' })).toContain('DexRepo = "math"');
     // DexRepo holds the folder name made safe (core/run/ids.ts repoNameOf), so the filter makes it safe too.
     expect(listQuery({ repo: '/home/ana/src/my app' })).toContain('DexRepo = "my-app"');

@@ -13,8 +13,12 @@ export interface WorkerPlacement {
   namespace: string;
   /** The shared queue that runs workflows (docs/interfaces.md#plans-workflows-and-ids: `dex`). */
   taskQueue: string;
+  /** False: this process runs no workflow tasks, a workflow host or another worker does (docs/architecture.md#who-serves-a-run). @default true */
+  servesWorkflows?: boolean;
   /** This host's queue, for the activities that touch its worktrees and store. */
   hostQueue: string;
+  /** The queue of the foreground runs of whoever has this worker's key (client/run-queues.ts ownerQueue). */
+  ownerQueue?: string;
   /** A shared store's queue (store/dex-store.ts sharedStoreQueue), for layer activities any worker on it may run. */
   storeQueue?: string;
   /** The payload codec of every client of this server (docs/production.md#payload-encryption); default: none. */
@@ -104,19 +108,10 @@ const HEARTBEAT_THROTTLE = '1s';
 
 /** Creates the workers for one host. */
 export async function createDexWorker(placement: WorkerPlacement, deps: ActivityDeps): Promise<DexWorker> {
-  const { connection, namespace, taskQueue, hostQueue, dataConverter } = placement;
-  const workflows = await Worker.create({
-    connection,
-    namespace,
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT,
-    maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
-    dataConverter,
-    ...workflowTracingOptions(),
-  });
+  const { connection, namespace, hostQueue, dataConverter } = placement;
+  const workflows = placement.servesWorkflows === false ? [] : [await createWorkflowWorker(placement)];
   const registered = createActivities(deps);
-  const activityQueues = [hostQueue, ...(placement.storeQueue ? [placement.storeQueue] : [])];
+  const activityQueues = [...new Set([hostQueue, placement.ownerQueue, placement.storeQueue].filter((q): q is string => !!q))];
   const activityWorkers = await Promise.all(
     activityQueues.map((queue) =>
       Worker.create({
@@ -133,7 +128,29 @@ export async function createDexWorker(placement: WorkerPlacement, deps: Activity
       }),
     ),
   );
-  const all = [workflows, ...activityWorkers];
+  return workerGroup([...workflows, ...activityWorkers]);
+}
+
+/**
+ * A worker for workflow tasks only, on the shared queue: it holds no credentials and runs no
+ * activities, so any host may run it for everyone's runs (`dex server`, `dex worker --workflows-only`).
+ */
+export async function createWorkflowWorker(placement: Pick<WorkerPlacement, 'connection' | 'namespace' | 'taskQueue' | 'dataConverter'> & { identity?: string }): Promise<Worker> {
+  return Worker.create({
+    connection: placement.connection,
+    namespace: placement.namespace,
+    taskQueue: placement.taskQueue,
+    ...(placement.identity ? { identity: placement.identity } : {}),
+    workflowBundle: await workflowBundle(),
+    stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT,
+    maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
+    dataConverter: placement.dataConverter,
+    ...workflowTracingOptions(),
+  });
+}
+
+/** Workers run and stopped together. */
+export function workerGroup(all: Worker[]): DexWorker {
   return {
     run: async () => {
       await Promise.all(all.map((w) => w.run()));

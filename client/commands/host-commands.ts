@@ -4,10 +4,13 @@ import { COMMAND_HELP } from '../command-help';
 import { connectSaying } from '../run/slow-wait';
 import { installRuntimeLogging } from '../server/runtime-logging';
 import { runDevServerForeground } from '../server/dev-server';
-import { readSettings, EMBEDDED_ADDRESS, EMBEDDED_UI } from '../settings';
+import { readSettings, EMBEDDED_ADDRESS, EMBEDDED_UI, type Settings } from '../settings';
+import { ownerQueue } from '../run-queues';
+import type { Connections } from '../server/connection';
+import { workflowHostIdentity } from '../server/workflow-host';
 import { ensureTemporalCli, ensureTestServer } from '../server/toolchain';
 import { bwrapProgram, ensureSandbox } from '../../host/sandbox/sandbox-availability';
-import { createDexWorker, hostDeps } from '../../worker/start-worker';
+import { createDexWorker, createWorkflowWorker, hostDeps, workerGroup, type DexWorker } from '../../worker/start-worker';
 import { flushTracing } from '../../tracing/tracing';
 import { sharedStoreQueue } from '../../store/dex-store';
 
@@ -26,26 +29,47 @@ export async function setupCommand(argv: string[], out: Output): Promise<number>
   return 0;
 }
 
-/** `dex server`: the embedded dev server with a persistent SQLite file and the Web UI, in the foreground. */
+/** `dex server`: the embedded dev server with a persistent SQLite file and the Web UI, in the foreground, and a workflow host for it. */
 export async function serverCommand(argv: string[], out: Output): Promise<number> {
   parseCommandArgs(argv, COMMAND_HELP.server.options);
   const settings = readSettings();
   out.info(`Temporal dev server at ${EMBEDDED_ADDRESS}, Web UI at ${EMBEDDED_UI}, data in ${settings.dexHome}/temporal.db`);
   const child = runDevServerForeground(settings.dexHome);
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => child.kill(sig));
-  const [code] = (await once(child, 'exit')) as [number | null];
+  let host: DexWorker | undefined;
+  let stopping = false;
+  for (const sig of ['SIGINT', 'SIGTERM'] as const)
+    process.on(sig, () => {
+      stopping = true;
+      host?.shutdown();
+      child.kill(sig);
+    });
+  const exited = once(child, 'exit') as Promise<[number | null]>;
+  // The dev server's own runs stay legible while it runs: queries, Current Details (docs/architecture.md#who-serves-a-run).
+  const serving = (async () => {
+    const conns = await connectSaying({ ...settings, address: undefined }, out.info, { workflowHost: false, startEmbedded: false });
+    if (stopping) return conns.close();
+    host = workerGroup([await createWorkflowWorker({ connection: await conns.nativeConnection(), namespace: settings.namespace, taskQueue: settings.taskQueue, dataConverter: conns.dataConverter, identity: workflowHostIdentity('server') })]);
+    out.info(`serving the workflows of queue ${settings.taskQueue} (no model key, no activities)`);
+    await host.run();
+    await conns.close();
+  })();
+  const [code] = await exited;
+  host?.shutdown();
+  await serving.catch((err: unknown) => out.info(`workflow host: ${err instanceof Error ? err.message : String(err)}`));
   return code ?? 0;
 }
 
-/** `dex worker`: serves every workflow and this host's activities until SIGINT or SIGTERM. */
+/** `dex worker`: serves every workflow and this host's activities until SIGINT or SIGTERM; with `--workflows-only`, workflows alone, without credentials. */
 export async function workerCommand(argv: string[], out: Output): Promise<number> {
-  parseCommandArgs(argv, COMMAND_HELP.worker.options);
+  const { values } = parseCommandArgs(argv, COMMAND_HELP.worker.options);
   // A long-running worker is an operator's process: its warnings belong in its log.
   installRuntimeLogging('WARN');
   const settings = readSettings();
-  const conns = await connectSaying(settings, out.info);
+  const conns = await connectSaying(settings, out.info, { workflowHost: false });
+  if (values['workflows-only']) return serveWorkflowsOnly(conns, settings, out);
   const deps = await hostDeps(settings.dexHome);
   const storeQueue = sharedStoreQueue(settings.taskQueue, deps.store);
+  const owner = ownerQueue(settings);
   try {
     const worker = await createDexWorker(
       {
@@ -53,19 +77,33 @@ export async function workerCommand(argv: string[], out: Output): Promise<number
         namespace: settings.namespace,
         taskQueue: settings.taskQueue,
         hostQueue: settings.hostQueue,
+        ownerQueue: owner,
         storeQueue,
         dataConverter: conns.dataConverter,
       },
       deps,
     );
     for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());
-    const queues = [settings.taskQueue, settings.hostQueue, ...(storeQueue ? [storeQueue] : [])];
+    const queues = [settings.taskQueue, settings.hostQueue, owner, ...(storeQueue ? [storeQueue] : [])];
     out.info(`dex worker polling ${queues.slice(0, -1).join(', ')} and ${queues.at(-1)} on ${conns.address}, store ${deps.store.location}`);
     await worker.run();
     await flushTracing();
   } finally {
     await deps.store.close();
   }
+  await conns.close();
+  return 0;
+}
+
+/** `dex worker --workflows-only`: workflow tasks and queries of every run on the shared queue, no activity, no key. */
+async function serveWorkflowsOnly(conns: Connections, settings: Settings, out: Output): Promise<number> {
+  const role = process.env.DEX_WORKFLOW_HOST === 'detached' ? 'detached' : 'worker';
+  const worker = workerGroup([
+    await createWorkflowWorker({ connection: await conns.nativeConnection(), namespace: settings.namespace, taskQueue: settings.taskQueue, dataConverter: conns.dataConverter, identity: workflowHostIdentity(role) }),
+  ]);
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());
+  out.info(`dex workflow host polling ${settings.taskQueue} (workflows only: no activities, no model key) on ${conns.address}`);
+  await worker.run();
   await conns.close();
   return 0;
 }

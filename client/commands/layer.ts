@@ -14,7 +14,8 @@ import { buildLayerResumeInput, notRecorded } from '../requests/layer-resume';
 import { describeDrivenRun } from '../render/render-run-end';
 import { PLAN_KINDS } from '../plan-kinds';
 import { layerAbout, type RunAbout } from '../run/run-about';
-import { commandSettings, readSettings } from '../settings';
+import { readSettings } from '../settings';
+import { commandSettings } from '../run-queues';
 import { parseTopicMessages } from '../requests/topic-messages-file';
 import type { DexStore } from '../../store/dex-store';
 

@@ -10,7 +10,8 @@ import { buildRoadmapInput } from '../requests/roadmap-request';
 import { changedFiles, copyAtStart, differences } from '../render/replay-test';
 import { outcomeOf, readRecordedRun, type RecordedRun } from '../requests/replay-test-record';
 import { roadmapAbout } from '../run/run-about';
-import { commandSettings, type Settings } from '../settings';
+import type { Settings } from '../settings';
+import { commandSettings } from '../run-queues';
 import { buildTaskInput, resolveRepository } from '../requests/task-request';
 
 /**

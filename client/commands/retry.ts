@@ -2,7 +2,7 @@ import { onePositional, parseCommandArgs, UsageError, type Output } from '../cli
 import { COMMAND_HELP, usageOf } from '../command-help';
 import { describeTaskEnd } from '../render/task-end';
 import { buildRetryInput } from '../requests/retry-request';
-import { commandSettings } from '../settings';
+import { commandSettings } from '../run-queues';
 import { connectSaying } from '../run/slow-wait';
 import { driveTask, exitCodeFor } from '../run/drive-task';
 import { repoNameOf } from '../../core/run/ids';

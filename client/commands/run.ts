@@ -5,7 +5,7 @@ import { describeDrivenRun } from '../render/render-run-end';
 import { PLAN_KINDS } from '../plan-kinds';
 import { finishRecording, startRecording } from '../requests/replay-test-record';
 import { roadmapAbout } from '../run/run-about';
-import { commandSettings } from '../settings';
+import { commandSettings } from '../run-queues';
 import { buildRoadmapInput } from '../requests/roadmap-request';
 
 /** `dex run ROADMAP.md`: a whole roadmap, checked before anything starts. */

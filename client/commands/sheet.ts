@@ -6,7 +6,7 @@ import type * as DriveRun from '../run/drive-run';
 import { PLAN_KINDS } from '../plan-kinds';
 import { describeDrivenRun } from '../render/render-run-end';
 import { sheetAbout } from '../run/run-about';
-import { commandSettings } from '../settings';
+import { commandSettings } from '../run-queues';
 import { buildSheetInput, planSheetFile } from '../requests/sheet-file';
 
 /** `dex sheet FILE`: checks and plans a sheet (tollgate 1), then runs it as a `sheetWorkflow` unless `--plan`. */

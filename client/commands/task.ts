@@ -3,7 +3,7 @@ import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveTask from '../run/drive-task';
 import { describeTaskEnd } from '../render/task-end';
 import { finishRecording, startRecording } from '../requests/replay-test-record';
-import { commandSettings } from '../settings';
+import { commandSettings } from '../run-queues';
 import { buildTaskInput } from '../requests/task-request';
 
 /** `dex task "TITLE"`: one task on a repository, checked before anything starts. */

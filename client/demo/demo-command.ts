@@ -7,7 +7,7 @@ import type * as DriveTask from '../run/drive-task';
 import { describeTaskEnd } from '../render/task-end';
 import { DEMO_TASK, createSampleRepo } from './sample-repo';
 import { sandboxForRun } from '../run/sandbox-choice';
-import { commandSettings } from '../settings';
+import { commandSettings } from '../run-queues';
 import { buildTaskInput } from '../requests/task-request';
 
 /** The bundled cassette: the demo runs the same way on every machine, without a key. */

@@ -23,6 +23,9 @@ export const RUN_STATES: readonly RunState[] = [
   'rolled_back',
 ];
 
+/** The states of an open run: a closed run's DexState that says one of them is stale. */
+const LIVE_STATES = new Set(['running', 'waiting', 'paused']);
+
 /** States in which a run waits for a person. */
 const WAITING_STATES = new Set(['waiting', 'budget_exceeded']);
 
@@ -64,6 +67,8 @@ export function listQuery(filters: ListFilters): string {
   if (filters.state !== undefined) {
     if (!(RUN_STATES as readonly string[]).includes(filters.state)) throw new InvalidInput(`unknown --state "${filters.state}": use ${RUN_STATES.join(', ')}`);
     clauses.push(`${DEX_STATE.name} = "${filters.state}"`);
+    // A run ended from outside (terminated, timed out) never updated its DexState: only an open run is still in a live state.
+    if (LIVE_STATES.has(filters.state)) clauses.push('ExecutionStatus = "Running"');
   }
   if (filters.repo !== undefined) {
     // A path names its repository by its last part, made safe, as DexRepo does.
@@ -89,7 +94,7 @@ export function runRow(info: WorkflowExecutionInfo): RunRow {
   const dexState = attrs.get(DEX_STATE);
   // A run ended from outside (terminated, timed out) never said so itself: its last DexState is stale.
   const live = info.status.name === 'RUNNING';
-  const state = dexState && (live || !['running', 'waiting', 'paused'].includes(dexState)) ? dexState : temporalState(info);
+  const state = dexState && (live || !LIVE_STATES.has(dexState)) ? dexState : temporalState(info);
   const waitingFor = attrs.get(DEX_WAITING_FOR) || undefined;
   const text = (value: unknown): string | undefined => (typeof value === 'string' && value ? value : undefined);
   return {

@@ -1,11 +1,11 @@
 import type { Output } from '../cli-context';
 import type { Connections } from '../server/connection';
 import { followRun, type DrivenRun, type RunEnd } from './follow-run';
-import { cancelOnInterrupt } from './interrupt';
+import { stopOnSignals } from './interrupt';
 import { ensureWorker, startInProcessWorker } from './in-process-worker';
 import { PLAN_KINDS, type KindWorkflow, type PlanKindName, type WorkflowArgs, type WorkflowResult } from '../plan-kinds';
 import { startMarks, type RunAbout } from './run-about';
-import { startWithId, startWithNextId } from './run-handles';
+import { hasPollers, startWithId, startWithNextId } from './run-handles';
 import { UNSANDBOXED_WARNING } from './sandbox-choice';
 import { progressView } from './progress-view';
 import { EMBEDDED_UI, type Settings } from '../settings';
@@ -26,6 +26,16 @@ export function exitCodeFor(end: RunEnd<unknown>): number {
 export function webUiLink(settings: Settings, workflowId: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const ui = env.TEMPORAL_UI_URL || (settings.address ? undefined : EMBEDDED_UI);
   return ui && `${ui}/namespaces/${settings.namespace}/workflows/${encodeURIComponent(workflowId)}`;
+}
+
+/** The queues of a detached run that no worker polls, in words; undefined when both are served. */
+async function unservedQueues(conns: Connections, settings: Settings): Promise<string | undefined> {
+  const [workflows, activities] = await Promise.all([
+    hasPollers(conns.client, settings.namespace, settings.taskQueue, 'workflow'),
+    hasPollers(conns.client, settings.namespace, settings.hostQueue, 'activity'),
+  ]);
+  const missing = [...(workflows ? [] : [`${settings.taskQueue} (workflows)`]), ...(activities ? [] : [`${settings.hostQueue} (activities)`])];
+  return missing.length ? missing.join(' or ') : undefined;
 }
 
 /** Which kind of plan to start, under which id (`workflowId`, or `<idPrefix>-<n>` with the first free n), with which arguments. */
@@ -60,9 +70,9 @@ export async function driveRun<K extends PlanKindName>(
     const marks = startMarks(start.about, start.unsandboxed);
     // Said whatever the flags: with --json too, on stderr.
     if (start.unsandboxed) process.stderr.write(`${UNSANDBOXED_WARNING}\n`);
-    // With a worker in this process, the run starts eagerly: the start call's reply carries its first
+    // With a workflow worker in this process, the run starts eagerly: the start call's reply carries its first
     // workflow task to that worker, with no trip through the task queue (docs/performance.md).
-    const eager = worker !== undefined;
+    const eager = worker?.servesWorkflows === true;
     const starter = eager ? await conns.workerClient() : conns.client;
     const options = { ...marks, requestEagerStart: eager };
     const started = start.workflowId
@@ -71,9 +81,13 @@ export async function driveRun<K extends PlanKindName>(
     const handle = conns.client.workflow.getHandle(started.workflowId);
     const webUi = webUiLink(settings, handle.workflowId);
     out.info(`started ${handle.workflowId}${webUi ? `  ${webUi}` : ''}`);
-    if (opts.detach) return { workflowId: handle.workflowId, webUi };
+    if (opts.detach) {
+      const unserved = await unservedQueues(conns, settings);
+      if (unserved) out.info(`no worker polls ${unserved}: ${handle.workflowId} waits until one does; start one with \`dex worker\``);
+      return { workflowId: handle.workflowId, webUi };
+    }
     const view = progressView(out, Date.now());
-    stopHandlers = cancelOnInterrupt(handle, (line) => view.say(line));
+    stopHandlers = stopOnSignals(handle, settings.hostQueue, (line) => view.say(line));
     const end = await followRun<WorkflowResult<KindWorkflow<K>>>(handle, view, {
       onTick: async () => {
         const work = await unclaimedWork(handle);

@@ -6,13 +6,16 @@ import { saysWhileWaiting } from './slow-wait';
 
 /** A worker this command started for itself, stopped when the command ends. */
 export interface InProcessWorker {
+  /** It runs workflow tasks too: a run started through its connection may start eagerly. */
+  servesWorkflows: boolean;
   stop(): Promise<void>;
 }
 
 /**
- * Starts a worker inside this process when no worker polls the run's queues
- * (docs/interfaces.md#the-dex-command); returns undefined when one already does. A command's
- * runs have queues of their own (client/settings.ts commandSettings), so it always serves them.
+ * Starts a worker inside this process for what no worker polls (docs/architecture.md#who-serves-a-run):
+ * the run's activities, on its owner's queue (client/run-queues.ts), unless a `dex worker` with the
+ * same key serves them; its workflow tasks too when no worker polls the shared queue (on the
+ * embedded server a workflow host does). Returns undefined when every queue is served.
  */
 export async function ensureWorker(conns: Connections, settings: Settings, log: (line: string) => void): Promise<InProcessWorker | undefined> {
   const [workflows, activities] = await Promise.all([
@@ -20,12 +23,13 @@ export async function ensureWorker(conns: Connections, settings: Settings, log: 
     hasPollers(conns.client, settings.namespace, settings.hostQueue, 'activity'),
   ]);
   if (workflows && activities) return undefined;
-  log(`serving the run with a worker in this process (queue ${settings.taskQueue})`);
-  return saysWhileWaiting(startInProcessWorker(conns, settings), 'starting a worker in this process (bundling the workflows)', log);
+  log(`serving the run with a worker in this process (${workflows ? '' : `workflows on ${settings.taskQueue}, `}activities on ${settings.hostQueue})`);
+  const starting = startInProcessWorker(conns, settings, { workflows: !workflows });
+  return saysWhileWaiting(starting, workflows ? 'starting a worker in this process' : 'starting a worker in this process (bundling the workflows)', log);
 }
 
-/** Starts a worker for both queues inside this process. */
-export async function startInProcessWorker(conns: Connections, settings: Settings): Promise<InProcessWorker> {
+/** Starts a worker inside this process: the run's activities, and its workflow tasks unless `workflows` is false. */
+export async function startInProcessWorker(conns: Connections, settings: Settings, { workflows = true }: { workflows?: boolean } = {}): Promise<InProcessWorker> {
   const deps = await hostDeps(settings.dexHome);
   let worker: DexWorker;
   try {
@@ -34,6 +38,7 @@ export async function startInProcessWorker(conns: Connections, settings: Setting
         connection: await conns.nativeConnection(),
         namespace: settings.namespace,
         taskQueue: settings.taskQueue,
+        servesWorkflows: workflows,
         hostQueue: settings.hostQueue,
         dataConverter: conns.dataConverter,
       },
@@ -46,6 +51,7 @@ export async function startInProcessWorker(conns: Connections, settings: Setting
   }
   const running = worker.run();
   return {
+    servesWorkflows: workflows,
     stop: async () => {
       worker.shutdown();
       await running;

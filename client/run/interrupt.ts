@@ -1,29 +1,33 @@
 import type { WorkflowHandle } from '@temporalio/client';
 
-/** The signals a person or a terminal sends a foreground command to stop it. */
-const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-
 /**
- * What stopping a command that serves its own run does (docs/interfaces.md#the-dex-command): the
- * run has a queue of its own that nothing else polls, so leaving it would strand it. The first
- * SIGINT, SIGTERM or SIGHUP cancels the run, and the command's worker carries the cancellation
- * out (the worktree rolled back) before the command exits; a second one exits at once, saying
- * what it leaves. Returns the function that removes the handlers.
+ * What stopping a command that serves its own run does (docs/architecture.md#who-serves-a-run).
+ * Ctrl-C (SIGINT) is a person at the terminal asking to stop: the first one cancels the run, and
+ * the command's worker carries the cancellation out (the worktree rolled back) before it exits; a
+ * second one leaves the run as it is. SIGTERM and SIGHUP (a `kill`, a closed terminal, a shutdown)
+ * leave the run at once: it is durable, stays legible through the workflow host, and goes on when
+ * a `dex worker` with the same key serves its owner's queue. Returns the function that removes the handlers.
  */
-export function cancelOnInterrupt(handle: WorkflowHandle, say: (line: string) => void): () => void {
-  let stops = 0;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    stops++;
-    if (stops === 1) {
-      say(`${signal}: cancelling ${handle.workflowId} (nothing but this command serves it); interrupt again to leave it as it is`);
-      handle.cancel().catch((err: unknown) => say(`could not cancel ${handle.workflowId}: ${err instanceof Error ? err.message : String(err)}`));
-      return;
-    }
-    say(`${signal}: left ${handle.workflowId} unserved on this command's own queue; end it with \`temporal workflow terminate --workflow-id ${handle.workflowId}\` (its worktree, if any, stays under DEX_HOME/worktrees)`);
-    process.exit(130);
+export function stopOnSignals(handle: WorkflowHandle, ownerQueue: string, say: (line: string) => void): () => void {
+  let interrupts = 0;
+  const leave = (signal: NodeJS.Signals): void => {
+    say(
+      `${signal}: left ${handle.workflowId} as it is; it goes on once a worker serves ${ownerQueue}: run \`dex worker\` with this ` +
+        `command's environment (the same key and DEX_HOME), or \`dex cancel ${handle.workflowId}\` to end it`,
+    );
+    process.exit(signal === 'SIGINT' ? 130 : 143);
   };
-  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+  const onInterrupt = (): void => {
+    if (++interrupts > 1) return leave('SIGINT');
+    say(`SIGINT: cancelling ${handle.workflowId}; interrupt again to leave it as it is`);
+    handle.cancel().catch((err: unknown) => say(`could not cancel ${handle.workflowId}: ${err instanceof Error ? err.message : String(err)}`));
+  };
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', leave);
+  process.on('SIGHUP', leave);
   return () => {
-    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+    process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', leave);
+    process.off('SIGHUP', leave);
   };
 }

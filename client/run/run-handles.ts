@@ -78,14 +78,19 @@ export async function startWithId(
   }
 }
 
-/** How many workers poll `queue` for tasks of `type` (seen by the server within the last minute). */
-export async function pollerCount(client: Client, namespace: string, queue: string, type: 'workflow' | 'activity'): Promise<number> {
+/** The workers that poll `queue` for tasks of `type` (seen by the server within the last minutes), by identity. */
+export async function pollerIdentities(client: Client, namespace: string, queue: string, type: 'workflow' | 'activity'): Promise<string[]> {
   const response = await client.workflowService.describeTaskQueue({
     namespace,
     taskQueue: { name: queue },
     taskQueueType: type === 'workflow' ? TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
   });
-  return response.pollers?.length ?? 0;
+  return (response.pollers ?? []).map((p) => p.identity ?? '');
+}
+
+/** How many workers poll `queue` for tasks of `type` (seen by the server within the last minute). */
+export async function pollerCount(client: Client, namespace: string, queue: string, type: 'workflow' | 'activity'): Promise<number> {
+  return (await pollerIdentities(client, namespace, queue, type)).length;
 }
 
 /** True when some worker polls `queue` for tasks of `type`. */

@@ -2,7 +2,7 @@
  * Nothing the CLI waits for stays silent for more than two seconds: a wait that lasts says what
  * it waits for, then again now and then with the seconds waited.
  */
-import { connect, type Connections } from '../server/connection';
+import { connect, type ConnectOptions, type Connections } from '../server/connection';
 import { EMBEDDED_ADDRESS, type Settings } from '../settings';
 
 /** When a wait is first told, and how often again after that. */
@@ -38,7 +38,7 @@ export async function saysWhileWaiting<T>(work: Promise<T>, what: string, say: (
 }
 
 /** Connects to the server (see connect, whose options it takes), saying so when it takes a while. */
-export function connectSaying(settings: Settings, say: (line: string) => void, opts: { forRuns?: boolean } = {}): Promise<Connections> {
+export function connectSaying(settings: Settings, say: (line: string) => void, opts: ConnectOptions = {}): Promise<Connections> {
   const where = settings.address ?? `${EMBEDDED_ADDRESS} (the embedded dev server)`;
   return saysWhileWaiting(connect(settings, say, opts), `connecting to the Temporal server at ${where}`, say);
 }

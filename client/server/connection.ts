@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { startDevServerDetached } from './dev-server';
+import { ensureWorkflowHost } from './workflow-host';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { missingSearchAttributes, registerSearchAttributes } from './search-attribute-setup';
 import { ServerUnreachable } from '../../core/run/server-unreachable';
@@ -11,6 +12,16 @@ import { readConnectionSecurity, type ConnectionSecurity } from './connection-se
 import { clientInterceptors } from '../../tracing/tracing';
 import { EMBEDDED_ADDRESS, type Settings } from '../settings';
 import { workerConnectionOptions } from './worker-connection-options';
+
+/** What a command needs of its connection. */
+export interface ConnectOptions {
+  /** It starts runs: the namespace needs dex's search attributes, and it waits for the workflow host. */
+  forRuns?: boolean;
+  /** @default true: on the embedded server, start the workflow host when none polls. */
+  workflowHost?: boolean;
+  /** @default true: start the embedded server when nothing answers (false: wait for the one starting). */
+  startEmbedded?: boolean;
+}
 
 /** A client and a worker connection to the same server. */
 export interface Connections {
@@ -59,8 +70,11 @@ async function ensureSearchAttributes(connection: Connection, settings: Settings
  * Connects to TEMPORAL_ADDRESS, or, when unset, to the embedded dev server, starting it in
  * the background first when nothing answers there (docs/interfaces.md#plans-workflows-and-ids).
  * `forRuns`: the command starts runs, so the namespace must have dex's search attributes.
+ * On the embedded server, a workflow host keeps every run legible (client/server/workflow-host.ts):
+ * started when missing, and waited for by a command that starts runs; `workflowHost: false` for
+ * the commands that serve workflows themselves.
  */
-export async function connect(settings: Settings, log: (line: string) => void, opts: { forRuns?: boolean } = {}): Promise<Connections> {
+export async function connect(settings: Settings, log: (line: string) => void, opts: ConnectOptions = {}): Promise<Connections> {
   // Read before anything connects, so a malformed key stops the command at once (exit 2).
   const dataConverter = dexDataConverter(codecFromEnv());
   const address = settings.address ?? EMBEDDED_ADDRESS;
@@ -68,8 +82,10 @@ export async function connect(settings: Settings, log: (line: string) => void, o
   const security = settings.address ? readConnectionSecurity() : {};
   let connection = await tryConnect(address, 3_000, security);
   if (!connection && !settings.address) {
-    log(`starting the embedded Temporal dev server at ${address} (data in ${settings.dexHome})…`);
-    startDevServerDetached(settings.dexHome, log);
+    if (opts.startEmbedded !== false) {
+      log(`starting the embedded Temporal dev server at ${address} (data in ${settings.dexHome})…`);
+      startDevServerDetached(settings.dexHome, log);
+    }
     const deadline = Date.now() + 60_000;
     while (!connection && Date.now() < deadline) connection = await tryConnect(address, 2_000);
   }
@@ -84,11 +100,13 @@ export async function connect(settings: Settings, log: (line: string) => void, o
   const clientOn = (connection: Connection | NativeConnection) =>
     new Client({ connection, namespace: settings.namespace, dataConverter, interceptors: { workflow: clientInterceptors() } });
   let workerClient: Client | undefined;
+  const client = clientOn(conn);
+  if (!settings.address && opts.workflowHost !== false) await ensureWorkflowHost(client, settings, log, { wait: !!opts.forRuns });
   return {
     address,
     connection: conn,
     dataConverter,
-    client: clientOn(conn),
+    client,
     nativeConnection,
     workerClient: async () => (workerClient ??= clientOn(await nativeConnection())),
     close: async () => {
