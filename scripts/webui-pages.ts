@@ -9,9 +9,9 @@ export type Page = import('playwright-core').Page;
 /** The list's columns: dex's search attributes in, what says little about a dex run out. */
 const LIST_COLUMNS = { remove: ['Run ID', 'Start', 'End'], add: ['DexState', 'DexWaitingFor', 'DexPhase', 'DexCostUsd'] };
 
-/** The namespace's workflow list with dex's search attributes as columns, once both runs show. */
-export async function shootList(page: Page, ui: string, ids: string[], file: string): Promise<void> {
-  await page.goto(`${ui}/namespaces/default/workflows`);
+/** The workflow list at `url` (the namespace's, or `dex list`'s link to the waiting runs) with dex's search attributes as columns, once the runs show. */
+export async function shootList(page: Page, url: string, ids: string[], file: string): Promise<void> {
+  await page.goto(url);
   for (const id of ids) await page.getByText(id, { exact: true }).first().waitFor({ timeout: 30_000 });
   await page.getByLabel('Collapse saved views').click();
   await page.getByTestId('workflows-summary-table-configuration-button').click();

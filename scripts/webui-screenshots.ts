@@ -5,10 +5,11 @@
  *
  * Starts its own Temporal dev server (the pinned CLI, on free ports, in memory, with dex's
  * search attributes) and a fresh DEX_HOME in a temporary folder, so a server or ~/.dex of
- * yours is never touched; runs `dex demo` (a completed task) and a task whose model answers
- * "blocked" (a run waiting at a gate) under a `dex worker`; then photographs the workflow
- * list, the demo's run page and the waiting run's page with Debian's Chromium, driven by
- * playwright-core. Everything it started, and the temporary folder, goes at the end, on
+ * yours is never touched; starts the credential-free workflow host (`dex worker --workflows-only`,
+ * as `dex server` does), runs `dex demo` (a completed task) and a foreground task whose model
+ * answers "blocked", killing its command once it waits; then photographs, with Debian's Chromium
+ * driven by playwright-core, the list of waiting runs that `dex list` links to, the demo's run
+ * page and the waiting run's page, both after their commands have exited. Everything it started, and the temporary folder, goes at the end, on
  * success or failure. Not part of `npm test`.
  *
  * Needs /usr/bin/chromium (apt-get install chromium); exits 2 without it.
@@ -131,10 +132,10 @@ async function stop({ name, proc }: { name: string; proc: ChildProcess }): Promi
   }
 }
 
-/** Runs `dex ARGS --json` to the end (in its own process group, stopped with the rest on a signal). */
-function runDex(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs `dex ARGS --json` (or, with `json: false`, as a person would) to the end (in its own process group, stopped with the rest on a signal). */
+function runDex(args: string[], env: NodeJS.ProcessEnv, { json = true } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   if (stopping) return Promise.reject(new Error('stopping'));
-  const proc = spawn(process.execPath, [DEX, ...args, '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const proc = spawn(process.execPath, [DEX, ...args, ...(json ? ['--json'] : [])], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const entry = track(`dex ${args[0]}`, proc);
   let stdout = '';
   let stderr = '';
@@ -149,6 +150,27 @@ function runDex(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number 
     proc.once('close', (code) => {
       clearTimeout(timer);
       res({ code, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * Runs `dex ARGS` in the foreground until its run waits at a gate, then kills the command (SIGTERM,
+ * as `kill` does) and returns the run's id: the run is left waiting, served by nothing of the command's.
+ */
+function killWhenWaiting(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const proc = spawn(process.execPath, [DEX, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  track(`dex ${args[0]}`, proc);
+  let stderr = '';
+  return new Promise((res, rej) => {
+    proc.stderr!.on('data', (d: Buffer) => {
+      stderr += d;
+      if (stderr.includes('waiting at gate') && proc.exitCode === null) proc.kill('SIGTERM');
+    });
+    proc.once('close', () => {
+      const id = /started (\S+)/.exec(stderr)?.[1];
+      if (id && stderr.includes('SIGTERM: left')) res(id);
+      else rej(new Error(`dex ${args.join(' ')} ended before its run waited:\n${stderr}`));
     });
   });
 }
@@ -217,34 +239,26 @@ async function main(): Promise<number> {
     };
     delete env.ANTHROPIC_API_KEY;
 
-    // 2. The demo: a task completed from the bundled cassette.
+    // 2. The workflow host `dex server` keeps on the embedded server: every run stays legible after its command.
+    startBackground('workflow host', process.execPath, [DEX, 'worker', '--workflows-only'], env, join(work, 'workflow-host.log'));
+
+    // 3. The demo: a task completed from the bundled cassette; its command has exited long before the picture.
     say('dex demo');
     const demo = await dex(['demo', '--dir', join(work, 'demo', 'math')], env);
     const demoId = String(demo.workflowId);
     say(`demo ${demoId}: ${String(demo.state)}`);
 
-    // 3. A task that waits at a gate, run by a background `dex worker`.
-    startBackground('dex worker', process.execPath, [DEX, 'worker'], env, join(work, 'worker.log'));
+    // 4. A task started in the foreground that waits at a gate; its command is killed once it waits.
     const repo = join(work, 'gate', 'math');
     createSampleRepo(repo);
     const cassette = join(work, 'blocked.cassette.jsonl');
     writeFileSync(cassette, completionLine({ status: 'blocked', reason: BLOCKED_REASON }) + '\n');
     const noSandbox = sandboxAvailability().ok ? [] : ['--unsafe-no-sandbox'];
-    const task = await dex(
-      ['task', WAITING_TASK.title, '--description', WAITING_TASK.description, '--repo', repo, '--llm', `replay:${cassette}`, '--detach', ...noSandbox],
-      env,
-    );
-    const waitingId = String(task.workflowId);
-    say(`task ${waitingId} started; waiting for it to wait`);
-    await waitFor(`${waitingId} to be waiting`, 90_000, async () => {
-      const { stdout } = await runDex(['status', waitingId], env);
-      try {
-        return JSON.parse(stdout).state === 'waiting' ? true : undefined;
-      } catch {
-        return undefined;
-      }
-    });
-    say(`${waitingId} is waiting`);
+    const waitingId = await killWhenWaiting(['task', WAITING_TASK.title, '--description', WAITING_TASK.description, '--repo', repo, '--llm', `replay:${cassette}`, ...noSandbox], env);
+    say(`${waitingId} waits, and its command is gone`);
+    const list = await runDex(['list'], env, { json: false });
+    const link = /waiting for you \(in the Web UI: (\S+)\):/.exec(list.stdout)?.[1];
+    if (!link) throw new Error(`dex list gave no link to the waiting runs:\n${list.stdout}`);
 
     // 4. The pictures.
     const { chromium } = await import('playwright-core');
@@ -261,7 +275,7 @@ async function main(): Promise<number> {
     });
     if (stopping) throw new Error('stopping');
     const page = browser.pages()[0] ?? (await browser.newPage());
-    await shootList(page, ui, [demoId, waitingId], join(outDir, 'webui-list.png'));
+    await shootList(page, link, [waitingId], join(outDir, 'webui-list.png'));
     await shootRun(page, ui, demoId, 'completed', join(outDir, 'webui-run.png'));
     await shootRun(page, ui, waitingId, BLOCKED_REASON.split(',')[0], join(outDir, 'webui-waiting.png'));
     say(`done: the pictures are in ${outDir}`);

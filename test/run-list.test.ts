@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { renderRoadmapResult } from '../client/render/render-roadmap';
 import { renderTaskResult } from '../client/render/render-task';
 import { describeTaskEnd } from '../client/render/task-end';
-import { layerAbout, roadmapAbout, sheetAbout, startMarks, taskAbout } from '../client/run/run-about';
+import { layerAbout, roadmapAbout, RUN_DETAILS, sheetAbout, startMarks, taskAbout } from '../client/run/run-about';
 import { listQuery, renderRunList, runRow } from '../client/render/run-list';
+import { waitingListLink, webUiDetailsLink, webUiLink } from '../client/web-ui-links';
 import type { LayerInput } from '../core/layer/layer-types';
 import type { RoadmapInput, RoadmapResult } from '../core/roadmap/roadmap-types';
 import { DEX_COST_USD, DEX_KIND, DEX_PHASE, DEX_REPO, DEX_STATE, DEX_WAITING_FOR } from '../core/run/search-attributes';
@@ -102,6 +103,22 @@ describe('dex list: the text', () => {
     ]);
     expect(renderRunList([])).toBe('no runs');
   });
+
+  it("links the Web UI's list of waiting runs and each waiting run's page, when dex knows where the UI is", () => {
+    const waiting = runRow(info({ id: 'task-math-a-1', attrs: [{ key: DEX_STATE, value: 'waiting' }, { key: DEX_WAITING_FOR, value: 'blocked' }] }));
+    const settings = { namespace: 'default', taskQueue: 'dex', hostQueue: 'dex@h', dexHome: '/h', store: { kind: 'sqlite' as const, path: '/h/dex.db' } };
+    const list = waitingListLink(settings, {})!;
+    expect(new URL(list).searchParams.get('query')).toBe('DexState="waiting" AND ExecutionStatus="Running"');
+    const page = webUiDetailsLink(settings, waiting.id, 'run-1', {})!;
+    expect(renderRunList([{ ...waiting, webUi: page }], list).split('\n').slice(0, 3)).toEqual([
+      `waiting for you (in the Web UI: ${list}):`,
+      '  task-math-a-1 at gate blocked: dex approve task-math-a-1  (or: dex reject task-math-a-1 --reason TEXT)',
+      '    http://127.0.0.1:8233/namespaces/default/workflows/task-math-a-1/run-1/metadata',
+    ]);
+    expect(webUiLink(settings, 'a b', {})).toBe('http://127.0.0.1:8233/namespaces/default/workflows/a%20b');
+    // On a server the user names, dex knows the UI only from TEMPORAL_UI_URL.
+    expect(waitingListLink({ ...settings, address: 'temporal.example:7233' }, {})).toBeUndefined();
+  });
 });
 
 describe('what a run is, from its start', () => {
@@ -118,7 +135,7 @@ describe('what a run is, from its start', () => {
 
   it('keeps sandbox: off in the memo of an unconfined run and says so in its summary', () => {
     const about = { title: 'Fix sum', repo: 'math', summary: 'Task "Fix sum" on math (implement)' };
-    expect(startMarks(about)).toEqual({ memo: { title: 'Fix sum', repo: 'math' }, staticSummary: about.summary });
+    expect(startMarks(about)).toEqual({ memo: { title: 'Fix sum', repo: 'math' }, staticSummary: about.summary, staticDetails: RUN_DETAILS });
     const marks = startMarks(about, true);
     expect(marks.memo).toEqual({ title: 'Fix sum', repo: 'math', sandbox: 'off' });
     expect(marks.staticSummary).toMatch(/^Task "Fix sum" on math \(implement\) — UNSANDBOXED/);

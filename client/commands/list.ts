@@ -3,6 +3,7 @@ import { parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import { isDexRun, listQuery, renderRunList, runRow, type RunRow } from '../render/run-list';
 import { readSettings } from '../settings';
+import { waitingListLink, webUiDetailsLink, webUiLink } from '../web-ui-links';
 import { connectSaying } from '../run/slow-wait';
 
 /** A visibility query naming a search attribute the namespace does not have: Temporal answers INVALID_ARGUMENT. */
@@ -22,7 +23,10 @@ export async function listCommand(argv: string[], out: Output): Promise<number> 
     try {
       for await (const info of conns.client.workflow.list({ query, pageSize: Math.min(limit, 100) })) {
         if (!isDexRun(info)) continue;
-        rows.push(runRow(info));
+        const row = runRow(info);
+        // A run that waits links straight to the tab that says how to answer it.
+        const webUi = row.answer ? webUiDetailsLink(settings, row.id, info.runId) : webUiLink(settings, row.id);
+        rows.push(webUi ? { ...row, webUi } : row);
         if (rows.length >= limit) break;
       }
     } catch (err) {
@@ -31,7 +35,7 @@ export async function listCommand(argv: string[], out: Output): Promise<number> 
         `the namespace ${settings.namespace} does not know dex's search attributes (--state and --repo filter on them); register them on this server first: ${(err as Error).message}`,
       );
     }
-    out.result(renderRunList(rows), rows);
+    out.result(renderRunList(rows, waitingListLink(settings)), rows);
     return 0;
   } finally {
     await conns.close();

@@ -52,6 +52,8 @@ export interface RunRow {
   closed?: string;
   /** For a run that waits for a person: the command that answers it. */
   answer?: string;
+  /** Its page in the Web UI, when dex knows where the UI is. */
+  webUi?: string;
 }
 
 /** The visibility query for `filters`: only dex's plan kinds; an input error (exit 2) for a state, kind or repo it cannot ask for. */
@@ -115,8 +117,11 @@ export function runRow(info: WorkflowExecutionInfo): RunRow {
 /** True for the runs `dex list` shows: dex's plan kinds, not a layer's per-target children. */
 export const isDexRun = (info: WorkflowExecutionInfo): boolean => planKindOf(info.type) !== undefined;
 
-/** The rows as text: the runs waiting for a person first, each with its answer, then every run, newest first. */
-export function renderRunList(rows: RunRow[]): string {
+/**
+ * The rows as text: the runs waiting for a person first, each with its answer and page, with a
+ * link to the Web UI's list of them (`waitingList`), then every run, newest first.
+ */
+export function renderRunList(rows: RunRow[], waitingList?: string): string {
   if (rows.length === 0) return 'no runs';
   const waiting = rows.filter((r) => r.answer);
   const cost = (r: RunRow) => (r.costUsd === undefined ? '' : `$${r.costUsd.toFixed(4)}`);
@@ -134,8 +139,11 @@ export function renderRunList(rows: RunRow[]): string {
   const lines = table.map((row) => row.map((c, col) => (col === row.length - 1 ? c : c.padEnd(widths[col]))).join('  ').trimEnd());
   if (waiting.length === 0) return lines.join('\n');
   return [
-    'waiting for you:',
-    ...waiting.map((r) => `  ${r.id}${r.waitingFor ? ` at gate ${r.waitingFor}` : ''}${r.state === 'budget_exceeded' ? ' (over budget)' : ''}: ${r.answer}`),
+    waitingList ? `waiting for you (in the Web UI: ${waitingList}):` : 'waiting for you:',
+    ...waiting.flatMap((r) => [
+      `  ${r.id}${r.waitingFor ? ` at gate ${r.waitingFor}` : ''}${r.state === 'budget_exceeded' ? ' (over budget)' : ''}: ${r.answer}`,
+      ...(r.webUi ? [`    ${r.webUi}`] : []),
+    ]),
     '',
     ...lines,
   ].join('\n');

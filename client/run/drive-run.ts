@@ -8,7 +8,8 @@ import { startMarks, type RunAbout } from './run-about';
 import { hasPollers, startWithId, startWithNextId } from './run-handles';
 import { UNSANDBOXED_WARNING } from './sandbox-choice';
 import { progressView } from './progress-view';
-import { EMBEDDED_UI, type Settings } from '../settings';
+import type { Settings } from '../settings';
+import { webUiLink } from '../web-ui-links';
 import { connectSaying, saysWhileWaiting } from './slow-wait';
 import { unclaimedWork, workerWaitNotice } from './worker-starvation';
 
@@ -20,12 +21,6 @@ const STARVED_AFTER_MS = 5_000;
 /** Exit code for how a run ended (docs/interfaces.md#the-dex-command). */
 export function exitCodeFor(end: RunEnd<unknown>): number {
   return end.state === 'completed' ? 0 : 1;
-}
-
-/** The Web UI page of a run, when dex knows where the UI is. */
-export function webUiLink(settings: Settings, workflowId: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const ui = env.TEMPORAL_UI_URL || (settings.address ? undefined : EMBEDDED_UI);
-  return ui && `${ui}/namespaces/${settings.namespace}/workflows/${encodeURIComponent(workflowId)}`;
 }
 
 /** The queues of a detached run that no worker polls, in words; undefined when both are served. */

@@ -63,5 +63,15 @@ export function sheetAbout(input: SheetInput): RunAbout {
 /** The memo and static summary a run starts with; an unconfined run says so in both. */
 export function startMarks(about: RunAbout, unsandboxed = false): StartMarks {
   const memo: Record<string, unknown> = { title: about.title, ...(about.repo ? { repo: about.repo } : {}), ...(unsandboxed ? { sandbox: 'off' } : {}) };
-  return { memo, staticSummary: unsandboxed ? `${about.summary} — ${UNSANDBOXED_WARNING}` : about.summary };
+  return { memo, staticSummary: unsandboxed ? `${about.summary} — ${UNSANDBOXED_WARNING}` : about.summary, staticDetails: RUN_DETAILS };
 }
+
+/**
+ * The static details of every run, beside its summary on the "User Metadata" tab: where the live
+ * view is, since the Web UI's badge says "Running" for a run that waits for a person (docs/webui.md).
+ */
+export const RUN_DETAILS = [
+  '**Current Details** (right) are this run\'s live view: state, cost, tokens and latest steps.',
+  'When it waits for you they lead with the gate, the question and the commands that answer it.',
+  '`dex list` lists every run that waits, with a link to them here; `dex status ID` shows this run.',
+].join('\n');

@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { hostname } from 'node:os';
 import { numberedWorkflowId } from '../../core/run/ids';
 import { InvalidInput } from '../../core/run/invalid-input';
 import type { WorkflowName } from '../plan-kinds';
@@ -10,10 +11,11 @@ const timeoutsOf = (workflowType: WorkflowName) => (workflowType === 'taskWorkfl
 
 const { TaskQueueType } = temporal.api.enums.v1;
 
-/** What a run shows of itself in the Web UI from its start: a memo and a one-line summary. */
+/** What a run shows of itself in the Web UI from its start: a memo, a one-line summary and details. */
 export interface StartMarks {
   memo?: Record<string, unknown>;
   staticSummary?: string;
+  staticDetails?: string;
 }
 
 /**
@@ -88,9 +90,26 @@ export async function pollerIdentities(client: Client, namespace: string, queue:
   return (response.pollers ?? []).map((p) => p.identity ?? '');
 }
 
-/** How many workers poll `queue` for tasks of `type` (seen by the server within the last minute). */
+/**
+ * False for a poller of this machine whose process is gone. The server lists a dead worker's
+ * pollers for minutes; a worker's identity ends in `<pid>@<hostname>` (the SDK's default, and
+ * dex's workflow hosts'), so one of this host can be checked.
+ */
+export function pollerAlive(identity: string): boolean {
+  const match = /(?:^|\s)(\d+)@(\S+)$/.exec(identity);
+  if (!match || match[2] !== hostname()) return true;
+  try {
+    process.kill(Number(match[1]), 0);
+    return true;
+  } catch (err) {
+    // EPERM: it runs, as another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** How many live workers poll `queue` for tasks of `type` (seen by the server within the last minute). */
 export async function pollerCount(client: Client, namespace: string, queue: string, type: 'workflow' | 'activity'): Promise<number> {
-  return (await pollerIdentities(client, namespace, queue, type)).length;
+  return (await pollerIdentities(client, namespace, queue, type)).filter(pollerAlive).length;
 }
 
 /** True when some worker polls `queue` for tasks of `type`. */

@@ -4,6 +4,7 @@
  */
 import { connect, type ConnectOptions, type Connections } from '../server/connection';
 import { EMBEDDED_ADDRESS, type Settings } from '../settings';
+import { ensureWorkflowHost } from '../server/workflow-host';
 
 /** When a wait is first told, and how often again after that. */
 export interface WaitNotice {
@@ -37,8 +38,21 @@ export async function saysWhileWaiting<T>(work: Promise<T>, what: string, say: (
   }
 }
 
-/** Connects to the server (see connect, whose options it takes), saying so when it takes a while. */
-export function connectSaying(settings: Settings, say: (line: string) => void, opts: ConnectOptions = {}): Promise<Connections> {
+/**
+ * Connects to the server (see connect, whose options it takes), saying so when it takes a while.
+ * On the embedded server, a workflow host keeps every run legible (client/server/workflow-host.ts):
+ * started when missing, and waited for by a command that starts runs.
+ */
+export async function connectSaying(settings: Settings, say: (line: string) => void, opts: ConnectOptions = {}): Promise<Connections> {
   const where = settings.address ?? `${EMBEDDED_ADDRESS} (the embedded dev server)`;
-  return saysWhileWaiting(connect(settings, say, opts), `connecting to the Temporal server at ${where}`, say);
+  const conns = await saysWhileWaiting(connect(settings, say, opts), `connecting to the Temporal server at ${where}`, say);
+  if (settings.address || opts.workflowHost === false) return conns;
+  try {
+    const host = ensureWorkflowHost(conns.client, settings, say, { wait: !!opts.forRuns });
+    await saysWhileWaiting(host, "waiting for dex's workflow host to poll (it bundles the workflows once)", say);
+  } catch (err) {
+    await conns.close();
+    throw err;
+  }
+  return conns;
 }

@@ -2,7 +2,6 @@ import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { startDevServerDetached } from './dev-server';
-import { ensureWorkflowHost } from './workflow-host';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { missingSearchAttributes, registerSearchAttributes } from './search-attribute-setup';
 import { ServerUnreachable } from '../../core/run/server-unreachable';
@@ -17,7 +16,7 @@ import { workerConnectionOptions } from './worker-connection-options';
 export interface ConnectOptions {
   /** It starts runs: the namespace needs dex's search attributes, and it waits for the workflow host. */
   forRuns?: boolean;
-  /** @default true: on the embedded server, start the workflow host when none polls. */
+  /** @default true: on the embedded server, start the workflow host when none polls (client/run/slow-wait.ts connectSaying). */
   workflowHost?: boolean;
   /** @default true: start the embedded server when nothing answers (false: wait for the one starting). */
   startEmbedded?: boolean;
@@ -70,9 +69,6 @@ async function ensureSearchAttributes(connection: Connection, settings: Settings
  * Connects to TEMPORAL_ADDRESS, or, when unset, to the embedded dev server, starting it in
  * the background first when nothing answers there (docs/interfaces.md#plans-workflows-and-ids).
  * `forRuns`: the command starts runs, so the namespace must have dex's search attributes.
- * On the embedded server, a workflow host keeps every run legible (client/server/workflow-host.ts):
- * started when missing, and waited for by a command that starts runs; `workflowHost: false` for
- * the commands that serve workflows themselves.
  */
 export async function connect(settings: Settings, log: (line: string) => void, opts: ConnectOptions = {}): Promise<Connections> {
   // Read before anything connects, so a malformed key stops the command at once (exit 2).
@@ -101,7 +97,6 @@ export async function connect(settings: Settings, log: (line: string) => void, o
     new Client({ connection, namespace: settings.namespace, dataConverter, interceptors: { workflow: clientInterceptors() } });
   let workerClient: Client | undefined;
   const client = clientOn(conn);
-  if (!settings.address && opts.workflowHost !== false) await ensureWorkflowHost(client, settings, log, { wait: !!opts.forRuns });
   return {
     address,
     connection: conn,

@@ -3,7 +3,7 @@ import { mkdirSync, openSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { pollerIdentities } from '../run/run-handles';
+import { pollerAlive, pollerIdentities } from '../run/run-handles';
 import { workflowCodeVersion } from '../../worker/workflow-code-version';
 import type { Settings } from '../settings';
 
@@ -36,20 +36,9 @@ function parseIdentity(identity: string | null | undefined): HostSeen | undefine
   return match ? { version: match[1], role: match[2], pid: Number(match[3]), host: match[4] } : undefined;
 }
 
-/** Whether a process of this host still runs (the server lists a dead poller for minutes). */
-function alive(seen: HostSeen): boolean {
-  if (seen.host !== hostname()) return true;
-  try {
-    process.kill(seen.pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function hostsPolling(client: Client, settings: Settings): Promise<HostSeen[]> {
   const identities = await pollerIdentities(client, settings.namespace, settings.taskQueue, 'workflow');
-  return identities.map(parseIdentity).filter((h): h is HostSeen => !!h && alive(h));
+  return identities.filter(pollerAlive).map(parseIdentity).filter((h): h is HostSeen => !!h);
 }
 
 /**

@@ -31,6 +31,7 @@ export function runDetails(s: RunStatus, workflowId: string): string {
       `    dex approve ${workflowId} --note "…"\n    dex reject ${workflowId} --reason "…"`,
       'or the stock Temporal CLI:',
       `    ${stockSignal(workflowId, 'approve', { note: 'ok' })}\n    ${stockSignal(workflowId, 'reject', { reason: 'why' })}`,
+      'or here: **More Actions → Send a Signal**, name `approve` (input `{"note":"ok"}`) or `reject` (input `{"reason":"why"}`).',
     );
   }
   if (s.retryOf) parts.push(`Retry of \`${s.retryOf.workflowId}\` from phase \`${s.retryOf.phase}\``);
