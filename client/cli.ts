@@ -1,6 +1,7 @@
 import { InvalidInput } from '../core/run/invalid-input';
 import { makeOutput, UsageError, type Command, type Output } from './cli-context';
 import { COMMAND_HELP, helpFor, optionLines, renderCommandHelp, renderOverview, usageOf, type HelpTopic } from './command-help';
+import type * as CleanCommands from './clean/clean-command';
 import type * as CodecServerCommands from './commands/codec-server';
 import type * as DemoCommands from './demo/demo-command';
 import type * as HostCommands from './commands/host-commands';
@@ -45,6 +46,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   diff: async () => (require('./commands/diff') as typeof DiffCommands).diffCommand,
   retry: async () => (require('./commands/retry') as typeof RetryCommands).retryCommand,
   'replay-test': async () => (require('./commands/replay-test') as typeof ReplayTestCommands).replayTestCommand,
+  clean: async () => (require('./clean/clean-command') as typeof CleanCommands).cleanCommand,
   ...Object.fromEntries(
     (['approve', 'reject', 'pause', 'resume', 'cancel'] as const).map((name) => [
       name,

@@ -225,6 +225,12 @@ export const COMMAND_HELP = {
     about: 'Cancels the run; a task rolls its worktree back to its last checkpoint.',
     options: {},
   },
+  clean: {
+    synopsis: 'dex clean',
+    about:
+      "Removes what ended runs left on this host: their worktrees and .base files under $DEX_HOME/worktrees, the dex/ branches of runs that did not complete, and dex demo's repositories; nothing of a run still open (docs/interfaces.md#dex-clean).",
+    options: { 'dry-run': { type: 'boolean', help: 'list what it would remove, and remove nothing' } },
+  },
   help: { synopsis: 'dex help [COMMAND]', about: "Every command, or one command's usage and options.", options: {} },
 } satisfies Record<string, CommandHelp>;
 

@@ -7,7 +7,6 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SimpleGit } from 'simple-git';
-import { safeName } from '../../core/run/ids';
 import { tickTask } from '../../core/roadmap/roadmap';
 import { DEX_COMMITTER } from '../task/checkpoint';
 import type { ActivityDeps } from '../deps';
@@ -15,6 +14,7 @@ import { dexGit, dexRemoteGit } from '../../host/git/dex-git';
 import { contains } from './landing-merge';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
 import { MERGE_TRAILER } from './roadmap-activities';
+import { landingWorktreeName, worktreesDir } from '../../host/worktree/worktree-home';
 
 const COMMITTER = [`user.name=${DEX_COMMITTER.name}`, `user.email=${DEX_COMMITTER.email}`];
 
@@ -72,7 +72,7 @@ export const createLandingRemoteActivities = (deps: ActivityDeps) => heartbeatin
    * when it is on the base branch, clean, and behind it.
    */
   async pushLanding(input: PushInput): Promise<PushOutcome> {
-    const path = join(deps.dexHome, 'worktrees', `land-${safeName(input.key)}`);
+    const path = join(worktreesDir(deps.dexHome), landingWorktreeName(input.key));
     const repo = dexRemoteGit(input.repoPath, COMMITTER);
     await repo.raw(['worktree', 'prune']);
     if (!existsSync(path)) await repo.raw(['worktree', 'add', '--detach', path, input.remoteHead]);

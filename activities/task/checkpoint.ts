@@ -10,15 +10,13 @@ import type { ActivityDeps } from '../deps';
 import { commandSetup } from '../../host/dependencies/setup-state';
 import { dexGit } from '../../host/git/dex-git';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
+import { baseFileFor, worktreesDir } from '../../host/worktree/worktree-home';
 
 /** The commit trailer that marks a checkpoint with its idempotency key. */
 export const CHECKPOINT_TRAILER = 'Dex-Checkpoint';
 
 /** The committer dex uses when the repository configures none. */
 export const DEX_COMMITTER = { name: 'dex', email: 'dex@localhost' } as const;
-
-/** Where the base commit of the worktree at `worktreePath` is recorded (next to it, outside the tree). */
-const baseFileFor = (worktreePath: string): string => `${resolve(worktreePath)}.base`;
 
 function invalidRepository(repoPath: string, why: string): ApplicationFailure {
   return nonRetryable(FAILURE.InvalidRepository, `${repoPath} is not usable: ${why}`);
@@ -154,7 +152,7 @@ export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWh
     if ((await tryGit(git, ['check-ref-format', '--branch', input.branch])) === undefined) {
       throw nonRetryable(FAILURE.InvalidBranch, `${JSON.stringify(input.branch)} is not a valid branch name`);
     }
-    const path = join(deps.dexHome, 'worktrees', input.worktreeName);
+    const path = join(worktreesDir(deps.dexHome), input.worktreeName);
     const existing = existsSync(path) ? await worktreeBranch(git, path) : undefined;
     if (existing === input.branch) {
       const baseSha = (await readBase(path)) ?? (await git.raw(['merge-base', 'HEAD', input.branch])).trim();

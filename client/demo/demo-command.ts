@@ -1,11 +1,10 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP } from '../command-help';
 import type * as DriveTask from '../run/drive-task';
 import { describeTaskEnd } from '../render/task-end';
 import { DEMO_TASK, createSampleRepo } from './sample-repo';
+import { newDemoRepoPath } from './demo-repos';
 import { sandboxForRun } from '../run/sandbox-choice';
 import { commandSettings } from '../run-queues';
 import { buildTaskInput } from '../requests/task-request';
@@ -16,10 +15,11 @@ export const DEMO_CASSETTE = join(__dirname, 'demo.cassette.jsonl');
 /** `dex demo`: makes a sample repository with a failing test and fixes it through a real taskWorkflow. */
 export async function demoCommand(argv: string[], out: Output): Promise<number> {
   const { values } = parseCommandArgs(argv, COMMAND_HELP.demo.options);
-  const dir = values.dir ? resolve(values.dir) : join(mkdtempSync(join(tmpdir(), 'dex-demo-')), 'math');
+  const settings = commandSettings(false);
+  // A repository of its own making is recorded for `dex clean`; one in --dir is the person's.
+  const dir = values.dir ? resolve(values.dir) : newDemoRepoPath(settings.dexHome);
   createSampleRepo(dir);
   out.info(`sample repository with a failing test: ${dir}`);
-  const settings = commandSettings(false);
   // The demo's commands are its own, so it may run without a sandbox, but says so loudly.
   const available = sandboxForRun();
   if (!available.ok) out.info(`WARNING: ${available.why.replace(/, or pass.*$/, '')}; the demo runs its own commands without one`);

@@ -82,21 +82,27 @@ export function listQuery(filters: ListFilters): string {
 }
 
 /** Temporal's status of a run, as a dex state would read (`RUNNING` → `running`). */
-const temporalState = (info: WorkflowExecutionInfo): string => info.status.name.toLowerCase();
+const temporalState = (info: Pick<WorkflowExecutionInfo, 'status'>): string => info.status.name.toLowerCase();
 
 /** The command that answers a run waiting in `state`. */
 function answerFor(id: string, state: string): string {
   return state === 'budget_exceeded' ? `dex approve ${id} --budget-usd N` : `dex approve ${id}  (or: dex reject ${id} --reason TEXT)`;
 }
 
+/** A run's state: its `DexState`, or Temporal's status for a run without one or ended from outside. */
+export function runState(info: Pick<WorkflowExecutionInfo, 'typedSearchAttributes' | 'status'>): string {
+  const dexState = info.typedSearchAttributes.get(DEX_STATE);
+  // A run ended from outside (terminated, timed out) never said so itself: its last DexState is stale.
+  const live = info.status.name === 'RUNNING';
+  return dexState && (live || !LIVE_STATES.has(dexState)) ? dexState : temporalState(info);
+}
+
 /** One run's row, from its search attributes and memo; `DexState` falls back to Temporal's status. */
 export function runRow(info: WorkflowExecutionInfo): RunRow {
   const attrs = info.typedSearchAttributes;
   const memo = (info.memo ?? {}) as { title?: unknown; repo?: unknown };
-  const dexState = attrs.get(DEX_STATE);
-  // A run ended from outside (terminated, timed out) never said so itself: its last DexState is stale.
   const live = info.status.name === 'RUNNING';
-  const state = dexState && (live || !LIVE_STATES.has(dexState)) ? dexState : temporalState(info);
+  const state = runState(info);
   const waitingFor = attrs.get(DEX_WAITING_FOR) || undefined;
   const text = (value: unknown): string | undefined => (typeof value === 'string' && value ? value : undefined);
   return {

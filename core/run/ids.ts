@@ -44,6 +44,14 @@ export const taskBranch = (taskWorkflowId: string): string => `dex/${taskWorkflo
 /** The name of a task's worktree folder (under `<dexHome>/worktrees`). */
 export const taskWorktreeName = (taskWorkflowId: string): string => taskWorkflowId;
 
+// The inverses below are for `dex clean`, which finds leftovers on disk before it knows their runs.
+
+/** The task run `branch` belongs to (the inverse of {@link taskBranch}); undefined for a branch dex does not name. */
+export const runOfTaskBranch = (branch: string): string | undefined => (/^dex\/./.test(branch) ? branch.slice('dex/'.length) : undefined);
+
+/** The task run whose worktree folder is `name` (the inverse of {@link taskWorktreeName}). */
+export const runOfTaskWorktree = (name: string): string => name;
+
 /** One attempt at a phase: its transcript id, its phase record's key and its checkpoint commit's key. */
 export const phaseAttemptKey = (taskWorkflowId: string, phase: string, attempt: number): string =>
   `${taskWorkflowId}/${phase}/${attempt}`;
