@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { Redactor } from '../core/run/redaction';
 import type { DexStore } from '../store/dex-store';
 
 /** What the activities need from the process that hosts them. */
@@ -13,4 +14,9 @@ export interface ActivityDeps {
    * (Temporal's retry policy is the only one) and the base URL and key it was given.
    */
   anthropicClient: (opts: { baseUrl?: string }) => Anthropic;
+  /**
+   * The worker's redaction step (docs/security.md#redaction), for what leaves other than through
+   * the store: model requests and recorded cassettes. @default the shapes of credentials only
+   */
+  redactor?: Redactor;
 }

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { createActivities, type ActivityDeps } from '../activities';
 import { dependencyCacheDir } from '../host/cache-dir';
 import { openStoreFromEnv } from '../store/open-store';
+import { redactingStore } from '../store/redacting-store';
+import { secretValues } from '../host/secrets/secret-values';
+import { createRedactor } from '../core/run/redaction';
 import { activityTracingOptions, tracedWorkflowModules, workflowTracingOptions } from '../tracing/worker-tracing';
 
 /** Where a worker connects and which queues it serves. */
@@ -58,8 +61,11 @@ const quietBundlerLogger = {
 export async function hostDeps(dexHome: string, env: NodeJS.ProcessEnv = process.env): Promise<ActivityDeps> {
   // One client per base URL, kept: its connections are reused from one model call to the next.
   const clients = new Map<string, Anthropic>();
+  const redactor = createRedactor(secretValues(env));
   return {
-    store: await openStoreFromEnv(dexHome, env),
+    redactor,
+    // Everything an activity stores passes the one redaction step (docs/security.md#redaction).
+    store: redactingStore(await openStoreFromEnv(dexHome, env), redactor),
     dexHome,
     dependencyCache: dependencyCacheDir(env),
     anthropicClient: ({ baseUrl }) => {

@@ -15,6 +15,7 @@ import { costOf, priceOf } from '../../core/run/pricing';
 import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
 import { recordedReply } from './cassette-recorder';
+import { createRedactor, redactDeep } from '../../core/run/redaction';
 import { classifyModelError } from './model-errors';
 import { StreamWatchdog } from './stream-watchdog';
 import type { DexStore } from '../../store/dex-store';
@@ -51,7 +52,8 @@ export function modelReply(deps: ActivityDeps, cassettes: CassetteFiles, request
   if (llm.kind === 'replay') return cassetteReply(deps.store, cassettes, llm.path, request);
   if (llm.kind === 'record') {
     const who = { call: request.callKey, task: request.task, phase: request.phase };
-    return recordedReply(llm.path, who, () => streamedReply(deps, { kind: 'anthropic' }, request));
+    // What a cassette records passes the redaction step like everything dex writes (docs/security.md#redaction).
+    return recordedReply(llm.path, who, async () => redactDeep(await streamedReply(deps, { kind: 'anthropic' }, request), redactorOf(deps)));
   }
   return streamedReply(deps, llm, request);
 }
@@ -148,7 +150,8 @@ async function streamedReply(deps: ActivityDeps, llm: Extract<LlmSpec, { kind: '
   // Heartbeats follow the bytes of the reply; a stream that goes silent is given up and retried.
   const watchdog = new StreamWatchdog((progress) => ctx.heartbeat(progress));
   try {
-    const stream = client.messages.stream(request.params, {
+    // The model gets the redacted text too: a secret in a file the prompt quotes never leaves the host.
+    const stream = client.messages.stream(redactDeep(request.params, redactorOf(deps)), {
       headers: { 'x-dex-task': request.task, 'x-dex-phase': request.phase, 'x-dex-call': request.callKey },
       signal: AbortSignal.any([ctx.cancellationSignal, watchdog.signal]),
       middleware: [watchdog.middleware],
@@ -161,6 +164,10 @@ async function streamedReply(deps: ActivityDeps, llm: Extract<LlmSpec, { kind: '
     watchdog.stop();
   }
 }
+
+/** The worker's redactor, or the shapes of credentials alone where a test's deps have none. */
+const shapesOnly = createRedactor();
+const redactorOf = (deps: ActivityDeps) => deps.redactor ?? shapesOnly;
 
 function cassetteInvalid(message: string): ApplicationFailure {
   return nonRetryable(FAILURE.CassetteInvalid, message);

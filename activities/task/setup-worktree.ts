@@ -6,6 +6,8 @@ import { DependencyCache } from '../../host/dependencies/dependency-cache';
 import { prepareDependencies } from '../../host/dependencies/prepare-dependencies';
 import { SetupFailed } from '../../host/dependencies/setup-failed';
 import type { ActivityDeps } from '../deps';
+import { createRedactor } from '../../core/run/redaction';
+import { secretValues } from '../../host/secrets/secret-values';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
 import { assertWorktreeExists } from '../../host/worktree/worktree-paths';
@@ -53,6 +55,8 @@ export const createSetupActivities = (deps: ActivityDeps) => {
       assertSandboxAvailable(input.sandbox);
       const started = Date.now();
       const ctx = Context.current();
+      // setup.env names its secrets whatever they are called: their values are removed too (docs/security.md#redaction).
+      const redactor = createRedactor(secretValues(process.env, input.setup?.env ?? []));
       await cache.sweep();
       try {
         const outcome = await prepareDependencies({
@@ -67,12 +71,13 @@ export const createSetupActivities = (deps: ActivityDeps) => {
         const result: SetupResult = { steps: outcome.steps, copied: outcome.copied, durationMs: Date.now() - started, artifactId: input.artifactId };
         // The first line is what `dex log` shows; the install's output follows. A repository with nothing to set up has no report.
         if (!setupDidSomething(result)) return { ...result, artifactId: '' };
-        await deps.store.putArtifact(input.artifactId, 'setup', [describeSetup(result), outcome.report].filter(Boolean).join('\n\n'));
+        await deps.store.putArtifact(input.artifactId, 'setup', redactor.redact([describeSetup(result), outcome.report].filter(Boolean).join('\n\n')));
         return result;
       } catch (err) {
         if (!(err instanceof SetupFailed)) throw err;
-        await deps.store.putArtifact(input.artifactId, 'setup', `${err.message}\n\n${err.tail}`);
-        throw nonRetryable(FAILURE.SetupFailed, err.message, [{ tail: err.tail, artifactId: input.artifactId }]);
+        const [message, tail] = [redactor.redact(err.message), redactor.redact(err.tail)];
+        await deps.store.putArtifact(input.artifactId, 'setup', `${message}\n\n${tail}`);
+        throw nonRetryable(FAILURE.SetupFailed, message, [{ tail, artifactId: input.artifactId }]);
       }
     },
   });

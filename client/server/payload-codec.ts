@@ -9,6 +9,9 @@ import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { InvalidInput } from '../../core/run/invalid-input';
+import { createRedactor, type Redactor } from '../../core/run/redaction';
+import { secretValues } from '../../host/secrets/secret-values';
+import { RedactingCodec } from './redacting-codec';
 
 /** The metadata that marks an encrypted payload: Temporal's conventional encoding name, and which key sealed it. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
@@ -109,7 +112,10 @@ export function codecFromEnv(env: NodeJS.ProcessEnv = process.env): AesGcmCodec 
   return spec?.trim() ? new AesGcmCodec(parseCodecKeys(spec)) : undefined;
 }
 
-/** The data converter of every client and worker dex builds: the default one, sealed when a codec is given. */
-export function dexDataConverter(codec: PayloadCodec | undefined): DataConverter {
-  return codec ? { payloadCodecs: [codec] } : {};
+/**
+ * The data converter of every client and worker dex builds: the default one, its payloads redacted
+ * (client/server/redacting-codec.ts) and then sealed when a codec is given.
+ */
+export function dexDataConverter(codec: PayloadCodec | undefined, redactor: Redactor = createRedactor(secretValues())): DataConverter {
+  return { payloadCodecs: [new RedactingCodec(redactor), ...(codec ? [codec] : [])] };
 }

@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SANDBOX_HOME } from './sandbox-env';
+import { gitViewArgs } from './git-view';
 import { isWithin, repositoryMetadata } from './repository-metadata';
 
 /** System folders mounted read-only (or re-created as the links they are on merged-/usr systems). */
@@ -52,11 +53,11 @@ function systemFolderArgs(): string[] {
  * every namespace of its own (no network, its own PIDs, no further user namespaces), no
  * capabilities, a new session, the system read-only, a private empty home and /tmp, the
  * worktree read-write, and the repository's git metadata read-only, so neither refs, config
- * nor hooks can be changed from inside.
+ * nor hooks can be changed from inside, and without the owner's credentials (host/sandbox/git-view.ts).
  */
 export function bwrapArgs(mounts: BwrapMounts, argv: readonly string[]): string[] {
   const worktree = realpathSync(mounts.worktree);
-  const { dotGit, commonDir } = repositoryMetadata(worktree);
+  const { dotGit, commonDir, gitDir } = repositoryMetadata(worktree);
   const args = [
     '--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
     ...systemFolderArgs(),
@@ -66,6 +67,8 @@ export function bwrapArgs(mounts: BwrapMounts, argv: readonly string[]): string[
   if (commonDir && !isWithin(commonDir, worktree)) args.push('--ro-bind', commonDir, commonDir);
   args.push('--bind', worktree, worktree);
   if (dotGit) args.push('--ro-bind', dotGit, dotGit);
+  // Over those mounts: the config without credentials, no reflogs or FETCH_HEAD (host/sandbox/git-view.ts).
+  if (commonDir) args.push(...gitViewArgs(commonDir, gitDir));
   for (const [host, inside] of mounts.extraFiles ?? []) args.push('--ro-bind', host, inside);
   for (const [host, inside] of mounts.writablePaths ?? []) args.push('--bind', host, inside);
   args.push('--chdir', worktree, '--', ...argv);

@@ -3,11 +3,11 @@ import { isAbsolute, join, resolve } from 'node:path';
 
 /**
  * Where the git metadata of the worktree at `worktreePath` lives: the worktree's own `.git`
- * entry and the repository's common git folder (objects, refs, config, hooks), so the sandbox
- * can mount both read-only. Read from the files git writes, not by running git, which could
+ * entry, the repository's common git folder (objects, refs, config, hooks) and a linked
+ * worktree's own git folder, so the sandbox can mount them read-only. Read from the files git writes, not by running git, which could
  * run the repository's code.
  */
-export function repositoryMetadata(worktreePath: string): { dotGit?: string; commonDir?: string } {
+export function repositoryMetadata(worktreePath: string): { dotGit?: string; commonDir?: string; gitDir?: string } {
   const dotGit = join(worktreePath, '.git');
   if (!existsSync(dotGit)) return {};
   const info = lstatSync(dotGit);
@@ -17,9 +17,9 @@ export function repositoryMetadata(worktreePath: string): { dotGit?: string; com
   if (!pointer) return { dotGit };
   const gitDir = isAbsolute(pointer) ? pointer : resolve(worktreePath, pointer);
   const commonFile = join(gitDir, 'commondir');
-  if (!existsSync(commonFile)) return { dotGit, commonDir: gitDir };
+  if (!existsSync(commonFile)) return { dotGit, commonDir: gitDir, gitDir };
   const common = readFileSync(commonFile, 'utf8').trim();
-  return { dotGit, commonDir: isAbsolute(common) ? common : resolve(gitDir, common) };
+  return { dotGit, commonDir: isAbsolute(common) ? common : resolve(gitDir, common), gitDir };
 }
 
 /** True when `inner` is `outer` or below it. */

@@ -1,0 +1,20 @@
+import { createRedactor, MIN_SECRET_LENGTH, type KnownSecret, type Redactor } from '../../core/run/redaction';
+
+/** Names of environment variables whose values are secrets (docs/security.md#redaction). */
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|_PAT$|^PAT_|COOKIE|SESSION)/i;
+/** Names that match the pattern but hold nothing secret. */
+const NOT_SECRET = /^(DEX_CODEC_KEYS_FILE|SSH_AUTH_SOCK|GPG_AGENT_INFO|KEYTIMEOUT)$/;
+
+/** The secret values of `env`, named by their variables: what a worker must never store or send. */
+export function secretValues(env: NodeJS.ProcessEnv = process.env, alsoNames: readonly string[] = []): KnownSecret[] {
+  const named = new Set(alsoNames);
+  return Object.entries(env)
+    .filter(([name, value]) => value && value.length >= MIN_SECRET_LENGTH && (named.has(name) || (SECRET_NAME.test(name) && !NOT_SECRET.test(name))))
+    .map(([name, value]) => ({ name, value: value! }));
+}
+
+/** The redactor of this process's environment, made once. */
+export function processRedactor(): Redactor {
+  return (processRedactor_ ??= createRedactor(secretValues()));
+}
+let processRedactor_: Redactor | undefined;
