@@ -45,6 +45,16 @@ const dex = useDexEnvironment({
 
 const git = (repo: string, ...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' });
 
+/** Every DexCostUsd the run's history upserted, in order. */
+async function costsShown(handle: { fetchHistory(): Promise<{ events?: unknown[] | null }> }): Promise<number[]> {
+  type Upsert = { upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes?: { indexedFields?: Record<string, { data?: Uint8Array }> } } };
+  const events = ((await handle.fetchHistory()).events ?? []) as Upsert[];
+  return events.flatMap((e) => {
+    const cost = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.DexCostUsd?.data;
+    return cost ? [JSON.parse(Buffer.from(cost).toString('utf8')) as number] : [];
+  });
+}
+
 /** Runs `node --test` on every landing commit of main, each in a worktree of its own. */
 function verifyEachLanding(repo: string): string[] {
   const landings = git(repo, 'log', '--first-parent', '--reverse', '--format=%H %s', 'main').split('\n').filter((l) => l.includes(' dex: land '));
@@ -63,6 +73,10 @@ describe('finalize before landing, on a real dev server', () => {
     dex.recordHistory(handle.workflowId, 'roadmap-workflow-finalize.json');
     const result = (await handle.result()) as RoadmapResult;
     expect(result.tasks.map((t) => [t.id, t.state])).toEqual([['L1', 'completed'], ['L2', 'completed']]);
+    // What the roadmap showed spent never went down: the finalize run's spending added to its task's, never stood for it.
+    const shown = await costsShown(handle);
+    expect(shown.at(-1)).toBeCloseTo(result.costUsd, 4);
+    expect(shown).toEqual([...shown].sort((a, b) => a - b));
 
     // Exactly one task was finalized by the model: the one that landed second.
     const finalized = ['L1', 'L2'].filter((id) => dex.requestsFor(id).some((r) => r.headers['x-dex-phase'] === 'finalize'));

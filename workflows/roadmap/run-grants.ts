@@ -1,5 +1,5 @@
 import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
-import { budgetGrantSignal, budgetRequestSignal } from '../run/definitions';
+import { budgetGrantSignal, budgetRequestSignal, type TaskSpending } from '../run/definitions';
 import type { RunControl } from '../run/run-control';
 import type { RunLedger } from '../run/run-ledger';
 
@@ -21,15 +21,18 @@ export class RunGrants {
   /**
    * @param spentBefore what earlier runs of this roadmap (before continue-as-new) spent.
    * @param idOf the workflow id of a task's run.
+   * @param heard takes what a task that asks says it has spent: the run waits for budget with it shown.
    */
   constructor(
     private readonly ledger: RunLedger,
     private readonly control: RunControl,
     private readonly idOf: (taskId: string) => string,
     private readonly spentBefore: number,
+    heard: (taskId: string, spent: TaskSpending) => void,
   ) {
-    setHandler(budgetRequestSignal, ({ taskId, usd }) => {
+    setHandler(budgetRequestSignal, ({ taskId, usd, spent }) => {
       this.pending.set(taskId, Math.max(usd, this.pending.get(taskId) ?? 0));
+      if (spent) heard(taskId, spent);
     });
   }
 

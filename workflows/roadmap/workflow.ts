@@ -42,7 +42,10 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   }, (taskId) => board.decisionTarget(taskId));
   const ledger = new RunLedger('roadmap', control, { spentBy: () => ({ ...board.spent(), turns: 0 }) });
   ledger.budget = input.carried?.runBudget ?? input.runBudget;
-  const grants = new RunGrants(ledger, control, (id) => children.idOf(id), board.spent().costUsd);
+  const grants = new RunGrants(ledger, control, (id) => children.idOf(id), board.spent().costUsd, (taskId, spent) => {
+    board.noteSpending(taskId, spent);
+    ledger.publish();
+  });
   setHandler(taskUpdateSignal, (update) => {
     const step = board.noteUpdate(update);
     if (step) ledger.step(step);
