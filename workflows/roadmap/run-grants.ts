@@ -2,6 +2,7 @@ import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
 import { budgetGrantSignal, budgetRequestSignal, type TaskSpending } from '../run/definitions';
 import type { RunControl } from '../run/run-control';
 import type { RunLedger } from '../run/run-ledger';
+import { inIdOrder } from './id-order';
 
 /**
  * The run budget of a roadmap, handed to its tasks by reservation
@@ -58,7 +59,7 @@ export class RunGrants {
     return Math.max(0, left);
   }
 
-  /** Grants what fits, smallest task id first; waits at the `budget` gate for the rest. `rejected` when a person said no. */
+  /** Grants what fits, in task id order (T2 before T10); waits at the `budget` gate for the rest. `rejected` when a person said no. */
   async serve(): Promise<'ok' | 'rejected'> {
     for (;;) {
       // Requests may arrive while a grant is being sent: go round until a pass grants nothing.
@@ -74,10 +75,10 @@ export class RunGrants {
     }
   }
 
-  /** Grants each pending request that fits, smallest task id first; true when it granted any. */
+  /** Grants each pending request that fits, in task id order; true when it granted any. */
   private async grantWhatFits(): Promise<boolean> {
     let granted = false;
-    for (const [taskId, usd] of [...this.pending].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    for (const [taskId, usd] of inIdOrder([...this.pending], ([id]) => id)) {
       if (usd - (this.granted.get(taskId) ?? 0) > this.left()) continue;
       this.granted.set(taskId, usd);
       this.pending.delete(taskId);

@@ -10,6 +10,7 @@ import { RunLedger } from '../run/run-ledger';
 import { roadmapActivities } from './activities';
 import { RoadmapBoard } from './board';
 import { RoadmapChildren } from './children';
+import { inIdOrder } from './id-order';
 import { landTask } from './landing';
 import { RunGrants } from './run-grants';
 import { recordLanded } from './run-memory';
@@ -22,8 +23,9 @@ const PASSED_ON = { approve: approveSignal, reject: rejectSignal, pause: pauseSi
 /**
  * A whole roadmap: tasks in dependency order, independent ones in parallel (at most
  * `maxParallel`) as child `taskWorkflow`s on their own branches and worktrees; finished
- * branches land on the base branch through one serialized queue in id order, each with its
- * box ticked in the landing commit; a conflict waits at the `merge` gate; a failed or
+ * branches land on the base branch through one serialized queue in the order they finished
+ * (those that finished together in id order, T2 before T10), each with its box ticked in the
+ * landing commit; a conflict waits at the `merge` gate; a failed or
  * rejected task skips its dependents. Continues as new, carrying its state, when history
  * grows large or after `continueAsNewAfterTasks` tasks.
  */
@@ -64,9 +66,8 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   let endedThisRun = 0;
   while (!board.finished()) {
     if ((await grants.serve()) === 'rejected') return result('rejected');
-    // Land finished branches one at a time, the smallest id first.
-    landingQueue.sort((a, b) => (a.id < b.id ? -1 : 1));
-    for (let next = landingQueue.shift(); next; next = landingQueue.shift()) await land(next.id, next.result);
+    // Finished branches land one at a time as they finished; those the run heard of together (while it was busy), in id order.
+    for (const next of inIdOrder(landingQueue.splice(0), (t) => t.id)) await land(next.id, next.result);
     for (const end of children.takeEnded()) {
       endedThisRun++;
       const ended = 'result' in end ? end.result : end.failure.result;
