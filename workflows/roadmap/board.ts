@@ -42,6 +42,19 @@ export class RoadmapBoard {
       .sort((a, b) => this.depth.get(a.id)! - this.depth.get(b.id)!);
   }
 
+  /**
+   * The tasks this run has landed (they have a landing commit; ticked before it, they have none)
+   * or has under way: what `maxTasks` counts (docs/roadmaps.md#landing-part-of-a-roadmap).
+   */
+  taken(): number {
+    return this.tasks.filter((t) => t.state === 'running' || (t.state === 'completed' && t.commit !== undefined)).length;
+  }
+
+  /** The open tasks not started (yet). */
+  notStarted(): string[] {
+    return this.tasks.filter((t) => t.state === 'pending').map((t) => t.id);
+  }
+
   /** True when no task can change any more. */
   finished(): boolean {
     return this.tasks.every((t) => ENDED.has(t.state));

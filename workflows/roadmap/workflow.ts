@@ -64,7 +64,11 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
 
   const landingQueue: { id: string; result: TaskResult }[] = [];
   let endedThisRun = 0;
-  while (!board.finished()) {
+  // With `maxTasks` (dex run --max-tasks), the run ends once that many have landed and none runs.
+  const limit = input.maxTasks ?? Infinity;
+  const atLimit = () => board.taken() >= limit && board.running().length === 0;
+  const over = () => board.finished() || atLimit();
+  while (!over()) {
     if ((await grants.serve()) === 'rejected') return result('rejected');
     // Finished branches land one at a time as they finished; those the run heard of together (while it was busy), in id order.
     for (const next of inIdOrder(landingQueue.splice(0), (t) => t.id)) await land(next.id, next.result);
@@ -80,12 +84,13 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
       }
     }
     if (landingQueue.length) continue;
+    if (atLimit()) break; // not continue-as-new for a run that is over
 
     const wantsNewRun = endedThisRun >= input.continueAsNewAfterTasks || workflowInfo().continueAsNewSuggested;
     if (wantsNewRun && board.running().length === 0) {
       await continueAsNew<typeof roadmapWorkflow>({ ...input, carried: { tasks: board.tasks, runs, runBudget: ledger.budget } });
     }
-    const room = () => input.maxParallel - board.running().length;
+    const room = () => Math.min(input.maxParallel - board.running().length, limit - board.taken());
     if (!wantsNewRun && !control.paused) {
       for (const task of board.ready().slice(0, Math.max(0, room()))) {
         if ((await guardBudget(ledger, control)) === 'rejected') return result('rejected');
@@ -95,15 +100,18 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
         ledger.step(`${task.id} started (${phases.join(', ')})`);
       }
     }
-    if (board.finished()) break;
+    if (over()) break;
     await condition(() => children.anyEnded || grants.anyPending || (!control.paused && board.ready().length > 0 && room() > 0 && !wantsNewRun));
   }
   const ended = board.tasks.map((t) => t.state);
   return result(ended.some((s) => ['failed', 'skipped', 'cancelled'].includes(s)) ? 'failed' : ended.includes('rejected') ? 'rejected' : 'completed');
 
   function result(final: RunState): RoadmapResult {
+    // Under --max-tasks the open tasks left are for a later `dex run`: the result names them.
+    const notStarted = input.maxTasks !== undefined ? board.notStarted() : [];
+    if (notStarted.length) ledger.step(`not started (--max-tasks ${input.maxTasks}): ${notStarted.join(', ')}`);
     ledger.end(final);
-    const out: RoadmapResult = { state: final, tasks: board.tasks, ...board.spent(), runs };
+    const out: RoadmapResult = { state: final, tasks: board.tasks, ...board.spent(), runs, ...(notStarted.length ? { notStarted } : {}) };
     if (final === 'completed') return out;
     const open = board.tasks.filter((t) => t.state !== 'completed').map((t) => `${t.id} ${t.state}`);
     throw nonRetryable(final === 'rejected' ? FAILURE.RoadmapRejected : FAILURE.RoadmapFailed, `roadmap ${final}: ${open.join(', ')}`, [out]);
