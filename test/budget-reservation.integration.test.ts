@@ -50,6 +50,7 @@ describe('budgets by reservation', () => {
     const config = `verify: ["node --test"]\nverifyBaseline: false\nmaxParallel: 4\nmaxTokens: 1024\nbudgets:\n  run: { usd: ${RUN_BUDGET} }\n`;
     const repo = roadmapRepo(roadmap, config);
     const { handle } = await startRoadmap(dex, repo);
+    dex.recordHistory(handle.workflowId, 'roadmap-workflow-run-budget.json');
 
     const waiting = await waitForGate(handle, 'budget');
     expect(waiting.state).toBe('budget_exceeded');

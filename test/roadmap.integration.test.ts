@@ -133,6 +133,7 @@ describe('roadmapWorkflow on a real dev server', () => {
 
     const status = await handle.query<RunStatus>('status');
     const taskId = (status.tasks![0] as { workflowId?: string }).workflowId!;
+    dex.recordHistory(taskId, 'task-workflow-spending.json');
     const task = await dex.client.workflow.getHandle(taskId).query<RunStatus>('status');
     const twoCalls = usageTotals(SLOW.slice(0, 2));
     expect(task.tokens).toEqual(twoCalls);
