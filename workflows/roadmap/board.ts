@@ -136,7 +136,8 @@ export class RoadmapBoard {
     return this.tasks.map((t) => {
       const live = this.live.get(t.id);
       const running = t.state === 'running' && live;
-      return { ...t, ...this.spentOf(t), state: running ? live.state : t.state, phase: running ? live.phase : t.phase };
+      const { tokens, costUsd } = this.spentOf(t);
+      return { ...t, tokens, costUsd, state: running ? live.state : t.state, phase: running ? live.phase : t.phase };
     });
   }
 
