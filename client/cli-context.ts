@@ -32,15 +32,32 @@ export class UsageError extends InvalidInput {
 }
 
 /**
+ * `argv` with a negative number after a string option joined to it (`--max-tasks -1` as
+ * `--max-tasks=-1`): the parser would take `-1` for an option, and the command could not say what
+ * is wrong with the value.
+ */
+function negativeValuesJoined(argv: string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
+  const takesValue = (arg: string) => arg.startsWith('--') && options[arg.slice(2)]?.type === 'string';
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (takesValue(argv[i]) && /^-\d/.test(argv[i + 1] ?? '')) out.push(`${argv[i]}=${argv[++i]}`);
+    else out.push(argv[i]);
+  }
+  return out;
+}
+
+/**
  * Parses a command's arguments; unknown options and missing values are usage errors (exit 2).
  * `options` may be a command's entry in client/command-help.ts: the parser reads each option's
  * `type` and ignores its help.
  */
 export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {
   try {
-    return parseArgs({ args: argv, options: { ...options, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+    const args = negativeValuesJoined(argv, options);
+    return parseArgs({ args, options: { ...options, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    // An input error is one line (docs/interfaces.md#files); the parser words some on several.
+    throw new UsageError((err as Error).message.split('\n').join(' '));
   }
 }
 

@@ -102,6 +102,11 @@ export const COMMAND_HELP = {
     options: {
       repo: { type: 'string', value: 'DIR', help: "the git repository (default: the roadmap's folder)" },
       llm: LLM,
+      'max-tasks': {
+        type: 'string',
+        value: 'N',
+        help: 'land at most N tasks (a whole number, 1 or more): no new task starts once N have landed or are under way; the run ends completed, listing the tasks it did not start, and a later `dex run` of the roadmap takes them up (default: every open task)',
+      },
       detach: DETACH,
       'unsafe-no-sandbox': UNSAFE_NO_SANDBOX,
     },

@@ -20,6 +20,23 @@ const LINES: Record<string, CassetteLine[]> = Object.fromEntries(
 
 const dex = useDexEnvironment({ server: 'dev', cassette: Object.values(LINES).flat(), queue: 'dex-it-budget-reservation' });
 
+/** The dearest single model call of the cassette, in USD: how far a roadmap's figure may trail its tasks' (a call in flight). */
+const ONE_CALL = Math.max(...Object.values(LINES).flat().map((l) => costOf(TEST_MODEL, usageTotals([l]))));
+
+/** What each task of the roadmap says it spent (its own `status` query), added up. */
+async function tasksSay(status: RunStatus): Promise<{ costUsd: number; tokens: number }> {
+  let costUsd = 0;
+  let tokens = 0;
+  for (const t of status.tasks ?? []) {
+    const workflowId = (t as { workflowId?: string }).workflowId;
+    if (!workflowId) continue;
+    const own = await dex.client.workflow.getHandle(workflowId).query<RunStatus>('status');
+    costUsd += own.costUsd;
+    tokens += Object.values(own.tokens).reduce((a, b) => a + b, 0);
+  }
+  return { costUsd, tokens };
+}
+
 /** What the fake server has answered so far, in USD: each task's first k cassette lines for its k requests. */
 function spentAtFake(): number {
   return TASKS.reduce((sum, id) => sum + costOf(TEST_MODEL, usageTotals(LINES[id].slice(0, dex.requestsFor(id).length))), 0);
@@ -33,6 +50,7 @@ describe('budgets by reservation', () => {
     const config = `verify: ["node --test"]\nverifyBaseline: false\nmaxParallel: 4\nmaxTokens: 1024\nbudgets:\n  run: { usd: ${RUN_BUDGET} }\n`;
     const repo = roadmapRepo(roadmap, config);
     const { handle } = await startRoadmap(dex, repo);
+    dex.recordHistory(handle.workflowId, 'roadmap-workflow-run-budget.json');
 
     const waiting = await waitForGate(handle, 'budget');
     expect(waiting.state).toBe('budget_exceeded');
@@ -51,6 +69,16 @@ describe('budgets by reservation', () => {
     expect((await handle.query<RunStatus>('status')).costUsd).toBeLessThanOrEqual(RUN_BUDGET);
     // Not all eight calls could be reserved under it.
     expect(calls()).toBeLessThan(8);
+    // The moment a person decides on more budget, the roadmap shows what its tasks have spent
+    // (docs/roadmaps.md#budgets-and-runaway-protection): the same as they say, within a call in flight.
+    const atTheGate = await handle.query<RunStatus>('status');
+    const tasks = await tasksSay(atTheGate);
+    console.log(`at the budget gate: roadmap $${atTheGate.costUsd}, its tasks $${tasks.costUsd}, the fake answered $${atGate}, one call $${ONE_CALL}`);
+    expect(tasks.costUsd).toBeGreaterThan(0);
+    expect(Math.abs(atTheGate.costUsd - tasks.costUsd)).toBeLessThanOrEqual(ONE_CALL);
+    expect(Object.values(atTheGate.tokens).reduce((a, b) => a + b, 0)).toBe(tasks.tokens);
+    const { searchAttributes } = await handle.describe();
+    expect((searchAttributes.DexCostUsd as number[])[0]).toBeCloseTo(atTheGate.costUsd, 4);
 
     await handle.signal('approve', { budgetUsd: 1, by: 'ana' });
     const result = (await handle.result()) as RoadmapResult;

@@ -122,6 +122,17 @@ describe.concurrent('dex rejects bad input with exit 2 before starting anything'
     expect(run.dexHomeFiles).toEqual([]);
   });
 
+  it.each([['0'], ['-1'], ['=-1'], ['abc'], ['1.5'], ['']])('dex run --max-tasks %s: one line saying what N must be, nothing started', async (value) => {
+    const branches = execFileSync('git', ['branch', '--list'], { cwd: join(paths.goodRoadmap, '..'), encoding: 'utf8' });
+    const option = value.startsWith('=') ? [`--max-tasks${value}`] : ['--max-tasks', value];
+    const run = await dex(['run', paths.goodRoadmap, '--llm', `replay:${demoCassette}`, ...option]);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toBe(`dex: --max-tasks must be a whole number of 1 or more, not "${value.replace(/^=/, '')}"\n`);
+    expect(run.stdout).toBe('');
+    expect(run.dexHomeFiles).toEqual([]);
+    expect(execFileSync('git', ['branch', '--list'], { cwd: join(paths.goodRoadmap, '..'), encoding: 'utf8' })).toBe(branches);
+  });
+
   it.each([
     ['input', () => paths.toolUseNoInput],
     ['id', () => paths.toolUseNoId],

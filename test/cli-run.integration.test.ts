@@ -147,4 +147,42 @@ describe('the dex command on a real dev server', () => {
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/A2 +completed/);
   });
+
+  it('dex run --max-tasks 2 starts no third task, ends completed naming it, and a later dex run takes it up', async () => {
+    const envVars = dexEnv();
+    const roadmap = '- [ ] M1: First note\n- [ ] M2: Second note\n- [ ] M3: Third note\n';
+    const repo = roadmapRepo(roadmap, 'verify: ["node --test"]\nverifyBaseline: false\nmaxParallel: 3\n');
+    const cassette = cassetteFile(['M1', 'M2', 'M3'].flatMap((id) => [
+      toolTurn(id, ['write_file', { path: `notes/${id}.md`, content: `${id}\n` }]),
+      completionTurn(id, { status: 'complete', summary: `note ${id}` }),
+    ]));
+    const file = join(repo, 'ROADMAP.md');
+    const first = await dex(['run', file, '--llm', `replay:${cassette}`, '--max-tasks', '2'], envVars);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^roadmap-math-[0-9a-f]{8}: completed/);
+    expect(first.stdout).toMatch(/M1 +completed +[0-9a-f]{10}/);
+    expect(first.stdout).toMatch(/M2 +completed +[0-9a-f]{10}/);
+    expect(first.stdout).toMatch(/M3 +pending/);
+    expect(first.stdout).toContain('not started: M3 (--max-tasks; a later `dex run` of the roadmap takes them up)');
+    // Three may run at once, but only two were ever started.
+    expect(first.stderr).not.toMatch(/M3 started/);
+    expect(checkoutFile(repo, 'ROADMAP.md')).toBe('- [x] M1: First note\n- [x] M2: Second note\n- [ ] M3: Third note\n');
+    const id = first.stdout.split(':')[0];
+    testEnv.recordHistory(id, 'roadmap-workflow-max-tasks.json');
+    const status = await dex(['status', id, '--json'], envVars);
+    expect(JSON.parse(status.stdout)).toMatchObject({ state: 'completed', result: { notStarted: ['M3'] } });
+    expect((await dex(['status', id], envVars)).stdout).toContain('not started: M3');
+
+    const later = await dex(['run', file, '--llm', `replay:${cassette}`, '--json'], envVars);
+    expect(later.code, later.stderr).toBe(0);
+    const doc = JSON.parse(later.stdout);
+    expect(doc.workflowId).not.toBe(id);
+    expect(doc.result.notStarted).toBeUndefined();
+    expect(doc.result.tasks.map((t: { id: string; state: string; commit?: string }) => [t.id, t.state, !!t.commit])).toEqual([
+      ['M1', 'completed', false],
+      ['M2', 'completed', false],
+      ['M3', 'completed', true],
+    ]);
+    expect(checkoutFile(repo, 'ROADMAP.md')).not.toContain('- [ ]');
+  });
 });

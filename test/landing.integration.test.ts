@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RoadmapResult } from '../core/roadmap/roadmap-types';
 import { completionTurn, inPhase, toolTurn } from './cassette-builder';
-import { useDexEnvironment } from './dex-environment';
+import { useDexEnvironment, waitForGate } from './dex-environment';
 import { checkoutFile, roadmapRepo, startRoadmap, subjects } from './roadmap-fixture';
 import { bareRemote, movedOnce } from './landing-fixture';
 
@@ -34,16 +34,33 @@ const giveUp = (task: string) => inPhase('finalize', [completionTurn(task, { sta
 /** The rework, implement on the merged tree, that resolves it. */
 const rework = (task: string) => inPhase('rework', resolve(task));
 
+/** A task that writes a note of its own: nothing for the others to conflict with. */
+const writeNote = (task: string) => [
+  toolTurn(task, ['write_file', { path: `notes/${task}.md`, content: `# ${task}\n` }]),
+  completionTurn(task, { status: 'complete', summary: `wrote notes/${task}.md` }),
+];
+
 const dex = useDexEnvironment({
   server: 'dev',
   cassette: [
     ...writeShared('L1', ONE, 'one', 1), ...writeShared('L2', TWO, 'two', 2), ...resolve('L1'), ...resolve('L2'), ...writeShared('P1', ONE, 'one', 1),
     ...writeShared('W1', ONE, 'one', 1), ...writeShared('W2', TWO, 'two', 2), ...giveUp('W1'), ...giveUp('W2'), ...rework('W1'), ...rework('W2'),
+    ...writeNote('T1'), ...writeNote('T2'), ...writeNote('T10'),
   ],
   queue: 'dex-it-landing',
 });
 
 const git = (repo: string, ...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' });
+
+/** Every DexCostUsd the run's history upserted, in order. */
+async function costsShown(handle: { fetchHistory(): Promise<{ events?: unknown[] | null }> }): Promise<number[]> {
+  type Upsert = { upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes?: { indexedFields?: Record<string, { data?: Uint8Array }> } } };
+  const events = ((await handle.fetchHistory()).events ?? []) as Upsert[];
+  return events.flatMap((e) => {
+    const cost = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.DexCostUsd?.data;
+    return cost ? [JSON.parse(Buffer.from(cost).toString('utf8')) as number] : [];
+  });
+}
 
 /** Runs `node --test` on every landing commit of main, each in a worktree of its own. */
 function verifyEachLanding(repo: string): string[] {
@@ -63,6 +80,10 @@ describe('finalize before landing, on a real dev server', () => {
     dex.recordHistory(handle.workflowId, 'roadmap-workflow-finalize.json');
     const result = (await handle.result()) as RoadmapResult;
     expect(result.tasks.map((t) => [t.id, t.state])).toEqual([['L1', 'completed'], ['L2', 'completed']]);
+    // What the roadmap showed spent never went down: the finalize run's spending added to its task's, never stood for it.
+    const shown = await costsShown(handle);
+    expect(shown.at(-1)).toBeCloseTo(result.costUsd, 4);
+    expect(shown).toEqual([...shown].sort((a, b) => a - b));
 
     // Exactly one task was finalized by the model: the one that landed second.
     const finalized = ['L1', 'L2'].filter((id) => dex.requestsFor(id).some((r) => r.headers['x-dex-phase'] === 'finalize'));
@@ -122,5 +143,29 @@ describe('landing on a remote, on a real dev server', () => {
     // The owner's checkout fast-forwarded to what landed, and passes verify.
     expect(git(repo, 'rev-parse', 'main')).toBe(git(remote, 'rev-parse', 'main'));
     execFileSync('node', ['--test'], { cwd: repo, stdio: 'ignore' });
+  });
+});
+
+describe('landing order, on a real dev server', () => {
+  it('lands tasks that finished while the queue was busy in natural id order: T2 before T10', async () => {
+    const repo = roadmapRepo('- [ ] T1: Write one\n- [ ] T10: Write ten\n- [ ] T2: Write two\n', 'verify: ["node --test"]\nverifyBaseline: false\nmaxParallel: 3\n');
+    // T2 and T10 wait for their first answer; T1 finishes, and its landing waits at the merge gate
+    // on an uncommitted change in the checkout, so the other two finish while the queue is busy.
+    const held = ['T2', 'T10'].map((task) => dex.fake.holdRequest({ task }));
+    writeFileSync(join(repo, 'src', 'math.js'), `${checkoutFile(repo, 'src/math.js')}// not committed\n`);
+    const { handle } = await startRoadmap(dex, repo);
+    dex.recordHistory(handle.workflowId, 'roadmap-workflow-landing-order.json');
+    const waiting = await waitForGate(handle, { gate: 'merge', taskId: 'T1' });
+    expect(waiting.waitingFor?.reason).toContain('uncommitted changes');
+    for (const hold of held) hold.release();
+    const tasks = waiting.tasks as { id: string; workflowId?: string }[];
+    for (const id of ['T2', 'T10']) await dex.client.workflow.getHandle(tasks.find((t) => t.id === id)!.workflowId!).result();
+
+    git(repo, 'checkout', '--', 'src/math.js');
+    await handle.signal('approve', { note: 'the checkout is clean again' });
+    const result = (await handle.result()) as RoadmapResult;
+    expect(result.state).toBe('completed');
+    // By characters T10 would have come before T2.
+    expect(subjects(repo).filter((s) => s.startsWith('dex: land '))).toEqual(['dex: land T1: Write one', 'dex: land T2: Write two', 'dex: land T10: Write ten']);
   });
 });

@@ -53,6 +53,19 @@ const activities = (h: Recorded): string[] => h.events.flatMap((e) => e.activity
 const signals = (h: Recorded): string[] => h.events.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? []);
 const children = (h: Recorded): string[] => h.events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType.name ?? []);
 
+/** The payloads of the signals named `name` the run received, decoded. */
+const signalInputs = (h: Recorded, name: string): Record<string, unknown>[] =>
+  h.events.flatMap((e) => {
+    const signal = e.workflowExecutionSignaledEventAttributes;
+    return signal?.signalName === name ? [JSON.parse(Buffer.from(signal.input.payloads[0].data, 'base64').toString('utf8'))] : [];
+  });
+/** The patches (`patched(id)`) the run's history marks. */
+const patches = (h: Recorded): string[] =>
+  h.events.flatMap((e) => {
+    const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+    return data ? [(JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as { id: string }).id] : [];
+  });
+
 /** What each recorded run went through, and which test records it: a re-recording that lost it shows here. */
 const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) => void }> = {
   // Blocked, approved, fixed, committed.
@@ -102,6 +115,42 @@ const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) => void }
     covers: (h) => {
       expect(children(h)).toEqual(['taskWorkflow', 'taskWorkflow', 'taskWorkflow']);
       expect(activities(h).filter((a) => a === 'recordTaskMemory')).toHaveLength(3);
+    },
+  },
+  // Four tasks under a run budget: each grant request says what the task spent, the run waited at its budget gate, approve raised it.
+  'roadmap-workflow-run-budget.json': {
+    recordedBy: 'budget-reservation.integration.test.ts',
+    covers: (h) => {
+      expect(children(h).length).toBeGreaterThanOrEqual(4);
+      expect(signals(h)).toContain('approve');
+      expect(signalInputs(h, 'budgetRequest').some((r) => (r.spent as { costUsd: number } | undefined)?.costUsd! > 0)).toBe(true);
+    },
+  },
+  // T1's landing held at the merge gate while T2 and T10 finished; then T1, T2, T10 landed in natural id order.
+  'roadmap-workflow-landing-order.json': {
+    recordedBy: 'landing.integration.test.ts',
+    covers: (h) => {
+      expect(patches(h)).toContain('natural-id-order');
+      expect(signals(h)).toContain('approve');
+      expect(activities(h).filter((a) => a === 'mergeTaskBranch').length).toBeGreaterThanOrEqual(4);
+    },
+  },
+  // --max-tasks 2 on three tasks: two started and landed, the third never started.
+  'roadmap-workflow-max-tasks.json': {
+    recordedBy: 'cli-run.integration.test.ts',
+    covers: (h) => {
+      const input = JSON.parse(Buffer.from(h.events[0].workflowExecutionStartedEventAttributes.input.payloads[0].data, 'base64').toString('utf8'));
+      expect(input.maxTasks).toBe(2);
+      const started = new Set(h.events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []));
+      expect([...started].map((id) => id.split('-')[2]).sort()).toEqual(['M1', 'M2']);
+    },
+  },
+  // A roadmap's task whose two calls ran 31 s apart: one report of its spending between the phase's start and its end.
+  'task-workflow-spending.json': {
+    recordedBy: 'roadmap.integration.test.ts',
+    covers: (h) => {
+      expect(patches(h)).toContain('spending-reports');
+      expect(h.events.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'taskUpdate')).toHaveLength(3);
     },
   },
   // Five topics under `repair`, the third answering prose first: the parent run…

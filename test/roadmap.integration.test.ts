@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { costOf } from '../core/run/pricing';
 import type { RoadmapResult } from '../core/roadmap/roadmap-types';
+import type { RunStatus } from '../core/run/run-types';
 import { completionTurn, inPhase, TEST_MODEL, toolTurn, usageTotals } from './cassette-builder';
 import { failureOf, useDexEnvironment, waitForGate } from './dex-environment';
 import { checkoutFile, roadmapRepo, startRoadmap, subjects } from './roadmap-fixture';
@@ -48,9 +49,15 @@ const CONFLICT = [
   ...write('C2', 'src/shared.js', 'module.exports = 2;\n'),
 ];
 
+const SLOW = [
+  toolTurn('S1', ['write_file', { path: 'notes/one.md', content: 'one\n' }]),
+  toolTurn('S1', ['write_file', { path: 'notes/two.md', content: 'two\n' }]),
+  completionTurn('S1', { status: 'complete', summary: 'two notes' }),
+];
+
 const dex = useDexEnvironment({
   server: 'dev',
-  cassette: [...Object.values(FIVE).flat(), ...RETRY, ...BUDGET, ...REJECT, ...CONFLICT],
+  cassette: [...Object.values(FIVE).flat(), ...RETRY, ...BUDGET, ...REJECT, ...CONFLICT, ...SLOW],
   queue: 'dex-it-roadmap',
 });
 
@@ -107,6 +114,39 @@ describe('roadmapWorkflow on a real dev server', () => {
     expect(result.tokens).toEqual(expected);
     expect(result.costUsd).toBeCloseTo(costOf(TEST_MODEL, expected), 10);
   });
+
+  it("tells the roadmap a running task's spending between phases: calls within 30 s of its last report share one", async () => {
+    // The first call is answered at once, the second 31 s after the phase began, the third is held
+    // while the test looks: only the second is 30 s past the task's last report (docs/roadmaps.md#what-a-roadmap-shows-of-its-spending).
+    const first = dex.fake.holdRequest({ task: 'S1' });
+    const repo = roadmapRepo('- [ ] S1: Write two notes\n', 'verify: ["node --test"]\nverifyBaseline: false\n');
+    const { handle } = await startRoadmap(dex, repo);
+    await first.reached;
+    const second = dex.fake.holdRequest({ task: 'S1' });
+    first.release();
+    await second.reached;
+    const third = dex.fake.holdRequest({ task: 'S1' });
+    // Workflow time must pass for the hold to end; nothing else could stand in for it.
+    await new Promise((resolve) => setTimeout(resolve, 31_000));
+    second.release();
+    await third.reached;
+
+    const status = await handle.query<RunStatus>('status');
+    const taskId = (status.tasks![0] as { workflowId?: string }).workflowId!;
+    dex.recordHistory(taskId, 'task-workflow-spending.json');
+    const task = await dex.client.workflow.getHandle(taskId).query<RunStatus>('status');
+    const twoCalls = usageTotals(SLOW.slice(0, 2));
+    expect(task.tokens).toEqual(twoCalls);
+    expect(status.tokens).toEqual(twoCalls);
+    expect(status.costUsd).toBeCloseTo(costOf(TEST_MODEL, twoCalls), 10);
+    expect((await handle.describe()).searchAttributes.DexCostUsd).toEqual([Math.round(costOf(TEST_MODEL, twoCalls) * 10_000) / 10_000]);
+    // The phase's start, then one report for both calls: the first was held back.
+    const updates = ((await handle.fetchHistory()).events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'taskUpdate');
+    expect(updates).toHaveLength(2);
+
+    third.release();
+    expect(((await handle.result()) as RoadmapResult).costUsd).toBeCloseTo(costOf(TEST_MODEL, usageTotals(SLOW)), 10);
+  }, 120_000);
 
   it('sends a failing test phase back to implement, whose next request holds the failure output', async () => {
     const repo = roadmapRepo('- [ ] R1: Add mul with a test (weight: small)\n', 'verify: ["node --test"]\nmaxRetries: 2\n');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { phasesFor } from '../core/task/phases';
 import { InvalidInput } from '../core/run/invalid-input';
 import { parseRoadmap, tickTask } from '../core/roadmap/roadmap';
+import { compareTaskIds } from '../core/roadmap/task-order';
 
 const ROADMAP = `# Roadmap
 
@@ -52,5 +53,21 @@ describe('parseRoadmap', () => {
     expect(ticked).toContain('- [ ] T1:');
     expect(ticked).toContain('* [ ] Nested item');
     expect(parseRoadmap(ticked).find((t) => t.id === 'T3')!.done).toBe(true);
+  });
+});
+
+describe('compareTaskIds', () => {
+  it('orders ids naturally: digits as numbers, so T2 comes before T10', () => {
+    const ids = ['T10', 'T2', 'T1', 'db-10', 'db-9', 'T10a', 'T10b', 'T9', 'T01', 'A', 'T100'];
+    expect([...ids].sort(compareTaskIds)).toEqual(['A', 'T01', 'T1', 'T2', 'T9', 'T10', 'T10a', 'T10b', 'T100', 'db-9', 'db-10']);
+    // By characters, as landing compared them before: T10 came before T2.
+    expect([...ids].sort()).not.toEqual([...ids].sort(compareTaskIds));
+  });
+
+  it('is a total order: two different ids never compare equal, and digits of any length compare', () => {
+    expect(compareTaskIds('T1', 'T01')).not.toBe(0);
+    expect(Math.sign(compareTaskIds('T1', 'T01'))).toBe(-Math.sign(compareTaskIds('T01', 'T1')));
+    expect(compareTaskIds('T99999999999999999999', 'T100000000000000000000')).toBeLessThan(0);
+    expect(compareTaskIds('T7', 'T7')).toBe(0);
   });
 });

@@ -13,8 +13,12 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.run.options);
   const roadmap = onePositional(positionals, 'a roadmap file', usageOf('run'));
   const settings = commandSettings(values.detach);
-  const checked = buildRoadmapInput({ roadmap, repo: values.repo, llm: values.llm, unsafeNoSandbox: values['unsafe-no-sandbox'] }, settings);
-  out.info(`${checked.tasks.length} tasks in ${checked.input.roadmapFile}, landing on ${checked.input.baseBranch}`);
+  const checked = buildRoadmapInput(
+    { roadmap, repo: values.repo, llm: values.llm, unsafeNoSandbox: values['unsafe-no-sandbox'], maxTasks: values['max-tasks'] },
+    settings,
+  );
+  const atMost = checked.input.maxTasks !== undefined ? ` (at most ${checked.input.maxTasks} this run)` : '';
+  out.info(`${checked.tasks.length} tasks in ${checked.input.roadmapFile}, landing on ${checked.input.baseBranch}${atMost}`);
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveRun, exitCodeFor } = require('../run/drive-run') as typeof DriveRun;
   const unsandboxed = checked.input.taskDefaults.sandbox?.mode === 'off';

@@ -1,6 +1,6 @@
 import type { RoadmapResult } from '../../core/roadmap/roadmap-types';
 
-/** A roadmap's result as lines: one task a line, then each failed task's error and run, then its tokens and cost (for `dex run` and `dex status`). */
+/** A roadmap's result as lines: one task a line, then each failed task's error and run, the tasks it did not start, then its tokens and cost (for `dex run` and `dex status`). */
 export function renderRoadmapResult(result: RoadmapResult): string[] {
   const failed = result.tasks.filter((t) => t.error && !t.blockedBy);
   return [
@@ -11,6 +11,7 @@ export function renderRoadmapResult(result: RoadmapResult): string[] {
       `${t.id} ${t.state}: ${t.error}`,
       ...(t.workflowId ? [`  its verify output and worktree: dex status ${t.workflowId} · dex log ${t.workflowId} · dex diff ${t.workflowId}`] : []),
     ]),
+    ...(result.notStarted?.length ? [`not started: ${result.notStarted.join(', ')} (--max-tasks; a later \`dex run\` of the roadmap takes them up)`] : []),
     `tokens: ${result.tokens.input} input, ${result.tokens.output} output, ${result.tokens.cacheRead} cache read, ${result.tokens.cacheWrite} cache write`,
     `cost: $${result.costUsd.toFixed(4)} over ${result.runs} workflow run(s)`,
   ];

@@ -19,6 +19,16 @@ export interface RoadmapRequest {
   llm?: string;
   /** `--unsafe-no-sandbox`: run the agent's commands unconfined. */
   unsafeNoSandbox?: boolean;
+  /** `--max-tasks N` as typed: land at most N tasks in this run (docs/roadmaps.md#landing-part-of-a-roadmap). */
+  maxTasks?: string;
+}
+
+/** `--max-tasks N`: a whole number of 1 or more, else an input error (exit 2) before anything starts. */
+function checkedMaxTasks(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = /^\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidInput(`--max-tasks must be a whole number of 1 or more, not "${text}"`);
+  return n;
 }
 
 /** A checked roadmap run: the workflow's input, its id and its tasks. */
@@ -31,9 +41,10 @@ export interface CheckedRoadmap {
 /**
  * Checks a roadmap request and turns it into the workflow's input; throws InvalidInput (exit 2)
  * before anything starts: a missing file, no tasks, a duplicate id, an unknown dependency or a
- * cycle (naming the ids), an unknown task type, a bad config or `--llm`.
+ * cycle (naming the ids), an unknown task type, a bad config, `--llm` or `--max-tasks`.
  */
 export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: NodeJS.ProcessEnv = process.env): CheckedRoadmap {
+  const maxTasks = checkedMaxTasks(req.maxTasks);
   const file = resolve(req.roadmap);
   if (!existsSync(file)) throw new InvalidInput(`roadmap not found: ${file}`);
   const repoPath = resolveRepository(req.repo ?? dirname(file));
@@ -72,6 +83,7 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
       taskBudget: config.budgets.task,
       runBudget: config.budgets.run,
       ...(config.land ? { land: checkedLand(config.land, repoPath) } : {}),
+      ...(maxTasks !== undefined ? { maxTasks } : {}),
     },
   };
 }

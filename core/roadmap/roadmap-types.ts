@@ -24,6 +24,12 @@ export interface RoadmapInput {
   modelsByWeight?: Partial<Record<'trivial' | 'small' | 'medium' | 'large', Record<string, string>>>;
   /** Tasks running at once. @default 2 */
   maxParallel: number;
+  /**
+   * `dex run --max-tasks N`: no task starts once N tasks of this run have landed or are under
+   * way; the run then ends listing those it did not start (docs/roadmaps.md#landing-part-of-a-roadmap).
+   * Absent: every open task.
+   */
+  maxTasks?: number;
   /** Continue as new after this many tasks have ended in one run. @default 25 */
   continueAsNewAfterTasks: number;
   /** Spending limit of each task. */
@@ -95,4 +101,6 @@ export interface RoadmapResult {
   costUsd: number;
   /** How many workflow runs the roadmap took (1 + continue-as-new count). */
   runs: number;
+  /** With `maxTasks`: the open tasks this run did not start, for a later `dex run` (absent when it started them all). */
+  notStarted?: string[];
 }

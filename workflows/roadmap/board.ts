@@ -3,7 +3,7 @@ import type { RoadmapTask } from '../../core/roadmap/roadmap';
 import type { RoadmapTaskState } from '../../core/roadmap/roadmap-types';
 import type { RunStatus, TokenUsage } from '../../core/run/run-types';
 import { addUsage, ZERO_USAGE } from '../../core/run/usage';
-import type { TaskUpdate } from '../run/definitions';
+import type { TaskSpending, TaskUpdate } from '../run/definitions';
 
 /** States a roadmap task can no longer leave. */
 const ENDED = new Set<RoadmapTaskState['state']>(['completed', 'failed', 'rejected', 'cancelled', 'skipped']);
@@ -17,6 +17,8 @@ export class RoadmapBoard {
   private readonly depth: Map<string, number>;
   /** Live updates of running tasks (state, gate, phase), from their taskUpdate signals. */
   private readonly live = new Map<string, TaskUpdate>();
+  /** A finalize run's spending adds to its task's (set by the workflow: runs recorded before replay without it). */
+  finalizeAdds = false;
 
   constructor(
     private readonly plan: RoadmapTask[],
@@ -38,6 +40,19 @@ export class RoadmapBoard {
     return this.plan
       .filter((t) => this.get(t.id).state === 'pending' && t.depends.every((d) => this.get(d).state === 'completed'))
       .sort((a, b) => this.depth.get(a.id)! - this.depth.get(b.id)!);
+  }
+
+  /**
+   * The tasks this run has landed (they have a landing commit; ticked before it, they have none)
+   * or has under way: what `maxTasks` counts (docs/roadmaps.md#landing-part-of-a-roadmap).
+   */
+  taken(): number {
+    return this.tasks.filter((t) => t.state === 'running' || (t.state === 'completed' && t.commit !== undefined)).length;
+  }
+
+  /** The open tasks not started (yet). */
+  notStarted(): string[] {
+    return this.tasks.filter((t) => t.state === 'pending').map((t) => t.id);
   }
 
   /** True when no task can change any more. */
@@ -70,6 +85,13 @@ export class RoadmapBoard {
     return undefined;
   }
 
+  /** Takes what a running task says it has spent, outside an update (a grant request carries it). */
+  noteSpending(id: string, spent: TaskSpending): void {
+    if (this.get(id).state !== 'running') return;
+    const live = this.live.get(id) ?? { taskId: id, state: 'running', waitingFor: null };
+    this.live.set(id, { ...live, tokens: spent.tokens, costUsd: spent.costUsd });
+  }
+
   /** Records how a task ended (its usage from its result); its live updates are over. */
   ended(id: string, result: { tokens: TokenUsage; costUsd: number; preExistingFailures?: string[] } | undefined): void {
     const preExisting = result?.preExistingFailures?.length ? { preExistingFailures: result.preExistingFailures } : {};
@@ -85,25 +107,37 @@ export class RoadmapBoard {
     }
   }
 
+  /**
+   * What task `t` has spent: what its ended runs spent, plus what its running one says. A task
+   * that ended holds its result; during its finalize run (docs/roadmaps.md#finalize) that run's
+   * spending adds to it. Before `finalizeAdds`, a finalize run's replaced it.
+   */
+  private spentOf(t: RoadmapTaskState): { tokens: TokenUsage; costUsd: number } {
+    const live = ENDED.has(t.state) ? undefined : this.live.get(t.id);
+    if (!live) return t;
+    if (!this.finalizeAdds) return live;
+    return { tokens: addUsage(t.tokens, live.tokens), costUsd: t.costUsd + live.costUsd };
+  }
+
   /** Tokens and cost of every task, ended ones from their results and running ones from their updates. */
   spent(): { tokens: TokenUsage; costUsd: number } {
     let tokens: TokenUsage = ZERO_USAGE;
     let costUsd = 0;
     for (const t of this.tasks) {
-      const live = this.live.get(t.id);
-      const usage = ENDED.has(t.state) || !live ? t : live;
+      const usage = this.spentOf(t);
       tokens = addUsage(tokens, usage.tokens);
       costUsd += usage.costUsd;
     }
     return { tokens, costUsd };
   }
 
-  /** The tasks for the `status` query, with the live state of running ones. */
+  /** The tasks for the `status` query, with the live state, phase and spending of running ones. */
   statusTasks(): NonNullable<RunStatus['tasks']> {
     return this.tasks.map((t) => {
       const live = this.live.get(t.id);
       const running = t.state === 'running' && live;
-      return { ...t, state: running ? live.state : t.state, phase: running ? live.phase : t.phase };
+      const { tokens, costUsd } = this.spentOf(t);
+      return { ...t, tokens, costUsd, state: running ? live.state : t.state, phase: running ? live.phase : t.phase };
     });
   }
 

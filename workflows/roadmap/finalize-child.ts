@@ -1,4 +1,4 @@
-import { ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
+import { ParentClosePolicy, patched, startChild, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_FINALIZE_ATTEMPTS } from '../../core/task/phases';
 import type { RoadmapTask } from '../../core/roadmap/roadmap';
 import type { RoadmapInput } from '../../core/roadmap/roadmap-types';
@@ -46,6 +46,8 @@ export async function finalizeTask(ctx: FinalizeContext, task: RoadmapTask, targ
     finalize: { target, targetName, round, maxAttempts: input.land?.finalizeAttempts ?? DEFAULT_FINALIZE_ATTEMPTS },
   };
   const before = { tokens: board.get(task.id).tokens, costUsd: board.get(task.id).costUsd };
+  // While it runs, its reports add to the task's spending instead of standing for it; runs recorded before replay as they were.
+  if (patched('finalize-spending-adds')) board.finalizeAdds = true;
   let ended: Finalized;
   let result: TaskResult | undefined;
   try {

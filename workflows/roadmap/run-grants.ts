@@ -1,7 +1,8 @@
 import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
-import { budgetGrantSignal, budgetRequestSignal } from '../run/definitions';
+import { budgetGrantSignal, budgetRequestSignal, type TaskSpending } from '../run/definitions';
 import type { RunControl } from '../run/run-control';
 import type { RunLedger } from '../run/run-ledger';
+import { inIdOrder } from './id-order';
 
 /**
  * The run budget of a roadmap, handed to its tasks by reservation
@@ -21,15 +22,18 @@ export class RunGrants {
   /**
    * @param spentBefore what earlier runs of this roadmap (before continue-as-new) spent.
    * @param idOf the workflow id of a task's run.
+   * @param heard takes what a task that asks says it has spent: the run waits for budget with it shown.
    */
   constructor(
     private readonly ledger: RunLedger,
     private readonly control: RunControl,
     private readonly idOf: (taskId: string) => string,
     private readonly spentBefore: number,
+    heard: (taskId: string, spent: TaskSpending) => void,
   ) {
-    setHandler(budgetRequestSignal, ({ taskId, usd }) => {
+    setHandler(budgetRequestSignal, ({ taskId, usd, spent }) => {
       this.pending.set(taskId, Math.max(usd, this.pending.get(taskId) ?? 0));
+      if (spent) heard(taskId, spent);
     });
   }
 
@@ -55,7 +59,7 @@ export class RunGrants {
     return Math.max(0, left);
   }
 
-  /** Grants what fits, smallest task id first; waits at the `budget` gate for the rest. `rejected` when a person said no. */
+  /** Grants what fits, in task id order (T2 before T10); waits at the `budget` gate for the rest. `rejected` when a person said no. */
   async serve(): Promise<'ok' | 'rejected'> {
     for (;;) {
       // Requests may arrive while a grant is being sent: go round until a pass grants nothing.
@@ -71,10 +75,10 @@ export class RunGrants {
     }
   }
 
-  /** Grants each pending request that fits, smallest task id first; true when it granted any. */
+  /** Grants each pending request that fits, in task id order; true when it granted any. */
   private async grantWhatFits(): Promise<boolean> {
     let granted = false;
-    for (const [taskId, usd] of [...this.pending].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    for (const [taskId, usd] of inIdOrder([...this.pending], ([id]) => id)) {
       if (usd - (this.granted.get(taskId) ?? 0) > this.left()) continue;
       this.granted.set(taskId, usd);
       this.pending.delete(taskId);

@@ -10,6 +10,7 @@ import { RunLedger } from '../run/run-ledger';
 import { roadmapActivities } from './activities';
 import { RoadmapBoard } from './board';
 import { RoadmapChildren } from './children';
+import { inIdOrder } from './id-order';
 import { landTask } from './landing';
 import { RunGrants } from './run-grants';
 import { recordLanded } from './run-memory';
@@ -22,8 +23,9 @@ const PASSED_ON = { approve: approveSignal, reject: rejectSignal, pause: pauseSi
 /**
  * A whole roadmap: tasks in dependency order, independent ones in parallel (at most
  * `maxParallel`) as child `taskWorkflow`s on their own branches and worktrees; finished
- * branches land on the base branch through one serialized queue in id order, each with its
- * box ticked in the landing commit; a conflict waits at the `merge` gate; a failed or
+ * branches land on the base branch through one serialized queue in the order they finished
+ * (those that finished together in id order, T2 before T10), each with its box ticked in the
+ * landing commit; a conflict waits at the `merge` gate; a failed or
  * rejected task skips its dependents. Continues as new, carrying its state, when history
  * grows large or after `continueAsNewAfterTasks` tasks.
  */
@@ -42,7 +44,10 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   }, (taskId) => board.decisionTarget(taskId));
   const ledger = new RunLedger('roadmap', control, { spentBy: () => ({ ...board.spent(), turns: 0 }) });
   ledger.budget = input.carried?.runBudget ?? input.runBudget;
-  const grants = new RunGrants(ledger, control, (id) => children.idOf(id), board.spent().costUsd);
+  const grants = new RunGrants(ledger, control, (id) => children.idOf(id), board.spent().costUsd, (taskId, spent) => {
+    board.noteSpending(taskId, spent);
+    ledger.publish();
+  });
   setHandler(taskUpdateSignal, (update) => {
     const step = board.noteUpdate(update);
     if (step) ledger.step(step);
@@ -59,11 +64,14 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
 
   const landingQueue: { id: string; result: TaskResult }[] = [];
   let endedThisRun = 0;
-  while (!board.finished()) {
+  // With `maxTasks` (dex run --max-tasks), the run ends once that many have landed and none runs.
+  const limit = input.maxTasks ?? Infinity;
+  const atLimit = () => board.taken() >= limit && board.running().length === 0;
+  const over = () => board.finished() || atLimit();
+  while (!over()) {
     if ((await grants.serve()) === 'rejected') return result('rejected');
-    // Land finished branches one at a time, the smallest id first.
-    landingQueue.sort((a, b) => (a.id < b.id ? -1 : 1));
-    for (let next = landingQueue.shift(); next; next = landingQueue.shift()) await land(next.id, next.result);
+    // Finished branches land one at a time as they finished; those the run heard of together (while it was busy), in id order.
+    for (const next of inIdOrder(landingQueue.splice(0), (t) => t.id)) await land(next.id, next.result);
     for (const end of children.takeEnded()) {
       endedThisRun++;
       const ended = 'result' in end ? end.result : end.failure.result;
@@ -76,12 +84,13 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
       }
     }
     if (landingQueue.length) continue;
+    if (atLimit()) break; // not continue-as-new for a run that is over
 
     const wantsNewRun = endedThisRun >= input.continueAsNewAfterTasks || workflowInfo().continueAsNewSuggested;
     if (wantsNewRun && board.running().length === 0) {
       await continueAsNew<typeof roadmapWorkflow>({ ...input, carried: { tasks: board.tasks, runs, runBudget: ledger.budget } });
     }
-    const room = () => input.maxParallel - board.running().length;
+    const room = () => Math.min(input.maxParallel - board.running().length, limit - board.taken());
     if (!wantsNewRun && !control.paused) {
       for (const task of board.ready().slice(0, Math.max(0, room()))) {
         if ((await guardBudget(ledger, control)) === 'rejected') return result('rejected');
@@ -91,15 +100,18 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
         ledger.step(`${task.id} started (${phases.join(', ')})`);
       }
     }
-    if (board.finished()) break;
+    if (over()) break;
     await condition(() => children.anyEnded || grants.anyPending || (!control.paused && board.ready().length > 0 && room() > 0 && !wantsNewRun));
   }
   const ended = board.tasks.map((t) => t.state);
   return result(ended.some((s) => ['failed', 'skipped', 'cancelled'].includes(s)) ? 'failed' : ended.includes('rejected') ? 'rejected' : 'completed');
 
   function result(final: RunState): RoadmapResult {
+    // Under --max-tasks the open tasks left are for a later `dex run`: the result names them.
+    const notStarted = input.maxTasks !== undefined ? board.notStarted() : [];
+    if (notStarted.length) ledger.step(`not started (--max-tasks ${input.maxTasks}): ${notStarted.join(', ')}`);
     ledger.end(final);
-    const out: RoadmapResult = { state: final, tasks: board.tasks, ...board.spent(), runs };
+    const out: RoadmapResult = { state: final, tasks: board.tasks, ...board.spent(), runs, ...(notStarted.length ? { notStarted } : {}) };
     if (final === 'completed') return out;
     const open = board.tasks.filter((t) => t.state !== 'completed').map((t) => `${t.id} ${t.state}`);
     throw nonRetryable(final === 'rejected' ? FAILURE.RoadmapRejected : FAILURE.RoadmapFailed, `roadmap ${final}: ${open.join(', ')}`, [out]);

@@ -27,21 +27,29 @@ export const decideUpdate = defineUpdate<DecideResult, [DecideInput]>('decide');
 /** The run's state, what it waits for, where it is and what it has spent. */
 export const statusQuery = defineQuery<RunStatus>('status');
 
-/** What a child task tells its roadmap when its state changes. */
-export interface TaskUpdate {
+/** What a child task has spent so far, in all. */
+export interface TaskSpending {
+  tokens: TokenUsage;
+  costUsd: number;
+}
+
+/** What a child task tells its roadmap when its state changes, or when it has spent more (workflows/task/parent-link.ts). */
+export interface TaskUpdate extends TaskSpending {
   taskId: string;
   state: RunState;
   waitingFor: RunStatus['waitingFor'];
   phase?: string;
-  tokens: TokenUsage;
-  costUsd: number;
 }
 
 /** A child task's update to its parent roadmap. */
 export const taskUpdateSignal = defineSignal<[TaskUpdate]>('taskUpdate');
 
-/** A task's request to its roadmap: grant it run budget up to `usd` in all (docs/roadmaps.md#budgets-and-runaway-protection). */
-export const budgetRequestSignal = defineSignal<[{ taskId: string; usd: number }]>('budgetRequest');
+/**
+ * A task's request to its roadmap: grant it run budget up to `usd` in all
+ * (docs/roadmaps.md#budgets-and-runaway-protection), with what it has spent so far (`spent`;
+ * absent from tasks of releases before it), so a roadmap that waits for budget shows it.
+ */
+export const budgetRequestSignal = defineSignal<[{ taskId: string; usd: number; spent?: TaskSpending }]>('budgetRequest');
 
 /** A roadmap's answer to a task's request: its grant in all, or `denied` when a person would not raise the run budget. */
 export const budgetGrantSignal = defineSignal<[{ usd: number } | { denied: true }]>('budgetGrant');

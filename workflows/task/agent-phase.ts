@@ -71,6 +71,7 @@ export async function runAgentPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
     const reply = await reservedCall(args, call, `turn ${turn} · model ${model}`);
     if (reply === 'rejected') return { kind: 'rejected', reason: 'budget not raised' };
     progress.ledger.spend(reply.usage, reply.costUsd);
+    await progress.parent.spent();
     const turnOf = { ...args, transcriptId, turn, assistantSeq: userSeq + 1, runaway };
     userSeq += 2;
     const next = reply.toolUses.length > 0 ? await runToolCalls(turnOf, reply.toolUses) : await answerCompletion(turnOf, reply.completion);

@@ -42,6 +42,7 @@ export async function decideAtGate(args: PhaseAttempt, gate: string, config: Gat
     return control.waitAt(gate, person, { taskId: input.taskId, reason: why });
   }
   progress.ledger.spend(verdict.usage, verdict.costUsd);
+  await progress.parent.spent();
   const by = `model ${model}`;
   if (verdict.verdict === 'approve') return { action: 'approve', by, ...(verdict.findings ? { note: verdict.findings } : {}) };
   if (verdict.verdict === 'reject') return { action: 'reject', by, reason: verdict.findings || 'rejected by the gate\'s model', retry: true };

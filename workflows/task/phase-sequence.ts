@@ -2,7 +2,6 @@ import { sleep, workflowInfo } from '@temporalio/workflow';
 import { phaseArtifactId, phaseAttemptKey } from '../../core/run/ids';
 import { ARTIFACT_VARIABLES, DEFAULT_RETRY_MAP } from '../../core/task/phases';
 import { minus } from '../run/run-ledger';
-import { notifyParent } from './parent-link';
 import type { PhaseOutcome } from './agent-phase';
 import { attemptPhase } from './phase-attempt';
 import { retryDelayMs, retryTarget } from './phase-retry';
@@ -35,7 +34,7 @@ export async function runPhaseSequence(run: TaskRun, start?: SequenceStart): Pro
   while (index < phases.length) {
     const phase = phases[index];
     attempts[phase] = (attempts[phase] ?? 0) + 1;
-    await notifyParent(input.taskId, progress, phase);
+    await progress.parent.tell(phase);
     outcome = await recordedAttempt(run, phase, attempts[phase], { retryContext, artifacts });
     if (outcome.kind === 'verified') {
       if (ARTIFACT_VARIABLES[phase]) artifacts[ARTIFACT_VARIABLES[phase]] = phaseArtifactId(workflowId, phase);

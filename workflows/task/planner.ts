@@ -61,6 +61,7 @@ export class TaskPlanner {
       cassetteScope: workflowInfo().root?.workflowId ?? workflowId,
     }, `plan${escalation ? ' again' : ''} · model ${input.planner!.model}`);
     progress.ledger.spend(plan.usage, plan.costUsd);
+    await progress.parent.spent();
     progress.ledger.step(`planned: ${plan.type} (${plan.reason})`);
     if (plan.type === 'none') return undefined;
     progress.planned(plan.type);

@@ -4,10 +4,13 @@ import type { RunStatus } from '../../core/run/run-types';
 import { describeSetup, type SetupResult } from '../../core/run/setup-types';
 import type { RunControl } from '../run/run-control';
 import { RunLedger } from '../run/run-ledger';
+import { ParentLink } from './parent-link';
 
 /** What a task run has done so far: its ledger, and what only a task has (branch, commit, phases, verify). */
 export class TaskProgress {
   readonly ledger: RunLedger;
+  /** What the task tells the roadmap that started it, if one did. */
+  readonly parent: ParentLink;
   current: RunStatus['current'];
   branch?: string;
   commit?: string;
@@ -33,6 +36,7 @@ export class TaskProgress {
     private typed: boolean,
   ) {
     this.ledger = new RunLedger('task', control);
+    this.parent = new ParentLink(taskId, () => this.status());
     this.current = { taskId };
   }
 

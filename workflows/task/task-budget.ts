@@ -4,6 +4,7 @@ import type { TaskInput } from '../../core/task/task-types';
 import { budgetGrantSignal, budgetRequestSignal } from '../run/definitions';
 import type { RunControl } from '../run/run-control';
 import type { RunLedger } from '../run/run-ledger';
+import type { ParentLink } from './parent-link';
 
 /**
  * A task's budgets by reservation (docs/roadmaps.md#budgets-and-runaway-protection): its own
@@ -21,6 +22,7 @@ export class TaskBudget {
     private readonly input: TaskInput,
     private readonly ledger: RunLedger,
     private readonly control: RunControl,
+    private readonly parentLink: ParentLink,
   ) {
     if (!input.runBudgeted || !workflowInfo().parent) return;
     this.grantUsd = 0;
@@ -51,7 +53,7 @@ export class TaskBudget {
     if (this.grantUsd >= wanted) return 'ok';
     const parent = workflowInfo().parent!;
     this.ledger.step(`waiting for ${describeReserve(worst)} of the run budget`);
-    await getExternalWorkflowHandle(parent.workflowId, parent.runId).signal(budgetRequestSignal, { taskId, usd: wanted });
+    await getExternalWorkflowHandle(parent.workflowId, parent.runId).signal(budgetRequestSignal, { taskId, usd: wanted, spent: this.parentLink.carry() });
     await condition(() => this.denied || (this.grantUsd ?? 0) >= wanted);
     return this.denied ? 'rejected' : 'ok';
   }

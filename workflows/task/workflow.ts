@@ -4,7 +4,6 @@ import { repoNameOf, taskBranch } from '../../core/run/ids';
 import { describeSetup, setupDidSomething } from '../../core/run/setup-types';
 import type { TaskInput, TaskResult, Worktree } from '../../core/task/task-types';
 import { statusQuery } from '../run/definitions';
-import { notifyParent } from './parent-link';
 import { RunControl } from '../run/run-control';
 import { hostActivities } from './activities';
 import { runFinalize } from './finalize';
@@ -31,11 +30,11 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
   // The parent (a roadmap) hears of every wait and its end, so its status shows who waits.
   const control: RunControl = new RunControl(async () => {
     progress.ledger.publish();
-    await notifyParent(input.taskId, progress);
+    await progress.parent.tell();
   });
   const progress = new TaskProgress(input.taskId, control, phases, !!input.type);
   progress.ledger.budget = input.budget;
-  const budget = new TaskBudget(input, progress.ledger, control);
+  const budget = new TaskBudget(input, progress.ledger, control, progress.parent);
   progress.sandbox = input.sandbox?.mode ?? 'bwrap';
   if (input.rewind) progress.retryOf = { workflowId: input.rewind.fromWorkflowId, phase: input.rewind.fromPhase };
   const run = new TaskRun(input, phases, acts, control, progress, budget, new TaskPlanner(input, acts, control, progress));
@@ -45,7 +44,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
   let worktree: Worktree | undefined;
   const finish = async (state: TaskResult['state'], extra: Partial<TaskResult> = {}): Promise<TaskResult> => {
     progress.ledger.end(state, extra.error);
-    await notifyParent(input.taskId, progress);
+    await progress.parent.tell();
     const { tokens, costUsd, turns } = progress.ledger.spent();
     const verifyPassed = progress.lastVerify?.passed ?? false;
     // A failed task keeps its worktree; the person who looks at it needs the place and the last failure.
