@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Redactor } from '../core/run/redaction';
+import type { Redactor } from '../core/safety/redaction';
 import type { DexStore } from '../store/dex-store';
 
 /** What the activities need from the process that hosts them. */

@@ -1,10 +1,10 @@
 /**
- * `npx tsx bench/redaction-cost.ts`: what the one redaction step (core/run/redaction.ts) costs per
+ * `npx tsx bench/redaction-cost.ts`: what the one redaction step (core/safety/redaction.ts) costs per
  * MB of text, beside a JSON round trip of the same text measured in the same run (the least any
  * payload costs on its way to Temporal). Three kinds of text: tool output with nothing to remove
  * (the common case), the same with a secret every 4 KB, and a JSON payload as the codec sees it.
  */
-import { createRedactor } from '../core/run/redaction';
+import { createRedactor } from '../core/safety/redaction';
 import { secretValues } from '../host/secrets/secret-values';
 import { RedactingCodec } from '../client/server/redacting-codec';
 

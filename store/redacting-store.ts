@@ -1,4 +1,4 @@
-import { redactDeep, type Redactor } from '../core/run/redaction';
+import { redactDeep, type Redactor } from '../core/safety/redaction';
 import type { DexStore } from './dex-store';
 
 /** Which arguments of each write hold text a run produced (the others are ids and keys). */

@@ -6,7 +6,7 @@ import { loadDexConfig, parseDexConfig } from '../client/config/config-file';
 import { InvalidInput } from '../core/run/invalid-input';
 import { DEFAULT_PHASES_BY_WEIGHT, DEFAULT_RETRY_MAP, DEFAULT_RUNAWAY } from '../core/task/phases';
 import { DEFAULT_MODEL } from '../core/run/pricing';
-import { DEFAULT_SANDBOX } from '../core/run/sandbox-policy';
+import { DEFAULT_SANDBOX } from '../core/safety/sandbox-policy';
 
 describe('parseDexConfig', () => {
   let repo: string;

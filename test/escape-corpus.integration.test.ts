@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureTemporalCli } from '../client/server/toolchain';
 import type { CassetteLine } from '../core/parsing/cassette';
-import { DEFAULT_SANDBOX } from '../core/run/sandbox-policy';
+import { DEFAULT_SANDBOX } from '../core/safety/sandbox-policy';
 import type { RunStatus } from '../core/run/run-types';
 import { completionTurn, toolTurn } from './cassette-builder';
 import { RunEndedError, useDexEnvironment, waitForGate } from './dex-environment';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgentCommand } from '../host/sandbox/run-agent-command';
 import { sanitizedConfig } from '../host/sandbox/git-view';
-import { DEFAULT_SANDBOX } from '../core/run/sandbox-policy';
+import { DEFAULT_SANDBOX } from '../core/safety/sandbox-policy';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 

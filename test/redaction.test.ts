@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createRedactor, redactDeep } from '../core/run/redaction';
+import { createRedactor, redactDeep } from '../core/safety/redaction';
 import { secretValues } from '../host/secrets/secret-values';
 import { RedactingCodec } from '../client/server/redacting-codec';
 import { dexDataConverter, AesGcmCodec } from '../client/server/payload-codec';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostAllowed, isHostLocal, startEgressProxy } from '../host/sandbox/egress-proxy';
 import { runAgentCommand } from '../host/sandbox/run-agent-command';
 import { sandboxEnv } from '../host/sandbox/sandbox-env';
-import { DEFAULT_SANDBOX, type SandboxPolicy } from '../core/run/sandbox-policy';
+import { DEFAULT_SANDBOX, type SandboxPolicy } from '../core/safety/sandbox-policy';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 

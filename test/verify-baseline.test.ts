@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createVerifyBaselineActivities } from '../activities/verify/verify-baseline';
-import { DEFAULT_SANDBOX, type SandboxPolicy } from '../core/run/sandbox-policy';
+import { DEFAULT_SANDBOX, type SandboxPolicy } from '../core/safety/sandbox-policy';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { sampleRepo } from './dev-server-env';

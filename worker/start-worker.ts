@@ -7,7 +7,7 @@ import { dependencyCacheDir } from '../host/cache-dir';
 import { openStoreFromEnv } from '../store/open-store';
 import { redactingStore } from '../store/redacting-store';
 import { secretValues } from '../host/secrets/secret-values';
-import { createRedactor } from '../core/run/redaction';
+import { createRedactor } from '../core/safety/redaction';
 import { activityTracingOptions, tracedWorkflowModules, workflowTracingOptions } from '../tracing/worker-tracing';
 
 /** Where a worker connects and which queues it serves. */

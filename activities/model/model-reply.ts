@@ -15,7 +15,7 @@ import { costOf, priceOf } from '../../core/run/pricing';
 import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
 import { recordedReply } from './cassette-recorder';
-import { createRedactor, redactDeep } from '../../core/run/redaction';
+import { createRedactor, redactDeep } from '../../core/safety/redaction';
 import { classifyModelError } from './model-errors';
 import { StreamWatchdog } from './stream-watchdog';
 import type { DexStore } from '../../store/dex-store';

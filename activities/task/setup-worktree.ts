@@ -1,12 +1,12 @@
 import { Context } from '@temporalio/activity';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
-import type { SandboxPolicy } from '../../core/run/sandbox-policy';
+import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import { describeSetup, setupDidSomething, type SetupConfig, type SetupResult } from '../../core/run/setup-types';
 import { DependencyCache } from '../../host/dependencies/dependency-cache';
 import { prepareDependencies } from '../../host/dependencies/prepare-dependencies';
 import { SetupFailed } from '../../host/dependencies/setup-failed';
 import type { ActivityDeps } from '../deps';
-import { createRedactor } from '../../core/run/redaction';
+import { createRedactor } from '../../core/safety/redaction';
 import { secretValues } from '../../host/secrets/secret-values';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';

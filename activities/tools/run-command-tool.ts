@@ -1,4 +1,4 @@
-import type { SandboxPolicy } from '../../core/run/sandbox-policy';
+import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import type { ToolLimits } from '../../core/task/task-types';
 import { runAgentCommand } from '../../host/sandbox/run-agent-command';
 import { outputTail, type CommandProgress } from '../../host/shell/shell-command';

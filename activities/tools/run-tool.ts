@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
-import type { SandboxPolicy } from '../../core/run/sandbox-policy';
+import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import type { ToolLimits } from '../../core/task/task-types';
 import { executeAgentTool } from './agent-tools';
 import type { ActivityDeps } from '../deps';

@@ -3,7 +3,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { verifyResultKey } from '../../core/run/ids';
-import type { SandboxPolicy } from '../../core/run/sandbox-policy';
+import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import type { ActivityDeps } from '../deps';
 import { dexGit } from '../../host/git/dex-git';
 import { ownerGone, ownerTag } from '../../host/process-owner';

@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from '../deps';
 import { assertWorktreeExists } from '../../host/worktree/worktree-paths';
 import { verifyResultKey } from '../../core/run/ids';
-import type { SandboxPolicy } from '../../core/run/sandbox-policy';
+import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import { runAgentCommand } from '../../host/sandbox/run-agent-command';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
 import { lastLines, outputTail, progressIntervalFor, type ShellCommandResult } from '../../host/shell/shell-command';

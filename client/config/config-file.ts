@@ -10,7 +10,7 @@ import { parseLandConfig } from './land-config';
 import { parseMemoryConfig } from './memory-config';
 import type { MemoryRef } from '../../core/run/run-memory';
 import { modelGate, parseModels, parsePlanner, parseThinking } from './model-config';
-import { ALWAYS_PROTECTED_PATHS, DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/run/sandbox-policy';
+import { ALWAYS_PROTECTED_PATHS, DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/safety/sandbox-policy';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { parseYamlInput } from '../../core/parsing/yaml-input';
 import { parseProtectedPaths, parseSandbox } from './sandbox-config';

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { ALWAYS_PROTECTED_PATHS, DEFAULT_SANDBOX, HIDDEN_ENV, type SandboxLimits, type SandboxPolicy } from '../../core/run/sandbox-policy';
+import { ALWAYS_PROTECTED_PATHS, DEFAULT_SANDBOX, HIDDEN_ENV, type SandboxLimits, type SandboxPolicy } from '../../core/safety/sandbox-policy';
 import { isRecord, knownKeys, type Fail } from './config-section';
 
 const SANDBOX_KEYS = ['mode', 'env', 'allowHosts', 'readOnlyPaths', 'limits'];

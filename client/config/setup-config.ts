@@ -1,4 +1,4 @@
-import { HIDDEN_ENV } from '../../core/run/sandbox-policy';
+import { HIDDEN_ENV } from '../../core/safety/sandbox-policy';
 import type { SetupConfig } from '../../core/run/setup-types';
 import { isRecord, knownKeys, type Fail } from './config-section';
 

@@ -1,4 +1,4 @@
-import type { SandboxPolicy } from '../../core/run/sandbox-policy';
+import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { ensureSandbox, type SandboxAvailability } from '../../host/sandbox/sandbox-availability';
 

@@ -9,7 +9,7 @@ import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { InvalidInput } from '../../core/run/invalid-input';
-import { createRedactor, type Redactor } from '../../core/run/redaction';
+import { createRedactor, type Redactor } from '../../core/safety/redaction';
 import { secretValues } from '../../host/secrets/secret-values';
 import { RedactingCodec } from './redacting-codec';
 

@@ -1,5 +1,5 @@
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { redactDeep, type Redactor } from '../../core/run/redaction';
+import { redactDeep, type Redactor } from '../../core/safety/redaction';
 
 const JSON_ENCODING = 'json/plain';
 

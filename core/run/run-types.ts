@@ -3,7 +3,7 @@
  * `approve`/`reject` payloads, gates, budgets, token counts and where model answers come from.
  * Plain data: it crosses workflow history as JSON.
  */
-import type { SandboxMode } from './sandbox-policy';
+import type { SandboxMode } from '../safety/sandbox-policy';
 
 /** Token counts of one or more model calls, as the Anthropic API reports them. */
 export interface TokenUsage {

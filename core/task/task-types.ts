@@ -4,7 +4,7 @@
  */
 import type { Budget, GateConfig, LlmSpec, RunState, TokenUsage } from '../run/run-types';
 import type { MemoryRef } from '../run/run-memory';
-import type { SandboxPolicy } from '../run/sandbox-policy';
+import type { SandboxPolicy } from '../safety/sandbox-policy';
 import type { SetupConfig } from '../run/setup-types';
 
 /** The completion object a phase ends with (docs/interfaces.md#the-agent-and-the-model). */

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/run/sandbox-policy';
+import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/safety/sandbox-policy';
 import type { SetupConfig, SetupStep } from '../../core/run/setup-types';
 import { runAgentCommand } from '../sandbox/run-agent-command';
 import { nodeInstallPrefix } from '../sandbox/bwrap-args';

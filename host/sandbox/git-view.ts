@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRedactor } from '../../core/run/redaction';
+import { createRedactor } from '../../core/safety/redaction';
 
 /**
  * What the agent sees of the repository's git metadata (docs/security.md#git-metadata): enough for

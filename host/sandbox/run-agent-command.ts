@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/run/sandbox-policy';
+import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/safety/sandbox-policy';
 import { commandEnv, runProcess, type ShellCommandOptions, type ShellCommandResult } from '../shell/shell-command';
 import { bwrapArgs, nodeInstallPrefix } from './bwrap-args';
 import { BRIDGE_PATH_INSIDE, PROXY_SOCKET_INSIDE, PROXY_URL_INSIDE, bridgeScriptPath, startEgressProxy, type EgressProxy } from './egress-proxy';

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
-import type { SandboxPolicy } from '../../core/run/sandbox-policy';
+import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import { findOnPath } from '../find-on-path';
 import { bwrapArgs } from './bwrap-args';
 import { cachedBwrap, provisionBubblewrap } from './bubblewrap-install';

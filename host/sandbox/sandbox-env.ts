@@ -1,4 +1,4 @@
-import { HIDDEN_ENV } from '../../core/run/sandbox-policy';
+import { HIDDEN_ENV } from '../../core/safety/sandbox-policy';
 
 /** PATH inside the sandbox: the system folders, which are all that is mounted of the host. */
 export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';

@@ -1,4 +1,4 @@
-import { createRedactor, MIN_SECRET_LENGTH, type KnownSecret, type Redactor } from '../../core/run/redaction';
+import { createRedactor, MIN_SECRET_LENGTH, type KnownSecret, type Redactor } from '../../core/safety/redaction';
 
 /** Names of environment variables whose values are secrets (docs/security.md#redaction). */
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|_PAT$|^PAT_|COOKIE|SESSION)/i;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { HIDDEN_ENV } from '../../core/run/sandbox-policy';
+import { HIDDEN_ENV } from '../../core/safety/sandbox-policy';
 
 /** Output a command produces is reported as progress at most this often. @default 1000 */
 export const OUTPUT_PROGRESS_MS = 1000;

@@ -1,4 +1,4 @@
-import type { SandboxMode } from '../../core/run/sandbox-policy';
+import type { SandboxMode } from '../../core/safety/sandbox-policy';
 import type { VerifyResult } from '../../activities/verify/verify';
 import type { RunStatus } from '../../core/run/run-types';
 import { describeSetup, type SetupResult } from '../../core/run/setup-types';
