@@ -42,7 +42,7 @@ describe('the dex command on a real dev server', () => {
     const run = await dex(['demo'], envVars);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/commit: [0-9a-f]{40} on dex\//);
-    expect(run.stdout).toMatch(/tokens: 1630 input, 290 output, 4608 cache read, 1536 cache write/);
+    expect(run.stdout).toMatch(/tokens: 7774 in \(4608 cache read, 1536 cache write\) \/ 290 out/);
     expect(run.stdout).toMatch(/cost: \$0\.\d{4} over 4 model turns/);
     expect(run.stderr).toMatch(/turn \d+ tool:edit_file/);
     const id = run.stdout.split(':')[0];

@@ -142,7 +142,7 @@ describe('why a run failed', () => {
 
   it("shows a failed task's verify tail and kept worktree in dex status", () => {
     expect(renderTaskResult(failed)).toEqual([
-      'tokens: 10 in / 5 out · $0.0010 · 2 turns',
+      'tokens: 10 in / 5 out · $0.0010 · 2 model turns',
       'verify output (tail):',
       '  not ok 1 - sum adds two numbers',
       '    expected: 5',

@@ -1,4 +1,6 @@
 import type { TaskResult } from '../../core/task/task-types';
+import { formatUsd, tokensDetail } from '../../core/text/spending';
+import { plural } from '../../core/text/plural';
 
 /** Why a task did not complete, beyond its error: the tail of the failing verify output and the worktree kept for a person. */
 export function taskFailureLines(r: TaskResult): string[] {
@@ -17,7 +19,7 @@ export function renderTaskResult(r: TaskResult): string[] {
   return [
     ...(r.commit ? [`commit: ${r.commit} on ${r.branch}`] : []),
     ...(r.setup ? [`setup: ${r.setup}`] : []),
-    `tokens: ${r.tokens.input} in / ${r.tokens.output} out · $${r.costUsd.toFixed(4)} · ${r.turns} turns`,
+    `tokens: ${tokensDetail(r.tokens)} · ${formatUsd(r.costUsd)} · ${plural(r.turns, 'model turn')}`,
     ...taskFailureLines(r),
   ];
 }

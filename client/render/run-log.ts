@@ -6,6 +6,8 @@
 import { modelCallKey, verifyReportId, verifyResultKey } from '../../core/run/ids';
 import type { DexStore } from '../../store/dex-store';
 import type { VerifyResult } from '../../activities/verify/verify';
+import { tokensIn } from '../../core/run/usage';
+import { formatUsd } from '../../core/text/spending';
 
 /** How much of an argument list, a result or a text one step line shows. */
 const PREVIEW_CHARS = 120;
@@ -60,7 +62,7 @@ export async function transcriptSteps(store: DexStore, transcriptId: string): Pr
       seq: message.seq,
       turn,
       ...(text.trim() ? { text: preview(text) } : {}),
-      ...(call ? { model: call.model, tokensIn: call.input + call.cacheRead + call.cacheWrite, tokensOut: call.output, costUsd: call.costUsd } : {}),
+      ...(call ? { model: call.model, tokensIn: tokensIn(call), tokensOut: call.output, costUsd: call.costUsd } : {}),
     });
     const uses = blocks.filter((b) => b.type === 'tool_use');
     for (const use of uses) {
@@ -95,7 +97,7 @@ export function renderStep(step: LogStep): string {
     case 'prompt':
       return `  prompt (${step.chars} chars): ${step.preview}`;
     case 'turn': {
-      const spent = step.model ? ` · ${step.model} · ${step.tokensIn} in / ${step.tokensOut} out · $${(step.costUsd ?? 0).toFixed(4)}` : '';
+      const spent = step.model ? ` · ${step.model} · ${step.tokensIn} in / ${step.tokensOut} out · ${formatUsd(step.costUsd ?? 0)}` : '';
       return `  turn ${step.turn}${spent}${step.text ? `\n    ${step.text}` : ''}`;
     }
     case 'tool':
