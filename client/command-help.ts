@@ -179,7 +179,7 @@ export const COMMAND_HELP = {
     options: {},
   },
   retry: {
-    synopsis: 'dex retry ID --from PHASE',
+    synopsis: 'dex retry ID',
     about: 'A new run of an ended task (ID-retry-N) from the checkpoint before PHASE: the earlier phases are not run again, their artifacts are reused.',
     options: {
       from: { type: 'string', value: 'PHASE', required: true, help: 'the phase to start at (one of the task\'s phases)' },

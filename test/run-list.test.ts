@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { renderRoadmapResult } from '../client/render/render-roadmap';
 import { renderTaskResult } from '../client/render/render-task';
 import { describeTaskEnd } from '../client/render/task-end';
+import { describeDrivenRun, endLine } from '../client/render/render-run-end';
 import { layerAbout, roadmapAbout, sheetAbout, startMarks, taskAbout } from '../client/run/run-about';
 import { listQuery, renderRunList, runRow } from '../client/render/run-list';
 import type { LayerInput } from '../core/layer/layer-types';
@@ -150,6 +151,20 @@ describe('why a run failed', () => {
       'worktree kept at /home/ana/.dex/worktrees/task-math-fix-sum-1',
     ]);
     expect(renderTaskResult({ ...failed, state: 'completed' })).toHaveLength(1);
+  });
+
+  it('says how a run ended once: no error that only repeats its state', () => {
+    expect(endLine('t-1', { state: 'cancelled' })).toBe('t-1: cancelled');
+    expect(endLine('t-1', { state: 'cancelled', error: 'cancelled' })).toBe('t-1: cancelled');
+    expect(endLine('t-1', { state: 'failed', error: 'verify failed' })).toBe('t-1: failed — verify failed');
+  });
+
+  it('says a detached run of any kind started the same way: `ID started` and its Web UI page', () => {
+    const webUi = 'http://127.0.0.1:8233/namespaces/default/workflows/x';
+    for (const type of ['roadmapWorkflow', 'layerWorkflow', 'sheetWorkflow']) {
+      expect(describeDrivenRun(type, { workflowId: 'x', webUi })).toBe(`x started\nWeb UI: ${webUi}`);
+    }
+    expect(describeTaskEnd({ workflowId: 'x', webUi })).toBe(`x started\nWeb UI: ${webUi}`);
   });
 
   it('ends dex task with them too, and the commands that show more', () => {

@@ -8,6 +8,7 @@ import { runAgentCommand } from '../../host/sandbox/run-agent-command';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
 import { lastLines, outputTail, progressIntervalFor, type ShellCommandResult } from '../../host/shell/shell-command';
 import { failuresOf, splitByBaseline } from '../../core/task/verify-failures';
+import { plural } from '../../core/text/plural';
 import { refreshDependencies } from '../../host/dependencies/refresh-dependencies';
 import { hostDependencyCache } from '../task/setup-worktree';
 
@@ -60,12 +61,12 @@ function describeOutcome(run: ShellCommandResult): string {
 function formatReport(runs: { command: string; run: ShellCommandResult }[], total: number, passed: boolean, split?: { preExisting: string[]; fresh: string[] }): string {
   const head = split
     ? [
-        passed ? `Verification passed: no new failures in ${total} command${total === 1 ? '' : 's'}.` : `Verification failed: ${split.fresh.length} new failure(s).`,
+        passed ? `Verification passed: no new failures in ${plural(total, 'command')}.` : `Verification failed: ${plural(split.fresh.length, 'new failure')}.`,
         split.fresh.length ? `New failures (yours to fix):\n${split.fresh.map((f) => `- ${f}`).join('\n')}` : '',
         split.preExisting.length ? `Pre-existing failures (the base commit had them; they do not block you):\n${split.preExisting.map((f) => `- ${f}`).join('\n')}` : '',
       ].filter(Boolean).join('\n')
     : passed
-      ? `Verification passed: ${total} command${total === 1 ? '' : 's'}.`
+      ? `Verification passed: ${plural(total, 'command')}.`
       : `Verification failed at command ${runs.length} of ${total}.`;
   const sections = runs.map(({ command, run }) => {
     return `$ ${command}\n(${describeOutcome(run)}, ${run.durationMs} ms)\n${outputTail(run)}`.trimEnd();

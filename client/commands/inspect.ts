@@ -7,7 +7,7 @@ import { followRun, runEnd } from '../run/follow-run';
 import { progressLine } from '../run/progress-lines';
 import { progressView } from '../run/progress-view';
 import { exitCodeFor } from '../run/drive-task';
-import { renderRunEnd } from '../render/render-run-end';
+import { endLine, renderRunEnd } from '../render/render-run-end';
 import { UNSANDBOXED_WARNING } from '../run/sandbox-choice';
 import { findRun } from '../run-lookup';
 import { PLAN_KINDS } from '../plan-kinds';
@@ -72,7 +72,7 @@ export async function watchCommand(argv: string[], out: Output): Promise<number>
         view.note(work && work.waitingMs >= 2_000 ? `${workerWaitNotice(work, settings)} — start one with \`dex worker\`` : undefined);
       },
     });
-    out.result(`${id}: ${end.state}${end.error ? ` — ${end.error}` : ''}`, { id, ...end });
+    out.result(endLine(id, end), { id, ...end });
     return exitCodeFor(end);
   } finally {
     await conns.close();

@@ -7,6 +7,7 @@ import { finishRecording, startRecording } from '../requests/replay-test-record'
 import { roadmapAbout } from '../run/run-about';
 import { commandSettings } from '../settings';
 import { buildRoadmapInput } from '../requests/roadmap-request';
+import { plural } from '../../core/text/plural';
 
 /** `dex run ROADMAP.md`: a whole roadmap, checked before anything starts. */
 export async function runCommand(argv: string[], out: Output): Promise<number> {
@@ -14,7 +15,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   const roadmap = onePositional(positionals, 'a roadmap file', usageOf('run'));
   const settings = commandSettings(values.detach);
   const checked = buildRoadmapInput({ roadmap, repo: values.repo, llm: values.llm, unsafeNoSandbox: values['unsafe-no-sandbox'] }, settings);
-  out.info(`${checked.tasks.length} tasks in ${checked.input.roadmapFile}, landing on ${checked.input.baseBranch}`);
+  out.info(`${plural(checked.tasks.length, 'task')} in ${checked.input.roadmapFile}, landing on ${checked.input.baseBranch}`);
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveRun, exitCodeFor } = require('../run/drive-run') as typeof DriveRun;
   const unsandboxed = checked.input.taskDefaults.sandbox?.mode === 'off';
