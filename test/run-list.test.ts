@@ -144,6 +144,8 @@ describe('why a run failed', () => {
   it("shows a failed task's verify tail and kept worktree in dex status", () => {
     expect(renderTaskResult(failed)).toEqual([
       'tokens: 10 in / 5 out · $0.0010 · 2 model turns',
+      'verify failed: not ok 1 - sum adds two numbers',
+      '  expected: 5',
       'verify output (tail):',
       '  not ok 1 - sum adds two numbers',
       '    expected: 5',
@@ -165,6 +167,27 @@ describe('why a run failed', () => {
       expect(describeDrivenRun(type, { workflowId: 'x', webUi })).toBe(`x started\nWeb UI: ${webUi}`);
     }
     expect(describeTaskEnd({ workflowId: 'x', webUi })).toBe(`x started\nWeb UI: ${webUi}`);
+  });
+
+  it('puts the cause verify found in the whole output before the tail', () => {
+    const lines = renderTaskResult({ ...failed, verifyTail: '    at x (t.js:1:1)\n# duration_ms 3', verifyCause: 'not ok 1 - sum adds\n-1 !== 3' });
+    expect(lines.slice(1, 4)).toEqual(['verify failed: not ok 1 - sum adds', '  -1 !== 3', 'verify output (tail):']);
+  });
+
+  it("keeps an ended task's type, steps and verify failures told apart, as its status showed them", () => {
+    const ended: TaskResult = {
+      ...failed,
+      type: 'code_modify',
+      steps: { completed: ['read'], pending: ['edit', 'test'] },
+      verify: { preExisting: ['npm test: old flake'], newFailures: ['npm test: sum adds'] },
+    };
+    expect(renderTaskResult(ended).slice(1, 6)).toEqual([
+      'type: code_modify · read completed · edit, test not reached',
+      '1 verify failure the base commit already had (not blocking):',
+      '  npm test: old flake',
+      '1 new verify failure:',
+      '  npm test: sum adds',
+    ]);
   });
 
   it('ends dex task with them too, and the commands that show more', () => {

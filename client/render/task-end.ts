@@ -2,7 +2,7 @@ import type { TaskResult } from '../../core/task/task-types';
 import { formatUsd, tokensDetail } from '../../core/text/spending';
 import { plural } from '../../core/text/plural';
 import type { DrivenRun } from '../run/follow-run';
-import { taskFailureLines } from './render-task';
+import { taskFailureLines, taskShapeLines } from './render-task';
 import { describeDrivenRun } from './render-run-end';
 
 /** A task `dex task` (or `dex demo`, `dex retry`) drove, as text: how it ended in full, or where to watch it. */
@@ -15,6 +15,7 @@ export function describeTaskEnd(run: DrivenRun<TaskResult>): string {
     if (r) {
       lines.push(`tokens: ${tokensDetail(r.tokens)}`);
       lines.push(`cost: ${formatUsd(r.costUsd)} over ${plural(r.turns, 'model turn')}`);
+      lines.push(...taskShapeLines(r));
       lines.push(...taskFailureLines(r));
     }
     if (end.state !== 'completed') lines.push(`what it did: dex log ${run.workflowId} · what it changed: dex diff ${run.workflowId}`);
