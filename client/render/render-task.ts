@@ -25,11 +25,14 @@ export function taskFailureLines(r: TaskResult): string[] {
   ];
 }
 
-/** A task's type and steps, and its verify failures told apart (docs/roadmaps.md), as its status showed them while it ran. */
-export function taskShapeLines(r: TaskResult): string[] {
+/** A task's type and steps, and its verify failures told apart (docs/roadmaps.md): from its status while it runs, its result once it ended. */
+export function taskShapeLines(r: Pick<TaskResult, 'type' | 'steps' | 'verify' | 'preExistingFailures'>): string[] {
   const lines: string[] = [];
   if (r.type || r.steps) {
-    const steps = r.steps ? [`${r.steps.completed.join(', ') || 'none'} completed`, ...(r.steps.pending.length ? [`${r.steps.pending.join(', ')} not reached`] : [])] : [];
+    const s = r.steps;
+    const steps = s
+      ? [`${s.completed.join(', ') || 'none'} completed`, ...(s.current ? [`now ${s.current}`] : []), ...(s.pending.length ? [`${s.pending.join(', ')} ${s.current ? 'to come' : 'not reached'}`] : [])]
+      : [];
     lines.push([r.type ? `type: ${r.type}` : 'steps', ...steps].join(' · '));
   }
   const preExisting = r.verify?.preExisting ?? r.preExistingFailures ?? [];

@@ -6,6 +6,7 @@
 import { modelCallKey, verifyReportId, verifyResultKey } from '../../core/run/ids';
 import type { DexStore } from '../../store/dex-store';
 import type { VerifyResult } from '../../activities/verify/verify';
+import type { GateDecision } from '../run-history';
 import { tokensIn } from '../../core/run/usage';
 import { failureCause } from '../../core/task/verify-failures';
 import { formatUsd } from '../../core/text/spending';
@@ -115,6 +116,16 @@ export function renderStep(step: LogStep): string {
     case 'told':
       return `    → told: ${step.text}`;
   }
+}
+
+/** A decision at a gate as a line: `gate "before:implement" rejected by ana: out of scope (its phase runs again)`. */
+export function renderDecision(d: GateDecision): string {
+  const gate = d.gate ? `gate "${d.gate}"${d.taskId ? ` of task ${d.taskId}` : ''} ` : d.taskId ? `task ${d.taskId}'s gate ` : '';
+  const by = d.by ? ` by ${d.by}` : '';
+  const signal = d.via === 'signal' ? ' (signal)' : '';
+  if (d.action === 'reject') return `  ${gate}rejected${by}${signal}: ${d.reason}${d.retry ? ' (its phase runs again)' : ''}`;
+  const budget = d.budgetUsd !== undefined ? ` with a budget of ${formatUsd(d.budgetUsd)}` : '';
+  return `  ${gate}approved${by}${signal}${budget}${d.note ? `: ${d.note}` : ''}`;
 }
 
 /** A step's identity, to print each once while following: a tool step counts once its result is there. */

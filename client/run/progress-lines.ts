@@ -12,9 +12,12 @@ const spent = (s: RunStatus): string => `${tokensText(s.tokens)} · ${formatUsd(
 /** Leads every progress line of a run whose commands are not confined. */
 const unsandboxedMark = (s: RunStatus): string => (s.sandbox === 'off' ? '[UNSANDBOXED] ' : '');
 
+/** What a paused run that waits at a gate will do once answered (docs/interfaces.md#people-in-the-loop). */
+export const PAUSED_AT_GATE = 'paused: stops after this gate until resumed';
+
 /** What the run does now, or the gate it waits at. */
 function doing(s: RunStatus): string {
-  if (s.waitingFor) return `waiting at gate "${s.waitingFor.gate}"${s.waitingFor.reason ? `: ${s.waitingFor.reason}` : ''}`;
+  if (s.waitingFor) return `waiting at gate "${s.waitingFor.gate}"${s.waitingFor.reason ? `: ${s.waitingFor.reason}` : ''}${s.paused ? ` (${PAUSED_AT_GATE})` : ''}`;
   // An ended run's last activity is history: its state says what became of it.
   return s.state === 'running' ? (s.current.activity ?? s.state) : s.state;
 }

@@ -129,6 +129,7 @@ export class RunLedger {
       costUsd,
       recent: this.recent.list(),
       ...(this.budget ? { budget: this.budget } : {}),
+      ...(this.control.paused && this.state === 'running' ? { paused: true as const } : {}),
       ...(this.error ? { error: this.error } : {}),
       ...extra,
     };
