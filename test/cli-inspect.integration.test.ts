@@ -213,7 +213,7 @@ describe('what a run is and what it did', () => {
     const log = await runDex(['log', id], { env });
     expect(log.stdout).toContain(`── ${id}: decisions at gates\n  gate "blocked" of task fix-sum rejected: keep the test (its phase runs again)`);
     const after = await runDex(['status', id], { env });
-    expect(after.stdout).toMatch(new RegExp(`^${id}: completed\nFix sum · took \\d+s\n`));
+    expect(after.stdout).toMatch(new RegExp(`^${id}: completed\nFix sum · took \\d[\\dhms ]*\n`));
     expect(after.stdout).toContain(page);
   });
 

@@ -52,6 +52,8 @@ describe('dex status of an ended run', () => {
     const result: TaskResult = { taskId: 'fix-sum', state: 'completed', branch: 'dex/x', commit: 'abc', turns: 1, tokens: waiting.tokens, costUsd: 0.0012, verifyPassed: true };
     const text = renderEndedStatus('taskWorkflow', ID, { state: 'completed', result }, { title: 'Fix sum', startTime, closeTime: new Date('2025-06-01T12:00:42Z'), webUi });
     expect(text.split('\n')).toEqual([`${ID}: completed`, 'Fix sum · took 42s', 'commit: abc on dex/x', 'tokens: 100 in / 10 out · $0.0012 · 1 model turn', `Web UI: ${webUi}`]);
+    const quick = renderEndedStatus('taskWorkflow', ID, { state: 'completed', result }, { startTime, closeTime: new Date(startTime.getTime() + 996) });
+    expect(quick.split('\n')[1]).toBe('took 996 ms');
   });
 });
 

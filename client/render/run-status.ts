@@ -21,7 +21,9 @@ export interface RunFacts {
 /** The run's title and how long it ran (or has run so far). */
 function aboutLine(facts: RunFacts, now: Date): string {
   const ms = (facts.closeTime ?? now).getTime() - facts.startTime.getTime();
-  const time = facts.closeTime ? `took ${formatElapsed(ms)}` : `running for ${formatElapsed(ms)}`;
+  // A replayed run can end within a second: `took 0s` would read as not at all.
+  const span = ms < 1_000 ? `${Math.max(0, ms)} ms` : formatElapsed(ms);
+  const time = facts.closeTime ? `took ${span}` : `running for ${span}`;
   return facts.title ? `${facts.title} · ${time}` : time;
 }
 
