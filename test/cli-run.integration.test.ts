@@ -35,6 +35,8 @@ describe('the dex command on a real dev server', () => {
     expect(doc.result.commit).toMatch(/^[0-9a-f]{40}$/);
     expect(doc.result.tokens).toEqual({ input: 1630, output: 290, cacheRead: 4608, cacheWrite: 1536 });
     expect(doc.result.costUsd).toBeGreaterThan(0);
+    // Summed without float noise: whole 1e-8 dollars (docs/interfaces.md#what-a-run-spent).
+    expect(String(doc.result.costUsd)).toMatch(/^0\.\d{1,8}$/);
   });
 
   it('dex demo prints the commit SHA, the tokens, the cost and the run; dex status and dex list find it', async () => {
