@@ -62,11 +62,13 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 export const commandNames = (): string[] => [...Object.keys(COMMANDS), 'help'];
 
 /**
- * What help a command line asks for: `dex help [CMD]`, `dex --help`, or `dex CMD --help` / `-h`
- * (before a `--`); `null` asks for the overview, undefined for no help at all.
+ * What help a command line asks for: `dex`, `dex help [CMD]`, `dex --help`, or `dex CMD --help` /
+ * `-h` (before a `--`); `null` asks for the overview, undefined for no help at all.
  */
 function helpAsked(name: string | undefined, rest: string[]): string | null | undefined {
   const args = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  // `dex` alone asks what there is: the overview, as `dex help` gives it.
+  if (name === undefined) return null;
   if (name === 'help' || name === '--help' || name === '-h') {
     const topics = args.filter((a) => !a.startsWith('-'));
     if (topics.length > 1) throw new UsageError(`one command at a time: ${usageOf('help')}`);
@@ -97,7 +99,7 @@ export async function main(argv: string[]): Promise<number> {
     const help = helpAsked(name, rest);
     if (help !== undefined) return showHelp(help, out);
     const load = name ? COMMANDS[name] : undefined;
-    if (!load) throw new InvalidInput(name ? `unknown command "${name}": \`dex help\` lists them` : renderOverview());
+    if (!load) throw new InvalidInput(`unknown command "${name}": \`dex help\` lists them`);
     // A DEX_STORE dex cannot read is bad input to every command, caught before any of them starts anything.
     readSettings();
     return await (await load())(rest, out);

@@ -168,7 +168,7 @@ export const COMMAND_HELP = {
   },
   status: {
     synopsis: 'dex status ID',
-    about: `A run's state, where it is and what it spent; for a failed task, why: the error, the tail of the failing verify output and the kept worktree. ID is ${RUN_ID}.`,
+    about: `A run's state, title, time, where it is, what it spent and its Web UI page; while it waits, the dex and temporal commands that answer it; for a failed task, why: the error, what made verify fail, the tail of its output and the kept worktree. ID is ${RUN_ID}.`,
     options: {},
   },
   watch: {
@@ -178,7 +178,7 @@ export const COMMAND_HELP = {
   },
   log: {
     synopsis: 'dex log ID',
-    about: "A run's steps from this host's store: each model turn, the tools it called with their arguments and a preview of each result; a roadmap's tasks in order.",
+    about: "A run's steps from this host's store: each model turn, the tools it called with their arguments and a preview of each result, each verify and what made it fail; a roadmap's tasks in order; then the decisions people took at its gates.",
     options: { follow: { type: 'boolean', help: 'keep printing new steps until the run ends' } },
   },
   diff: {
@@ -187,7 +187,7 @@ export const COMMAND_HELP = {
     options: {},
   },
   retry: {
-    synopsis: 'dex retry ID --from PHASE',
+    synopsis: 'dex retry ID',
     about: 'A new run of an ended task (ID-retry-N) from the checkpoint before PHASE: the earlier phases are not run again, their artifacts are reused.',
     options: {
       from: { type: 'string', value: 'PHASE', required: true, help: 'the phase to start at (one of the task\'s phases)' },
@@ -223,7 +223,7 @@ export const COMMAND_HELP = {
       task: TASK_OF_ROADMAP,
     },
   },
-  pause: { synopsis: 'dex pause ID', about: 'Stops the run after its current activity.', options: {} },
+  pause: { synopsis: 'dex pause ID', about: 'Stops the run after its current activity; a run that waits at a gate still waits for its answer, then stops.', options: {} },
   resume: { synopsis: 'dex resume ID', about: 'Lets a paused run go on.', options: {} },
   cancel: {
     synopsis: 'dex cancel ID',

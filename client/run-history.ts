@@ -1,10 +1,15 @@
 /**
  * What the CLI reads of a run's recorded history (never its id): the input it started with, the
- * child workflows it started and an activity's result. `dex log` and `dex diff` use it.
+ * child workflows it started, an activity's result and the decisions people sent it. `dex log`
+ * and `dex diff` use it.
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload, type PayloadCodec } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
+import type { DecideInput, DecideResult } from '../workflows/run/definitions';
+
+/** A decision a run took at a gate, as its history holds it: through `decide` (which says the gate) or a signal. */
+export type GateDecision = DecideInput & Partial<DecideResult> & { via: 'decide' | 'signal' };
 
 type History = temporal.api.history.v1.IHistory;
 type Payloads = temporal.api.common.v1.IPayloads | null | undefined;
@@ -59,6 +64,31 @@ export class RunHistory {
     return [...new Set([...carried.map((t) => t.workflowId), ...started].filter((id): id is string => !!id))];
   }
 
+  /**
+   * The `approve` and `reject` decisions the run took, in order: accepted `decide` updates with
+   * the gate each passed, and the signals (the stock CLI's way), which name no gate.
+   */
+  decisions(): GateDecision[] {
+    const gates = new Map(
+      this.events
+        .map((e) => e.workflowExecutionUpdateCompletedEventAttributes)
+        .filter((c) => c?.meta?.updateId && c.outcome?.success)
+        .map((c) => [c!.meta!.updateId!, first(c!.outcome!.success) as DecideResult | undefined]),
+    );
+    return this.events.flatMap((e): GateDecision[] => {
+      const update = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
+      if (update?.input?.name === 'decide') {
+        const passed = gates.get(update.meta?.updateId ?? '');
+        return [{ ...(first(update.input.args) as DecideInput), ...passed, via: 'decide' }];
+      }
+      const signal = e.workflowExecutionSignaledEventAttributes;
+      if (signal?.signalName === 'approve' || signal?.signalName === 'reject') {
+        return [{ ...((first(signal.input) ?? {}) as object), action: signal.signalName, via: 'signal' } as GateDecision];
+      }
+      return [];
+    });
+  }
+
   /** The result of the first completed activity of type `activityType`, if one completed. */
   activityResult<T>(activityType: string): T | undefined {
     const scheduled = new Set(
@@ -87,5 +117,8 @@ async function decodeRead(history: History, codecs: PayloadCodec[]): Promise<voi
   for (const e of history.events ?? []) {
     await unseal(e.workflowExecutionStartedEventAttributes?.input);
     await unseal(e.activityTaskCompletedEventAttributes?.result);
+    await unseal(e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args);
+    await unseal(e.workflowExecutionUpdateCompletedEventAttributes?.outcome?.success);
+    await unseal(e.workflowExecutionSignaledEventAttributes?.input);
   }
 }

@@ -9,6 +9,11 @@ export interface FoundRun {
   type: string;
   /** Started with --unsafe-no-sandbox (its memo says so). */
   unsandboxed: boolean;
+  /** Its title, from its memo (runs the CLI started have one). */
+  title?: string;
+  startTime: Date;
+  /** When it ended; undefined while it runs. */
+  closeTime?: Date;
 }
 
 /** The run `id` (its latest run); an input error (exit 2) when the server has none by that id. */
@@ -16,7 +21,8 @@ export async function findRun(client: Client, id: string): Promise<FoundRun> {
   const handle = client.workflow.getHandle(id);
   try {
     const d = await handle.describe();
-    return { handle, running: d.status.name === 'RUNNING', type: d.type, unsandboxed: d.memo?.sandbox === 'off' };
+    const title = typeof d.memo?.title === 'string' && d.memo.title ? { title: d.memo.title } : {};
+    return { handle, running: d.status.name === 'RUNNING', type: d.type, unsandboxed: d.memo?.sandbox === 'off', ...title, startTime: d.startTime, closeTime: d.closeTime };
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new InvalidInput(`no run with id ${id}`);
     throw err;

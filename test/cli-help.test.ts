@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commandNames } from '../client/cli';
-import { COMMAND_HELP, optionLines, type HelpTopic } from '../client/command-help';
+import { COMMAND_HELP, optionLines, usageOf, type HelpTopic } from '../client/command-help';
 import { runDex } from './dex-cli';
 
 // The real `dex` binary. TEMPORAL_ADDRESS is a dead port: a command that got past its options
@@ -47,6 +47,21 @@ describe('dex help', () => {
     for (const option of readmeOptions().get(name) ?? []) expect(viaFlag.stdout, `README documents ${option} for dex ${name}`).toContain(option);
     expect(viaHelp).toEqual(viaFlag);
     expect(viaShort).toEqual(viaFlag);
+  });
+
+  it('prints the overview for `dex` alone, as plain help: exit 0, nothing on stderr', async () => {
+    const [bare, help] = await Promise.all([dex(), dex('help')]);
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bare.stderr).toBe('');
+    expect(bare.stdout).toBe(help.stdout);
+  });
+
+  it('names each option once in a usage', () => {
+    for (const name of topics) {
+      const flags = usageOf(name).match(/--[a-z][a-z-]*/g) ?? [];
+      expect(flags, `dex help ${name}`).toEqual([...new Set(flags)]);
+    }
+    expect(usageOf('retry')).toBe('dex retry ID --from PHASE [--note TEXT] [--detach]');
   });
 
   it('every command README lists has help', () => {

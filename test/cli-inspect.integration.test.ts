@@ -172,8 +172,49 @@ describe('what a run is and what it did', () => {
     expect(changes.worktreePath).toBe(doc.result.worktreePath);
     expect(changes.uncommitted).toMatch(/^-  return a - b;\n\+  return a \* b;$/m);
 
+    expect(text.stdout).toContain('verify failed: not ok 1 - sum adds two numbers');
+
     const log = await runDex(['log', id], { env });
-    expect(log.stdout).toMatch(/verify failed: node --test · /);
+    expect(log.stdout).toMatch(/verify failed: node --test · not ok 1 - sum adds two numbers — /);
+  });
+
+  it('dex status of a waiting run shows what answers it; pause says it stops after the gate; reject --retry says it retries, and dex log keeps the reason', async () => {
+    const env = { ...dexEnv(), TEMPORAL_UI_URL: 'http://ui.test' };
+    const cassette = cassetteFile([completionTurn('*', { status: 'blocked', reason: 'may I delete the test?' }), ...fixSumTurns('*')]);
+    let atGate: (id: string) => void = () => {};
+    const waiting = new Promise<string>((resolve) => (atGate = resolve));
+    const task = runDex(['task', 'Fix sum', '--repo', sampleRepo(), '--llm', `replay:${cassette}`], {
+      env,
+      timeoutMs: 120_000,
+      onStderr: (stderr) => {
+        const id = /started (\S+)/.exec(stderr)?.[1];
+        if (id && stderr.includes('waiting at gate "blocked"')) atGate(id);
+      },
+    });
+    const id = await waiting;
+    const page = `Web UI: http://ui.test/namespaces/default/workflows/${id}`;
+    const status = await runDex(['status', id], { env });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^Fix sum · running for \d+s$/m);
+    expect(status.stdout).toContain(`  dex approve ${id} --note "…"`);
+    expect(status.stdout).toContain(`  temporal workflow signal --workflow-id ${id} --name reject --input '{"reason":"why"}'`);
+    expect(status.stdout).toContain(page);
+
+    const paused = await runDex(['pause', id], { env });
+    expect(paused.stdout).toContain('paused: it still waits at gate "blocked"; once that is answered it stops before its next step');
+    expect((await runDex(['status', id], { env })).stdout).toContain('(paused: stops after this gate until resumed)');
+    const rejected = await runDex(['reject', id, '--reason', 'keep the test', '--retry'], { env });
+    expect(rejected.stdout).toContain('rejected gate "blocked" of task fix-sum: retrying: its phase runs again');
+    await expect.poll(async () => JSON.parse((await runDex(['status', id, '--json'], { env })).stdout).state, { timeout: 30_000, interval: 500 }).toBe('paused');
+    expect((await runDex(['resume', id], { env })).code).toBe(0);
+    const ended = await task;
+    expect(ended.code, ended.stderr).toBe(0);
+
+    const log = await runDex(['log', id], { env });
+    expect(log.stdout).toContain(`── ${id}: decisions at gates\n  gate "blocked" of task fix-sum rejected: keep the test (its phase runs again)`);
+    const after = await runDex(['status', id], { env });
+    expect(after.stdout).toMatch(new RegExp(`^${id}: completed\nFix sum · took \\d[\\dhms ]*\n`));
+    expect(after.stdout).toContain(page);
   });
 
   it("dex log and dex diff of a roadmap show its tasks' steps and changes", async () => {

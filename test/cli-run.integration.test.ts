@@ -35,6 +35,8 @@ describe('the dex command on a real dev server', () => {
     expect(doc.result.commit).toMatch(/^[0-9a-f]{40}$/);
     expect(doc.result.tokens).toEqual({ input: 1630, output: 290, cacheRead: 4608, cacheWrite: 1536 });
     expect(doc.result.costUsd).toBeGreaterThan(0);
+    // Summed without float noise: whole 1e-8 dollars (docs/interfaces.md#what-a-run-spent).
+    expect(String(doc.result.costUsd)).toMatch(/^0\.\d{1,8}$/);
   });
 
   it('dex demo prints the commit SHA, the tokens, the cost and the run; dex status and dex list find it', async () => {
@@ -42,7 +44,7 @@ describe('the dex command on a real dev server', () => {
     const run = await dex(['demo'], envVars);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/commit: [0-9a-f]{40} on dex\//);
-    expect(run.stdout).toMatch(/tokens: 1630 input, 290 output, 4608 cache read, 1536 cache write/);
+    expect(run.stdout).toMatch(/tokens: 7774 in \(4608 cache read, 1536 cache write\) \/ 290 out/);
     expect(run.stdout).toMatch(/cost: \$0\.\d{4} over 4 model turns/);
     expect(run.stderr).toMatch(/turn \d+ tool:edit_file/);
     const id = run.stdout.split(':')[0];

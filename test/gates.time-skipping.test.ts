@@ -67,10 +67,13 @@ describe('gates on the time-skipping test server', () => {
     expect(events.filter((e) => e.timerFiredEventAttributes)).toHaveLength(0);
   });
 
-  it('pauses before the next activity and goes on after resume', async () => {
+  it('pauses before the next activity (after the gate it waits at) and goes on after resume', async () => {
     const handle = await start('T-pause', { beforePhase: {} });
     await waitForGate(handle, 'before:implement');
     await handle.signal('pause');
+    // Paused at a gate, it still waits for the gate's answer, and its status says it will stop after it.
+    await expect.poll(async () => (await statusOf(handle)).paused, { timeout: 30_000, interval: 100 }).toBe(true);
+    expect((await statusOf(handle)).state).toBe('waiting');
     await handle.signal('approve');
     await expect.poll(async () => (await statusOf(handle)).state, { timeout: 30_000, interval: 100 }).toBe('paused');
     expect(modelRequests('T-pause')).toBe(0);

@@ -4,7 +4,8 @@ import { Store } from '../store/sqlite/sqlite-store';
 import { DEFAULT_NUMBERS, isEmptyAnswer } from '../core/layer/insight-parse';
 import { fitPrompt, overBudgetReason, promptLimit, promptTokens, REQUEST_OVERHEAD_TOKENS } from '../core/layer/layer-budget';
 import { formatInsights, formatMessages, type InsightView } from '../core/layer/layer-context';
-import { inputTokens, salienceFor } from '../core/layer/layer-salience';
+import { salienceFor } from '../core/layer/layer-salience';
+import { tokensIn } from '../core/run/usage';
 import { estimateTokens } from '../core/layer/layer-tokens';
 import { messagesFor } from './layer-fixtures';
 
@@ -107,8 +108,8 @@ describe('promptLimit', () => {
 describe('salience amounts (core/layer/layer-salience.ts)', () => {
   it('cost every input token the model read, cache reads and writes too, times cost_per_token', () => {
     const usage = { input: 200, output: 50, cacheRead: 30, cacheWrite: 20 };
-    expect(inputTokens(usage)).toBe(250);
-    expect(salienceFor(inputTokens(usage), { costPerToken: 0.002, refund: 0.5 })).toBeCloseTo(0.5, 12);
+    expect(tokensIn(usage)).toBe(250);
+    expect(salienceFor(tokensIn(usage), { costPerToken: 0.002, refund: 0.5 })).toBeCloseTo(0.5, 12);
   });
 });
 

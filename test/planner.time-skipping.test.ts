@@ -40,6 +40,8 @@ describe('the planner and escalate', () => {
     const status = await handle.query<RunStatus>('status');
     expect(status.type).toBe('code_modify');
     expect(status.steps).toEqual({ completed: ['read', 'edit', 'test'], pending: [], current: undefined });
+    // The result keeps them, so `dex status` shows them once no worker answers the query.
+    expect(result).toMatchObject({ type: 'code_modify', steps: { completed: ['read', 'edit', 'test'], pending: [] } });
   });
 
   it('re-plans the remaining steps at the first escalate, and asks a person at the next', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fitWidth, formatElapsed, lastingLines, liveStatusLine } from '../client/run/progress-lines';
+import { fitWidth, formatElapsed, lastingLines, liveStatusLine, progressLine } from '../client/run/progress-lines';
 import { LiveProgress, PlainProgress } from '../client/run/progress-view';
 import { saysWhileWaiting } from '../client/run/slow-wait';
 import { workerWaitNotice } from '../client/run/worker-starvation';
@@ -40,6 +40,12 @@ describe('the live status line', () => {
   it('names the kind of a run that is not a task', () => {
     const roadmap = taskStatus({ kind: 'roadmap', current: { taskId: 'A1', phase: 'test' } });
     expect(liveStatusLine(roadmap, 0)).toMatch(/^\[roadmap A1 test\] · running · 0s/);
+  });
+
+  it('names the kind of a run that has no task or phase: never an empty []', () => {
+    const sheet = taskStatus({ kind: 'sheet', state: 'completed', current: {} });
+    expect(progressLine(sheet)).toBe('[sheet] completed · 5849 in / 232 out · $0.0139');
+    expect(progressLine(taskStatus({ kind: 'roadmap', current: { taskId: 'A1' } }))).toMatch(/^\[roadmap A1\] running · /);
   });
 
   it('never wraps: it is cut to the terminal width', () => {

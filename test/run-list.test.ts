@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { renderRoadmapResult } from '../client/render/render-roadmap';
 import { renderTaskResult } from '../client/render/render-task';
 import { describeTaskEnd } from '../client/render/task-end';
+import { describeDrivenRun, endLine } from '../client/render/render-run-end';
 import { layerAbout, roadmapAbout, RUN_DETAILS, sheetAbout, startMarks, taskAbout } from '../client/run/run-about';
 import { listQuery, renderRunList, runRow } from '../client/render/run-list';
 import { waitingListLink, webUiDetailsLink, webUiLink } from '../client/web-ui-links';
@@ -159,7 +160,9 @@ describe('why a run failed', () => {
 
   it("shows a failed task's verify tail and kept worktree in dex status", () => {
     expect(renderTaskResult(failed)).toEqual([
-      'tokens: 10 in / 5 out · $0.0010 · 2 turns',
+      'tokens: 10 in / 5 out · $0.0010 · 2 model turns',
+      'verify failed: not ok 1 - sum adds two numbers',
+      '  expected: 5',
       'verify output (tail):',
       '  not ok 1 - sum adds two numbers',
       '    expected: 5',
@@ -167,6 +170,41 @@ describe('why a run failed', () => {
       'worktree kept at /home/ana/.dex/worktrees/task-math-fix-sum-1',
     ]);
     expect(renderTaskResult({ ...failed, state: 'completed' })).toHaveLength(1);
+  });
+
+  it('says how a run ended once: no error that only repeats its state', () => {
+    expect(endLine('t-1', { state: 'cancelled' })).toBe('t-1: cancelled');
+    expect(endLine('t-1', { state: 'cancelled', error: 'cancelled' })).toBe('t-1: cancelled');
+    expect(endLine('t-1', { state: 'failed', error: 'verify failed' })).toBe('t-1: failed — verify failed');
+  });
+
+  it('says a detached run of any kind started the same way: `ID started` and its Web UI page', () => {
+    const webUi = 'http://127.0.0.1:8233/namespaces/default/workflows/x';
+    for (const type of ['roadmapWorkflow', 'layerWorkflow', 'sheetWorkflow']) {
+      expect(describeDrivenRun(type, { workflowId: 'x', webUi })).toBe(`x started\nWeb UI: ${webUi}`);
+    }
+    expect(describeTaskEnd({ workflowId: 'x', webUi })).toBe(`x started\nWeb UI: ${webUi}`);
+  });
+
+  it('puts the cause verify found in the whole output before the tail', () => {
+    const lines = renderTaskResult({ ...failed, verifyTail: '    at x (t.js:1:1)\n# duration_ms 3', verifyCause: 'not ok 1 - sum adds\n-1 !== 3' });
+    expect(lines.slice(1, 4)).toEqual(['verify failed: not ok 1 - sum adds', '  -1 !== 3', 'verify output (tail):']);
+  });
+
+  it("keeps an ended task's type, steps and verify failures told apart, as its status showed them", () => {
+    const ended: TaskResult = {
+      ...failed,
+      type: 'code_modify',
+      steps: { completed: ['read'], pending: ['edit', 'test'] },
+      verify: { preExisting: ['npm test: old flake'], newFailures: ['npm test: sum adds'] },
+    };
+    expect(renderTaskResult(ended).slice(1, 6)).toEqual([
+      'type: code_modify · read completed · edit, test not reached',
+      '1 verify failure the base commit already had (not blocking):',
+      '  npm test: old flake',
+      '1 new verify failure:',
+      '  npm test: sum adds',
+    ]);
   });
 
   it('ends dex task with them too, and the commands that show more', () => {

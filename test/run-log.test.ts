@@ -66,6 +66,19 @@ describe("a run's transcripts in the store", () => {
     expect(stepKey(transcript, running)).toBe('wf/implement/1#1:tool:tu2');
   });
 
+  it("say what made a verify fail, not its output's last line", async () => {
+    const store = openSqliteDexStore(':memory:');
+    const transcript = phaseAttemptKey('wf', 'implement', 1);
+    await store.recordModelReply(transcript, 1, [{ type: 'text', text: '{"status":"complete","summary":"done"}' }], { callKey: modelCallKey(transcript, 1), workflowId: 'wf', taskId: 't', phase: 'implement', model: 'claude-sonnet-4-6', input: 1, output: 1, cacheRead: 0, cacheWrite: 0, costUsd: 0, durationMs: 1 });
+    const tail = '  stack: |-\n    TestContext.<anonymous> (/wt/t.test.js:3:33)\n# fail 1\n# duration_ms 34.35\n';
+    const report = verifyReportId(transcript, 1);
+    const stored = { passed: false, artifactId: report, commands: [{ command: 'npm test', exitCode: 1 }], tail, cause: 'not ok 1 - sum adds\nExpected values to be strictly equal:\n-1 !== 3' };
+    await store.putArtifact(verifyResultKey(report), 'verify-result', JSON.stringify(stored));
+    const [, verify] = await transcriptSteps(store, transcript);
+    expect(renderStep(verify)).toBe('    verify failed: npm test · not ok 1 - sum adds — Expected values to be strictly equal: -1 !== 3');
+    expect(verify).toMatchObject({ kind: 'verify', tail: '# duration_ms 34.35' });
+  });
+
   it('cuts long arguments and results to one short line', async () => {
     const store = openSqliteDexStore(':memory:');
     await store.appendMessage('t/p/1', 1, 'assistant', [{ type: 'tool_use', id: 'a', name: 'write_file', input: { path: 'x', content: 'y'.repeat(500) } }]);

@@ -183,7 +183,7 @@ describe('the sheet result table', () => {
         { index: 2, id: 'isda', dag_depth: 1, status: 'failed', error: { code: 'exit_code', message: 'exit code 3' } },
       ],
     });
-    expect(lines[0]).toBe('phases: 1/3 completed · $0.0000');
+    expect(lines[0]).toBe('phases: 1/3 completed · $0.00');
     expect(lines.slice(1)).toEqual([
       '#  statement  depth  status   value / error',
       '1  cbu        0      success  cbu-1',

@@ -1,9 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { WorkflowFailedError } from '@temporalio/client';
+import type { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import type { RoadmapResult } from '../core/roadmap/roadmap-types';
 import type { RunStatus } from '../core/run/run-types';
+import type { TaskResult } from '../core/task/task-types';
 import { completionTurn, toolTurn } from './cassette-builder';
 import { failureOf, useDexEnvironment } from './dex-environment';
 import { checkoutFile, roadmapRepo, startRoadmap } from './roadmap-fixture';
@@ -59,6 +62,13 @@ describe('baseline-aware verify', () => {
     expect(status.verify?.preExisting).toEqual([FAILURE]);
     expect(status.verify?.newFailures.length).toBeGreaterThan(0);
     expect(status.verify?.newFailures).not.toContain(FAILURE);
+    // The task's result keeps the split and what made verify fail, for `dex status` once it ended.
+    const ended = await child.result().then(
+      () => undefined,
+      (err: WorkflowFailedError) => (err.cause as ApplicationFailure).details?.[0] as TaskResult,
+    );
+    expect(ended?.verify).toEqual(status.verify);
+    expect(ended?.verifyCause).toMatch(/^not ok \d+ - /);
     // The third model call got the verify report, which names both kinds.
     const report = JSON.stringify(dex.requestsFor('V2')[2].body!.messages);
     expect(report).toContain('New failures (yours to fix)');

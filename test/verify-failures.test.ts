@@ -1,5 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { failuresOf, splitByBaseline } from '../core/task/verify-failures';
+import { tailOf } from '../activities/verify/verify';
+import { failureCause, failuresOf, splitByBaseline } from '../core/task/verify-failures';
+
+/** A real runner's output of a failing test (test/fixtures/verify-output/). */
+const output = (name: string) => readFileSync(join(__dirname, 'fixtures', 'verify-output', name), 'utf8');
 
 const run = (output: string, exitCode: number | null = 1, timedOut = false) => ({ command: 'npm test', exitCode, timedOut, output });
 
@@ -20,5 +26,27 @@ describe('naming verify failures', () => {
 
   it('splits failures into those the base had and new ones', () => {
     expect(splitByBaseline(['a: x', 'a: y'], ['a: x', 'b: z'])).toEqual({ preExisting: ['a: x'], fresh: ['a: y'] });
+  });
+});
+
+describe('what made verify fail', () => {
+  it("is the failed test and its message, which the output's tail of stack frames has lost", () => {
+    const tap = output('node-test-tap.txt');
+    expect(tailOf(tap)).not.toContain('not ok');
+    expect(tailOf(tap).trim().split('\n').at(-1)).toMatch(/^# duration_ms/);
+    expect(failureCause(tap)).toBe('not ok 1 - sum adds\nExpected values to be strictly equal:\n-1 !== 3');
+    expect(failureCause(output('node-test-spec.txt'))).toBe('✖ sum adds (3.444579ms)\nAssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n-1 !== 3');
+    expect(failureCause(output('pytest.txt'))).toBe('FAILED test_x.py::test_sum - assert -1 == 3');
+    expect(failureCause(output('go-test.txt'))).toBe('--- FAIL: TestSum (0.00s)\nsum_test.go:3: Sum(1, 2) = -1, want 3');
+  });
+
+  it('is else the first line that reads as an error, not a stack frame or a count', () => {
+    const crash = "node:internal/modules/cjs/loader:1210\n  throw err;\n  ^\n\nError: Cannot find module './nope'\n    at Module._load (node:internal/modules/cjs/loader:1038:27)\n";
+    expect(failureCause(crash)).toBe("Error: Cannot find module './nope'");
+    const tsc = "> tsc --noEmit\n\nsrc/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.\nnpm error code 2\n";
+    expect(failureCause(tsc)).toBe("src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.");
+    expect(failureCause('\x1b[31mFAIL\x1b[0m one\n# fail 1\n')).toBe('FAIL one');
+    expect(failureCause('# tests 1\n# fail 0\nall good\n')).toBeUndefined();
+    expect(failureCause(`Error: ${'x'.repeat(500)}`)!.length).toBeLessThanOrEqual(200);
   });
 });

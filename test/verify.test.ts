@@ -68,6 +68,14 @@ describe('verify', () => {
     expect(existsSync(join(worktree, 'never-ran'))).toBe(false);
   });
 
+  it('says what made it fail, from the whole output when its tail has lost it', async () => {
+    const result = await runActivity(activities.verify, [input(['echo "Error: boom early" >&2; seq 1 100; exit 1'], 'v-cause')]);
+    expect(result.tail).not.toContain('boom');
+    expect(result.cause).toBe('Error: boom early');
+    const silent = await runActivity(activities.verify, [input(['exit 3'], 'v-silent')]);
+    expect(silent.cause).toBe('exit code 3');
+  });
+
   it('kills a command that runs too long and fails', async () => {
     const started = Date.now();
     const result = await runActivity(activities.verify, [input(['echo waiting; sleep 30'], 'v-slow', 300)]);
@@ -75,6 +83,7 @@ describe('verify', () => {
     expect(result.passed).toBe(false);
     expect(result.commands[0]).toMatchObject({ exitCode: null, timedOut: true });
     expect(result.tail).toBe('waiting');
+    expect(result.cause).toBe('timed out');
     expect((await store.getArtifact('v-slow'))?.content).toContain('(timed out,');
   });
 

@@ -7,7 +7,8 @@ import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import { runAgentCommand } from '../../host/sandbox/run-agent-command';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
 import { lastLines, outputTail, progressIntervalFor, type ShellCommandResult } from '../../host/shell/shell-command';
-import { failuresOf, splitByBaseline } from '../../core/task/verify-failures';
+import { failureCause, failuresOf, splitByBaseline } from '../../core/task/verify-failures';
+import { plural } from '../../core/text/plural';
 import { refreshDependencies } from '../../host/dependencies/refresh-dependencies';
 import { hostDependencyCache } from '../task/setup-worktree';
 
@@ -42,6 +43,12 @@ export interface VerifyResult {
   commands: { command: string; exitCode: number | null; timedOut: boolean; durationMs: number }[];
   /** The last lines of the failing command's output, short. */
   tail: string;
+  /**
+   * What made it fail, in a line or three picked from the failing command's whole output (the
+   * failed test and its message, or the first error line): the tail alone often holds only stack
+   * frames. Absent when it passed, when the output names no cause, and in results of older releases.
+   */
+  cause?: string;
   /** With a baseline: the failures the base already had, which do not fail the verify. */
   preExisting?: string[];
   /** With a baseline: the failures that are new, which do. */
@@ -50,6 +57,11 @@ export interface VerifyResult {
 
 /** The last {@link VERIFY_TAIL} lines and characters of `output`. */
 export const tailOf = (output: string): string => lastLines(output, VERIFY_TAIL);
+
+/** The cause of a failed command: from its output, else its outcome (`timed out`, `exit code 2`). */
+function causeOf(run: ShellCommandResult): { cause: string } {
+  return { cause: failureCause(run.output) ?? describeOutcome(run) };
+}
 
 function describeOutcome(run: ShellCommandResult): string {
   if (run.timedOut) return 'timed out';
@@ -60,12 +72,12 @@ function describeOutcome(run: ShellCommandResult): string {
 function formatReport(runs: { command: string; run: ShellCommandResult }[], total: number, passed: boolean, split?: { preExisting: string[]; fresh: string[] }): string {
   const head = split
     ? [
-        passed ? `Verification passed: no new failures in ${total} command${total === 1 ? '' : 's'}.` : `Verification failed: ${split.fresh.length} new failure(s).`,
+        passed ? `Verification passed: no new failures in ${plural(total, 'command')}.` : `Verification failed: ${plural(split.fresh.length, 'new failure')}.`,
         split.fresh.length ? `New failures (yours to fix):\n${split.fresh.map((f) => `- ${f}`).join('\n')}` : '',
         split.preExisting.length ? `Pre-existing failures (the base commit had them; they do not block you):\n${split.preExisting.map((f) => `- ${f}`).join('\n')}` : '',
       ].filter(Boolean).join('\n')
     : passed
-      ? `Verification passed: ${total} command${total === 1 ? '' : 's'}.`
+      ? `Verification passed: ${plural(total, 'command')}.`
       : `Verification failed at command ${runs.length} of ${total}.`;
   const sections = runs.map(({ command, run }) => {
     return `$ ${command}\n(${describeOutcome(run)}, ${run.durationMs} ms)\n${outputTail(run)}`.trimEnd();
@@ -93,7 +105,7 @@ export const createVerifyActivities = (deps: ActivityDeps) => {
     if (refresh.failure) {
       // The agent changed the dependencies into something that does not install: that is its failure to read and fix.
       const tail = `${refresh.failure.message}\n${refresh.failure.tail}`.trim();
-      const result: VerifyResult = { passed: false, artifactId: input.artifactId, commands: [], tail: tailOf(tail) };
+      const result: VerifyResult = { passed: false, artifactId: input.artifactId, commands: [], tail: tailOf(tail), cause: refresh.failure.message };
       await store.putArtifact(input.artifactId, 'verify', `Verification failed before its commands: ${tail}`);
       await store.putArtifact(verifyResultKey(input.artifactId), 'verify-result', JSON.stringify(result));
       return result;
@@ -125,6 +137,7 @@ export const createVerifyActivities = (deps: ActivityDeps) => {
         durationMs: run.durationMs,
       })),
       tail: passed || !last ? '' : tailOf(last.output),
+      ...(passed || !last ? {} : causeOf(last)),
       ...(split ? { preExisting: split.preExisting, newFailures: split.fresh } : {}),
     };
     const report = formatReport(runs, input.commands.length, passed, split);

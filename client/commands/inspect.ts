@@ -4,10 +4,12 @@ import { statusQuery } from '../../workflows/run/definitions';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import { followRun, runEnd } from '../run/follow-run';
-import { progressLine } from '../run/progress-lines';
 import { progressView } from '../run/progress-view';
 import { exitCodeFor } from '../run/drive-task';
-import { renderRunEnd } from '../render/render-run-end';
+import { webUiLink } from '../web-ui-links';
+import { answersFor } from '../../core/text/answers';
+import { renderEndedStatus, renderLiveStatus } from '../render/run-status';
+import { endLine } from '../render/render-run-end';
 import { UNSANDBOXED_WARNING } from '../run/sandbox-choice';
 import { findRun } from '../run-lookup';
 import { PLAN_KINDS } from '../plan-kinds';
@@ -30,25 +32,31 @@ async function liveStatus(connection: Connection, handle: WorkflowHandle, say: (
 export async function statusCommand(argv: string[], out: Output): Promise<number> {
   const { positionals } = parseCommandArgs(argv, COMMAND_HELP.status.options);
   const id = onePositional(positionals, 'a run id', usageOf('status'));
-  const conns = await connectSaying(readSettings(), out.info);
+  const settings = readSettings();
+  const conns = await connectSaying(settings, out.info);
   try {
     const found = await findRun(conns.client, id);
-    const { handle, running, type, unsandboxed } = found;
+    const { handle, running, type, unsandboxed, title, startTime, closeTime } = found;
     const links = type === PLAN_KINDS.task.workflowType ? await retryLinks(conns.client, id, found) : undefined;
     const linkLines = links ? renderRetryLinks(links) : [];
+    const webUi = webUiLink(settings, id);
+    const facts = { title, startTime, closeTime, webUi };
+    const about = { ...(title ? { title } : {}), started: startTime.toISOString(), ...(webUi ? { webUi } : {}) };
     if (running) {
       const status = await liveStatus(conns.connection, handle, out.info);
       if (!status) {
-        out.result(`${id}: running (no worker answered the status query; start one with \`dex worker\`)`, { id, state: 'running' });
+        out.result(`${id}: running (no worker answered the status query; start one with \`dex worker\`)`, { id, state: 'running', ...about });
         return 0;
       }
-      const tasks = (status.tasks ?? []).map((t) => `  ${t.id.padEnd(8)} ${t.state.padEnd(16)} ${t.phase ?? ''}${t.blockedBy ? ` blocked by ${t.blockedBy}` : ''}`);
-      out.result([`${id}: ${status.state}`, progressLine(status), ...tasks, ...linkLines].join('\n'), { id, ...status, ...links });
+      const answers = status.waitingFor ? { answers: answersFor(id, status.waitingFor.gate) } : {};
+      out.result(renderLiveStatus(id, status, facts, linkLines), { id, ...status, ...about, ...answers, ...links });
       return 0;
     }
     const end = await runEnd(handle);
     const mark = unsandboxed ? { sandbox: 'off' } : {};
-    out.result([renderRunEnd(type, id, end), ...linkLines, ...(unsandboxed ? [UNSANDBOXED_WARNING] : [])].join('\n'), { id, ...end, ...mark, ...links });
+    const took = closeTime ? { closed: closeTime.toISOString(), durationMs: closeTime.getTime() - startTime.getTime() } : {};
+    const extra = [...linkLines, ...(unsandboxed ? [UNSANDBOXED_WARNING] : [])];
+    out.result(renderEndedStatus(type, id, end, facts, extra), { id, ...end, ...about, ...took, ...mark, ...links });
     return 0;
   } finally {
     await conns.close();
@@ -72,7 +80,7 @@ export async function watchCommand(argv: string[], out: Output): Promise<number>
         view.note(work && work.waitingMs >= 2_000 ? `${workerWaitNotice(work, settings)} — start one with \`dex worker\`` : undefined);
       },
     });
-    out.result(`${id}: ${end.state}${end.error ? ` — ${end.error}` : ''}`, { id, ...end });
+    out.result(endLine(id, end), { id, ...end });
     return exitCodeFor(end);
   } finally {
     await conns.close();

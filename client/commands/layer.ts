@@ -2,6 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { layerWorkflowIdPrefix } from '../../core/run/ids';
 import { InvalidInput } from '../../core/run/invalid-input';
+import { plural } from '../../core/text/plural';
 import { onePositional, parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import { withExistingStore, withStore } from '../command-store';
@@ -49,7 +50,7 @@ export async function layerCommand(argv: string[], out: Output): Promise<number>
     }
     input = resume.input;
     const n = input.resume!.points.length;
-    about = { title: input.layer.name, summary: `Layer ${input.layer.name}: resumes ${runId} (${n} failed target${n === 1 ? '' : 's'})` };
+    about = { title: input.layer.name, summary: `Layer ${input.layer.name}: resumes ${runId} (${plural(n, 'failed target')})` };
   } else {
     const checked = buildLayerInput(onePositional(positionals, 'a layer file', usageOf('layer')), { llm: values.llm }, settings);
     input = await withStore(settings.dexHome, (store) => ready(store, checked));
@@ -78,7 +79,7 @@ export async function messagesCommand(argv: string[], out: Output): Promise<numb
   const messages = parseTopicMessages(readFileSync(path, 'utf8'), path);
   const topics = [...new Set(messages.map((m) => m.topic))].sort();
   const counts = await withStore(readSettings().dexHome, (store) => store.layers.importMessages(messages));
-  out.result(`imported ${counts.added} message(s) (${counts.skipped} already stored) on ${topics.length} topic(s): ${topics.join(', ')}`, { ...counts, topics });
+  out.result(`imported ${plural(counts.added, 'message')} (${counts.skipped} already stored) on ${plural(topics.length, 'topic')}: ${topics.join(', ')}`, { ...counts, topics });
   return 0;
 }
 

@@ -4,22 +4,23 @@ import type { DexStore } from '../../store/dex-store';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import { withExistingStore } from '../command-store';
-import { PLAN_KINDS } from '../plan-kinds';
-import { RunHistory } from '../run-history';
+import { RunHistory, type GateDecision } from '../run-history';
 import { findRun, isRunning } from '../run-lookup';
-import { renderStep, stepKey, stepSettled, transcriptSteps, type TranscriptLog } from '../render/run-log';
+import { renderDecision, renderStep, stepKey, stepSettled, transcriptSteps, type TranscriptLog } from '../render/run-log';
 import { readSettings } from '../settings';
 import { connectSaying } from '../run/slow-wait';
 
 /** How often `--follow` looks for new steps. */
 const FOLLOW_POLL_MS = 1_000;
 
-/** One workflow's part of a log: its transcripts on this host. */
+/** One workflow's part of a log: its transcripts on this host, and the decisions people took at its gates. */
 interface WorkflowLog {
   workflowId: string;
   /** What the task's setup did (the first line of its stored report), when it had one. */
   setup?: string;
   transcripts: TranscriptLog[];
+  /** Approvals and rejects with their notes and reasons, from the run's history (the run's own, not its children's). */
+  decisions?: GateDecision[];
 }
 
 /** What a run's input says of where it runs, for the message when this host has none of its steps. */
@@ -28,8 +29,8 @@ type InputWithQueue = { hostQueue?: string; taskDefaults?: { hostQueue?: string 
 /** The workflows whose steps make up run `id`'s log, in order: the run itself, then its children (a roadmap's tasks). */
 const workflowsOf = (id: string, history: RunHistory | undefined): string[] => [...new Set([id, ...(history?.children() ?? [])])];
 
-/** Each workflow's transcripts in this host's store, each transcript once (a layer's children share its keys). */
-async function readLog(store: DexStore, workflowIds: string[]): Promise<WorkflowLog[]> {
+/** Each workflow's transcripts in this host's store, each transcript once (a layer's children share its keys); the run's decisions with the first. */
+async function readLog(store: DexStore, workflowIds: string[], decisions: GateDecision[] = []): Promise<WorkflowLog[]> {
   const seen = new Set<string>();
   const log: WorkflowLog[] = [];
   for (const workflowId of workflowIds) {
@@ -38,15 +39,23 @@ async function readLog(store: DexStore, workflowIds: string[]): Promise<Workflow
     const transcripts: TranscriptLog[] = [];
     for (const t of ids) transcripts.push({ id: t, steps: await transcriptSteps(store, t) });
     const setup = (await store.getArtifact(setupReportId(workflowId)))?.content.split('\n')[0];
-    log.push({ workflowId, ...(setup ? { setup } : {}), transcripts });
+    const own = log.length === 0 && decisions.length ? { decisions } : {};
+    log.push({ workflowId, ...(setup ? { setup } : {}), transcripts, ...own });
   }
   return log;
 }
 
+/** The header of a workflow's decisions in the log. */
+const decisionsHeader = (workflowId: string): string => `── ${workflowId}: decisions at gates`;
+
 /** The log as text: each transcript under its id, each step a line. */
 function renderLog(log: WorkflowLog[]): string {
   return log
-    .flatMap((w) => [...(w.setup ? [`── ${setupReportId(w.workflowId)}`, `  ${w.setup}`] : []), ...w.transcripts.flatMap((t) => [`── ${t.id}`, ...t.steps.map(renderStep)])])
+    .flatMap((w) => [
+      ...(w.setup ? [`── ${setupReportId(w.workflowId)}`, `  ${w.setup}`] : []),
+      ...w.transcripts.flatMap((t) => [`── ${t.id}`, ...t.steps.map(renderStep)]),
+      ...(w.decisions?.length ? [decisionsHeader(w.workflowId), ...w.decisions.map(renderDecision)] : []),
+    ])
     .join('\n');
 }
 
@@ -63,15 +72,16 @@ export async function logCommand(argv: string[], out: Output): Promise<number> {
   const conns = await connectSaying(settings, out.info);
   try {
     const run = await findRun(conns.client, id);
-    const hasChildren = run.type !== PLAN_KINDS.task.workflowType;
-    const history = async () => (hasChildren ? RunHistory.of(run.handle) : undefined);
+    // Its history holds its children (a roadmap's tasks) and the decisions people sent it.
+    const history = () => RunHistory.of(run.handle);
     const none = async (location: string) => nothingHere(out, id, location, await RunHistory.of(run.handle));
     return await withExistingStore(
       spec,
       async (store) => {
         if (values.follow) return await follow(out, run.handle, store, id, history);
-        const log = await readLog(store, workflowsOf(id, await history()));
-        if (!log.some((w) => w.transcripts.length || w.setup)) return await none(store.location);
+        const read = await history();
+        const log = await readLog(store, workflowsOf(id, read), read.decisions());
+        if (!log.some((w) => w.transcripts.length || w.setup || w.decisions)) return await none(store.location);
         out.result(renderLog(log), { id, runs: log });
         return 0;
       },
@@ -83,13 +93,14 @@ export async function logCommand(argv: string[], out: Output): Promise<number> {
 }
 
 /** Prints steps as they come until the run ends (with --json: the whole log once it has ended). */
-async function follow(out: Output, handle: WorkflowHandle, store: DexStore, id: string, history: () => Promise<RunHistory | undefined>): Promise<number> {
+async function follow(out: Output, handle: WorkflowHandle, store: DexStore, id: string, history: () => Promise<RunHistory>): Promise<number> {
   const printed = new Set<string>();
   let header: string | undefined;
   for (;;) {
     // Whether it ended is read before its steps, so the last read holds every step it took.
     const ended = !(await isRunning(handle));
-    const log = await readLog(store, workflowsOf(id, await history()));
+    const read = await history();
+    const log = await readLog(store, workflowsOf(id, read), read.decisions());
     if (ended && out.json) {
       out.result('', { id, runs: log });
       return 0;
@@ -116,6 +127,14 @@ async function follow(out: Output, handle: WorkflowHandle, store: DexStore, id: 
         printed.add(key);
       }
     }
+    const decisions = log[0]?.decisions ?? [];
+    decisions.forEach((d, i) => {
+      const key = `${id}#decision:${i}`;
+      if (printed.has(key)) return;
+      if (!out.json) process.stdout.write(`${header === decisionsHeader(id) ? '' : `${decisionsHeader(id)}\n`}${renderDecision(d)}\n`);
+      header = decisionsHeader(id);
+      printed.add(key);
+    });
     if (ended) return 0;
     await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
   }

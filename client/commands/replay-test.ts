@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { InvalidInput } from '../../core/run/invalid-input';
+import { plural } from '../../core/text/plural';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveRun from '../run/drive-run';
@@ -43,7 +44,7 @@ export async function replayTestCommand(argv: string[], out: Output): Promise<nu
   const differ = differences(recorded.end, replayed, (a, b) => changedFiles(copy, a, b));
   const head = differ.length
     ? `${workflowId}: the replay differs from the recording ${recorded.workflowId}:`
-    : `${workflowId}: the replay ends as the recording ${recorded.workflowId} did: ${replayed.state}, ${replayed.tasks.length} task tree(s) the same`;
+    : `${workflowId}: the replay ends as the recording ${recorded.workflowId} did: ${replayed.state}, ${plural(replayed.tasks.length, 'task tree')} the same`;
   out.result([head, ...differ.map((d) => `  ${d}`), `replayed in ${copy}`].join('\n'), {
     same: differ.length === 0,
     differences: differ,

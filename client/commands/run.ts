@@ -7,6 +7,7 @@ import { finishRecording, startRecording } from '../requests/replay-test-record'
 import { roadmapAbout } from '../run/run-about';
 import { commandSettings } from '../run-queues';
 import { buildRoadmapInput } from '../requests/roadmap-request';
+import { plural } from '../../core/text/plural';
 
 /** `dex run ROADMAP.md`: a whole roadmap, checked before anything starts. */
 export async function runCommand(argv: string[], out: Output): Promise<number> {
@@ -18,7 +19,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     settings,
   );
   const atMost = checked.input.maxTasks !== undefined ? ` (at most ${checked.input.maxTasks} this run)` : '';
-  out.info(`${checked.tasks.length} tasks in ${checked.input.roadmapFile}, landing on ${checked.input.baseBranch}${atMost}`);
+  out.info(`${plural(checked.tasks.length, 'task')} in ${checked.input.roadmapFile}, landing on ${checked.input.baseBranch}${atMost}`);
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveRun, exitCodeFor } = require('../run/drive-run') as typeof DriveRun;
   const unsandboxed = checked.input.taskDefaults.sandbox?.mode === 'off';

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import type { ApproveInput, RejectInput } from '../../core/run/run-types';
+import type { ApproveInput, RejectInput, RunStatus } from '../../core/run/run-types';
 import { InvalidInput } from '../../core/run/invalid-input';
-import { decideUpdate, pauseSignal, resumeSignal, type DecideInput } from '../../workflows/run/definitions';
+import { decideUpdate, pauseSignal, resumeSignal, statusQuery, type DecideInput, type DecideResult } from '../../workflows/run/definitions';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { connectSaying } from '../run/slow-wait';
 import { readSettings } from '../settings';
@@ -19,14 +19,27 @@ const USAGE: Record<SignalName, string> = {
 /** A payload as it goes on the wire: options not given are left out. */
 const sent = <T>(payload: T): T => JSON.parse(JSON.stringify(payload)) as T;
 
+/** What a decision did, as the command says it: the gate it passed, and for `reject --retry` that the phase goes round again. */
+export function decisionSaid(input: DecideInput, passed: DecideResult): string {
+  const gate = `gate "${passed.gate}"${passed.taskId ? ` of task ${passed.taskId}` : ''}`;
+  if (input.action === 'approve') return `approved ${gate}`;
+  return `rejected ${gate}${input.retry ? ': retrying: its phase runs again with the reason as context (while retries last)' : ''}`;
+}
+
+/** What `pause` does to a run in `status` (docs/interfaces.md#people-in-the-loop); undefined status: no worker answered. */
+export function pauseSaid(workflowId: string, status: RunStatus | undefined): string {
+  const resume = `dex resume ${workflowId} lets it go on`;
+  if (status?.waitingFor) return `paused: it still waits at gate "${status.waitingFor.gate}"; once that is answered it stops before its next step (${resume})`;
+  return `paused: it stops after its current step (${resume})`;
+}
+
 /**
  * Sends a decision through the validated `decide` update: the answer names the gate it passed,
  * and a run that waits for nothing refuses it (exit 2 with its reason).
  */
 async function decide(handle: WorkflowHandle, input: DecideInput): Promise<string> {
   try {
-    const passed = await handle.executeUpdate(decideUpdate, { args: [sent(input)] });
-    return `${input.action === 'approve' ? 'approved' : 'rejected'} gate "${passed.gate}"${passed.taskId ? ` of task ${passed.taskId}` : ''}`;
+    return decisionSaid(input, await handle.executeUpdate(decideUpdate, { args: [sent(input)] }));
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) throw new InvalidInput(`${handle.workflowId}: ${err.cause?.message ?? err.message}`);
     throw err;
@@ -59,7 +72,12 @@ export async function signalCommand(name: SignalName, argv: string[], out: Outpu
     payload = reject;
     send = (handle) => decide(handle, { action: 'reject', ...reject });
   } else if (name === 'pause') {
-    send = async (handle) => (await handle.signal(pauseSignal, {}), 'pause sent');
+    send = async (handle) => {
+      // Asked first: whether it waits at a gate says when the pause takes effect.
+      const status = await handle.client.withDeadline(Date.now() + 3_000, () => handle.query(statusQuery)).catch(() => undefined);
+      await handle.signal(pauseSignal, {});
+      return pauseSaid(handle.workflowId, status);
+    };
   } else if (name === 'resume') {
     send = async (handle) => (await handle.signal(resumeSignal, {}), 'resume sent');
   } else {

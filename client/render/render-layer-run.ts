@@ -1,4 +1,6 @@
 import type { LayerRunRecord } from '../../core/layer/layer-types';
+import { formatUsd, tokensDetail } from '../../core/text/spending';
+import { plural } from '../../core/text/plural';
 
 /** A layer run's audit record as lines of text (for `dex layer` and `dex status`). */
 export function renderLayerRun(r: LayerRunRecord): string[] {
@@ -6,11 +8,12 @@ export function renderLayerRun(r: LayerRunRecord): string[] {
     `layer ${r.layerName} (${r.layerHash.slice(0, 12)}): ${r.status}${r.resumes ? ` · resumes ${r.resumes}` : ''}`,
     `${r.startedAt} → ${r.endedAt}`,
     `targets: ${r.targetsMatched} matched, ${r.targetsProcessed} processed, ${r.targetsSkipped} skipped, ${r.targetsFailed} failed · insights created: ${r.insightsCreated}`,
-    `model ${r.model} · tokens: ${r.tokensIn} in / ${r.tokensOut} out / ${r.tokensTotal} total · $${r.costUsd.toFixed(4)}`,
+    // Records made before they kept the whole usage have only the sums.
+    `model ${r.model} · tokens: ${r.tokens ? tokensDetail(r.tokens) : `${r.tokensIn} in / ${r.tokensOut} out`} · ${formatUsd(r.costUsd)}`,
   ];
   // Records made before prompt budgets have no promptTokens.
-  if (r.promptTokens) lines.push(`prompts: ~${r.promptTokens} tokens (estimated) · ${r.messagesTrimmed} message(s) and ${r.insightsTrimmed ?? 0} insight(s) trimmed to fit`);
-  else if (r.messagesTrimmed > 0) lines.push(`context: ${r.messagesTrimmed} oldest message(s) trimmed to fit, ~${r.contextTokens} tokens of messages sent`);
+  if (r.promptTokens) lines.push(`prompts: ~${r.promptTokens} tokens (estimated) · ${plural(r.messagesTrimmed, 'message')} and ${plural(r.insightsTrimmed ?? 0, 'insight')} trimmed to fit`);
+  else if (r.messagesTrimmed > 0) lines.push(`context: ${plural(r.messagesTrimmed, 'oldest message')} trimmed to fit, ~${r.contextTokens} tokens of messages sent`);
   for (const s of r.skipped) lines.push(`skipped ${s.target}: ${s.reason}`);
   for (const e of r.errors) lines.push(`error ${e.target} at ${e.node}: ${e.error}`);
   if (r.resumable?.length) lines.push(`resume with: dex layer --resume ${r.id} (${r.resumable.map((p) => `${p.target} from ${p.node}`).join(', ')})`);

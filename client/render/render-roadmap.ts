@@ -1,4 +1,6 @@
 import type { RoadmapResult } from '../../core/roadmap/roadmap-types';
+import { formatUsd, tokensDetail } from '../../core/text/spending';
+import { plural } from '../../core/text/plural';
 
 /** A roadmap's result as lines: one task a line, then each failed task's error and run, the tasks it did not start, then its tokens and cost (for `dex run` and `dex status`). */
 export function renderRoadmapResult(result: RoadmapResult): string[] {
@@ -12,7 +14,7 @@ export function renderRoadmapResult(result: RoadmapResult): string[] {
       ...(t.workflowId ? [`  its verify output and worktree: dex status ${t.workflowId} · dex log ${t.workflowId} · dex diff ${t.workflowId}`] : []),
     ]),
     ...(result.notStarted?.length ? [`not started: ${result.notStarted.join(', ')} (--max-tasks; a later \`dex run\` of the roadmap takes them up)`] : []),
-    `tokens: ${result.tokens.input} input, ${result.tokens.output} output, ${result.tokens.cacheRead} cache read, ${result.tokens.cacheWrite} cache write`,
-    `cost: $${result.costUsd.toFixed(4)} over ${result.runs} workflow run(s)`,
+    `tokens: ${tokensDetail(result.tokens)}`,
+    `cost: ${formatUsd(result.costUsd)} over ${plural(result.runs, 'workflow run')}`,
   ];
 }

@@ -13,9 +13,12 @@ const kindBody =
     return kind && end.result ? kind.render(end.result as never) : [];
   };
 
+/** How a run ended, in one line: `ID: failed — why` (the error only when it says more than the state). */
+export const endLine = (id: string, end: RunEnd<unknown>): string => `${id}: ${end.state}${end.error && end.error !== end.state ? ` — ${end.error}` : ''}`;
+
 /** A finished run as text: its state and error, then `body` (the kind's report of its result by default). */
 export function renderRunEnd<R>(workflowType: string, id: string, end: RunEnd<R>, body: EndBody<R> = kindBody(workflowType)): string {
-  return [`${id}: ${end.state}${end.error ? ` — ${end.error}` : ''}`, ...body(end)].join('\n');
+  return [endLine(id, end), ...body(end)].join('\n');
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { SheetResult, StatementResult } from '../../core/sheet/sheet-types';
+import { formatUsd } from '../../core/text/spending';
 
 /** How much of a value or error a table cell shows. */
 const CELL_CHARS = 60;
@@ -38,7 +39,7 @@ export function renderSheetResult(r: SheetResult): string[] {
   const widths = header.map((h, col) => Math.max(h.length, ...rows.map((row) => row[col].length)));
   const format = (row: string[]) => row.map((c, col) => (col === row.length - 1 ? c : c.padEnd(widths[col]))).join('  ').trimEnd();
   return [
-    `phases: ${r.phasesCompleted}/${r.phasesTotal} completed · $${r.costUsd.toFixed(4)}`,
+    `phases: ${r.phasesCompleted}/${r.phasesTotal} completed · ${formatUsd(r.costUsd)}`,
     format(header),
     ...rows.map(format),
     ...placesAtFault(r),

@@ -8,6 +8,7 @@ import { repoNameOf } from '../../core/run/ids';
 import { InvalidInput } from '../../core/run/invalid-input';
 import type { RunState } from '../../core/run/run-types';
 import { DEX_COST_USD, DEX_KIND, DEX_PHASE, DEX_REPO, DEX_STATE, DEX_WAITING_FOR } from '../../core/run/search-attributes';
+import { formatUsd } from '../../core/text/spending';
 import { PLAN_KINDS, planKindOf, type PlanKindName } from '../plan-kinds';
 
 /** The states `--state` takes (docs/interfaces.md#people-in-the-loop). */
@@ -130,7 +131,7 @@ export const isDexRun = (info: WorkflowExecutionInfo): boolean => planKindOf(inf
 export function renderRunList(rows: RunRow[], waitingList?: string): string {
   if (rows.length === 0) return 'no runs';
   const waiting = rows.filter((r) => r.answer);
-  const cost = (r: RunRow) => (r.costUsd === undefined ? '' : `$${r.costUsd.toFixed(4)}`);
+  const cost = (r: RunRow) => (r.costUsd === undefined ? '' : formatUsd(r.costUsd));
   const table = rows.map((r) => [
     r.started.slice(0, 16).replace('T', ' '),
     r.state,

@@ -6,6 +6,10 @@
 import { modelCallKey, verifyReportId, verifyResultKey } from '../../core/run/ids';
 import type { DexStore } from '../../store/dex-store';
 import type { VerifyResult } from '../../activities/verify/verify';
+import type { GateDecision } from '../run-history';
+import { tokensIn } from '../../core/run/usage';
+import { failureCause } from '../../core/task/verify-failures';
+import { formatUsd } from '../../core/text/spending';
 
 /** How much of an argument list, a result or a text one step line shows. */
 const PREVIEW_CHARS = 120;
@@ -15,7 +19,8 @@ export type LogStep =
   | { kind: 'prompt'; seq: number; chars: number; preview: string }
   | { kind: 'turn'; seq: number; turn: number; text?: string; model?: string; tokensIn?: number; tokensOut?: number; costUsd?: number }
   | { kind: 'tool'; seq: number; turn: number; toolUseId: string; name: string; input: string; result?: string; isError?: boolean }
-  | { kind: 'verify'; seq: number; turn: number; passed: boolean; commands: string[]; tail?: string }
+  /** `cause`: what made it fail, on one line; `tail`: the last line of its output. */
+  | { kind: 'verify'; seq: number; turn: number; passed: boolean; commands: string[]; cause?: string; tail?: string }
   | { kind: 'told'; seq: number; text: string };
 
 /** A transcript and its steps. */
@@ -31,6 +36,9 @@ export function preview(text: string, chars = PREVIEW_CHARS): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > chars ? `${line.slice(0, chars - 1)}…` : line;
 }
+
+/** A cause's lines as one: a line that ends in a colon runs on into the next, others are set apart by a dash. */
+const oneLine = (cause: string): string => cause.split('\n').reduce((line, next) => (line ? `${line}${line.endsWith(':') ? ' ' : ' — '}${next}` : next), '');
 
 const blocksOf = (content: unknown): Block[] => (Array.isArray(content) ? (content as Block[]) : []);
 const textOf = (blocks: Block[]): string[] => blocks.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text as string);
@@ -60,7 +68,7 @@ export async function transcriptSteps(store: DexStore, transcriptId: string): Pr
       seq: message.seq,
       turn,
       ...(text.trim() ? { text: preview(text) } : {}),
-      ...(call ? { model: call.model, tokensIn: call.input + call.cacheRead + call.cacheWrite, tokensOut: call.output, costUsd: call.costUsd } : {}),
+      ...(call ? { model: call.model, tokensIn: tokensIn(call), tokensOut: call.output, costUsd: call.costUsd } : {}),
     });
     const uses = blocks.filter((b) => b.type === 'tool_use');
     for (const use of uses) {
@@ -82,7 +90,10 @@ export async function transcriptSteps(store: DexStore, transcriptId: string): Pr
       if (stored) {
         const verify = JSON.parse(stored.content) as VerifyResult;
         const tail = verify.tail?.trim().split('\n').at(-1);
-        steps.push({ kind: 'verify', seq: message.seq, turn, passed: verify.passed, commands: verify.commands.map((c) => c.command), ...(tail ? { tail: preview(tail) } : {}) });
+        // Reports of older releases have no cause: it is looked for in their tail.
+        const cause = verify.passed ? undefined : (verify.cause ?? failureCause(verify.tail ?? ''));
+        const commands = verify.commands.map((c) => c.command);
+        steps.push({ kind: 'verify', seq: message.seq, turn, passed: verify.passed, commands, ...(cause ? { cause: preview(oneLine(cause)) } : {}), ...(tail ? { tail: preview(tail) } : {}) });
       }
     }
   }
@@ -95,16 +106,26 @@ export function renderStep(step: LogStep): string {
     case 'prompt':
       return `  prompt (${step.chars} chars): ${step.preview}`;
     case 'turn': {
-      const spent = step.model ? ` · ${step.model} · ${step.tokensIn} in / ${step.tokensOut} out · $${(step.costUsd ?? 0).toFixed(4)}` : '';
+      const spent = step.model ? ` · ${step.model} · ${step.tokensIn} in / ${step.tokensOut} out · ${formatUsd(step.costUsd ?? 0)}` : '';
       return `  turn ${step.turn}${spent}${step.text ? `\n    ${step.text}` : ''}`;
     }
     case 'tool':
       return `    ${step.name} ${step.input} → ${step.result === undefined ? '(running)' : `${step.isError ? 'error: ' : ''}${step.result}`}`;
     case 'verify':
-      return `    verify ${step.passed ? 'passed' : 'failed'}: ${step.commands.join(' && ')}${step.tail ? ` · ${step.tail}` : ''}`;
+      return `    verify ${step.passed ? 'passed' : 'failed'}: ${step.commands.join(' && ')}${step.passed ? '' : ` · ${step.cause ?? step.tail ?? 'no output'}`}`;
     case 'told':
       return `    → told: ${step.text}`;
   }
+}
+
+/** A decision at a gate as a line: `gate "before:implement" rejected by ana: out of scope (its phase runs again)`. */
+export function renderDecision(d: GateDecision): string {
+  const gate = d.gate ? `gate "${d.gate}"${d.taskId ? ` of task ${d.taskId}` : ''} ` : d.taskId ? `task ${d.taskId}'s gate ` : '';
+  const by = d.by ? ` by ${d.by}` : '';
+  const signal = d.via === 'signal' ? ' (signal)' : '';
+  if (d.action === 'reject') return `  ${gate}rejected${by}${signal}: ${d.reason}${d.retry ? ' (its phase runs again)' : ''}`;
+  const budget = d.budgetUsd !== undefined ? ` with a budget of ${formatUsd(d.budgetUsd)}` : '';
+  return `  ${gate}approved${by}${signal}${budget}${d.note ? `: ${d.note}` : ''}`;
 }
 
 /** A step's identity, to print each once while following: a tool step counts once its result is there. */

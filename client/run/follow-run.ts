@@ -39,7 +39,8 @@ export async function runEnd<R>(handle: WorkflowHandle): Promise<RunEnd<R>> {
   } catch (err) {
     if (!(err instanceof WorkflowFailedError)) throw err;
     const cause = err.cause;
-    if (cause instanceof CancelledFailure) return { state: 'cancelled', error: 'cancelled' };
+    // Its state says it all: an error 'cancelled' beside it would read `cancelled — cancelled`.
+    if (cause instanceof CancelledFailure) return { state: 'cancelled' };
     if (cause instanceof TerminatedFailure) return { state: 'terminated', error: cause.message };
     if (cause instanceof ApplicationFailure) {
       const result = cause.details?.[0] as R | undefined;

@@ -4,27 +4,32 @@
  * printed above it. Pure: status (and elapsed time) in, text out.
  */
 import type { RunStatus } from '../../core/run/run-types';
+import { formatUsd, tokensText } from '../../core/text/spending';
 
-function spent(s: RunStatus): string {
-  const tokens = `${s.tokens.input + s.tokens.cacheRead + s.tokens.cacheWrite} in / ${s.tokens.output} out`;
-  return `${tokens} · $${s.costUsd.toFixed(4)}`;
-}
+/** What the run spent, as every progress line ends (docs/interfaces.md#what-a-run-spent). */
+const spent = (s: RunStatus): string => `${tokensText(s.tokens)} · ${formatUsd(s.costUsd)}`;
 
 /** Leads every progress line of a run whose commands are not confined. */
 const unsandboxedMark = (s: RunStatus): string => (s.sandbox === 'off' ? '[UNSANDBOXED] ' : '');
 
+/** What a paused run that waits at a gate will do once answered (docs/interfaces.md#people-in-the-loop). */
+export const PAUSED_AT_GATE = 'paused: stops after this gate until resumed';
+
 /** What the run does now, or the gate it waits at. */
 function doing(s: RunStatus): string {
-  if (s.waitingFor) return `waiting at gate "${s.waitingFor.gate}"${s.waitingFor.reason ? `: ${s.waitingFor.reason}` : ''}`;
+  if (s.waitingFor) return `waiting at gate "${s.waitingFor.gate}"${s.waitingFor.reason ? `: ${s.waitingFor.reason}` : ''}${s.paused ? ` (${PAUSED_AT_GATE})` : ''}`;
   // An ended run's last activity is history: its state says what became of it.
   return s.state === 'running' ? (s.current.activity ?? s.state) : s.state;
 }
 
+/** Where the run is, as its lines begin: a task's id and phase; another kind's name, then its task and phase (never an empty `[]`). */
+const whereOf = (s: RunStatus): string =>
+  (s.kind === 'task' ? [s.current.taskId, s.current.phase] : [s.kind, s.current.taskId, s.current.phase]).filter(Boolean).join(' ') || s.kind;
+
 /** One progress line for a status: where the run is, what it does or waits for, what it spent. */
 export function progressLine(s: RunStatus): string {
-  const where = [s.current.taskId, s.current.phase].filter(Boolean).join(' ');
   const turn = s.current.turn ? ` turn ${s.current.turn}` : '';
-  return `${unsandboxedMark(s)}[${where}]${turn} ${doing(s)} · ${spent(s)}`;
+  return `${unsandboxedMark(s)}[${whereOf(s)}]${turn} ${doing(s)} · ${spent(s)}`;
 }
 
 /** What leads a run's step lines: the task, or the kind. */
@@ -59,8 +64,7 @@ export function fitWidth(text: string, width: number | undefined): string {
  * kind), its turn, its step or the gate it waits at, the time since it started, tokens and cost.
  */
 export function liveStatusLine(s: RunStatus, elapsedMs: number, width?: number): string {
-  const where = s.kind === 'task' ? [s.current.taskId, s.current.phase].filter(Boolean).join(' ') : [s.kind, s.current.taskId, s.current.phase].filter(Boolean).join(' ');
-  const parts = [`${unsandboxedMark(s)}[${where}]`, s.current.turn ? `turn ${s.current.turn}` : undefined, doing(s), formatElapsed(elapsedMs), spent(s)];
+  const parts = [`${unsandboxedMark(s)}[${whereOf(s)}]`, s.current.turn ? `turn ${s.current.turn}` : undefined, doing(s), formatElapsed(elapsedMs), spent(s)];
   return fitWidth(parts.filter(Boolean).join(' · '), width);
 }
 

@@ -9,6 +9,7 @@ import type { RoadmapTask } from '../../core/roadmap/roadmap';
 import type { RoadmapInput } from '../../core/roadmap/roadmap-types';
 import type { SheetInput } from '../../core/sheet/sheet-types';
 import type { TaskInput } from '../../core/task/task-types';
+import { plural } from '../../core/text/plural';
 import type { StartMarks } from './run-handles';
 import { UNSANDBOXED_WARNING } from './sandbox-choice';
 
@@ -18,8 +19,6 @@ export interface RunAbout {
   repo?: string;
   summary: string;
 }
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** A task: its title, its repository and its phases. */
 export function taskAbout(input: TaskInput): RunAbout {

@@ -6,6 +6,7 @@
 import { formatInsight, formatMessage, type InsightView, type TopicMessage } from './layer-context';
 import { estimateTokens } from './layer-tokens';
 import type { ContextRules, TrimKind } from './layer-types';
+import { plural } from '../text/plural';
 
 /** Tokens the API adds around a request's one user message; counted so that an estimate errs high. */
 export const REQUEST_OVERHEAD_TOKENS = 8;
@@ -95,7 +96,7 @@ export function promptLimit(nodeMax: number, rules: ContextRules, topicSent: num
 
 /** Why a topic is skipped whose prompt does not fit its budget even trimmed as far as `trim` allows. */
 export function overBudgetReason(node: string, fitted: FittedPrompt, limit: PromptLimit, trim: readonly TrimKind[]): string {
-  const trimmed = trim.length ? `with ${trim.join(' and ')} trimmed (${fitted.messagesTrimmed} messages, ${fitted.insightsTrimmed} insights)` : 'with nothing to trim (trim: [])';
+  const trimmed = trim.length ? `with ${trim.join(' and ')} trimmed (${plural(fitted.messagesTrimmed, 'message')}, ${plural(fitted.insightsTrimmed, 'insight')})` : 'with nothing to trim (trim: [])';
   return `prompt of node "${node}" needs ~${fitted.tokens} tokens ${trimmed}, over its budget of ${limit.tokens} (${limit.why})`;
 }
 

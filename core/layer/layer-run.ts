@@ -3,7 +3,7 @@
  * status and audit record from its targets' results. Pure: the workflow sandbox imports it.
  */
 import type { LayerInput, LayerNode, LayerRunRecord, LayerRunStatus, LayerTargetResult } from './layer-types';
-import { addUsage, ZERO_USAGE } from '../run/usage';
+import { addUsage, addUsd, tokensIn, ZERO_USAGE } from '../run/usage';
 
 /** The key of the topic that `synthesize_to_global` and the nodes after `reduce` work on. */
 export const GLOBAL_TOPIC = 'global';
@@ -43,7 +43,7 @@ export function buildLayerRunRecord(args: {
   const all = [...targets, ...(global ? [global] : [])];
   const tokens = all.reduce((sum, t) => addUsage(sum, t.tokens), ZERO_USAGE);
   const status = layerRunStatus(targets, global);
-  const tokensIn = tokens.input + tokens.cacheRead + tokens.cacheWrite;
+  const tokensRead = tokensIn(tokens);
   return {
     id: args.id,
     state: status === 'failed' ? 'failed' : 'completed',
@@ -59,10 +59,10 @@ export function buildLayerRunRecord(args: {
     insightsCreated: all.reduce((n, t) => n + t.insightIds.length, 0),
     model: all.find((t) => t.model)?.model ?? input.defaultModel,
     tokens,
-    tokensIn,
+    tokensIn: tokensRead,
     tokensOut: tokens.output,
-    tokensTotal: tokensIn + tokens.output,
-    costUsd: all.reduce((sum, t) => sum + t.costUsd, 0),
+    tokensTotal: tokensRead + tokens.output,
+    costUsd: addUsd(...all.map((t) => t.costUsd)),
     messagesTrimmed: all.reduce((n, t) => n + t.messagesTrimmed, 0),
     insightsTrimmed: all.reduce((n, t) => n + t.insightsTrimmed, 0),
     contextTokens: all.reduce((n, t) => n + t.contextTokens, 0),

@@ -4,13 +4,7 @@
  * counted after it, and a refund of part of what a failed target spent. Pure: the workflow
  * computes the amounts, keyed activities write them.
  */
-import type { TokenUsage } from '../run/run-types';
 import type { SalienceRules } from './layer-types';
-
-/** Every token the model read: fresh input and cache reads and writes alike (the record's `tokensIn`). */
-export function inputTokens(usage: TokenUsage): number {
-  return usage.input + usage.cacheRead + usage.cacheWrite;
-}
 
 /** The salience `tokens` input tokens cost. */
 export function salienceFor(tokens: number, rules: SalienceRules): number {

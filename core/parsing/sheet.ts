@@ -9,6 +9,7 @@ import { mainText, textsOf, type SheetDoc, type SheetFault, type StatementDoc } 
 import { checkTargets, checkTargetUse, checkTransaction, expandStatements, TARGET_SYMBOL, type SheetStatement } from '../sheet/sheet-expand';
 import { symbolsIn } from '../sheet/sheet-symbols';
 import type { PlannedStatement, SourceSpan } from '../sheet/sheet-types';
+import { plural } from '../text/plural';
 
 export type { ActionDoc, SheetDoc, StatementDoc } from './sheet-doc';
 
@@ -131,8 +132,8 @@ function planFlow(statements: SheetStatement[], fault: SheetFault, given: string
 
 /** The plan as text: one line per phase, each statement with its index. */
 export function describePlan(plan: SheetPlan): string {
-  const over = plan.targets ? ` over ${plan.targets.length} targets` : '';
-  const lines = [`sheet ${plan.name}: ${plan.statements.length} statements in ${plan.phases.length} phases${over}${plan.transaction ? ' (transaction)' : ''}`];
+  const over = plan.targets ? ` over ${plural(plan.targets.length, 'target')}` : '';
+  const lines = [`sheet ${plan.name}: ${plural(plan.statements.length, 'statement')} in ${plural(plan.phases.length, 'phase')}${over}${plan.transaction ? ' (transaction)' : ''}`];
   plan.phases.forEach((phase, n) => {
     const items = phase.map((i) => {
       const s = plan.statements[i];

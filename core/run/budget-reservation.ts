@@ -6,6 +6,7 @@
  */
 import { priceOf } from './pricing';
 import type { Budget, TokenUsage } from './run-types';
+import { formatUsd } from '../text/spending';
 
 /** What a call may spend at most, or what is left to spend. */
 export interface Reserve {
@@ -71,5 +72,5 @@ export function fits(worst: Reserve, allowance: Allowance | undefined): boolean 
 
 /** A reserve as a person reads it. */
 export function describeReserve(r: Reserve): string {
-  return `$${r.usd.toFixed(4)} (${r.tokens} tokens)`;
+  return `${formatUsd(r.usd)} (${r.tokens} tokens)`;
 }

@@ -3,6 +3,7 @@
  */
 import { InvalidInput } from './invalid-input';
 import type { TokenUsage } from './run-types';
+import { roundUsd } from './usage';
 
 /** USD per million tokens of one model. */
 export interface ModelPrice {
@@ -52,5 +53,5 @@ export function costOf(model: string, usage: TokenUsage): number {
     usage.output * price.output +
     usage.cacheWrite * price.cacheWrite +
     usage.cacheRead * price.cacheRead;
-  return microDollars / 1_000_000;
+  return roundUsd(microDollars / 1_000_000);
 }

@@ -90,6 +90,11 @@ export interface RunStatus {
   steps?: { current?: string; completed: string[]; pending: string[] };
   /** Spending limit in force, when there is one. */
   budget?: Budget;
+  /**
+   * Paused (`pause`): a running run shows it as its state; a run that waits at a gate stays
+   * `waiting` (the gate still needs its answer) and stops before its next step once answered.
+   */
+  paused?: true;
   /** The latest steps, numbered, so a watcher that polls now and then misses none. */
   recent?: { seq: number; text: string }[];
   /** How the agent's commands are confined: `off` marks a run started with --unsafe-no-sandbox. */

@@ -2,7 +2,7 @@
  * Types of task runs (`taskWorkflow`): the task's input, its limits, the completion a phase
  * ends with, its worktree and what it reports. Plain data: it crosses workflow history as JSON.
  */
-import type { Budget, GateConfig, LlmSpec, RunState, TokenUsage } from '../run/run-types';
+import type { Budget, GateConfig, LlmSpec, RunState, RunStatus, TokenUsage } from '../run/run-types';
 import type { MemoryRef } from '../run/run-memory';
 import type { SandboxPolicy } from '../safety/sandbox-policy';
 import type { SetupConfig } from '../run/setup-types';
@@ -118,6 +118,14 @@ export interface TaskResult {
   worktreePath?: string;
   /** The tail of the last failing verify command's output, when verify failed last. */
   verifyTail?: string;
+  /** What made verify fail last, in a line or three (the failed test and its message, or the first error line). */
+  verifyCause?: string;
+  /** The task's type, when it had one or the planner chose it (as its `status` showed it). */
+  type?: string;
+  /** A typed task's steps as it ended: those completed and those it never reached. */
+  steps?: RunStatus['steps'];
+  /** With `verifyBaseline`: the last verify's failures, those the base already had and the task's own. */
+  verify?: RunStatus['verify'];
   /** The commit the task's branch started from (what `dex diff` compares against). */
   baseSha?: string;
   /** With `verifyBaseline`: the verify failures the base commit already had, which did not block the task. */

@@ -2,6 +2,7 @@ import type { LayerRunRecord, LayerTargetResult } from '../../core/layer/layer-t
 import type { RunState, RunStatus } from '../../core/run/run-types';
 import type { RunControl } from '../run/run-control';
 import { RunLedger } from '../run/run-ledger';
+import { plural } from '../../core/text/plural';
 
 const TARGET_STATES: Record<LayerTargetResult['status'], RunState> = { success: 'completed', skipped: 'completed', failed: 'failed' };
 
@@ -25,7 +26,7 @@ export class LayerProgress {
   targetDone(r: LayerTargetResult): void {
     this.ledger.spend(r.tokens, r.costUsd);
     this.tasks.push({ id: r.target, state: TARGET_STATES[r.status] });
-    const detail = r.error ? ` at ${r.error.node}: ${r.error.message}` : r.reason ? `: ${r.reason}` : `, ${r.insightIds.length} insight(s)`;
+    const detail = r.error ? ` at ${r.error.node}: ${r.error.message}` : r.reason ? `: ${r.reason}` : `, ${plural(r.insightIds.length, 'insight')}`;
     this.ledger.step(`${r.target} ${r.status}${detail}`);
   }
 
@@ -33,7 +34,7 @@ export class LayerProgress {
   finish(record: LayerRunRecord): void {
     this.current = {};
     this.ledger.end(record.state, record.state === 'failed' ? 'every target failed' : undefined);
-    this.ledger.step(`layer ${record.status}: ${record.insightsCreated} insight(s), ${record.targetsFailed} failed, ${record.targetsSkipped} skipped`);
+    this.ledger.step(`layer ${record.status}: ${plural(record.insightsCreated, 'insight')}, ${record.targetsFailed} failed, ${record.targetsSkipped} skipped`);
   }
 
   /** The `status` query's answer. */

@@ -1,10 +1,9 @@
 import { workflowInfo } from '@temporalio/workflow';
 import { EMPTY_ANSWER } from '../../core/layer/insight-parse';
 import { promptLimit, promptTokens } from '../../core/layer/layer-budget';
-import { inputTokens } from '../../core/layer/layer-salience';
 import type { LayerTargetInput, LayerTargetResult, LlmCallParams, ParseMode, TargetContext } from '../../core/layer/layer-types';
 import type { TokenUsage } from '../../core/run/run-types';
-import { addUsage } from '../../core/run/usage';
+import { addUsage, addUsd, tokensIn } from '../../core/run/usage';
 import type { LayerActivities } from './activities';
 import type { SalienceAccount } from './target-salience';
 
@@ -123,7 +122,7 @@ export class TargetModel {
     const reply = this.ctx.reply!;
     const callKey = `${this.keyOf(node)}/repair`;
     const last = this.lastUsage;
-    const estimate = (last ? inputTokens(last) + last.output : 0) + promptTokens(REPAIR_PROMPT);
+    const estimate = (last ? tokensIn(last) + last.output : 0) + promptTokens(REPAIR_PROMPT);
     const reserved = await this.salience.reserve(callKey, node, estimate);
     if (!reserved.ok) throw new NodeFailure(`the answer holds no insight, and a repair request cannot be paid: ${reserved.reason}`, true);
     await this.callModel(node, params, reply.transcriptId, callKey, reply.seq + 1, REPAIR_PROMPT);
@@ -148,7 +147,7 @@ export class TargetModel {
     await this.salience.settle(callKey, node, r.usage);
     this.lastUsage = r.usage;
     result.tokens = addUsage(result.tokens, r.usage);
-    result.costUsd += r.costUsd;
+    result.costUsd = addUsd(result.costUsd, r.costUsd);
     result.modelCalls++;
     result.model ??= r.model;
     this.ctx.reply = { transcriptId, seq: r.replySeq };

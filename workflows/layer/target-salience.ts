@@ -1,4 +1,5 @@
-import { budgetSpentReason, inputTokens, roundSalience, salienceFor } from '../../core/layer/layer-salience';
+import { budgetSpentReason, roundSalience, salienceFor } from '../../core/layer/layer-salience';
+import { tokensIn } from '../../core/run/usage';
 import type { LayerTargetInput, LayerTargetResult } from '../../core/layer/layer-types';
 import type { TokenUsage } from '../../core/run/run-types';
 import type { LayerActivities } from './activities';
@@ -67,7 +68,7 @@ export class SalienceAccount {
     if (reserved === undefined) return;
     this.reserved.delete(callKey);
     const { input } = this;
-    const amount = reserved - salienceFor(inputTokens(usage), input.salience);
+    const amount = reserved - salienceFor(tokensIn(usage), input.salience);
     const entry = { key: `${callKey}/settle`, topic: input.target, amount, runId: input.runId };
     await this.acts.settleLayerSalience(entry, `${input.target} · ${node} · settle salience ${roundSalience(-amount)}`);
     this.result.salienceSpent -= amount;

@@ -11,6 +11,7 @@ import { layerTargetWorkflow } from './target-workflow';
 import { inLanes } from '../run/lanes';
 import { RunControl } from '../run/run-control';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
+import { plural } from '../../core/text/plural';
 
 export { layerTargetWorkflow };
 
@@ -36,7 +37,7 @@ export async function layerWorkflow(started: LayerInput): Promise<LayerRunRecord
 
   const { perTarget, global } = splitNodes(input.layer.nodes);
   const parts = await targetParts(input, perTarget, acts, progress, now);
-  progress.ledger.step(`${parts.length} targets: ${parts.map((p) => p.target).join(', ') || '(none)'}`);
+  progress.ledger.step(`${plural(parts.length, 'target')}: ${parts.map((p) => p.target).join(', ') || '(none)'}`);
 
   const results = await inLanes(parts, input.layer.concurrency ?? 1, async (part) => {
     await control.unpaused();

@@ -1,18 +1,15 @@
 import type { RunStatus } from '../../core/run/run-types';
+import { answersFor } from '../../core/text/answers';
+import { formatUsd, tokensText } from '../../core/text/spending';
 
 /** How many of the latest steps the details show. */
 const DETAILS_STEPS = 5;
-
-/** The stock CLI command that sends `signal` with `payload` to `workflowId`. */
-const stockSignal = (workflowId: string, signal: string, payload: object): string =>
-  `temporal workflow signal --workflow-id ${workflowId} --name ${signal} --input '${JSON.stringify(payload)}'`;
 
 /** Where the run is and what it spent, in one line. */
 function whereLine(s: RunStatus): string {
   const c = s.current;
   const where = [c.taskId, c.phase, c.turn !== undefined ? `turn ${c.turn}` : undefined, c.activity].filter(Boolean).join(' · ');
-  const t = s.tokens;
-  return `**${s.state}**${where ? ` · ${where}` : ''} · $${s.costUsd.toFixed(4)} · ${t.input + t.cacheRead + t.cacheWrite} in / ${t.output} out`;
+  return `**${s.state}**${where ? ` · ${where}` : ''} · ${formatUsd(s.costUsd)} · ${tokensText(s.tokens)}`;
 }
 
 /**
@@ -24,13 +21,14 @@ export function runDetails(s: RunStatus, workflowId: string): string {
   const parts: string[] = [];
   if (s.waitingFor) {
     const w = s.waitingFor;
+    const answers = answersFor(workflowId, w.gate);
     parts.push(
       `### Waiting for you at gate \`${w.gate}\`${w.taskId ? ` (task ${w.taskId})` : ''}`,
       `since ${w.since}${w.reason ? `\n\n> ${w.reason.replace(/\n/g, '\n> ')}` : ''}`,
       'Answer with dex:',
-      `    dex approve ${workflowId} --note "…"\n    dex reject ${workflowId} --reason "…"`,
+      answers.dex.map((c) => `    ${c}`).join('\n'),
       'or the stock Temporal CLI:',
-      `    ${stockSignal(workflowId, 'approve', { note: 'ok' })}\n    ${stockSignal(workflowId, 'reject', { reason: 'why' })}`,
+      answers.temporal.map((c) => `    ${c}`).join('\n'),
       'or here: **More Actions → Send a Signal**, name `approve` (input `{"note":"ok"}`) or `reject` (input `{"reason":"why"}`).',
     );
   }

@@ -1,5 +1,6 @@
 import type { Budget, RunState, RunStatus, TokenUsage } from '../../core/run/run-types';
-import { addUsage, subtractUsage, ZERO_USAGE } from '../../core/run/usage';
+import { addUsage, addUsd, tokensIn, roundUsd, subtractUsage, ZERO_USAGE } from '../../core/run/usage';
+import { formatUsd } from '../../core/text/spending';
 import { RecentSteps } from './recent-steps';
 import type { RunControl } from './run-control';
 import { RunPublisher } from './run-publisher';
@@ -15,7 +16,7 @@ export interface Spent {
 export function minus(a: Spent, b: Spent): Spent {
   return {
     tokens: subtractUsage(a.tokens, b.tokens),
-    costUsd: a.costUsd - b.costUsd,
+    costUsd: roundUsd(a.costUsd - b.costUsd),
     turns: a.turns - b.turns,
   };
 }
@@ -69,15 +70,16 @@ export class RunLedger {
   spend(tokens: TokenUsage | undefined, costUsd: number | undefined, turns = 0): void {
     this.own = {
       tokens: tokens ? addUsage(this.own.tokens, tokens) : this.own.tokens,
-      costUsd: this.own.costUsd + (costUsd ?? 0),
+      costUsd: addUsd(this.own.costUsd, costUsd ?? 0),
       turns: this.own.turns + turns,
     };
     this.publish();
   }
 
-  /** What the run has spent so far. */
+  /** What the run has spent so far, its cost without float noise whoever added it up. */
   spent(): Spent {
-    return this.spentBy();
+    const spent = this.spentBy();
+    return { ...spent, costUsd: roundUsd(spent.costUsd) };
   }
 
   /** Adds a numbered step for watchers. */
@@ -98,8 +100,8 @@ export class RunLedger {
     const budget = this.budget;
     if (!budget) return undefined;
     const { tokens: t, costUsd } = this.spent();
-    const tokens = t.input + t.output + t.cacheRead + t.cacheWrite;
-    if (budget.usd !== undefined && costUsd >= budget.usd) return `spent $${costUsd.toFixed(4)} of a $${budget.usd} budget`;
+    const tokens = tokensIn(t) + t.output;
+    if (budget.usd !== undefined && costUsd >= budget.usd) return `spent ${formatUsd(costUsd)} of a ${formatUsd(budget.usd)} budget`;
     if (budget.tokens !== undefined && tokens >= budget.tokens) return `used ${tokens} of a ${budget.tokens}-token budget`;
     return undefined;
   }
@@ -127,6 +129,7 @@ export class RunLedger {
       costUsd,
       recent: this.recent.list(),
       ...(this.budget ? { budget: this.budget } : {}),
+      ...(this.control.paused && this.state === 'running' ? { paused: true as const } : {}),
       ...(this.error ? { error: this.error } : {}),
       ...extra,
     };

@@ -9,6 +9,7 @@ import type { Completion } from '../../core/task/task-types';
 import { guardBudget } from '../run/budget-guard';
 import { RunawayWatch } from './runaway-watch';
 import type { PhaseAttempt } from './task-run';
+import { plural } from '../../core/text/plural';
 
 /** A command line cut to a summary's length. */
 const stepText = (text: string): string => (text.length > 80 ? `${text.slice(0, 79)}…` : text);
@@ -79,7 +80,7 @@ export async function runAgentPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
     followUp = next.followUp;
   }
   const lastFailure = progress.lastVerify && !progress.lastVerify.passed ? progress.lastVerify.tail : undefined;
-  return { kind: 'failed', error: `phase ${phase} used all ${input.maxIterations} turns without a verified completion`, output: lastFailure };
+  return { kind: 'failed', error: `phase ${phase} used all ${plural(input.maxIterations, 'turn')} without a verified completion`, output: lastFailure };
 }
 
 /**

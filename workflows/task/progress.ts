@@ -1,6 +1,7 @@
 import type { SandboxMode } from '../../core/safety/sandbox-policy';
 import type { VerifyResult } from '../../activities/verify/verify';
 import type { RunStatus } from '../../core/run/run-types';
+import type { TaskResult } from '../../core/task/task-types';
 import { describeSetup, type SetupResult } from '../../core/run/setup-types';
 import type { RunControl } from '../run/run-control';
 import { RunLedger } from '../run/run-ledger';
@@ -33,12 +34,17 @@ export class TaskProgress {
     private readonly taskId: string,
     control: RunControl,
     private readonly phases: string[],
-    private typed: boolean,
+    type: string | undefined,
   ) {
     this.ledger = new RunLedger('task', control);
     this.parent = new ParentLink(taskId, () => this.status());
     this.current = { taskId };
+    this.type = type;
+    this.typed = type !== undefined;
   }
+
+  /** Its phases are a type's steps (docs/roadmaps.md): the status shows them. */
+  private typed: boolean;
 
   /** The planner chose the task's type: its steps show in the status from now on. */
   planned(type: string): void {
@@ -75,6 +81,19 @@ export class TaskProgress {
       ...(this.baseline ? { verify: verifyStatus(this.baseline, this.lastVerify) } : {}),
     });
   }
+}
+
+/** What a task's result keeps of its last status and verify, so `dex status` of an ended run still shows them (docs/interfaces.md). */
+export function endedFields(progress: TaskProgress): Pick<TaskResult, 'type' | 'steps' | 'verify' | 'verifyTail' | 'verifyCause'> {
+  const { type, steps, verify } = progress.status();
+  const failed = progress.lastVerify && !progress.lastVerify.passed ? progress.lastVerify : undefined;
+  return {
+    ...(type ? { type } : {}),
+    ...(steps ? { steps } : {}),
+    ...(verify ? { verify } : {}),
+    ...(failed ? { verifyTail: failed.tail } : {}),
+    ...(failed?.cause ? { verifyCause: failed.cause } : {}),
+  };
 }
 
 /** Which verify failures were there before the task and which are its own (docs/roadmaps.md#baseline-aware-verify). */

@@ -1,5 +1,6 @@
 import { DEFAULT_RUNAWAY } from '../../core/task/phases';
 import type { RunawayLimits } from '../../core/task/task-types';
+import { plural } from '../../core/text/plural';
 
 /**
  * Notices a phase that goes round in circles: the same verify failure N times in a row, or N
@@ -28,7 +29,7 @@ export class RunawayWatch {
     this.unchangedTurns = unchanged ? this.unchangedTurns + 1 : 0;
     if (this.unchangedTurns < this.limits.noChangeTurns) return undefined;
     this.unchangedTurns = 0;
-    return `${this.limits.noChangeTurns} turns in a row without a change to the worktree`;
+    return `${plural(this.limits.noChangeTurns, 'turn')} in a row without a change to the worktree`;
   }
 
   /** After a failed verify; returns why the phase is a runaway, if it is. */

@@ -8,7 +8,7 @@ import { RunControl } from '../run/run-control';
 import { hostActivities } from './activities';
 import { runFinalize } from './finalize';
 import { runPhaseSequence } from './phase-sequence';
-import { TaskProgress } from './progress';
+import { endedFields, TaskProgress } from './progress';
 import { TaskBudget } from './task-budget';
 import { startTask } from './task-start';
 import { TaskPlanner } from './planner';
@@ -32,7 +32,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
     progress.ledger.publish();
     await progress.parent.tell();
   });
-  const progress = new TaskProgress(input.taskId, control, phases, !!input.type);
+  const progress = new TaskProgress(input.taskId, control, phases, input.type);
   progress.ledger.budget = input.budget;
   const budget = new TaskBudget(input, progress.ledger, control, progress.parent);
   progress.sandbox = input.sandbox?.mode ?? 'bwrap';
@@ -50,12 +50,11 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
     // A failed task keeps its worktree; the person who looks at it needs the place and the last failure.
     const made = worktree ?? run.worktreeIfMade;
     const failed = state === 'failed' && made ? { worktreePath: made.path } : {};
-    const verifyTail = progress.lastVerify && !progress.lastVerify.passed ? { verifyTail: progress.lastVerify.tail } : {};
     const base = worktree ? { baseSha: worktree.baseSha } : {};
     const branch = worktree?.branch ?? taskBranch(workflowId);
     const preExisting = progress.baseline?.length ? { preExistingFailures: progress.lastVerify?.preExisting ?? progress.baseline } : {};
     const setup = progress.setup && setupDidSomething(progress.setup) ? { setup: describeSetup(progress.setup) } : progress.setupTail ? { setupTail: progress.setupTail } : {};
-    return { taskId: input.taskId, state, branch, commit: progress.commit, turns, tokens, costUsd, verifyPassed, ...base, ...failed, ...verifyTail, ...preExisting, ...setup, ...extra };
+    return { taskId: input.taskId, state, branch, commit: progress.commit, turns, tokens, costUsd, verifyPassed, ...base, ...failed, ...endedFields(progress), ...preExisting, ...setup, ...extra };
   };
   const failWith = async (type: typeof FAILURE.TaskFailed | typeof FAILURE.TaskRejected, state: 'failed' | 'rejected', error: string): Promise<never> => {
     throw nonRetryable(type, error, [await finish(state, { error })]);

@@ -1,0 +1,55 @@
+/**
+ * `dex status` as text: a live run's state, where it is and what it spent, and, while it waits,
+ * the `dex` and stock `temporal` commands that answer it; an ended run's state, title, how long
+ * it took and its kind's report; both with the run's Web UI page (docs/interfaces.md#the-dex-command).
+ */
+import type { RunStatus } from '../../core/run/run-types';
+import { answersFor } from '../../core/text/answers';
+import { formatElapsed, progressLine } from '../run/progress-lines';
+import type { RunEnd } from '../run/follow-run';
+import { renderRunEnd } from './render-run-end';
+import { taskShapeLines } from './render-task';
+
+/** What `dex status` knows of a run besides its status or result: its title, its time and its page. */
+export interface RunFacts {
+  title?: string;
+  startTime: Date;
+  closeTime?: Date;
+  webUi?: string;
+}
+
+/** The run's title and how long it ran (or has run so far). */
+function aboutLine(facts: RunFacts, now: Date): string {
+  const ms = (facts.closeTime ?? now).getTime() - facts.startTime.getTime();
+  // A replayed run can end within a second: `took 0s` would read as not at all.
+  const span = ms < 1_000 ? `${Math.max(0, ms)} ms` : formatElapsed(ms);
+  const time = facts.closeTime ? `took ${span}` : `running for ${span}`;
+  return facts.title ? `${facts.title} · ${time}` : time;
+}
+
+/** The commands that answer a run waiting at `gate`, under two headings. */
+export function answerLines(workflowId: string, gate: string): string[] {
+  const answers = answersFor(workflowId, gate);
+  return ['answer with dex:', ...answers.dex.map((c) => `  ${c}`), 'or the stock Temporal CLI:', ...answers.temporal.map((c) => `  ${c}`)];
+}
+
+/** A live run's `dex status`: state, title and time, where it is, its steps, tasks and, while it waits, its answers. */
+export function renderLiveStatus(id: string, s: RunStatus, facts: RunFacts, extra: string[] = [], now = new Date()): string {
+  const tasks = (s.tasks ?? []).map((t) => `  ${t.id.padEnd(8)} ${t.state.padEnd(16)} ${t.phase ?? ''}${t.blockedBy ? ` blocked by ${t.blockedBy}` : ''}`.trimEnd());
+  return [
+    `${id}: ${s.state}`,
+    aboutLine(facts, now),
+    progressLine(s),
+    ...(s.kind === 'task' ? taskShapeLines(s) : []),
+    ...tasks,
+    ...(s.waitingFor ? answerLines(id, s.waitingFor.gate) : []),
+    ...extra,
+    ...(facts.webUi ? [`Web UI: ${facts.webUi}`] : []),
+  ].join('\n');
+}
+
+/** An ended run's `dex status`: how it ended, its title and how long it took, its kind's report, then `extra` and its page. */
+export function renderEndedStatus(workflowType: string, id: string, end: RunEnd, facts: RunFacts, extra: string[] = []): string {
+  const [state, ...body] = renderRunEnd(workflowType, id, end).split('\n');
+  return [state, aboutLine(facts, new Date()), ...body, ...extra, ...(facts.webUi ? [`Web UI: ${facts.webUi}`] : [])].join('\n');
+}
