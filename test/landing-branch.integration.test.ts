@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { formatUsd } from '../core/text/spending';
 import type { RoadmapResult } from '../core/roadmap/roadmap-types';
 import { completionTurn, toolTurn } from './cassette-builder';
 import { useDexEnvironment, waitForGate } from './dex-environment';
@@ -71,7 +72,7 @@ describe('proposing on a remote (land.mode: branch), on a real dev server', () =
     expect(description).toContain('# B1: Add one to src/shared.js');
     expect(description).toContain('added one to src/shared.js');
     expect(description).toContain('verify: passed on the merged tree');
-    expect(description).toContain(`$${task.costUsd.toFixed(4)} USD`);
+    expect(description).toContain(`${formatUsd(task.costUsd)} USD`);
     expect(description).toMatch(/\d+ tokens \(input \d+/);
     expect(task.costUsd).toBeGreaterThan(0);
 

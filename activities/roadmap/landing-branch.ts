@@ -2,6 +2,7 @@
 // to the remote as `dex/<taskId>` for a merge request, never forced; a description of it is kept in
 // the store and in a file under the dex home; the owner's `landCommand` (e.g. `gh pr create`) runs once.
 
+import { formatUsd } from '../../core/text/spending';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { totalTokens } from '../../core/run/budget-reservation';
@@ -71,7 +72,7 @@ export function proposalMarkdown(p: ProposalText): string {
     '',
     '## Cost',
     '',
-    `- $${p.costUsd.toFixed(4)} USD`,
+    `- ${formatUsd(p.costUsd)} USD`,
     `- ${totalTokens(p.tokens)} tokens (input ${p.tokens.input}, output ${p.tokens.output}, cache read ${p.tokens.cacheRead}, cache write ${p.tokens.cacheWrite})`,
     '',
     `Branch \`${p.proposedBranch}\` at ${p.sha}, proposed by dex (landing ${p.key}).`,

@@ -2,7 +2,7 @@ import { dependencyDepths, dependentsOf } from '../../core/roadmap/dependency-ph
 import type { RoadmapTask } from '../../core/roadmap/roadmap';
 import type { RoadmapTaskState } from '../../core/roadmap/roadmap-types';
 import type { RunStatus, TokenUsage } from '../../core/run/run-types';
-import { addUsage, ZERO_USAGE } from '../../core/run/usage';
+import { addUsage, addUsd, ZERO_USAGE } from '../../core/run/usage';
 import type { TaskSpending, TaskUpdate } from '../run/definitions';
 
 /** States a roadmap task can no longer leave. */
@@ -116,7 +116,7 @@ export class RoadmapBoard {
     const live = ENDED.has(t.state) ? undefined : this.live.get(t.id);
     if (!live) return t;
     if (!this.finalizeAdds) return live;
-    return { tokens: addUsage(t.tokens, live.tokens), costUsd: t.costUsd + live.costUsd };
+    return { tokens: addUsage(t.tokens, live.tokens), costUsd: addUsd(t.costUsd, live.costUsd) };
   }
 
   /** Tokens and cost of every task, ended ones from their results and running ones from their updates. */
@@ -126,7 +126,7 @@ export class RoadmapBoard {
     for (const t of this.tasks) {
       const usage = this.spentOf(t);
       tokens = addUsage(tokens, usage.tokens);
-      costUsd += usage.costUsd;
+      costUsd = addUsd(costUsd, usage.costUsd);
     }
     return { tokens, costUsd };
   }

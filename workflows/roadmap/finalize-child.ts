@@ -3,7 +3,7 @@ import { DEFAULT_FINALIZE_ATTEMPTS } from '../../core/task/phases';
 import type { RoadmapTask } from '../../core/roadmap/roadmap';
 import type { RoadmapInput } from '../../core/roadmap/roadmap-types';
 import type { TaskInput, TaskResult } from '../../core/task/task-types';
-import { addUsage, ZERO_USAGE } from '../../core/run/usage';
+import { addUsage, addUsd, ZERO_USAGE } from '../../core/run/usage';
 import type { taskWorkflow } from '../task/workflow';
 import type { RoadmapBoard } from './board';
 import { classifyChildFailure } from './children';
@@ -67,6 +67,6 @@ export async function finalizeTask(ctx: FinalizeContext, task: RoadmapTask, targ
     ended = { ok: false, reason: 'failure' in end ? end.failure.message : 'finalize failed' };
   }
   grants.settle(grantKey, result?.costUsd ?? runLeft ?? 0);
-  board.ended(task.id, { tokens: addUsage(before.tokens, result?.tokens ?? ZERO_USAGE), costUsd: before.costUsd + (result?.costUsd ?? 0) });
+  board.ended(task.id, { tokens: addUsage(before.tokens, result?.tokens ?? ZERO_USAGE), costUsd: addUsd(before.costUsd, result?.costUsd ?? 0) });
   return ended;
 }

@@ -1,4 +1,5 @@
 import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
+import { formatUsd } from '../../core/text/spending';
 import { budgetGrantSignal, budgetRequestSignal, type TaskSpending } from '../run/definitions';
 import type { RunControl } from '../run/run-control';
 import type { RunLedger } from '../run/run-ledger';
@@ -98,8 +99,8 @@ export class RunGrants {
   }
 
   private shortfall(): string {
-    const asks = [...this.pending].map(([taskId, usd]) => `${taskId} needs up to $${(usd - (this.granted.get(taskId) ?? 0)).toFixed(4)} more`);
-    return `${asks.join(', ')}; $${Math.max(0, this.left()).toFixed(4)} of the $${this.ledger.budget?.usd} run budget is not yet reserved`;
+    const asks = [...this.pending].map(([taskId, usd]) => `${taskId} needs up to ${formatUsd(usd - (this.granted.get(taskId) ?? 0))} more`);
+    return `${asks.join(', ')}; ${formatUsd(Math.max(0, this.left()))} of the ${formatUsd(this.ledger.budget?.usd ?? 0)} run budget is not yet reserved`;
   }
 
   private async tell(taskId: string, grant: { usd: number } | { denied: true }): Promise<void> {
