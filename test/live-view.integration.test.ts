@@ -126,4 +126,13 @@ describe('a run outlives its command', () => {
     expect(await ids('DexState="waiting"')).toBe(true);
     expect(await ids('DexState="waiting" AND ExecutionStatus="Running"')).toBe(false);
   });
+
+  it('--detach says when no worker polls the queues its run needs, instead of starting it silently', async () => {
+    const envVars = testEnv.cliEnv();
+    const run = await runDex(['task', 'Fix sum', '--repo', sampleRepo(), '--llm', `replay:${cassetteFile([completionTurn('*', { status: 'blocked', reason: 'May I?' })])}`, '--detach'], { env: envVars });
+    expect(run.code, run.stderr).toBe(0);
+    const id = /started (\S+)/.exec(run.stderr)![1];
+    expect(run.stderr).toContain(`no worker polls ${envVars.DEX_TASK_QUEUE} (workflows) or ${envVars.DEX_HOST_QUEUE} (activities): ${id} waits until one does`);
+    await testEnv.client.workflow.getHandle(id).terminate('test over');
+  });
 });

@@ -85,7 +85,8 @@ export interface RunStatus {
   tokens: TokenUsage;
   costUsd: number;
   /** A roadmap's (or sheet's) items: `pending` before they start, `skipped` when a dependency failed. */
-  tasks?: { id: string; state: RunState | 'pending' | 'skipped'; phase?: string; blockedBy?: string }[];
+  /** A roadmap's tasks, each with what it has spent so far (running ones' live figures included). */
+  tasks?: { id: string; state: RunState | 'pending' | 'skipped'; phase?: string; blockedBy?: string; workflowId?: string; tokens?: TokenUsage; costUsd?: number }[];
   /** A typed task's steps (docs/roadmaps.md). */
   steps?: { current?: string; completed: string[]; pending: string[] };
   /** Spending limit in force, when there is one. */
