@@ -53,4 +53,8 @@ describe('the notes roadmap', () => {
     expect(run.costUsd).toBeLessThan(0.1);
     expect(readFileSync(join(repo, 'NOTES.md'), 'utf8')).toContain('sum() is 0');
   });
+
+  it('is the file docs/testing-your-flows.md shows, as it is', () => {
+    expect(readFileSync(join(__dirname, '..', 'docs', 'testing-your-flows.md'), 'utf8')).toContain(readFileSync(__filename, 'utf8'));
+  });
 });
