@@ -54,8 +54,8 @@ describe('dex replay-test: a recorded run turned into a test', () => {
     expect(sidecar.end.tasks).toEqual([{ id: 'fix-sum', state: 'completed', tree: expect.stringMatching(/^[0-9a-f]{40}$/) }]);
   });
 
-  it('replays to the same state and tree: exit 0', async () => {
-    const run = await runDex(['replay-test', cassette, '--json'], { env: testEnv.cliEnv() });
+  it('replays to the same state and tree: exit 0 (--dev-server: on the dev server, in real time)', async () => {
+    const run = await runDex(['replay-test', cassette, '--json', '--dev-server'], { env: testEnv.cliEnv() });
     expect(run.code, run.stderr).toBe(0);
     const doc = JSON.parse(run.stdout);
     expect(doc).toMatchObject({ same: true, differences: [], replayed: { state: 'completed' } });

@@ -11,52 +11,81 @@ import { buildRoadmapInput } from '../requests/roadmap-request';
 import { changedFiles, copyAtStart, differences } from '../render/replay-test';
 import { outcomeOf, readRecordedRun, type RecordedRun } from '../requests/replay-test-record';
 import { roadmapAbout } from '../run/run-about';
-import type { Settings } from '../settings';
+import type { RunEnd } from '../run/follow-run';
+import { readSettings, type Settings } from '../settings';
+import { readPeopleScript } from '../requests/people-script';
+import { unmetExpectations } from '../testing/expectations';
+import { recordedPlanStart, replayOnTimeSkipping, timeSkippingSettings } from '../testing/replay-recording';
+import type { ScriptedRun } from '../testing/scripted-run';
 import { commandSettings } from '../run-queues';
 import { buildTaskInput, resolveRepository } from '../requests/task-request';
 
 /**
- * `dex replay-test FILE` (docs/interfaces.md#recording-a-run): runs a recorded run again from
- * its cassette on a fresh copy of the repository at the commit it started from; exit 0 when it
- * ends the same (state and the tree of every task's final commit), 1 naming what differs.
+ * `dex replay-test FILE` (docs/interfaces.md#recording-a-run, docs/testing-your-flows.md): runs a
+ * recorded run again from its cassette on a fresh copy of the repository at the commit it started
+ * from, on the time-skipping server (`--dev-server`: the dev server, in real time); exit 0 when it
+ * ends the same (state and the tree of every task's final commit) or as `--script` expects, 1
+ * naming what differs.
  */
 export async function replayTestCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP['replay-test'].options);
   const file = resolve(onePositional(positionals, 'a cassette recorded with --llm record:FILE', usageOf('replay-test')));
+  if (values.script && values['dev-server']) throw new InvalidInput('--script answers gates on the time-skipping server: drop --dev-server');
   const recorded = readRecordedRun(file);
+  const script = values.script ? readPeopleScript(resolve(values.script)) : undefined;
   const llm = `replay:${file}`;
   // The cassette is checked before anything is made.
   parseLlmSpec(llm);
   const repo = resolveRepository(values.repo ?? recorded.repo);
   const copy = copyAtStart(recorded, repo);
-  const settings = commandSettings(false);
-  let replay: ReturnType<typeof startReplay>;
+  const dexHome = join(dirname(copy), 'dex-home');
+  let replay: () => Promise<Replayed>;
   try {
-    replay = startReplay(recorded, copy, llm, values['unsafe-no-sandbox'], settings, out);
+    if (values['dev-server']) replay = startReplay(recorded, copy, llm, values['unsafe-no-sandbox'], commandSettings(false), out);
+    else {
+      const start = recordedPlanStart(recorded, copy, llm, values['unsafe-no-sandbox'], timeSkippingSettings(readSettings(), dexHome));
+      replay = () => replayOnTimeSkipping(start, dexHome, script?.answers ?? [], out);
+    }
   } catch (err) {
     // Bad input leaves nothing behind: not even the copy.
     rmSync(dirname(copy), { recursive: true, force: true });
     throw err;
   }
   out.info(`replaying ${file} on a copy of ${repo} at ${recorded.startCommit.slice(0, 10)}: ${copy}`);
-  const { workflowId, end } = await replay();
-  const replayed = outcomeOf(recorded.kind, copy, recorded.branch === 'HEAD' ? 'replay' : recorded.branch, end!);
-  const differ = differences(recorded.end, replayed, (a, b) => changedFiles(copy, a, b));
+  const run = await replay();
+  const replayed = outcomeOf(recorded.kind, copy, recorded.branch === 'HEAD' ? 'replay' : recorded.branch, run.end!);
+  const files = (a: string, b: string) => changedFiles(copy, a, b);
+  const differ = script
+    ? unmetExpectations(script.expect, { outcome: replayed, costUsd: run.status?.costUsd ?? 0, prompts: run.prompts ?? [], unused: run.unused ?? [], stuck: run.stuck }, recorded.end, files)
+    : differences(recorded.end, replayed, files);
+  const what = script ? `the script's expectations (${values.script})` : `the recording ${recorded.workflowId}`;
   const head = differ.length
-    ? `${workflowId}: the replay differs from the recording ${recorded.workflowId}:`
-    : `${workflowId}: the replay ends as the recording ${recorded.workflowId} did: ${replayed.state}, ${plural(replayed.tasks.length, 'task tree')} the same`;
-  out.result([head, ...differ.map((d) => `  ${d}`), `replayed in ${copy}`].join('\n'), {
+    ? `${run.workflowId}: the replay differs from ${what}:`
+    : `${run.workflowId}: the replay ends as ${what} ${script ? 'expect' : 'did'}: ${replayed.state}, ${plural(replayed.tasks.length, 'task tree')}${script ? '' : ' the same'}`;
+  const times = run.simulatedMs === undefined ? [] : [`took ${duration(run.simulatedMs)} of simulated time in ${duration(run.wallMs!)} wall time`];
+  out.result([head, ...differ.map((d) => `  ${d}`), ...(run.answered ?? []).map((a) => `  answered: ${a}`), ...times, `replayed in ${copy}`].join('\n'), {
     same: differ.length === 0,
     differences: differ,
-    workflowId,
+    workflowId: run.workflowId,
     recorded: recorded.end,
     replayed,
     copy,
+    ...(run.simulatedMs === undefined ? {} : { simulatedMs: run.simulatedMs, wallMs: run.wallMs, answered: run.answered }),
   });
   return differ.length ? 1 : 0;
 }
 
-/** The replay's input, checked (InvalidInput before anything starts), and what starts it. */
+/** How a replay went: on the dev server, its id and end; on the time-skipping server, a scripted run. */
+type Replayed = { workflowId: string; end?: RunEnd<unknown> } & Partial<Omit<ScriptedRun, 'workflowId' | 'end'>>;
+
+/** `ms` in the largest unit that reads well: `24h 0m`, `3.2s`. */
+function duration(ms: number): string {
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const minutes = Math.round(ms / 60_000);
+  return minutes < 60 ? `${minutes}m` : `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+}
+
+/** `--dev-server`: the replay's input, checked (InvalidInput before anything starts), and what starts it in real time. */
 function startReplay(recorded: RecordedRun, copy: string, llm: string, unsafeNoSandbox: boolean | undefined, settings: Settings, out: Output) {
   if (recorded.kind === 'task') {
     const { title, description, weight } = recorded.task!;

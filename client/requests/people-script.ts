@@ -1,0 +1,129 @@
+/**
+ * A people script (docs/testing-your-flows.md#scripted-people): who answers which gate of a run
+ * replayed on the time-skipping server, and what the run must come to. Every problem is one line,
+ * `FILE:LINE:COLUMN: problem`, an InvalidInput (exit 2) before anything starts.
+ */
+import { readFileSync } from 'node:fs';
+import { parseYamlInput } from '../../core/parsing/yaml-input';
+import { InvalidInput } from '../../core/run/invalid-input';
+
+/** One person's answer: at the first wait at `gate` (of `task`, when given) not answered yet. */
+export interface ScriptedAnswer {
+  /** `approve`, `reject`, or `wait`: leave the gate alone, so its deadline's default acts. */
+  action: 'approve' | 'reject' | 'wait';
+  /** The gate as `dex status` names it: `after-verify:implement`, `before:test`, `blocked`, `budget`… */
+  gate: string;
+  /** A roadmap's task whose gate this is. @default any task */
+  task?: string;
+  note?: string;
+  reason?: string;
+  retry?: boolean;
+  by?: string;
+}
+
+/** What the run must come to; every field is optional. */
+export interface Expectations {
+  /** The run's end state (`completed`, `rejected`, …). */
+  state?: string;
+  /** Each named task's end state. */
+  tasks?: Record<string, string>;
+  /** The run's cost at most this, in USD. */
+  maxCostUsd?: number;
+  /** Each text appears in at least one prompt sent to the model. */
+  promptsContain?: string[];
+  /** Ends as the recording did: state, each task's state and tree, the landed branch's tree. */
+  sameAsRecorded?: boolean;
+}
+
+/** A checked people script. */
+export interface PeopleScript {
+  answers: ScriptedAnswer[];
+  expect: Expectations;
+}
+
+const TOP = ['people', 'expect'];
+const ANSWER = ['approve', 'reject', 'wait', 'task', 'note', 'reason', 'retry', 'by'];
+const EXPECT = ['state', 'tasks', 'maxCostUsd', 'promptsContain', 'sameAsRecorded'];
+const ACTIONS = ['approve', 'reject', 'wait'] as const;
+
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Reads and checks the people script at `file`. */
+export function readPeopleScript(file: string): PeopleScript {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new InvalidInput(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  return parsePeopleScript(text, file);
+}
+
+/** Parses a people script's text; `source` names it in errors. */
+export function parsePeopleScript(text: string, source: string): PeopleScript {
+  const yaml = parseYamlInput(text, source);
+  const fail = (path: (string | number)[], problem: string, key?: string): never => {
+    throw new InvalidInput(`${yaml.placeOf(path, key)}: ${problem}`);
+  };
+  const doc = yaml.value ?? {};
+  if (!isMap(doc)) fail([], 'a people script is a map with `people` and `expect`');
+  const top = doc as Record<string, unknown>;
+  for (const key of Object.keys(top)) if (!TOP.includes(key)) fail([], `unknown key "${key}" (allowed: ${TOP.join(', ')})`, key);
+  const people = top.people ?? [];
+  if (!Array.isArray(people)) fail(['people'], '`people` must be a list of answers such as `- approve: after-verify:implement`');
+  const answers = (people as unknown[]).map((entry, i) => answerAt(entry, ['people', i], fail));
+  const expect = top.expect ?? {};
+  if (!isMap(expect)) fail(['expect'], '`expect` must be a map');
+  return { answers, expect: expectationsAt(expect as Record<string, unknown>, fail) };
+}
+
+type Fail = (path: (string | number)[], problem: string, key?: string) => never;
+
+function answerAt(entry: unknown, path: (string | number)[], fail: Fail): ScriptedAnswer {
+  if (!isMap(entry)) return fail(path, 'an answer is a map such as `approve: after-verify:implement`');
+  for (const key of Object.keys(entry)) if (!ANSWER.includes(key)) fail(path, `unknown key "${key}" (allowed: ${ANSWER.join(', ')})`, key);
+  const actions = ACTIONS.filter((a) => entry[a] !== undefined);
+  if (actions.length !== 1) fail(path, 'an answer names one of approve, reject or wait, with the gate: `reject: after-verify:test`');
+  const action = actions[0];
+  const gate = entry[action];
+  if (typeof gate !== 'string' || !gate) fail([...path, action], `"${action}" must name a gate, such as after-verify:implement`);
+  const text = (key: string) => {
+    if (entry[key] !== undefined && typeof entry[key] !== 'string') fail([...path, key], `"${key}" must be text`);
+    return entry[key] as string | undefined;
+  };
+  if (entry.retry !== undefined && typeof entry.retry !== 'boolean') fail([...path, 'retry'], '"retry" must be true or false');
+  if (action === 'reject' && !text('reason')) fail(path, 'a reject needs a `reason` (it goes into the next prompt)');
+  if (action !== 'reject' && (entry.reason !== undefined || entry.retry !== undefined)) fail(path, '`reason` and `retry` go with reject');
+  const answer: ScriptedAnswer = { action, gate: gate as string };
+  for (const key of ['task', 'note', 'reason', 'by'] as const) if (text(key) !== undefined) answer[key] = text(key);
+  if (entry.retry !== undefined) answer.retry = entry.retry as boolean;
+  return answer;
+}
+
+function expectationsAt(expect: Record<string, unknown>, fail: Fail): Expectations {
+  for (const key of Object.keys(expect)) if (!EXPECT.includes(key)) fail(['expect'], `unknown key "${key}" (allowed: ${EXPECT.join(', ')})`, key);
+  const out: Expectations = {};
+  if (expect.state !== undefined) {
+    if (typeof expect.state !== 'string') fail(['expect', 'state'], '"state" must be a run state such as completed');
+    out.state = expect.state as string;
+  }
+  if (expect.tasks !== undefined) {
+    const tasks = expect.tasks;
+    if (!isMap(tasks) || Object.values(tasks).some((s) => typeof s !== 'string')) fail(['expect', 'tasks'], '"tasks" maps task ids to states: `{ T1: completed }`');
+    out.tasks = tasks as Record<string, string>;
+  }
+  if (expect.maxCostUsd !== undefined) {
+    if (typeof expect.maxCostUsd !== 'number' || expect.maxCostUsd < 0) fail(['expect', 'maxCostUsd'], '"maxCostUsd" must be a number of USD');
+    out.maxCostUsd = expect.maxCostUsd as number;
+  }
+  if (expect.promptsContain !== undefined) {
+    const texts = typeof expect.promptsContain === 'string' ? [expect.promptsContain] : expect.promptsContain;
+    if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string')) fail(['expect', 'promptsContain'], '"promptsContain" is a text or a list of texts');
+    out.promptsContain = texts as string[];
+  }
+  if (expect.sameAsRecorded !== undefined) {
+    if (typeof expect.sameAsRecorded !== 'boolean') fail(['expect', 'sameAsRecorded'], '"sameAsRecorded" must be true or false');
+    out.sameAsRecorded = expect.sameAsRecorded as boolean;
+  }
+  return out;
+}

@@ -1,0 +1,141 @@
+/**
+ * Runs one plan on a time-skipping host to its end, answering its gates as a people script says
+ * (docs/testing-your-flows.md#how-time-passes). Time is held to the wall clock while an answer is
+ * still to come, so no gate's deadline can pass before the script answers it; a gate the script
+ * leaves alone, and a run with no answers left, let the server skip time: durable timers, gate
+ * deadlines, retry backoffs and budget waits pass at once.
+ */
+import type { WorkflowHandle } from '@temporalio/client';
+import type { RunState, RunStatus } from '../../core/run/run-types';
+import type { RoadmapResult } from '../../core/roadmap/roadmap-types';
+import { decideUpdate, statusQuery } from '../../workflows/run/definitions';
+import type { ScriptedAnswer } from '../requests/people-script';
+import { runEnd, type RunEnd } from '../run/follow-run';
+import type { ProgressView } from '../run/progress-view';
+import type { TimeSkippingHost } from './time-skipping-host';
+
+/** Which workflow to start, under which id, with which arguments. */
+export interface PlanStart {
+  workflowType: string;
+  workflowId: string;
+  args: unknown[];
+}
+
+/** How a scripted run went. */
+export interface ScriptedRun<R = unknown> {
+  workflowId: string;
+  end: RunEnd<R>;
+  /** The run's last status (its cost, tokens, tasks). */
+  status?: RunStatus;
+  /** The server's time the run took: what it would have taken on a real server with nobody answering early. */
+  simulatedMs: number;
+  wallMs: number;
+  /** What the script answered, one line each, in order. */
+  answered: string[];
+  /** The script's answers no gate asked for. */
+  unused: ScriptedAnswer[];
+  /** Set when the run waited at a gate with no answer and no deadline, and was terminated. */
+  stuck?: string;
+  /** The text of every prompt sent to the model (user messages), in order per transcript. */
+  prompts: string[];
+}
+
+/** A wait that stays this long (wall time) while time may skip has nothing to skip to: no deadline. */
+const STUCK_AFTER_MS = 15_000;
+const POLL_MS = 50;
+
+const ENDED = new Set<RunState | 'pending' | 'skipped'>(['completed', 'failed', 'rejected', 'cancelled', 'rolled_back']);
+
+/** The answer as a line: `reject after-verify:test (T2, retry): cover the empty list`. */
+export const answerLine = (a: ScriptedAnswer, taskId?: string): string =>
+  `${a.action} ${a.gate}${taskId || a.retry ? ` (${[taskId, a.retry ? 'retry' : ''].filter(Boolean).join(', ')})` : ''}${a.reason ? `: ${a.reason}` : a.note ? `: ${a.note}` : ''}`;
+
+/** Starts `start` on `host`, answers its gates from `answers` and returns how it ended. */
+export async function runScripted<R = unknown>(host: TimeSkippingHost, start: PlanStart, answers: readonly ScriptedAnswer[], view?: ProgressView): Promise<ScriptedRun<R>> {
+  const wallStart = Date.now();
+  await host.skipTime(false);
+  const handle = await host.client.workflow.start(start.workflowType, { workflowId: start.workflowId, taskQueue: host.taskQueue, args: start.args });
+  const used = new Set<number>();
+  const answered: string[] = [];
+  let done = false;
+  const ended = runEnd<R>(handle).finally(() => (done = true));
+  let status: RunStatus | undefined;
+  let wait: { key: string; wall: number; sim: number } | undefined;
+  let stuck: string | undefined;
+  const pending = () => answers.some((a, n) => !used.has(n) && a.action !== 'wait');
+
+  while (!done) {
+    status = (await handle.query(statusQuery).catch(() => undefined)) ?? status;
+    const waiting = status && !ENDED.has(status.state) ? status.waitingFor : null;
+    if (status) view?.status(status);
+    if (waiting) {
+      const n = answers.findIndex((a, i) => !used.has(i) && a.gate === waiting.gate && (!a.task || a.task === waiting.taskId));
+      if (n >= 0) used.add(n);
+      const answer = n >= 0 ? answers[n] : undefined;
+      if (answer && answer.action !== 'wait') {
+        await send(handle, answer, waiting.taskId);
+        answered.push(answerLine(answer, waiting.taskId));
+        view?.say(`script: ${answerLine(answer, waiting.taskId)}`);
+        wait = undefined;
+        status = undefined;
+        continue;
+      }
+      // Nobody answers: the deadline's default acts once the server skips to it.
+      await host.skipTime(true);
+      const key = `${waiting.taskId ?? ''}|${waiting.gate}|${waiting.since}`;
+      if (wait?.key !== key) wait = { key, wall: Date.now(), sim: await host.now() };
+      else if (Date.now() - wait.wall > STUCK_AFTER_MS && (await host.now()) - wait.sim < 2 * STUCK_AFTER_MS) {
+        stuck = `the run waits at gate ${waiting.gate}${waiting.taskId ? ` (task ${waiting.taskId})` : ''}, which has no deadline and which the script does not answer`;
+        await handle.terminate(stuck);
+      }
+    } else {
+      wait = undefined;
+      await host.skipTime(!pending());
+    }
+    await Promise.race([ended, new Promise((r) => setTimeout(r, POLL_MS))]);
+  }
+  const end = await ended;
+  await host.skipTime(false);
+  status = (await handle.query(statusQuery).catch(() => undefined)) ?? status;
+  view?.close();
+  // From the run's own start and close, on the server's clock: once the run has closed, an unlocked
+  // server may skip on to any timer left (the test server's 10-year run timeouts).
+  const described = await handle.describe();
+  const simulatedMs = (described.closeTime?.getTime() ?? (await host.now())) - described.startTime.getTime();
+  const unused = answers.filter((a, n) => !used.has(n));
+  const prompts = await promptsOf(host, [start.workflowId, ...childIds(end.result)]);
+  return { workflowId: start.workflowId, end, status, simulatedMs, wallMs: Date.now() - wallStart, answered, unused, stuck, prompts };
+}
+
+/** Sends a scripted answer through the `decide` update, as `dex approve`/`reject` do. */
+async function send(handle: WorkflowHandle, a: ScriptedAnswer, taskId: string | undefined): Promise<void> {
+  const by = a.by ?? 'people script';
+  const args = a.action === 'approve' ? { action: 'approve' as const, note: a.note, by, taskId } : { action: 'reject' as const, reason: a.reason!, retry: a.retry, by, taskId };
+  await handle.executeUpdate(decideUpdate, { args: [args] });
+}
+
+/** A roadmap's task runs (children), whose prompts count as the run's. */
+function childIds(result: unknown): string[] {
+  const tasks = (result as Partial<RoadmapResult> | undefined)?.tasks;
+  return Array.isArray(tasks) ? tasks.map((t) => t.workflowId).filter((id): id is string => !!id) : [];
+}
+
+/** The user messages' text of every transcript the store keeps for `workflowIds`. */
+async function promptsOf(host: TimeSkippingHost, workflowIds: string[]): Promise<string[]> {
+  const texts: string[] = [];
+  const { store } = host.deps;
+  for (const id of workflowIds) {
+    for (const transcript of await store.listTranscripts(`${id}/`)) {
+      for (const message of await store.listMessages(transcript)) {
+        if (message.role !== 'user') continue;
+        const content = message.content;
+        if (typeof content === 'string') texts.push(content);
+        else if (Array.isArray(content)) {
+          const text = content.filter((b): b is { type: 'text'; text: string } => b?.type === 'text').map((b) => b.text).join('\n');
+          if (text) texts.push(text);
+        }
+      }
+    }
+  }
+  return texts;
+}
