@@ -1,3 +1,4 @@
+import { DETAILS_QUOTE_BYTES, clipText } from '../../core/limits/server-limits';
 import type { RunStatus } from '../../core/run/run-types';
 
 /** How many of the latest steps the details show. */
@@ -26,7 +27,7 @@ export function runDetails(s: RunStatus, workflowId: string): string {
     const w = s.waitingFor;
     parts.push(
       `### Waiting for you at gate \`${w.gate}\`${w.taskId ? ` (task ${w.taskId})` : ''}`,
-      `since ${w.since}${w.reason ? `\n\n> ${w.reason.replace(/\n/g, '\n> ')}` : ''}`,
+      `since ${w.since}${w.reason ? `\n\n> ${clipText(w.reason, DETAILS_QUOTE_BYTES).replace(/\n/g, '\n> ')}` : ''}`,
       'Answer with dex:',
       `    dex approve ${workflowId} --note "…"\n    dex reject ${workflowId} --reason "…"`,
       'or the stock Temporal CLI:',
@@ -39,6 +40,6 @@ export function runDetails(s: RunStatus, workflowId: string): string {
   parts.push(whereLine(s));
   const steps = (s.recent ?? []).slice(-DETAILS_STEPS);
   if (steps.length) parts.push(steps.map((step) => `- ${step.text}`).join('\n'));
-  if (s.error) parts.push(`Error: ${s.error}`);
+  if (s.error) parts.push(`Error: ${clipText(s.error, DETAILS_QUOTE_BYTES)}`);
   return parts.join('\n\n');
 }
