@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LIST_FILES_LIMIT, READ_FILE_LIMIT_BYTES, executeAgentTool } from '../activities/tools/agent-tools';
 import type { ToolLimits } from '../core/task/task-types';
 import { describeToolCall } from '../core/task/agent-tools';
+import { PATH_BYTES_LIMIT, PATH_DEPTH_LIMIT } from '../host/worktree/worktree-paths';
 
 const limits: ToolLimits = { commandTimeoutMs: 10_000, outputLimitBytes: 1024 };
 
@@ -57,6 +58,19 @@ describe('executeAgentTool', () => {
       expect(await run('write_file', { path: 'a/b/c.txt', content: 'one and more' })).toEqual({ content: 'ok', isError: false });
       await run('write_file', { path: 'a/b/c.txt', content: 'two' });
       expect(file('a/b/c.txt')).toBe('two');
+    });
+
+    it('refuses a path 3,000 folders deep (or past the byte limit) with a tool error, making no folder', async () => {
+      const deep = await run('write_file', { path: `${'d/'.repeat(3000)}f.txt`, content: 'x' });
+      expect(deep.isError).toBe(true);
+      expect(deep.content).toContain(`is 3001 folders deep; the file tools take paths up to ${PATH_DEPTH_LIMIT} folders deep and ${PATH_BYTES_LIMIT} bytes long`);
+      const long = await run('write_file', { path: `${'n'.repeat(200)}/`.repeat(6), content: 'x' });
+      expect(long.content).toContain('bytes long');
+      expect(existsSync(join(root, 'd'))).toBe(false);
+      for (const tool of ['read_file', 'edit_file', 'list_files']) {
+        const input = { path: `${'d/'.repeat(100)}f.txt`, old_string: 'a', new_string: 'b' };
+        expect(await run(tool, input), tool).toMatchObject({ isError: true, content: expect.stringContaining('is 101 folders deep') });
+      }
     });
 
     it('refuses to write onto a folder', async () => {

@@ -167,6 +167,14 @@ describe.concurrent('dex rejects bad input with exit 2 before starting anything'
     expect(JSON.parse(run.stdout)).toEqual({ error: expect.stringMatching(/not a git repository/), exitCode: 2 });
   });
 
+  it('takes a 100 KB title and description (cut only where the server shows them), and still prints one JSON document', async () => {
+    const title = `Fix sum ${'x'.repeat(100 * 1024)}`;
+    const run = await dex(['task', title, '--description', 'd'.repeat(100 * 1024), '--repo', paths.repo, '--llm', `replay:${demoCassette}`, '--json']);
+    // Past every input check, as far as the dead server: nothing refuses a long title.
+    expect(run.code, run.stderr.slice(0, 500)).toBe(3);
+    expect(JSON.parse(run.stdout)).toEqual({ error: expect.stringMatching(/unreachable/), exitCode: 3 });
+  });
+
   it('exits 3 when the Temporal server is unreachable', async () => {
     const run = await dex(['status', 'some-id']);
     expect(run.code, run.stderr).toBe(3);

@@ -1,9 +1,10 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { removeWorktree } from '../client/clean/clean-removal';
 import { ensureTemporalCli } from '../client/server/toolchain';
 import type { CassetteLine } from '../core/parsing/cassette';
 import { DEFAULT_SANDBOX } from '../core/safety/sandbox-policy';
@@ -147,6 +148,7 @@ async function runCorpus(tasks: EscapeTask[], sandbox: 'bwrap' | 'off', onGate: 
         gates: task.afterVerifyGate ? { afterVerify: {} } : {},
         toolLimits: { commandTimeoutMs: task.commandTimeoutMs ?? 30_000, outputLimitBytes: 8_192 },
         sandbox: { ...DEFAULT_SANDBOX, mode: sandbox },
+        ...(task.verify ? { verify: task.verify } : {}),
       });
       const handle = await dex.start('taskWorkflow', task.id, input);
       if (await gateOrEnd(handle)) await onGate(handle);
@@ -207,9 +209,16 @@ describe('the escape corpus, through real tasks on the dev server', () => {
     for (const { task, ending } of runs) {
       const expected = { completed: 'completed', waiting: 'rejected', failed: 'failed' }[task.outcome];
       expect(ending.state, `${task.id}: ${ending.error ?? ''}`).toBe(expected);
-      if (task.outcome === 'failed') expect(ending.error).toMatch(/nested git repository at sub\/\.git/);
+      if (task.outcome === 'failed') expect(ending.error).toMatch(task.failsWith!);
     }
     const { rows, escaped, attempts } = await judge(runs, victim);
+    // A failed task keeps its worktree for a person to look at; `dex clean` removes it, however deep a command nested it.
+    for (const { task, repo } of runs.filter((r) => r.task.outcome === 'failed')) {
+      const worktree = join(dexHome, 'worktrees', task.id);
+      expect(existsSync(worktree), task.id).toBe(true);
+      await removeWorktree(worktree, join(repo, '.git'));
+      expect(existsSync(worktree), task.id).toBe(false);
+    }
     await victim.terminate('corpus done');
     console.log(`escape corpus: ${attempts} attempts, ${escaped.length} escapes, ${runs.length} tasks in ${(elapsedMs / 1000).toFixed(1)} s\n${rows.join('\n')}`);
     expect(readdirSync(scene.markers)).toEqual([]);

@@ -85,6 +85,22 @@ describe('runAgentCommand in bubblewrap', () => {
     }
   });
 
+  it('has an /etc/passwd and /etc/group of its own user only, and id, whoami, git and npm still work', async () => {
+    const hostUsers = readFileSync('/etc/passwd', 'utf8').split('\n').map((line) => line.split(':')[0]).filter(Boolean);
+    const result = await run(
+      'cat /etc/passwd /etc/group; getent passwd | wc -l; id; whoami; echo home: ~dex; git log --oneline | wc -l; git -c user.email=t@x commit -q --allow-empty --dry-run -m x >/dev/null 2>&1; echo "git: $?"; npm --version',
+    );
+    const uid = process.getuid!();
+    expect(result.output).toContain(`dex:x:${uid}:${process.getgid!()}:dex:/home/dex:/bin/sh\n`);
+    for (const name of hostUsers) expect(result.output).not.toMatch(new RegExp(`^${name}:`, 'm'));
+    expect(result.output).toMatch(/^1$/m); // getent sees one user
+    expect(result.output).toContain(`uid=${uid}(dex)`);
+    expect(result.output).toMatch(/^dex$/m);
+    expect(result.output).toMatch(/^home: \/home\/dex$/m);
+    expect(result.output).toMatch(/^\d+\.\d+\.\d+$/m); // npm runs
+    expect(result.exitCode).toBe(0);
+  });
+
   it('never passes the model key, even when the config names it', () => {
     const env = sandboxEnv(['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'], { from: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_AUTH_TOKEN: 't' } });
     expect(Object.keys(env)).not.toContain('ANTHROPIC_API_KEY');

@@ -5,7 +5,7 @@ import { linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileS
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { READ_FILE_LIMIT_BYTES, type AgentToolOutcome } from '../activities/tools/agent-tools';
-import { LIST_DEPTH_LIMIT } from '../host/worktree/file-tree';
+import { PATH_DEPTH_LIMIT } from '../host/worktree/worktree-paths';
 import { SECRET, useHostileWorktree } from './hostile-worktree';
 
 describe('file tools racing a hostile command', () => {
@@ -78,13 +78,13 @@ describe('file tools racing a hostile command', () => {
     }, 60_000);
   });
 
-  it(`lists a folder nested deeper than ${LIST_DEPTH_LIMIT} levels as an entry, holding an fd per level only up to there`, async () => {
-    const deep = Array.from({ length: LIST_DEPTH_LIMIT + 5 }, () => 'd');
+  it(`lists a folder ${PATH_DEPTH_LIMIT} levels down from the root as an entry, holding an fd per level only up to there`, async () => {
+    const deep = Array.from({ length: PATH_DEPTH_LIMIT + 5 }, () => 'd');
     mkdirSync(join(w.root, ...deep), { recursive: true });
     writeFileSync(join(w.root, ...deep, 'bottom.txt'), '');
     writeFileSync(join(w.root, ...deep.slice(0, 3), 'shallow.txt'), '');
     expect((await run('list_files', { path: 'd' })).content).toBe(
-      `${deep.slice(0, LIST_DEPTH_LIMIT + 2).join('/')}/\nd/d/d/shallow.txt`,
+      `${deep.slice(0, PATH_DEPTH_LIMIT).join('/')}/\nd/d/d/shallow.txt`,
     );
   });
 

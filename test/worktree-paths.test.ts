@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ToolInputError, resolveInWorktree, worktreePathParts } from '../host/worktree/worktree-paths';
+import { PATH_BYTES_LIMIT, PATH_DEPTH_LIMIT, ToolInputError, resolveInWorktree, worktreePathParts } from '../host/worktree/worktree-paths';
 
 describe('resolveInWorktree', () => {
   let root: string;
@@ -91,5 +91,28 @@ describe('worktreePathParts', () => {
   it('refuses climbing out even when it comes back', () => {
     expect(() => worktreePathParts('../main/src')).toThrow('is outside the worktree');
     expect(() => worktreePathParts('src/../../x')).toThrow(ToolInputError);
+  });
+
+  it(`takes paths up to ${PATH_DEPTH_LIMIT} folders deep and ${PATH_BYTES_LIMIT} bytes long, and refuses deeper or longer ones`, () => {
+    const deepest = Array.from({ length: PATH_DEPTH_LIMIT }, () => 'd').join('/');
+    expect(worktreePathParts(deepest)).toHaveLength(PATH_DEPTH_LIMIT);
+    expect(() => worktreePathParts(`${deepest}/f`)).toThrow(`is ${PATH_DEPTH_LIMIT + 1} folders deep; the file tools take paths up to ${PATH_DEPTH_LIMIT} folders deep`);
+    const longest = `${'x'.repeat(250)}/`.repeat(4) + 'y'.repeat(PATH_BYTES_LIMIT - 1004);
+    expect(Buffer.byteLength(longest)).toBe(PATH_BYTES_LIMIT);
+    expect(worktreePathParts(longest)).toHaveLength(5);
+    expect(() => worktreePathParts(`${longest}y`)).toThrow(`is ${PATH_BYTES_LIMIT + 1} bytes long`);
+    // Multibyte names count in bytes, and `..` does not shorten the path as given.
+    expect(() => worktreePathParts('é'.repeat(PATH_BYTES_LIMIT / 2 + 1))).toThrow(ToolInputError);
+    expect(() => worktreePathParts('a/../'.repeat(300))).toThrow('bytes long');
+    // 3,000 levels: refused with a short message, not one that repeats the whole path.
+    const message = (() => {
+      try {
+        worktreePathParts(`${'d/'.repeat(3000)}f.txt`);
+      } catch (err) {
+        return (err as Error).message;
+      }
+    })();
+    expect(message).toMatch(/^path "(d\/){40}…" is 3001 folders deep; /);
+    expect(message!.length).toBeLessThan(300);
   });
 });

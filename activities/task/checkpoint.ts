@@ -1,5 +1,5 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { ApplicationFailure } from '@temporalio/common';
 import type { SimpleGit } from 'simple-git';
@@ -10,7 +10,10 @@ import type { ActivityDeps } from '../deps';
 import { commandSetup } from '../../host/dependencies/setup-state';
 import { dexGit } from '../../host/git/dex-git';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
+import { removeTree } from '../../host/worktree/remove-tree';
 import { baseFileFor, worktreesDir } from '../../host/worktree/worktree-home';
+import { PATH_BYTES_LIMIT, PATH_DEPTH_LIMIT, shortQuoted } from '../../host/worktree/worktree-paths';
+import { scanWorktree } from '../../host/worktree/worktree-scan';
 
 /** The commit trailer that marks a checkpoint with its idempotency key. */
 export const CHECKPOINT_TRAILER = 'Dex-Checkpoint';
@@ -76,35 +79,6 @@ async function worktreeGit(worktreePath: string): Promise<SimpleGit> {
 }
 
 /**
- * The paths (relative, sorted) of every `.git` entry below `root` in any letter case, other than
- * the root's own `.git`. Symbolic links are listed, never followed, and no `.git` is entered.
- */
-async function nestedGitEntries(root: string, skip: readonly string[] = []): Promise<string[]> {
-  const found: string[] = [];
-  let level = [''];
-  while (level.length) {
-    const next: string[] = [];
-    // A level's folders are read a batch at a time: concurrent enough to be quick on a big tree.
-    for (let start = 0; start < level.length; start += 64) {
-      await Promise.all(
-        level.slice(start, start + 64).map(async (folder) => {
-          // A folder that cannot be read is one git cannot see into either, so it cannot commit from there.
-          const entries = await readdir(join(root, folder), { withFileTypes: true }).catch(() => []);
-          for (const entry of entries) {
-            const path = folder ? `${folder}/${entry.name}` : entry.name;
-            if (entry.name.toLowerCase() === '.git') {
-              if (path !== '.git') found.push(path);
-            } else if (entry.isDirectory() && !skip.includes(path)) next.push(path);
-          }
-        }),
-      );
-    }
-    level = next;
-  }
-  return found.sort();
-}
-
-/**
  * The paths whose content `git add -A` would change against HEAD: tracked changes, staged or not
  * (a rename as its deletion and its addition), and untracked files that are not ignored.
  */
@@ -119,6 +93,32 @@ async function notIgnored(git: SimpleGit, paths: string[]): Promise<string[]> {
   if (!paths.length) return [];
   const ignored = ((await tryGit(git, ['check-ignore', '--no-index', '--', ...paths])) ?? '').split('\n').map((line) => line.trim());
   return paths.filter((path) => !ignored.includes(path));
+}
+
+/** Paths a git call names at once: each is within the path limits, so a batch stays far under ARG_MAX. */
+const PATH_BATCH = 100;
+
+/**
+ * Those of `paths` (past the path limits: docs/security.md#bounded-paths) that are the task's work:
+ * not ignored, and holding nothing the repository tracks (a repository may track such paths itself).
+ */
+async function untrackedWork(git: SimpleGit, paths: string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (let start = 0; start < paths.length; start += PATH_BATCH) {
+    const batch = await notIgnored(git, paths.slice(start, start + PATH_BATCH));
+    const tracked = batch.length ? (await git.raw(['ls-files', '-z', '--', ...batch])).split('\0').filter(Boolean) : [];
+    found.push(...batch.filter((path) => !tracked.some((file) => file === path || file.startsWith(`${path}/`))));
+  }
+  return found;
+}
+
+/** The failure of a commit that met `paths` past the path limits. */
+function beyondLimits(paths: string[]): ApplicationFailure {
+  const shown = paths.slice(0, 3).map(shortQuoted).join(', ');
+  return nonRetryable(
+    FAILURE.PathBeyondLimits,
+    `the worktree holds ${paths.length === 1 ? 'a path' : `${paths.length} paths`} deeper than ${PATH_DEPTH_LIMIT} folders or longer than ${PATH_BYTES_LIMIT} bytes (${shown}${paths.length > 3 ? ', …' : ''}); dex does not commit such paths`,
+  );
 }
 
 /** A pathspec of the whole worktree but `dependencies`. */
@@ -204,13 +204,16 @@ export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWh
     // The dependencies setup put in the worktree are never the task's work, whether or not the repository ignores them.
     const dependencies = commandSetup(input.worktreePath).dependencyPaths;
     const pathspec = withoutDependencies(await notIgnored(git, dependencies));
-    const nested = await nestedGitEntries(input.worktreePath, dependencies);
-    if (nested.length) {
+    const scan = await scanWorktree(input.worktreePath, dependencies);
+    if (scan.nestedGit.length) {
       throw nonRetryable(
         FAILURE.NestedGitRepository,
-        `the worktree holds a nested git repository at ${nested.join(', ')}; dex does not commit nested repositories`,
+        `the worktree holds a nested git repository at ${scan.nestedGit.join(', ')}; dex does not commit nested repositories`,
       );
     }
+    // git skips what lies past PATH_MAX without a word: a commit of such a tree would lose work silently.
+    const tooDeep = await untrackedWork(git, scan.beyondLimits);
+    if (tooDeep.length) throw beyondLimits(tooDeep);
     const protectedPaths = input.protectedPaths ?? [];
     if (protectedPaths.length && !input.allowProtected) {
       const protectedChanges = (await changedPaths(git, pathspec)).filter((path) => matchesAnyGlob(path, protectedPaths));
@@ -228,14 +231,30 @@ export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWh
     await git.raw(['reset', '--hard', input.sha]);
     // The second -f removes untracked nested repositories too, which `-fd` leaves in place.
     // The dependencies stay: setup put them there, and the phases after a rollback need them.
-    await git.raw(['clean', '-ffd', ...commandSetup(input.worktreePath).dependencyPaths.flatMap((path) => ['-e', `/${path}`])]);
+    const dependencies = commandSetup(input.worktreePath).dependencyPaths;
+    const clean = () => git.raw(['clean', '-ffd', ...dependencies.flatMap((path) => ['-e', `/${path}`])]);
+    try {
+      await clean();
+    } catch (err) {
+      // git cannot remove a tree deeper than PATH_MAX, which a command can make: dex cuts off
+      // what lies past the path limits (docs/security.md#bounded-paths), then git cleans the rest.
+      const tooDeep = await untrackedWork(git, (await scanWorktree(input.worktreePath, dependencies)).beyondLimits);
+      if (!tooDeep.length) throw err;
+      for (const path of tooDeep) await removeTree(join(input.worktreePath, path));
+      await clean();
+    }
   },
 
   /** Removes the worktree (keeping its branch); a worktree that is already gone is fine. */
   async removeWorktree(input: { repoPath: string; worktreePath: string }): Promise<void> {
     const git = dexGit(input.repoPath);
-    if ((await worktreeBranch(git, input.worktreePath)) !== undefined && existsSync(input.worktreePath)) {
-      await git.raw(['worktree', 'remove', '--force', input.worktreePath]);
+    const path = input.worktreePath;
+    if (existsSync(path)) {
+      // git cannot delete a tree deeper than PATH_MAX (docs/security.md#bounded-paths), and forgets
+      // the worktree anyway, its `.git` gone: dex removes the folder then (or what an earlier
+      // attempt's git left of it), and the prune below makes git forget the rest.
+      if ((await worktreeBranch(git, path)) !== undefined) await git.raw(['worktree', 'remove', '--force', path]).catch(() => removeTree(path));
+      else if (!existsSync(join(path, '.git'))) await removeTree(path);
     }
     await git.raw(['worktree', 'prune']);
   },

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { verifyResultKey } from '../../core/run/ids';
 import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import type { ActivityDeps } from '../deps';
 import { dexGit } from '../../host/git/dex-git';
 import { ownerGone, ownerTag } from '../../host/process-owner';
+import { removeTree } from '../../host/worktree/remove-tree';
 import { createVerifyActivities, type VerifyResult } from './verify';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import type { SetupConfig } from '../../core/run/setup-types';
@@ -57,7 +58,7 @@ export const createVerifyBaselineActivities = (deps: ActivityDeps) => {
     for (const entry of entries) {
       if (!entry.startsWith(`${folder}-`)) continue;
       const entryOwner = entry.slice(folder.length + 1);
-      if (entryOwner === owner || ownerGone(entryOwner)) await rm(join(dir, entry), { recursive: true, force: true });
+      if (entryOwner === owner || ownerGone(entryOwner)) await removeTree(join(dir, entry));
     }
   }
 
@@ -83,7 +84,7 @@ export const createVerifyBaselineActivities = (deps: ActivityDeps) => {
       const result = await verify({ worktreePath: path, commands: input.commands, timeoutMs: input.timeoutMs, artifactId, sandbox: input.sandbox, baseline: [] });
       return { failures: baselineFailures(result), artifactId };
     } finally {
-      await git.raw(['worktree', 'remove', '--force', path]).catch(() => rm(path, { recursive: true, force: true }));
+      await git.raw(['worktree', 'remove', '--force', path]).catch(() => removeTree(path));
     }
   }
 

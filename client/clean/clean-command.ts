@@ -26,7 +26,7 @@ export async function cleanCommand(argv: string[], out: Output): Promise<number>
     const report: CleanReport = { dryRun, leftovers: [], kept: plan.kept, failed: [] };
     for (const removal of plan.removals) {
       try {
-        if (!dryRun) removal.remove();
+        if (!dryRun) await removal.remove();
         report.leftovers.push(removal.entry);
       } catch (err) {
         report.failed.push({ ...removal.entry, error: (err instanceof Error ? err.message : String(err)).split('\n')[0] });

@@ -28,7 +28,7 @@ export interface CleanEntry {
 /** A leftover that goes, and how it goes. */
 export interface Removal {
   entry: CleanEntry;
-  remove(): void;
+  remove(): void | Promise<void>;
 }
 
 /** The plan: what goes, in an order that works (worktrees before their branches), and what stays. */
@@ -63,7 +63,7 @@ export async function planClean(scan: Scan, fates: RunFates, nowMs = Date.now())
     const touched = Math.max(worktree?.touchedMs ?? 0, ...scan.bases.filter((b) => b.run === run).map((b) => b.touchedMs));
     verdicts.set(run, verdictOf(await fates.of(run), touched, !!worktree, retentionMs, nowMs));
   }
-  const decide = (entry: CleanEntry, verdict: Verdict, remove: () => void): void => {
+  const decide = (entry: CleanEntry, verdict: Verdict, remove: Removal['remove']): void => {
     if (verdict.go) removals.push({ entry: { ...entry, state: verdict.state }, remove });
     else kept.push({ ...entry, why: verdict.why });
   };

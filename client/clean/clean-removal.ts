@@ -3,43 +3,25 @@
  * dex's own door (no hooks, no fsmonitor), in the repository's git folder, never in the person's
  * checkout: a worktree is removed by git, a branch deleted by git, which refuses one still checked out.
  */
-import { chmodSync, lstatSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { dexGitSync } from '../../host/git/dex-git';
-
-/** Makes every folder below `path` writable, so a tree with read-only folders (a module cache) can go. */
-function makeWritable(path: string): void {
-  const stat = lstatSync(path);
-  if (!stat.isDirectory()) return;
-  chmodSync(path, stat.mode | 0o700);
-  for (const name of readdirSync(path)) makeWritable(join(path, name));
-}
-
-/** Removes the folder `path` and everything in it (a link in it goes, not what it points to). */
-export function removeTree(path: string): void {
-  try {
-    rmSync(path, { recursive: true, force: true });
-  } catch {
-    makeWritable(path);
-    rmSync(path, { recursive: true, force: true });
-  }
-}
+import { removeTree } from '../../host/worktree/remove-tree';
 
 /**
  * Removes the worktree at `path` of the repository whose git folder is `gitDir`, with its
  * uncommitted changes; a worktree whose repository is gone is a plain folder by now.
  */
-export function removeWorktree(path: string, gitDir: string | undefined): void {
+export async function removeWorktree(path: string, gitDir: string | undefined): Promise<void> {
   if (gitDir) {
     try {
       // Twice --force: also a worktree that is locked or has untracked files.
       dexGitSync(gitDir, ['worktree', 'remove', '--force', '--force', path]);
       return;
     } catch {
-      // Fall through: remove the folder, then let git forget it, as prepareWorktree does.
+      // Fall through: remove the folder (however deep a command nested it, docs/security.md#bounded-paths),
+      // then let git forget it, as prepareWorktree does.
     }
   }
-  removeTree(path);
+  await removeTree(path);
   if (gitDir) dexGitSync(gitDir, ['worktree', 'prune']);
 }
 

@@ -4,6 +4,7 @@
  * checked input.
  */
 import { basename } from 'node:path';
+import { MEMO_FIELD_BYTES, SUMMARY_BYTES, TITLE_BYTES, clipText, encodedBytes } from '../../core/limits/server-limits';
 import type { LayerInput } from '../../core/layer/layer-types';
 import type { RoadmapTask } from '../../core/roadmap/roadmap';
 import type { RoadmapInput } from '../../core/roadmap/roadmap-types';
@@ -24,7 +25,8 @@ export interface RunAbout {
 export function taskAbout(input: TaskInput): RunAbout {
   const repo = basename(input.repoPath);
   const phases = input.phases?.length ? input.phases : ['implement'];
-  return { title: input.title, repo, summary: `Task "${input.title}" on ${repo} (${phases.join(', ')})` };
+  const title = clipText(input.title, TITLE_BYTES);
+  return { title, repo, summary: `Task "${title}" on ${repo} (${phases.join(', ')})` };
 }
 
 /** A rewound task (`dex retry`): the task, and the run and phase it takes up. */
@@ -38,12 +40,14 @@ export function roadmapAbout(input: RoadmapInput, tasks: readonly Pick<RoadmapTa
   const repo = basename(input.repoPath);
   const done = tasks.filter((t) => t.done).length;
   const count = `${plural(tasks.length, 'task')}${done ? ` (${done} done already)` : ''}`;
-  return { title: input.roadmapFile, repo, summary: `Roadmap ${input.roadmapFile} on ${repo}: ${count}, landing on ${input.baseBranch}` };
+  const file = clipText(input.roadmapFile, TITLE_BYTES);
+  return { title: file, repo, summary: `Roadmap ${file} on ${repo}: ${count}, landing on ${input.baseBranch}` };
 }
 
 /** A layer: its name and its targets (named, or how they are selected). */
 export function layerAbout(input: LayerInput): RunAbout {
-  const { name, targets } = input.layer;
+  const { targets } = input.layer;
+  const name = clipText(input.layer.name, TITLE_BYTES);
   const over =
     'keys' in targets
       ? plural(targets.keys.length, 'target')
@@ -53,16 +57,23 @@ export function layerAbout(input: LayerInput): RunAbout {
 
 /** A sheet: its name and how many statements it has, in how many phases. */
 export function sheetAbout(input: SheetInput): RunAbout {
+  const name = clipText(input.name, TITLE_BYTES);
   return {
-    title: input.name,
-    summary: `Sheet ${input.name}: ${plural(input.statements.length, 'statement')} in ${plural(input.phases.length, 'phase')}${input.transaction ? ', as a transaction' : ''}`,
+    title: name,
+    summary: `Sheet ${name}: ${plural(input.statements.length, 'statement')} in ${plural(input.phases.length, 'phase')}${input.transaction ? ', as a transaction' : ''}`,
   };
 }
 
-/** The memo and static summary a run starts with; an unconfined run says so in both. */
+/**
+ * The memo and static summary a run starts with; an unconfined run says so in both. Each is cut to
+ * what the server keeps (core/limits/server-limits.ts), the unconfined warning never.
+ */
 export function startMarks(about: RunAbout, unsandboxed = false): StartMarks {
-  const memo: Record<string, unknown> = { title: about.title, ...(about.repo ? { repo: about.repo } : {}), ...(unsandboxed ? { sandbox: 'off' } : {}) };
-  return { memo, staticSummary: unsandboxed ? `${about.summary} — ${UNSANDBOXED_WARNING}` : about.summary, staticDetails: RUN_DETAILS };
+  const field = (text: string) => clipText(text, MEMO_FIELD_BYTES);
+  const memo: Record<string, unknown> = { title: field(about.title), ...(about.repo ? { repo: field(about.repo) } : {}), ...(unsandboxed ? { sandbox: 'off' } : {}) };
+  const warning = unsandboxed ? ` — ${UNSANDBOXED_WARNING}` : '';
+  const staticSummary = clipText(about.summary, SUMMARY_BYTES - encodedBytes(warning) + 2) + warning;
+  return { memo, staticSummary, staticDetails: RUN_DETAILS };
 }
 
 /**

@@ -44,6 +44,8 @@ export const FAILURE = {
   WorktreeMissing: 'WorktreeMissing',
   InvalidCheckpointKey: 'InvalidCheckpointKey',
   NestedGitRepository: 'NestedGitRepository',
+  /** A checkpoint met a path deeper or longer than the limits (docs/security.md#bounded-paths). */
+  PathBeyondLimits: 'PathBeyondLimits',
   SandboxUnavailable: 'SandboxUnavailable',
   /** Installing a worktree's dependencies failed (host/dependencies/): the task stops before any model call. */
   SetupFailed: 'SetupFailed',

@@ -5,6 +5,7 @@ import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promise
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { relocateVenv } from './relocate-venv';
+import { removeTree } from '../worktree/remove-tree';
 
 const execFileAsync = promisify(execFile);
 
@@ -102,7 +103,8 @@ export class DependencyCache {
     const taken = await this.takeSpare(key);
     for (const output of meta.outputs) {
       const target = join(worktree, output);
-      await rm(target, { recursive: true, force: true });
+      // The agent's commands may have nested folders past PATH_MAX in it (docs/security.md#bounded-paths).
+      await removeTree(target);
       const source = join(taken ?? join(entry, 'tree'), output);
       if (!exists(source)) continue;
       if (!taken || !(await moved(source, target))) await copyTree(source, target);

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/safety/sandbox-policy';
 import type { SetupConfig, SetupStep } from '../../core/run/setup-types';
@@ -16,6 +16,7 @@ import { binPaths, inWorktree, readSetupState, writeSetupState, type SetupState 
 import { copyOwnerFiles } from './owner-files';
 import { SetupFailed } from './setup-failed';
 import { ownerHasSame } from './owner-install';
+import { removeTree } from '../worktree/remove-tree';
 
 /** What setting up one worktree needs. */
 export interface PrepareRequest {
@@ -143,7 +144,7 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
       await Promise.all([cache.store(key, plan, worktree, request.ownerDir), copyOutputs(plan, request.ownerDir!, worktree)]);
       source = 'owner';
     } else {
-      for (const output of plan.outputs) await rm(join(worktree, output), { recursive: true, force: true });
+      for (const output of plan.outputs) await removeTree(join(worktree, output));
       const run = await install({ ...plan, command }, request, sandbox);
       report.push(`$ ${command}\n(exit code ${run.exitCode}, ${run.durationMs} ms)\n${run.output}`.trimEnd());
       if (run.exitCode !== 0 || run.timedOut) throw installFailed({ ...plan, command }, run, request.config, sandbox);
@@ -162,7 +163,7 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
 /** Copies `plan`'s outputs from `from` into the worktree, each replacing what is there. */
 async function copyOutputs(plan: EcosystemPlan, from: string, worktree: string): Promise<void> {
   for (const output of plan.outputs) {
-    await rm(join(worktree, output), { recursive: true, force: true });
+    await removeTree(join(worktree, output));
     if (existsSync(join(from, output))) await copyTree(join(from, output), join(worktree, output));
   }
 }

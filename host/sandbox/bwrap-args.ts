@@ -2,19 +2,21 @@ import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SANDBOX_HOME } from './sandbox-env';
 import { gitViewArgs } from './git-view';
+import { sandboxIdentityFiles } from './sandbox-identity';
 import { isWithin, repositoryMetadata } from './repository-metadata';
 
 /** System folders mounted read-only (or re-created as the links they are on merged-/usr systems). */
 const SYSTEM_FOLDERS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
 /**
- * What of `/etc` a command may see: what programs need to start, resolve users and trust
- * certificates. Never the whole folder: it holds `shadow`, and tokens in files like `npmrc`.
+ * What of `/etc` a command may see: what programs need to start and trust certificates. Never the
+ * whole folder: it holds `shadow`, and tokens in files like `npmrc`. Not the host's `passwd` and
+ * `group` either, which name every user of the machine: the sandbox has its own (sandbox-identity.ts).
  */
 const ETC_ENTRIES = [
-  'alternatives', 'ca-certificates', 'ca-certificates.conf', 'debian_version', 'fonts', 'gai.conf', 'group',
+  'alternatives', 'ca-certificates', 'ca-certificates.conf', 'debian_version', 'fonts', 'gai.conf',
   'host.conf', 'hostname', 'hosts', 'inputrc', 'java-17-openjdk', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d',
-  'locale.alias', 'localtime', 'magic', 'magic.mime', 'mime.types', 'nsswitch.conf', 'os-release', 'passwd',
+  'locale.alias', 'localtime', 'magic', 'magic.mime', 'mime.types', 'nsswitch.conf', 'os-release',
   'perl', 'protocols', 'python3', 'resolv.conf', 'services', 'ssl', 'terminfo', 'timezone', 'xml',
 ];
 
@@ -45,6 +47,7 @@ function systemFolderArgs(): string[] {
     else args.push('--ro-bind', folder, folder);
   }
   for (const entry of ETC_ENTRIES) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
+  for (const [host, inside] of sandboxIdentityFiles()) args.push('--ro-bind', host, inside);
   return args;
 }
 

@@ -2,24 +2,27 @@ import { type FileHandle, readdir } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import { onWorktreePath } from './worktree-file-errors';
 import { inFolder, openSubfolder, openWorktreeFolder } from './worktree-files';
-import { isGitName, worktreePathParts } from './worktree-paths';
+import { PATH_BYTES_LIMIT, PATH_DEPTH_LIMIT, isGitName, worktreePathParts } from './worktree-paths';
 
 /** Folder names never listed: git internals (in any letter case) and installed dependencies. */
 export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
 
-/**
- * How many levels below the folder listed a listing walks; a folder deeper down is listed as
- * `path/` alone. Each level holds an open fd, and a command can nest folders thousands deep.
- * @default 64
- */
-export const LIST_DEPTH_LIMIT = 64;
 
 /** Not found while listing: it was removed after readdir saw it. */
 const isGone = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
 /**
- * Adds the files in the open folder `dir` (at `prefix` from the root) to `found`, walking
- * subfolders by fd, each opened with O_NOFOLLOW relative to its parent: links are listed, never followed.
+ * True when nothing in the folder at `path` (`depth` folders down from the root) is within the
+ * file tools' limits: a listing shows it as `path/` and goes no further. Each level walked holds an
+ * open fd, and a command can nest folders thousands deep.
+ */
+const atPathLimits = (path: string, depth: number): boolean =>
+  depth >= PATH_DEPTH_LIMIT || Buffer.byteLength(path) >= PATH_BYTES_LIMIT;
+
+/**
+ * Adds the files in the open folder `dir` (at `prefix`, `depth` folders down from the root) to
+ * `found`, walking subfolders by fd, each opened with O_NOFOLLOW relative to its parent: links are
+ * listed, never followed.
  */
 async function walk(dir: FileHandle, prefix: string, depth: number, found: string[]): Promise<void> {
   const entries = await readdir(inFolder(dir), { withFileTypes: true });
@@ -31,7 +34,7 @@ async function walk(dir: FileHandle, prefix: string, depth: number, found: strin
       continue;
     }
     if (SKIPPED_FOLDERS.has(entry.name)) continue;
-    if (depth >= LIST_DEPTH_LIMIT) {
+    if (atPathLimits(path, depth + 1)) {
       found.push(`${path}/`);
       continue;
     }
@@ -60,13 +63,14 @@ async function walk(dir: FileHandle, prefix: string, depth: number, found: strin
  * part of it. Throws {@link ToolInputError}s about `path`.
  */
 export async function listWorktreeFiles(root: string, path: string): Promise<string[]> {
-  const prefix = worktreePathParts(path).join('/');
+  const parts = worktreePathParts(path);
+  const prefix = parts.join('/');
   const dir = await openWorktreeFolder(root, path);
   if (dir === undefined) return [prefix];
   return onWorktreePath(path, async () => {
     const found: string[] = [];
     try {
-      await walk(dir, prefix, 0, found);
+      await walk(dir, prefix, parts.length, found);
     } finally {
       await dir.close();
     }

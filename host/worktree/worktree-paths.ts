@@ -19,12 +19,41 @@ export function symlinkRefusal(path: string, part: string): string {
 }
 
 /**
+ * The most folders a worktree path may go down, counted from the root (docs/security.md#bounded-paths):
+ * deeper trees are ones common tools cannot walk. @default 64
+ */
+export const PATH_DEPTH_LIMIT = 64;
+
+/** The most bytes a worktree path may have, relative to the root: well under PATH_MAX (4096). @default 1024 */
+export const PATH_BYTES_LIMIT = 1024;
+
+/** True when the worktree path `parts` (relative to the root) is deeper or longer than the limits. */
+export function beyondPathLimits(parts: readonly string[]): boolean {
+  return parts.length > PATH_DEPTH_LIMIT || Buffer.byteLength(parts.join('/')) > PATH_BYTES_LIMIT;
+}
+
+/** `path` quoted for a message, cut after its first 80 characters: a refused path can be thousands long. */
+export function shortQuoted(path: string): string {
+  return JSON.stringify(path.length > 80 ? `${path.slice(0, 80)}…` : path);
+}
+
+/** The refusal of a path beyond the limits, saying which one it passed. */
+function limitRefusal(relPath: string, parts: readonly string[]): ToolInputError {
+  const why =
+    parts.length > PATH_DEPTH_LIMIT ? `${parts.length} folders deep` : `${Buffer.byteLength(relPath)} bytes long`;
+  return new ToolInputError(
+    `path ${shortQuoted(relPath)} is ${why}; the file tools take paths up to ${PATH_DEPTH_LIMIT} folders deep and ${PATH_BYTES_LIMIT} bytes long`,
+  );
+}
+
+/**
  * The components of `relPath`, a path relative to a worktree root, with `.` and `..` worked out
- * by name (`[]` is the root). Refuses NUL bytes, absolute paths, paths that climb out of the root
- * and a `.git` component at any depth in any letter case, by throwing a {@link ToolInputError}.
+ * by name (`[]` is the root). Refuses NUL bytes, absolute paths, paths that climb out of the root,
+ * a `.git` component at any depth in any letter case, and paths deeper or longer than
+ * {@link PATH_DEPTH_LIMIT} and {@link PATH_BYTES_LIMIT}, by throwing a {@link ToolInputError}.
  */
 export function worktreePathParts(relPath: string): string[] {
-  const quoted = JSON.stringify(relPath);
+  const quoted = shortQuoted(relPath);
   if (relPath.includes('\0')) throw new ToolInputError(`path ${quoted} contains a NUL byte`);
   if (relPath.startsWith('/')) {
     throw new ToolInputError(`path ${quoted} is absolute; give a path relative to the worktree root`);
@@ -38,6 +67,8 @@ export function worktreePathParts(relPath: string): string[] {
     if (part !== '..') parts.push(part);
     else if (parts.pop() === undefined) throw new ToolInputError(`path ${quoted} is outside the worktree`);
   }
+  // The path as given counts, not only what it comes to: `a/../` a thousand times is refused too.
+  if (parts.length > PATH_DEPTH_LIMIT || Buffer.byteLength(relPath) > PATH_BYTES_LIMIT) throw limitRefusal(relPath, parts);
   return parts;
 }
 

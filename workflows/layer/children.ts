@@ -5,6 +5,7 @@ import type { LayerInput, LayerNode, LayerTargetResult, TargetContext } from '..
 import type { LayerProgress } from './progress';
 import { layerTargetWorkflow } from './target-workflow';
 import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../run/policies';
+import { SUMMARY_BYTES, clipText } from '../../core/limits/server-limits';
 
 /** Which nodes a target runs: `nodes` are its part of the layer from index `firstIndex` on. */
 export interface TargetPart {
@@ -41,7 +42,7 @@ export class TargetChildren {
       const ended = await executeChild(layerTargetWorkflow, {
         workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT,
         workflowId: layerTargetWorkflowId(runId, target),
-        staticSummary: `${target === GLOBAL_TOPIC ? 'the global part' : `target ${target}`} of layer ${input.layer.name}`,
+        staticSummary: clipText(`${target === GLOBAL_TOPIC ? 'the global part' : `target ${target}`} of layer ${input.layer.name}`, SUMMARY_BYTES),
         args: [
           {
             runId,

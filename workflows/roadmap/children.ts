@@ -17,6 +17,7 @@ import type { taskWorkflow } from '../task/workflow';
 import { FAILURE } from '../../core/run/failure-types';
 import { taskMemoryRef } from './run-memory';
 import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../run/policies';
+import { SUMMARY_BYTES, clipText } from '../../core/limits/server-limits';
 
 /** How a child task ended: its result, or why it did not complete. */
 export type ChildEnd =
@@ -62,7 +63,7 @@ export class RoadmapChildren {
     const handle = await startChild<typeof taskWorkflow>('taskWorkflow', {
       workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT,
       workflowId: this.idOf(task.id),
-      staticSummary: `${task.id}: ${task.title}${task.depends.length ? ` (after ${task.depends.join(', ')})` : ''}`,
+      staticSummary: clipText(`${task.id}: ${task.title}${task.depends.length ? ` (after ${task.depends.join(', ')})` : ''}`, SUMMARY_BYTES),
       args: [input],
       taskQueue: workflowInfo().taskQueue,
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,

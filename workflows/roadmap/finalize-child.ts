@@ -9,6 +9,7 @@ import type { RoadmapBoard } from './board';
 import { classifyChildFailure } from './children';
 import type { RunGrants } from './run-grants';
 import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../run/policies';
+import { SUMMARY_BYTES, clipText } from '../../core/limits/server-limits';
 
 /** What finalizing a task needs from its roadmap. */
 export interface FinalizeContext {
@@ -54,7 +55,7 @@ export async function finalizeTask(ctx: FinalizeContext, task: RoadmapTask, targ
     const handle = await startChild<typeof taskWorkflow>('taskWorkflow', {
       workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT,
       workflowId: ctx.workflowId,
-      staticSummary: `${task.id}: finalize onto ${targetName}`,
+      staticSummary: clipText(`${task.id}: finalize onto ${targetName}`, SUMMARY_BYTES),
       args: [taskInput],
       taskQueue: workflowInfo().taskQueue,
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,

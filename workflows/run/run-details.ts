@@ -1,3 +1,4 @@
+import { DETAILS_QUOTE_BYTES, clipText } from '../../core/limits/server-limits';
 import type { RunStatus } from '../../core/run/run-types';
 import { answersFor } from '../../core/text/answers';
 import { formatUsd, tokensText } from '../../core/text/spending';
@@ -24,7 +25,7 @@ export function runDetails(s: RunStatus, workflowId: string): string {
     const answers = answersFor(workflowId, w.gate);
     parts.push(
       `### Waiting for you at gate \`${w.gate}\`${w.taskId ? ` (task ${w.taskId})` : ''}`,
-      `since ${w.since}${w.reason ? `\n\n> ${w.reason.replace(/\n/g, '\n> ')}` : ''}`,
+      `since ${w.since}${w.reason ? `\n\n> ${clipText(w.reason, DETAILS_QUOTE_BYTES).replace(/\n/g, '\n> ')}` : ''}`,
       'Answer with dex:',
       answers.dex.map((c) => `    ${c}`).join('\n'),
       'or the stock Temporal CLI:',
@@ -37,6 +38,6 @@ export function runDetails(s: RunStatus, workflowId: string): string {
   parts.push(whereLine(s));
   const steps = (s.recent ?? []).slice(-DETAILS_STEPS);
   if (steps.length) parts.push(steps.map((step) => `- ${step.text}`).join('\n'));
-  if (s.error) parts.push(`Error: ${s.error}`);
+  if (s.error) parts.push(`Error: ${clipText(s.error, DETAILS_QUOTE_BYTES)}`);
   return parts.join('\n\n');
 }

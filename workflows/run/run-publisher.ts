@@ -1,4 +1,5 @@
 import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { DETAILS_BYTES, KEYWORD_BYTES, clipText } from '../../core/limits/server-limits';
 import type { RunStatus } from '../../core/run/run-types';
 import { DEX_COST_USD, DEX_KIND, DEX_PHASE, DEX_REPO, DEX_STATE, DEX_WAITING_FOR } from '../../core/run/search-attributes';
 import { runDetails } from './run-details';
@@ -16,21 +17,22 @@ export class RunPublisher {
 
   /** Publishes `status`. Never from a query handler: an upsert is a command. */
   publish(status: RunStatus): void {
+    // Keyword values and details are cut to what the server keeps (core/limits/server-limits.ts).
     const values = {
       kind: status.kind,
       state: status.state,
-      phase: status.current.phase ?? '',
-      waitingFor: status.waitingFor?.gate ?? '',
+      phase: clipText(status.current.phase ?? '', KEYWORD_BYTES),
+      waitingFor: clipText(status.waitingFor?.gate ?? '', KEYWORD_BYTES),
       costUsd: Math.round(status.costUsd * 10_000) / 10_000,
     };
-    setCurrentDetails(runDetails(status, workflowInfo().workflowId));
+    setCurrentDetails(clipText(runDetails(status, workflowInfo().workflowId), DETAILS_BYTES));
     const key = JSON.stringify(values);
     if (key === this.last) return;
     this.last = key;
     upsertSearchAttributes([
       { key: DEX_KIND, value: values.kind },
       { key: DEX_STATE, value: values.state },
-      { key: DEX_REPO, value: this.repo },
+      { key: DEX_REPO, value: clipText(this.repo, KEYWORD_BYTES) },
       { key: DEX_PHASE, value: values.phase },
       { key: DEX_WAITING_FOR, value: values.waitingFor },
       { key: DEX_COST_USD, value: values.costUsd },

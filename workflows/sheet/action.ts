@@ -13,6 +13,7 @@ import { innermostMessage } from '../../core/run/failure-message';
 import { sheetStepKey, sheetTaskWorkflowId } from '../../core/run/ids';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../run/policies';
+import { SUMMARY_BYTES, clipText } from '../../core/limits/server-limits';
 
 /**
  * Runs one action (references already substituted) of statement `statementId`; `step` is `do` or
@@ -50,7 +51,7 @@ export async function runAction(
         return { ...spent, value: answer.text };
       }
       case 'task': {
-        const staticSummary = `statement ${statementId}${step === 'undo' ? ' (undo)' : ''}: ${action.task.title}`;
+        const staticSummary = clipText(`statement ${statementId}${step === 'undo' ? ' (undo)' : ''}: ${action.task.title}`, SUMMARY_BYTES);
         const result = await executeChild(taskWorkflow, { workflowId: sheetTaskWorkflowId(workflowId, statementId, step), staticSummary, args: [action.task], workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT });
         return { value: result.commit ?? '', tokens: result.tokens, costUsd: result.costUsd };
       }
