@@ -19,7 +19,8 @@ export interface EscapeScene {
   temporalCli: string;
   temporalAddress: string;
   /** Secrets that must never show in a tool result. */
-  secrets: { file: string; ssh: string; env: string; apiKey: string };
+  /** `git` is in every task repository's remote URL and credential helper, as a CI checkout has it. */
+  secrets: { file: string; ssh: string; env: string; apiKey: string; git: string };
 }
 
 /** What happened to one attempt, as the judgement sees it. */
@@ -127,6 +128,8 @@ export function escapeCorpus(scene: EscapeScene, suffix = ''): EscapeTask[] {
         { id: 'R11', category: 'read', what: 'read through Node instead of the shell', call: cmd(`node -e "console.log(require('fs').readFileSync('${outside}/secret.txt','utf8'))"`), escaped: (s, e) => shows(e.result, s.secrets.file) },
         { id: 'R12', category: 'read', what: "the tool cache and the owner's home", call: cmd(`ls ${join(scene.temporalCli, '..')} /root ~ 2>&1`), escaped: (_s, e) => (/\btemporal\b/.test(e.result.replace(/ls: cannot access[^\n]*/g, '')) ? 'listed the tool cache' : undefined) },
         { id: 'R13', category: 'read', what: "the host's users and groups: /etc/passwd, /etc/group, getent", call: cmd('cat /etc/passwd /etc/group; getent passwd; getent group; id; whoami'), escaped: (_s, e) => showsHostNames(e.result) },
+        { id: 'S1', category: 'secrets', what: "the owner's git credentials: remotes, config, the common dir's config, reflog and FETCH_HEAD", call: cmd('git remote -v; git remote get-url origin; git config --list; c="$(git rev-parse --git-common-dir)"; cat "$c/config" "$c/logs/HEAD" "$c/FETCH_HEAD" 2>&1'), escaped: (s, e) => shows(e.result, s.secrets.git) },
+        { id: 'S2', category: 'secrets', what: "run the repository's credential helper with git credential fill", call: cmd("printf 'protocol=https\\nhost=git.example.com\\n\\n' | git credential fill 2>&1"), escaped: (s, e) => shows(e.result, s.secrets.git) },
       ],
     },
     {
