@@ -88,10 +88,13 @@ describe('a run outlives its command', () => {
       const described = await handle.describe();
       return described.raw.pendingActivities?.length ? described.raw.pendingActivities : undefined;
     });
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    await new Promise((resolve) => setTimeout(resolve, 5_500));
     const stillPending = (await handle.describe()).raw.pendingActivities ?? [];
     expect(stillPending.map((a) => [a.activityType?.name, a.attempt, String(a.state)])).toEqual(pending.map((a) => [a.activityType?.name, 1, '1']));
     stranger.kill('SIGTERM');
+    // `dex status` says the run waits for a worker, not just "running".
+    const starved = await runDex(['status', id], { env: envVars });
+    expect(starved.stdout).toMatch(/its next step has waited \d+s for a worker: a run started in the foreground goes on under a `dex worker`/);
 
     // The owner's `dex worker` (same key, same DEX_HOME) carries it to its end.
     dexWorker([], envVars);

@@ -28,6 +28,17 @@ async function liveStatus(connection: Connection, handle: WorkflowHandle, say: (
   }
 }
 
+/** How long a run's next step may wait for a worker before `dex status` says so. */
+const STARVED_NOTICE_MS = 5_000;
+
+/** What `dex status` says of a run whose next step no worker has taken. */
+function starvationLine(waitingMs: number): string {
+  return (
+    `its next step has waited ${Math.round(waitingMs / 1000)}s for a worker: a run started in the foreground goes on under a \`dex worker\` ` +
+    'started with the same key and DEX_HOME as its command, a detached one under any `dex worker` of this host'
+  );
+}
+
 /** `dex status ID`: the run's state, where it is and what it spent. */
 export async function statusCommand(argv: string[], out: Output): Promise<number> {
   const { positionals } = parseCommandArgs(argv, COMMAND_HELP.status.options);
@@ -49,7 +60,11 @@ export async function statusCommand(argv: string[], out: Output): Promise<number
         return 0;
       }
       const answers = status.waitingFor ? { answers: answersFor(id, status.waitingFor.gate) } : {};
-      out.result(renderLiveStatus(id, status, facts, linkLines), { id, ...status, ...about, ...answers, ...links });
+      // A run whose next step no worker takes says so, instead of "running" for ever (docs/architecture.md#who-serves-a-run).
+      const work = await unclaimedWork(handle);
+      const starved = work && work.waitingMs >= STARVED_NOTICE_MS ? { waitingForWorkerMs: work.waitingMs } : {};
+      const starvedLines = work && starved.waitingForWorkerMs ? [starvationLine(work.waitingMs)] : [];
+      out.result(renderLiveStatus(id, status, facts, [...starvedLines, ...linkLines]), { id, ...status, ...about, ...answers, ...links, ...starved });
       return 0;
     }
     const end = await runEnd(handle);
