@@ -72,7 +72,8 @@ describe('dex replay-test on the time-skipping server', () => {
     expect(doc).toMatchObject({ same: true, replayed: { state: 'completed' } });
     expect(doc.simulatedMs).toBeGreaterThanOrEqual(24 * 3600_000);
     expect(doc.simulatedMs).toBeLessThan(25 * 3600_000);
-    expect(wallMs).toBeLessThan(20_000);
+    // Time was skipped, not waited: the run's wall time is a tiny part of its simulated day (how fast is bench's business, not a test's).
+    expect(doc.wallMs).toBeLessThan(doc.simulatedMs / 1000);
     console.log(`roadmap replay: ${(doc.simulatedMs / 3600_000).toFixed(2)} h simulated, ${(doc.wallMs / 1000).toFixed(1)} s in the run, ${(wallMs / 1000).toFixed(1)} s for the command`);
   });
 
