@@ -166,6 +166,16 @@ const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) => void }
     recordedBy: 'layer-workflow.integration.test.ts',
     covers: (h) => expect(activities(h).filter((a) => a === 'callLayerModel')).toHaveLength(2),
   },
+  // The last run of a layer's chain (docs/layers.md#continue-as-new): the targets left from the store, the
+  // global part reduced over every run's results, the record built from them.
+  'layer-workflow-continue-as-new.json': {
+    recordedBy: 'layer-continue-as-new.integration.test.ts',
+    covers: (h) => {
+      expect(patches(h)).toEqual(expect.arrayContaining(['layer-continue-as-new', 'visible-upserts']));
+      expect(activities(h)).toEqual(['layerTargetsLeft', 'reduceLayerChain', 'recordLayerChain']);
+      expect(children(h)).toEqual(Array(2).fill('layerTargetWorkflow'));
+    },
+  },
   // A transaction whose depth-1 statement fails: three statements ran, and their three undos.
   'sheet-workflow-transaction.json': {
     recordedBy: 'sheet-workflow.integration.test.ts',

@@ -11,6 +11,7 @@ import { estimateTokens, formatMessages, trimOldestToFit } from '../../core/laye
 import type { ContextRef, LayerRunRecord, LayerSpec, LayerTargets, RetrievalProfile, TargetContext } from '../../core/layer/layer-types';
 import { renderPrompt } from '../../core/layer/prompt-template';
 import type { ActivityDeps } from '../deps';
+import { createLayerChainActivities } from './layer-chain';
 import { createLayerModelActivities, replyText } from './layer-model';
 import { createLayerPromptActivities } from './layer-prompt';
 import { createLayerSalienceActivities } from './layer-salience';
@@ -29,6 +30,7 @@ export const createLayerActivities = (deps: ActivityDeps) => {
     ...createLayerModelActivities(deps),
     ...createLayerSalienceActivities(deps),
     ...createLayerPromptActivities(deps),
+    ...createLayerChainActivities(deps),
 
     /** The layer's targets: its keys, or the store's topics with enough messages in the lookback. */
     async resolveLayerTargets(input: { targets: LayerTargets; now: number }): Promise<string[]> {

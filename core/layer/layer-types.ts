@@ -3,6 +3,7 @@
  * input, what each target reports and the run record. Plain data: it crosses history as JSON.
  */
 import type { LlmSpec, RunState, TokenUsage } from '../run/run-types';
+import type { LayerCarry } from './layer-chain';
 
 /** The node types a layer may use. */
 export const NODE_TYPES = [
@@ -118,6 +119,13 @@ export interface LayerInput {
   resume?: { runId: string; points: ResumePoint[] };
   /** {@link TemplateRefs}; absent in runs started before dex stored templates. */
   templates?: TemplateRefs;
+  /**
+   * Events the run's history may reach before it continues as new (docs/layers.md#continue-as-new).
+   * @default 8000 (core/layer/layer-chain.ts LAYER_HISTORY_LIMIT)
+   */
+  historyLimit?: number;
+  /** Set by the run before this one of the same chain, when it continued as new. */
+  carried?: LayerCarry;
 }
 
 /**

@@ -100,6 +100,14 @@ export const salienceEarnKey = (messageId: string): string => `earn:${messageId}
 /** The store artifact holding the prompt template whose text has sha256 `sha` (core/layer/layer-types.ts TemplateRefs). */
 export const layerTemplateArtifactId = (sha: string): string => `layer-template/${sha}`;
 
+/**
+ * The store artifacts a layer run's chain keeps when it continues as new (docs/layers.md#continue-as-new):
+ * `chainKey` is the workflow id and its first run's id, so a later run under the same id keeps none of them.
+ */
+export const layerChainTargetsId = (chainKey: string): string => `layer-chain/${chainKey}/targets`;
+/** The artifact holding the target results of run `run` (1 for the first) of a layer run's chain. */
+export const layerChainResultsId = (chainKey: string, run: number): string => `layer-chain/${chainKey}/results-${run}`;
+
 // ---- sheets ----
 
 /** The id prefix of a run of the sheet `sheetName`. */

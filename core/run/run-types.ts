@@ -87,6 +87,11 @@ export interface RunStatus {
   /** A roadmap's (or sheet's) items: `pending` before they start, `skipped` when a dependency failed. */
   /** A roadmap's tasks, each with what it has spent so far (running ones' live figures included). */
   tasks?: { id: string; state: RunState | 'pending' | 'skipped'; phase?: string; blockedBy?: string; workflowId?: string; tokens?: TokenUsage; costUsd?: number }[];
+  /**
+   * A layer run that continued as new (docs/layers.md#continue-as-new): the targets its earlier runs
+   * ended, as counts (`tasks` lists this run's targets and the earlier runs' failed ones).
+   */
+  earlier?: { done: number; skipped: number; failed: number; runs: number };
   /** A typed task's steps (docs/roadmaps.md). */
   steps?: { current?: string; completed: string[]; pending: string[] };
   /** Spending limit in force, when there is one. */

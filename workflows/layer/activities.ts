@@ -23,6 +23,10 @@ export function layerActivities(hostQueue: string) {
     storeLayerInsight: local.storeLayerInsight,
     writeLayerText: local.writeLayerText,
     recordLayerRun: local.recordLayerRun,
+    keepLayerResults: local.keepLayerResults,
+    layerTargetsLeft: local.layerTargetsLeft,
+    reduceLayerChain: local.reduceLayerChain,
+    recordLayerChain: local.recordLayerChain,
   });
 }
 

@@ -22,14 +22,17 @@ export interface TargetPart {
  * a layer with that budget runs its targets one after another, core/parsing/layer-file.ts).
  */
 export class TargetChildren {
-  private promptTokens = 0;
+  /** Prompt tokens the run's targets sent so far, earlier runs of its chain included (docs/layers.md#continue-as-new). */
+  promptTokens: number;
 
   constructor(
     private readonly runId: string,
     private readonly input: LayerInput,
     private readonly now: number,
     private readonly progress: LayerProgress,
-  ) {}
+  ) {
+    this.promptTokens = input.carried?.promptTokens ?? 0;
+  }
 
   /** Runs one target's part; a child that could not run at all fails the target at its first node. */
   async run(part: TargetPart): Promise<LayerTargetResult> {

@@ -1,3 +1,4 @@
+import type { LayerCarry } from '../../core/layer/layer-chain';
 import type { LayerRunRecord, LayerTargetResult } from '../../core/layer/layer-types';
 import type { RunState, RunStatus } from '../../core/run/run-types';
 import type { RunControl } from '../run/run-control';
@@ -11,9 +12,22 @@ export class LayerProgress {
   readonly ledger: RunLedger;
   private current: RunStatus['current'] = {};
   private readonly tasks: { id: string; state: RunState }[] = [];
+  /** Earlier runs of the chain: how many of their targets ended well (they are not listed one by one). */
+  private earlier?: { done: number; skipped: number; failed: number; runs: number };
 
   constructor(control: RunControl) {
     this.ledger = new RunLedger('layer', control);
+  }
+
+  /**
+   * Takes over what the earlier runs of the chain did (docs/layers.md#continue-as-new): their
+   * spending, their failed targets by name, the others as counts.
+   */
+  carry(carried: LayerCarry): void {
+    this.ledger.spend(carried.tokens, carried.costUsd);
+    for (const id of carried.failed) this.tasks.push({ id, state: 'failed' });
+    this.earlier = { done: carried.done, skipped: carried.skipped, failed: carried.failed.length, runs: carried.runs };
+    this.ledger.step(`continued as new (run ${carried.runs + 1} of the chain): ${carried.done + carried.skipped + carried.failed.length} targets done before`);
   }
 
   /** Records which target (or step) the run is at. */
@@ -39,6 +53,6 @@ export class LayerProgress {
 
   /** The `status` query's answer. */
   status(): RunStatus {
-    return this.ledger.status(this.current, { tasks: this.tasks });
+    return this.ledger.status(this.current, { tasks: this.tasks, ...(this.earlier ? { earlier: this.earlier } : {}) });
   }
 }

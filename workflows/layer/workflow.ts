@@ -7,6 +7,7 @@ import { statusQuery } from '../run/definitions';
 import { LayerProgress } from './progress';
 import { layerActivities, type LayerActivities } from './activities';
 import { TargetChildren, type TargetPart } from './children';
+import { LayerChain } from './chain';
 import { layerTargetWorkflow } from './target-workflow';
 import { inLanes } from '../run/lanes';
 import { RunControl } from '../run/run-control';
@@ -26,33 +27,48 @@ export async function layerWorkflow(started: LayerInput): Promise<LayerRunRecord
   // An input an earlier release wrote reads with defaults for what it lacks (core/layer/layer-released.ts).
   const input = layerInputOf(started);
   const runId = workflowInfo().workflowId;
-  const startedAt = new Date().toISOString();
-  const now = Date.now();
+  // A continued run (docs/layers.md#continue-as-new) keeps its chain's start and clock.
+  const startedAt = input.carried?.startedAt ?? new Date().toISOString();
+  const now = input.carried?.now ?? Date.now();
   const acts = layerActivities(input.hostQueue);
+  const chain = new LayerChain(input, acts);
   const control: RunControl = new RunControl(async () => progress.ledger.publish());
   const progress = new LayerProgress(control);
+  if (input.carried) progress.carry(input.carried);
   setHandler(statusQuery, () => progress.status());
   progress.ledger.attach(() => progress.status(), input.layer.name);
   const children = new TargetChildren(runId, input, now, progress);
 
   const { perTarget, global } = splitNodes(input.layer.nodes);
-  const parts = await targetParts(input, perTarget, acts, progress, now);
-  progress.ledger.step(`${plural(parts.length, 'target')}: ${parts.map((p) => p.target).join(', ') || '(none)'}`);
+  const parts = await targetParts(input, perTarget, acts, progress, now, chain);
+  if (!input.carried) progress.ledger.step(`${plural(parts.length, 'target')}: ${parts.map((p) => p.target).join(', ') || '(none)'}`);
 
-  const results = await inLanes(parts, input.layer.concurrency ?? 1, async (part) => {
-    await control.unpaused();
-    return children.run(part);
-  });
+  const results = await inLanes(
+    parts,
+    input.layer.concurrency ?? 1,
+    async (part) => {
+      await control.unpaused();
+      const result = await children.run(part);
+      chain.noteResult(result);
+      return result;
+    },
+    (running, started) => chain.full(running, started),
+  );
+  // The history is full: the targets left go to the next run of the chain, which the rest of this function is for.
+  if (results.length < parts.length) return chain.handOver(parts, results, { startedAt, now, promptTokens: children.promptTokens });
 
   let globalResult: LayerTargetResult | undefined;
-  const globalPart = await globalPartOf(runId, input, global, results, acts, progress);
+  const globalPart = await globalPartOf(runId, input, global, results, acts, progress, chain.chunks);
   if (globalPart) {
     await control.unpaused();
     globalResult = await children.run(globalPart);
   }
 
-  const record = buildLayerRunRecord({ id: runId, input, startedAt, endedAt: new Date().toISOString(), targets: results, global: globalResult });
-  await acts.recordLayerRun({ record, layer: input.layer }, `${input.layer.name} · record run`);
+  const endedAt = new Date().toISOString();
+  const record = chain.chunks.length
+    ? await acts.recordLayerChain({ id: runId, input, layer: input.layer, startedAt, endedAt, chunks: chain.chunks, targets: results, global: globalResult }, `${input.layer.name} · record run`)
+    : buildLayerRunRecord({ id: runId, input, startedAt, endedAt, targets: results, global: globalResult });
+  if (!chain.chunks.length) await acts.recordLayerRun({ record, layer: input.layer }, `${input.layer.name} · record run`);
   progress.finish(record);
   if (record.state === 'failed') {
     const failures = record.errors.map((e) => `${e.target} at ${e.node}: ${e.error}`).join('; ');
@@ -62,14 +78,16 @@ export async function layerWorkflow(started: LayerInput): Promise<LayerRunRecord
 }
 
 /** The targets to run, all from their first node; a resumed run's failed targets, each from the node it failed at. */
-async function targetParts(input: LayerInput, perTarget: LayerNode[], acts: LayerActivities, progress: LayerProgress, now: number): Promise<TargetPart[]> {
+async function targetParts(input: LayerInput, perTarget: LayerNode[], acts: LayerActivities, progress: LayerProgress, now: number, chain: LayerChain): Promise<TargetPart[]> {
+  // A continued run starts where the run before it stopped (docs/layers.md#continue-as-new).
   if (input.resume) {
     return input.resume.points
       .filter((p) => p.target !== GLOBAL_TOPIC)
+      .slice(chain.next)
       .map((p) => ({ target: p.target, nodes: perTarget.slice(p.index), firstIndex: p.index, paysSalience: true, seed: p.context }));
   }
   progress.at('layer', 'targets');
-  const targets = await acts.resolveLayerTargets({ targets: input.layer.targets, now }, `${input.layer.name} · targets`);
+  const targets = input.carried ? await chain.targetsLeft() : await acts.resolveLayerTargets({ targets: input.layer.targets, now }, `${input.layer.name} · targets`);
   return targets.map((target) => ({ target, nodes: perTarget, firstIndex: 0, paysSalience: true }));
 }
 
@@ -85,6 +103,7 @@ async function globalPartOf(
   results: LayerTargetResult[],
   acts: LayerActivities,
   progress: LayerProgress,
+  chunks: string[],
 ): Promise<TargetPart | undefined> {
   const reduce = global[0]?.type === 'reduce' ? global[0] : undefined;
   const nodes = reduce ? global.slice(1) : global;
@@ -95,14 +114,16 @@ async function globalPartOf(
   if (global.length === 0) return undefined;
   const reduceNode = reduce?.name ?? 'reduce';
   progress.at(GLOBAL_TOPIC, reduceNode);
-  const reduced = await acts.reduceLayerResults(
-    {
-      key: layerNodeKey(runId, GLOBAL_TOPIC, reduceNode),
-      insightIds: results.flatMap((r) => r.insightIds),
-      includeUnparsed: reduce?.type === 'reduce' ? reduce.params.includeUnparsed : false,
-    },
-    `${GLOBAL_TOPIC} · ${reduceNode} · reduce`,
-  );
+  const key = layerNodeKey(runId, GLOBAL_TOPIC, reduceNode);
+  const includeUnparsed = reduce?.type === 'reduce' ? reduce.params.includeUnparsed : false;
+  const summary = `${GLOBAL_TOPIC} · ${reduceNode} · reduce`;
+  // A run that continued as new reduces its earlier runs' results from the store (docs/layers.md#continue-as-new).
+  if (chunks.length) {
+    const mine = results.map((r) => ({ target: r.target, status: r.status, insightIds: r.insightIds }));
+    const seed = await acts.reduceLayerChain({ key, chunks, results: mine, includeUnparsed }, summary);
+    return { target: GLOBAL_TOPIC, nodes, firstIndex: 0, paysSalience: false, seed };
+  }
+  const reduced = await acts.reduceLayerResults({ key, insightIds: results.flatMap((r) => r.insightIds), includeUnparsed }, summary);
   const seed = { insights: reduced, targets: results.map((r) => ({ key: r.target, status: r.status })) };
   return { target: GLOBAL_TOPIC, nodes, firstIndex: 0, paysSalience: false, seed };
 }
