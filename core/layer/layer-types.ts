@@ -118,6 +118,11 @@ export interface LayerInput {
   resume?: { runId: string; points: ResumePoint[] };
   /** {@link TemplateRefs}; absent in runs started before dex stored templates. */
   templates?: TemplateRefs;
+  /**
+   * The clock (ms) lookbacks count back from, in place of the run's start: `dex replay-test` gives
+   * the recording's, so a replay fetches the messages the recording did (docs/testing-your-flows.md).
+   */
+  clock?: number;
 }
 
 /**
@@ -225,6 +230,8 @@ export interface LayerRunRecord {
   resumable: ResumePoint[];
   /** The run this one resumed (`dex layer --resume`). */
   resumes?: string;
+  /** How each target (and the global part) ended; absent in records of runs before it was kept. */
+  targets?: { target: string; status: LayerTargetResult['status'] }[];
 }
 
 /** The numbers of an insight, as the model gives them (0..1) or as defaults. */

@@ -27,7 +27,8 @@ export async function layerWorkflow(started: LayerInput): Promise<LayerRunRecord
   const input = layerInputOf(started);
   const runId = workflowInfo().workflowId;
   const startedAt = new Date().toISOString();
-  const now = Date.now();
+  // A replay counts back from the recording's clock (docs/testing-your-flows.md); reading the input adds no command.
+  const now = input.clock ?? Date.now();
   const acts = layerActivities(input.hostQueue);
   const control: RunControl = new RunControl(async () => progress.ledger.publish());
   const progress = new LayerProgress(control);
