@@ -198,7 +198,7 @@ export const COMMAND_HELP = {
   'replay-test': {
     synopsis: 'dex replay-test FILE',
     about:
-      'Replays a run recorded with --llm record:FILE on a fresh copy of the repository at the commit it started from, on the time-skipping test server (gate deadlines, timers and backoffs pass at once; it reports the simulated time beside the wall time); exit 0 when it ends the same (state and the tree of each task\'s commit) or as --script expects, 1 naming what differs.',
+      'Replays a run recorded with --llm record:FILE on a fresh copy of the repository at the commit it started from, on the time-skipping test server (gate deadlines, timers and backoffs pass at once; it reports the simulated time beside the wall time); exit 0 when it ends the same (state and the tree of each task\'s commit; a layer\'s target statuses, insights and prompts; a sheet\'s statements) or as --script expects, 1 naming what differs.',
     options: {
       repo: { type: 'string', value: 'DIR', help: 'the repository to copy (default: the one the recording was made on)' },
       script: { type: 'string', value: 'FILE', help: 'a people script (YAML): who answers which gate, and what the run must come to (docs/testing-your-flows.md)' },

@@ -19,6 +19,8 @@ import { readSettings } from '../settings';
 import { commandSettings } from '../run-queues';
 import { parseTopicMessages } from '../requests/topic-messages-file';
 import type { DexStore } from '../../store/dex-store';
+import { layerOutcomeOf, snapshotLayerWorld } from '../requests/layer-recording';
+import { writePlanSidecar, type LayerWorld } from '../requests/recorded-plans';
 
 /** `dex layer FILE.layer.yaml` or `dex layer --resume RUN`: one layer run, checked before anything starts. */
 export async function layerCommand(argv: string[], out: Output): Promise<number> {
@@ -31,6 +33,8 @@ export async function layerCommand(argv: string[], out: Output): Promise<number>
   };
   let input: LayerInput;
   let about: RunAbout;
+  // A recording followed to its end keeps what it read of the store, for `dex replay-test` (docs/interfaces.md#recording-a-run).
+  let recording: { file: string; world: LayerWorld; clock: number } | undefined;
   if (values.resume !== undefined) {
     const runId = values.resume;
     if (positionals.length > 0) throw new UsageError(`--resume RUN takes no layer file (the run's own layer is resumed): ${usageOf('layer')}`);
@@ -52,8 +56,14 @@ export async function layerCommand(argv: string[], out: Output): Promise<number>
     const n = input.resume!.points.length;
     about = { title: input.layer.name, summary: `Layer ${input.layer.name}: resumes ${runId} (${plural(n, 'failed target')})` };
   } else {
-    const checked = buildLayerInput(onePositional(positionals, 'a layer file', usageOf('layer')), { llm: values.llm }, settings);
-    input = await withStore(settings.dexHome, (store) => ready(store, checked));
+    const file = resolve(onePositional(positionals, 'a layer file', usageOf('layer')));
+    const checked = buildLayerInput(file, { llm: values.llm }, settings);
+    const records = checked.llm.kind === 'record' && !values.detach;
+    input = await withStore(settings.dexHome, async (store) => {
+      const now = Date.now();
+      if (records) recording = { file, clock: now, world: await snapshotLayerWorld(store, checked.layer, now) };
+      return ready(store, checked);
+    });
     about = layerAbout(input);
   }
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
@@ -65,6 +75,13 @@ export async function layerCommand(argv: string[], out: Output): Promise<number>
     { detach: values.detach },
   );
   const { end } = run;
+  if (recording && end && input.llm.kind === 'record') {
+    const { file, world } = recording;
+    const outcome = await withStore(settings.dexHome, (store) => layerOutcomeOf(store, run.workflowId, end));
+    const started = (end.result as { startedAt?: string } | undefined)?.startedAt;
+    const clock = started ? Date.parse(started) : recording.clock;
+    writePlanSidecar(input.llm.path, { version: 1, kind: 'layer', file, workflowId: run.workflowId, clock, templates: input.templates ?? {}, world, end: outcome });
+  }
   out.result(describeDrivenRun(PLAN_KINDS.layer.workflowType, run), { workflowId: run.workflowId, ...end, webUi: run.webUi });
   return end ? exitCodeFor(end) : 0;
 }

@@ -18,6 +18,7 @@ import { unmetExpectations } from '../testing/expectations';
 import { recordedPlanStart, replayOnTimeSkipping, timeSkippingSettings } from '../testing/replay-recording';
 import type { ScriptedRun } from '../testing/scripted-run';
 import { commandSettings } from '../run-queues';
+import { duration, replayPlanTest } from '../testing/replay-plans';
 import { buildTaskInput, resolveRepository } from '../requests/task-request';
 
 /**
@@ -32,6 +33,7 @@ export async function replayTestCommand(argv: string[], out: Output): Promise<nu
   const file = resolve(onePositional(positionals, 'a cassette recorded with --llm record:FILE', usageOf('replay-test')));
   if (values.script && values['dev-server']) throw new InvalidInput('--script answers gates on the time-skipping server: drop --dev-server');
   const recorded = readRecordedRun(file);
+  if (recorded.kind === 'layer' || recorded.kind === 'sheet') return replayPlanTest(file, recorded, values, out);
   const script = values.script ? readPeopleScript(resolve(values.script)) : undefined;
   const llm = `replay:${file}`;
   // The cassette is checked before anything is made.
@@ -77,13 +79,6 @@ export async function replayTestCommand(argv: string[], out: Output): Promise<nu
 
 /** How a replay went: on the dev server, its id and end; on the time-skipping server, a scripted run. */
 type Replayed = { workflowId: string; end?: RunEnd<unknown> } & Partial<Omit<ScriptedRun, 'workflowId' | 'end'>>;
-
-/** `ms` in the largest unit that reads well: `24h 0m`, `3.2s`. */
-function duration(ms: number): string {
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
-  const minutes = Math.round(ms / 60_000);
-  return minutes < 60 ? `${minutes}m` : `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
-}
 
 /** `--dev-server`: the replay's input, checked (InvalidInput before anything starts), and what starts it in real time. */
 function startReplay(recorded: RecordedRun, copy: string, llm: string, unsafeNoSandbox: boolean | undefined, settings: Settings, out: Output) {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { sheetWorkflowIdPrefix } from '../../core/run/ids';
 import { describePlan } from '../../core/parsing/sheet';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
@@ -8,6 +9,8 @@ import { describeDrivenRun } from '../render/render-run-end';
 import { sheetAbout } from '../run/run-about';
 import { commandSettings } from '../run-queues';
 import { buildSheetInput, planSheetFile } from '../requests/sheet-file';
+import { sheetOutcomeOf } from '../requests/layer-recording';
+import { writePlanSidecar } from '../requests/recorded-plans';
 
 /** `dex sheet FILE`: checks and plans a sheet (tollgate 1), then runs it as a `sheetWorkflow` unless `--plan`. */
 export async function sheetCommand(argv: string[], out: Output): Promise<number> {
@@ -36,6 +39,10 @@ export async function sheetCommand(argv: string[], out: Output): Promise<number>
     out,
     { detach: values.detach },
   );
+  // A recording followed to its end says how it ended, for `dex replay-test` (docs/interfaces.md#recording-a-run).
+  if (input.llm?.kind === 'record' && run.end) {
+    writePlanSidecar(input.llm.path, { version: 1, kind: 'sheet', file: resolve(file), workflowId: run.workflowId, confirm: input.confirm, end: sheetOutcomeOf(run.end) });
+  }
   out.result(describeDrivenRun(PLAN_KINDS.sheet.workflowType, run), { workflowId: run.workflowId, ...run.end, webUi: run.webUi });
   return run.end ? exitCodeFor(run.end) : 0;
 }

@@ -12,6 +12,7 @@ import type { LlmSpec } from '../../core/run/run-types';
 import type { TaskResult } from '../../core/task/task-types';
 import { dexGitSync } from '../../host/git/dex-git';
 import type { RunEnd } from '../run/follow-run';
+import { checkRecordedPlan, type RecordedPlan } from './recorded-plans';
 
 /** How a run ended, in what a replay must match. */
 export interface RunOutcome {
@@ -100,7 +101,7 @@ export function outcomeOf(kind: RecordedStart['kind'], repo: string, branch: str
 }
 
 /** The sidecar of cassette `file`, checked; InvalidInput (exit 2) when it is missing or malformed. */
-export function readRecordedRun(file: string): RecordedRun {
+export function readRecordedRun(file: string): RecordedRun | RecordedPlan {
   const path = sidecarPath(file);
   if (!existsSync(path)) {
     throw new InvalidInput(`${path} not found: record the run with --llm record:${file} and without --detach, so it is written at the end`);
@@ -115,7 +116,9 @@ export function readRecordedRun(file: string): RecordedRun {
     throw new InvalidInput(`${path}: ${what}`);
   };
   if (run.version !== 1) fail('"version" must be 1');
-  if (run.kind !== 'task' && run.kind !== 'roadmap') fail('"kind" must be "task" or "roadmap"');
+  const kind = run.kind as string;
+  if (kind === 'layer' || kind === 'sheet') return checkRecordedPlan(run as Partial<RecordedPlan>, fail);
+  if (run.kind !== 'task' && run.kind !== 'roadmap') fail('"kind" must be "task", "roadmap", "layer" or "sheet"');
   for (const field of ['repo', 'branch', 'startCommit', 'workflowId'] as const) {
     if (typeof run[field] !== 'string' || !run[field]) fail(`"${field}" must be a non-empty string`);
   }

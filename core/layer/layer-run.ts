@@ -72,6 +72,7 @@ export function buildLayerRunRecord(args: {
     outputs: all.flatMap((t) => t.outputs.map((o) => ({ target: t.target, ...o }))),
     resumable: all.flatMap((t) => (t.status === 'failed' && t.failedAt ? [{ target: t.target, ...t.failedAt }] : [])),
     ...(input.resume ? { resumes: input.resume.runId } : {}),
+    targets: all.map((t) => ({ target: t.target, status: t.status })),
   };
 }
 

@@ -126,6 +126,11 @@ export interface LayerInput {
   historyLimit?: number;
   /** Set by the run before this one of the same chain, when it continued as new. */
   carried?: LayerCarry;
+  /**
+   * The clock (ms) lookbacks count back from, in place of the run's start: `dex replay-test` gives
+   * the recording's, so a replay fetches the messages the recording did (docs/testing-your-flows.md).
+   */
+  clock?: number;
 }
 
 /**
@@ -233,6 +238,8 @@ export interface LayerRunRecord {
   resumable: ResumePoint[];
   /** The run this one resumed (`dex layer --resume`). */
   resumes?: string;
+  /** How each target (and the global part) ended; absent in records of runs before it was kept. */
+  targets?: { target: string; status: LayerTargetResult['status'] }[];
 }
 
 /** The numbers of an insight, as the model gives them (0..1) or as defaults. */

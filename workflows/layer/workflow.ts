@@ -27,9 +27,10 @@ export async function layerWorkflow(started: LayerInput): Promise<LayerRunRecord
   // An input an earlier release wrote reads with defaults for what it lacks (core/layer/layer-released.ts).
   const input = layerInputOf(started);
   const runId = workflowInfo().workflowId;
-  // A continued run (docs/layers.md#continue-as-new) keeps its chain's start and clock.
+  // A continued run (docs/layers.md#continue-as-new) keeps its chain's start and clock; a replay
+  // counts back from the recording's clock (docs/testing-your-flows.md); reading the input adds no command.
   const startedAt = input.carried?.startedAt ?? new Date().toISOString();
-  const now = input.carried?.now ?? Date.now();
+  const now = input.carried?.now ?? input.clock ?? Date.now();
   const acts = layerActivities(input.hostQueue);
   const chain = new LayerChain(input, acts);
   const control: RunControl = new RunControl(async () => progress.ledger.publish());
