@@ -139,7 +139,9 @@ describe('roadmapWorkflow on a real dev server', () => {
     expect(task.tokens).toEqual(twoCalls);
     expect(status.tokens).toEqual(twoCalls);
     expect(status.costUsd).toBeCloseTo(costOf(TEST_MODEL, twoCalls), 10);
-    expect((await handle.describe()).searchAttributes.DexCostUsd).toEqual([Math.round(costOf(TEST_MODEL, twoCalls) * 10_000) / 10_000]);
+    // DexCostUsd follows a working run's cost at most once a minute (workflows/run/run-publisher.ts); at a gate it is
+    // exact at once (test/budget-reservation.integration.test.ts). It never runs ahead of what was spent.
+    expect((await handle.describe()).searchAttributes.DexCostUsd![0] as number).toBeLessThanOrEqual(costOf(TEST_MODEL, twoCalls));
     // The phase's start, then one report for both calls: the first was held back.
     const updates = ((await handle.fetchHistory()).events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'taskUpdate');
     expect(updates).toHaveLength(2);

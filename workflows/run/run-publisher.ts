@@ -15,7 +15,8 @@ const COST_EVERY_MS = 60_000;
  * Keeps what people see of a run outside its `status` query current: dex's search attributes
  * (upserted only when one changed, so history grows by one event per change, not per step) and
  * the current details the Web UI shows. A change of cost alone (as `dex list` shows it) is
- * upserted at most once a minute: a layer spends a little on every target, and an upsert per
+ * upserted at most once a minute while the run works, and at once while it waits for a person: a
+ * layer spends a little on every target, and an upsert per
  * target was a sixth of its history (docs/performance.md#bounded-history). Every upsert writes
  * the exact cost, so a run's last one (its end) is exact; the status query is always live.
  */
@@ -59,14 +60,19 @@ export class RunPublisher {
     return true;
   }
 
-  /** True (and noted) when a person would see a change: of state, phase or gate at once; of cost alone, once a minute. */
-  private seesChange(values: { costUsd: number } & Record<string, unknown>): boolean {
+  /**
+   * True (and noted) when a person would see a change: of state, phase or gate at once; of cost
+   * alone, once a minute while the run works, and at once while it waits for a person (a budget
+   * gate is where someone decides on the money: its cost must be the one spent).
+   */
+  private seesChange(values: { costUsd: number; state: string } & Record<string, unknown>): boolean {
     const { costUsd, ...others } = values;
     const rest = JSON.stringify(others);
     const cost = formatUsd(costUsd);
     const now = Date.now();
     const shown = this.lastShown;
-    if (rest === shown.rest && (cost === shown.cost || now - shown.at < COST_EVERY_MS)) return false;
+    const working = values.state === 'running';
+    if (rest === shown.rest && (cost === shown.cost || (working && now - shown.at < COST_EVERY_MS))) return false;
     this.lastShown = { rest, cost, at: now };
     return true;
   }
