@@ -12,6 +12,7 @@ import { decideUpdate, statusQuery } from '../../workflows/run/definitions';
 import type { ScriptedAnswer } from '../requests/people-script';
 import { runEnd, type RunEnd } from '../run/follow-run';
 import type { ProgressView } from '../run/progress-view';
+import { nextWake, runWorkflowIds } from './next-wake';
 import type { TimeSkippingHost } from './time-skipping-host';
 
 /** Which workflow to start, under which id, with which arguments. */
@@ -63,6 +64,9 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
   let wait: { key: string; wall: number; sim: number } | undefined;
   let stuck: string | undefined;
   const pending = () => answers.some((a, n) => !used.has(n) && a.action !== 'wait');
+  // A gate whose status names no task (a task run's own) may be any task's: held, to be safe.
+  const targeted = (w: NonNullable<RunStatus['waitingFor']>) =>
+    answers.some((a, n) => !used.has(n) && a.action !== 'wait' && a.gate === w.gate && (!a.task || !w.taskId || a.task === w.taskId));
 
   while (!done) {
     status = (await handle.query(statusQuery).catch(() => undefined)) ?? status;
@@ -80,18 +84,22 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
         status = undefined;
         continue;
       }
-      // Nobody answers: the deadline's default acts once the server skips to it.
-      await host.skipTime(true);
+    }
+    if (pending()) {
+      // Answers remain: time is held, and moved on only to the next moment the run waits for (a
+      // backoff, a durable timer, the deadline of a gate nobody answers), never past a gate an
+      // answer targets (next-wake.ts): no unlocked window for a new gate's deadline to slip through.
+      const wake = await nextWake(host.client, runWorkflowIds(start.workflowId, status), targeted);
+      if (wake && 'at' in wake) await host.skipTo(wake.at);
+    } else await host.skipTime(true);
+    if (waiting) {
       const key = `${waiting.taskId ?? ''}|${waiting.gate}|${waiting.since}`;
       if (wait?.key !== key) wait = { key, wall: Date.now(), sim: await host.now() };
       else if (Date.now() - wait.wall > STUCK_AFTER_MS && (await host.now()) - wait.sim < 2 * STUCK_AFTER_MS) {
         stuck = `the run waits at gate ${waiting.gate}${waiting.taskId ? ` (task ${waiting.taskId})` : ''}, which has no deadline and which the script does not answer`;
         await handle.terminate(stuck);
       }
-    } else {
-      wait = undefined;
-      await host.skipTime(!pending());
-    }
+    } else wait = undefined;
     await Promise.race([ended, new Promise((r) => setTimeout(r, POLL_MS))]);
   }
   const end = await ended;

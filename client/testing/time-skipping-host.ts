@@ -5,6 +5,7 @@
  * own; the model is whatever the run's `--llm` says (a cassette, in tests).
  */
 import { Client } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { mkdtempSync } from 'node:fs';
@@ -35,6 +36,8 @@ export interface TimeSkippingHost {
   now(): Promise<number>;
   /** Lets the server skip time while nothing runs (`true`) or holds it to the wall clock (`false`). */
   skipTime(on: boolean): Promise<void>;
+  /** With time held, moves the clock on to `atMs` (the server's time) at once, timers due by then firing, and holds it again. */
+  skipTo(atMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -94,6 +97,11 @@ export async function startTimeSkippingHost(opts: TimeSkippingHostOptions = {}):
         if (on === skipping) return;
         skipping = on;
         await (on ? testService.unlockTimeSkipping({}) : testService.lockTimeSkipping({}));
+      },
+      skipTo: async (atMs) => {
+        const ms = atMs - (await env.currentTimeMs());
+        if (skipping || ms <= 0) return;
+        await testService.unlockTimeSkippingWithSleep({ duration: msToTs(ms) });
       },
       stop: async () => {
         worker.shutdown();
