@@ -49,8 +49,9 @@ describe('retry backoffs on the time-skipping server', () => {
 
   const skipped = (run: { simulatedMs: number; wallMs: number }, what: string) => {
     console.log(`${what}: ${(run.simulatedMs / 1000).toFixed(1)} s simulated, ${(run.wallMs / 1000).toFixed(1)} s wall`);
-    // Time was skipped, not waited: the backoffs are in the simulated time and not in the wall time.
-    expect(run.simulatedMs - run.wallMs).toBeGreaterThanOrEqual(LEAST_BACKOFF_MS);
+    // Time was skipped, not waited: most of the backoffs are in the simulated time and not in the wall time. Half, not
+    // all: on a loaded machine the driver's polls come late, and a backoff may partly run out in real time first.
+    expect(run.simulatedMs - run.wallMs).toBeGreaterThanOrEqual(LEAST_BACKOFF_MS / 2);
   };
 
   it('pass at once with nobody answering', async () => {
