@@ -58,6 +58,7 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
   const handle = await host.client.workflow.start(start.workflowType, { workflowId: start.workflowId, taskQueue: host.taskQueue, args: start.args });
   const used = new Set<number>();
   const answered: string[] = [];
+  const answeredWaits = new Set<string>();
   let done = false;
   const ended = runEnd<R>(handle).finally(() => (done = true));
   let status: RunStatus | undefined;
@@ -72,12 +73,20 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
     status = (await handle.query(statusQuery).catch(() => undefined)) ?? status;
     const waiting = status && !ENDED.has(status.state) ? status.waitingFor : null;
     if (status) view?.status(status);
-    if (waiting) {
+    // A roadmap's view of its task's wait can outlive the wait by a moment (the task tells it when it
+    // goes on): a wait already answered is never answered again, and one gone meanwhile keeps its answer.
+    const waitKey = waiting ? `${waiting.taskId ?? ''}|${waiting.gate}|${waiting.since}` : '';
+    if (waiting && !answeredWaits.has(waitKey)) {
       const n = answers.findIndex((a, i) => !used.has(i) && a.gate === waiting.gate && (!a.task || a.task === waiting.taskId));
       if (n >= 0) used.add(n);
       const answer = n >= 0 ? answers[n] : undefined;
       if (answer && answer.action !== 'wait') {
-        await send(handle, answer, waiting.taskId);
+        if (!(await send(handle, answer, waiting.taskId))) {
+          used.delete(n);
+          status = undefined;
+          continue;
+        }
+        answeredWaits.add(waitKey);
         answered.push(answerLine(answer, waiting.taskId));
         view?.say(`script: ${answerLine(answer, waiting.taskId)}`);
         wait = undefined;
@@ -115,11 +124,20 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
   return { workflowId: start.workflowId, end, status, simulatedMs, wallMs: Date.now() - wallStart, answered, unused, stuck, prompts };
 }
 
-/** Sends a scripted answer through the `decide` update, as `dex approve`/`reject` do. */
-async function send(handle: WorkflowHandle, a: ScriptedAnswer, taskId: string | undefined): Promise<void> {
+/**
+ * Sends a scripted answer through the `decide` update, as `dex approve`/`reject` do; false when the
+ * run refused it because nothing waits there any more (the wait it saw had just ended).
+ */
+async function send(handle: WorkflowHandle, a: ScriptedAnswer, taskId: string | undefined): Promise<boolean> {
   const by = a.by ?? 'people script';
   const args = a.action === 'approve' ? { action: 'approve' as const, note: a.note, by, taskId } : { action: 'reject' as const, reason: a.reason!, retry: a.retry, by, taskId };
-  await handle.executeUpdate(decideUpdate, { args: [args] });
+  try {
+    await handle.executeUpdate(decideUpdate, { args: [args] });
+    return true;
+  } catch (err) {
+    if (/nothing waits/.test(String((err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message))) return false;
+    throw err;
+  }
 }
 
 /** A roadmap's task runs (children), whose prompts count as the run's. */
