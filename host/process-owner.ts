@@ -16,7 +16,7 @@ export function ownerGone(tag: string): boolean {
 }
 
 /** Whether process `pid` exists: signal 0 reaches it, or it is there and not ours to signal (EPERM). */
-function processExists(pid: number): boolean {
+export function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

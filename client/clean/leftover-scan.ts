@@ -5,11 +5,12 @@
  * metadata is read as files, not through git, so nothing of a repository's configuration runs.
  */
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { runOfTaskBranch, runOfTaskWorktree } from '../../core/run/ids';
 import { dexGitSync } from '../../host/git/dex-git';
 import { BASE_FILE_SUFFIX, baseFileFor, LANDING_WORKTREE_PREFIX, worktreesDir } from '../../host/worktree/worktree-home';
 import { recordedDemoRepos, type DemoRepo } from '../demo/demo-repos';
+import { repositoryMetadata } from '../../host/sandbox/repository-metadata';
 
 /** A repository dex worked in, by its git folder (shared by all its worktrees). */
 export interface FoundRepo {
@@ -73,13 +74,12 @@ const readText = (path: string): string | undefined => {
 
 /** A worktree's metadata: `<path>/.git` is a file naming its folder in the repository's git folder. */
 function describeWorktree(path: string, name: string): FoundWorktree | undefined {
-  const pointer = /^gitdir: (.+)$/.exec(readText(join(path, '.git')) ?? '');
+  // The same reading of a worktree's git files the sandbox mounts by (host/sandbox/repository-metadata.ts).
+  const { gitDir: adminDir, commonDir } = repositoryMetadata(path);
   // Not a git worktree: not something dex made, so not something dex removes.
-  if (!pointer) return undefined;
-  const adminDir = resolve(path, pointer[1]);
-  if (basename(dirname(adminDir)) !== 'worktrees') return undefined;
-  const common = readText(join(adminDir, 'commondir'));
-  const gitDir = common === undefined ? undefined : resolve(adminDir, common);
+  if (!adminDir || basename(dirname(adminDir)) !== 'worktrees') return undefined;
+  // Without a `commondir` file the admin folder names no repository (repositoryMetadata then gives it back as its own).
+  const gitDir = commonDir === adminDir ? undefined : commonDir;
   const head = /^ref: refs\/heads\/(.+)$/.exec(readText(join(adminDir, 'HEAD')) ?? '');
   const touched = [path, baseFileFor(path), adminDir, join(adminDir, 'HEAD'), join(adminDir, 'index'), join(adminDir, 'logs', 'HEAD')];
   return {

@@ -7,7 +7,7 @@ import { runDevServerForeground } from '../server/dev-server';
 import { readSettings, EMBEDDED_ADDRESS, EMBEDDED_UI, type Settings } from '../settings';
 import { ownerQueue } from '../run-queues';
 import type { Connections } from '../server/connection';
-import { workflowHostIdentity } from '../server/workflow-host';
+import { workflowHostIdentity, type WorkflowHostRole } from '../server/workflow-host';
 import { ensureTemporalCli, ensureTestServer } from '../server/toolchain';
 import { bwrapProgram, ensureSandbox } from '../../host/sandbox/sandbox-availability';
 import { createDexWorker, createWorkflowWorker, hostDeps, workerGroup, type DexWorker } from '../../worker/start-worker';
@@ -48,7 +48,7 @@ export async function serverCommand(argv: string[], out: Output): Promise<number
   const serving = (async () => {
     const conns = await connectSaying({ ...settings, address: undefined }, out.info, { workflowHost: false, startEmbedded: false });
     if (stopping) return conns.close();
-    host = workerGroup([await createWorkflowWorker({ connection: await conns.nativeConnection(), namespace: settings.namespace, taskQueue: settings.taskQueue, dataConverter: conns.dataConverter, identity: workflowHostIdentity('server') })]);
+    host = await workflowHostWorker(conns, settings, 'server');
     out.info(`serving the workflows of queue ${settings.taskQueue} (no model key, no activities)`);
     await host.run();
     await conns.close();
@@ -95,12 +95,17 @@ export async function workerCommand(argv: string[], out: Output): Promise<number
   return 0;
 }
 
+/** A workflow host's worker on the shared queue (client/server/workflow-host.ts), named for how it runs. */
+async function workflowHostWorker(conns: Connections, settings: Settings, role: WorkflowHostRole): Promise<DexWorker> {
+  const identity = workflowHostIdentity(role);
+  const connection = await conns.nativeConnection();
+  return workerGroup([await createWorkflowWorker({ connection, namespace: settings.namespace, taskQueue: settings.taskQueue, dataConverter: conns.dataConverter, identity })]);
+}
+
 /** `dex worker --workflows-only`: workflow tasks and queries of every run on the shared queue, no activity, no key. */
 async function serveWorkflowsOnly(conns: Connections, settings: Settings, out: Output): Promise<number> {
   const role = process.env.DEX_WORKFLOW_HOST === 'detached' ? 'detached' : 'worker';
-  const worker = workerGroup([
-    await createWorkflowWorker({ connection: await conns.nativeConnection(), namespace: settings.namespace, taskQueue: settings.taskQueue, dataConverter: conns.dataConverter, identity: workflowHostIdentity(role) }),
-  ]);
+  const worker = await workflowHostWorker(conns, settings, role);
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());
   out.info(`dex workflow host polling ${settings.taskQueue} (workflows only: no activities, no model key) on ${conns.address}`);
   await worker.run();

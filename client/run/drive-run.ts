@@ -5,7 +5,7 @@ import { stopOnSignals } from './interrupt';
 import { ensureWorker, startInProcessWorker } from './in-process-worker';
 import { PLAN_KINDS, type KindWorkflow, type PlanKindName, type WorkflowArgs, type WorkflowResult } from '../plan-kinds';
 import { startMarks, type RunAbout } from './run-about';
-import { hasPollers, startWithId, startWithNextId } from './run-handles';
+import { queuesServed, startWithId, startWithNextId } from './run-handles';
 import { UNSANDBOXED_WARNING } from './sandbox-choice';
 import { progressView } from './progress-view';
 import type { Settings } from '../settings';
@@ -25,10 +25,7 @@ export function exitCodeFor(end: RunEnd<unknown>): number {
 
 /** The queues of a detached run that no worker polls, in words; undefined when both are served. */
 async function unservedQueues(conns: Connections, settings: Settings): Promise<string | undefined> {
-  const [workflows, activities] = await Promise.all([
-    hasPollers(conns.client, settings.namespace, settings.taskQueue, 'workflow'),
-    hasPollers(conns.client, settings.namespace, settings.hostQueue, 'activity'),
-  ]);
+  const { workflows, activities } = await queuesServed(conns.client, settings);
   const missing = [...(workflows ? [] : [`${settings.taskQueue} (workflows)`]), ...(activities ? [] : [`${settings.hostQueue} (activities)`])];
   return missing.length ? missing.join(' or ') : undefined;
 }

@@ -1,7 +1,7 @@
 import type { Connections } from '../server/connection';
 import type { Settings } from '../settings';
 import { createDexWorker, hostDeps, type DexWorker } from '../../worker/start-worker';
-import { hasPollers } from './run-handles';
+import { queuesServed } from './run-handles';
 import { saysWhileWaiting } from './slow-wait';
 
 /** A worker this command started for itself, stopped when the command ends. */
@@ -18,10 +18,7 @@ export interface InProcessWorker {
  * embedded server a workflow host does). Returns undefined when every queue is served.
  */
 export async function ensureWorker(conns: Connections, settings: Settings, log: (line: string) => void): Promise<InProcessWorker | undefined> {
-  const [workflows, activities] = await Promise.all([
-    hasPollers(conns.client, settings.namespace, settings.taskQueue, 'workflow'),
-    hasPollers(conns.client, settings.namespace, settings.hostQueue, 'activity'),
-  ]);
+  const { workflows, activities } = await queuesServed(conns.client, settings);
   if (workflows && activities) return undefined;
   log(`serving the run with a worker in this process (${workflows ? '' : `workflows on ${settings.taskQueue}, `}activities on ${settings.hostQueue})`);
   const starting = startInProcessWorker(conns, settings, { workflows: !workflows });

@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { hostname } from 'node:os';
+import { processExists } from '../../host/process-owner';
 import { numberedWorkflowId } from '../../core/run/ids';
 import { InvalidInput } from '../../core/run/invalid-input';
 import type { WorkflowName } from '../plan-kinds';
@@ -97,19 +98,21 @@ export async function pollerIdentities(client: Client, namespace: string, queue:
  */
 export function pollerAlive(identity: string): boolean {
   const match = /(?:^|\s)(\d+)@(\S+)$/.exec(identity);
-  if (!match || match[2] !== hostname()) return true;
-  try {
-    process.kill(Number(match[1]), 0);
-    return true;
-  } catch (err) {
-    // EPERM: it runs, as another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return !match || match[2] !== hostname() || processExists(Number(match[1]));
 }
 
 /** How many live workers poll `queue` for tasks of `type` (seen by the server within the last minute). */
 export async function pollerCount(client: Client, namespace: string, queue: string, type: 'workflow' | 'activity'): Promise<number> {
   return (await pollerIdentities(client, namespace, queue, type)).filter(pollerAlive).length;
+}
+
+/** Whether some live worker polls the run's workflow queue, and its activity queue (`hostQueue`). */
+export async function queuesServed(client: Client, queues: { namespace: string; taskQueue: string; hostQueue: string }): Promise<{ workflows: boolean; activities: boolean }> {
+  const [workflows, activities] = await Promise.all([
+    hasPollers(client, queues.namespace, queues.taskQueue, 'workflow'),
+    hasPollers(client, queues.namespace, queues.hostQueue, 'activity'),
+  ]);
+  return { workflows, activities };
 }
 
 /** True when some worker polls `queue` for tasks of `type`. */
