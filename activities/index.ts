@@ -6,6 +6,7 @@ import { createLandingBranchActivities } from './roadmap/landing-branch';
 import { createLandingMergeActivities } from './roadmap/landing-merge';
 import { createLandingRemoteActivities } from './roadmap/landing-remote';
 import { createLayerActivities } from './layer/layer-activities';
+import { createLayerTargetActivities } from './layer/layer-target';
 import { createMemoryActivities } from './roadmap/memory';
 import { createRoadmapActivities } from './roadmap/roadmap-activities';
 import { createToolActivities } from './tools/run-tool';
@@ -20,25 +21,29 @@ import { createSetupActivities } from './task/setup-worktree';
 export type { ActivityDeps } from './deps';
 
 /** Every activity dex registers, built from the host's dependencies. */
-export const createActivities = (deps: ActivityDeps) => ({
-  ...createFetchActivities(deps),
-  ...createModelActivities(deps),
-  ...createToolActivities(deps),
-  ...createVerifyActivities(deps),
-  ...createJudgeGateActivities(deps),
-  ...createClassifyActivities(deps),
-  ...createVerifyBaselineActivities(deps),
-  ...createSetupActivities(deps),
-  ...createCheckpointActivities(deps),
-  ...createStoreActivities(deps),
-  ...createRoadmapActivities(deps),
-  ...createLandingMergeActivities(deps),
-  ...createLandingRemoteActivities(deps),
-  ...createLandingBranchActivities(deps),
-  ...createLayerActivities(deps),
-  ...createSheetActivities(deps),
-  ...createMemoryActivities(deps),
-});
+export const createActivities = (deps: ActivityDeps) => {
+  const layer = createLayerActivities(deps);
+  return {
+    ...createFetchActivities(deps),
+    ...createModelActivities(deps),
+    ...createToolActivities(deps),
+    ...createVerifyActivities(deps),
+    ...createJudgeGateActivities(deps),
+    ...createClassifyActivities(deps),
+    ...createVerifyBaselineActivities(deps),
+    ...createSetupActivities(deps),
+    ...createCheckpointActivities(deps),
+    ...createStoreActivities(deps),
+    ...createRoadmapActivities(deps),
+    ...createLandingMergeActivities(deps),
+    ...createLandingRemoteActivities(deps),
+    ...createLandingBranchActivities(deps),
+    ...layer,
+    ...createLayerTargetActivities(layer),
+    ...createSheetActivities(deps),
+    ...createMemoryActivities(deps),
+  };
+};
 
 /** The activities as the workflows see them (import this type only). */
 export type DexActivities = ReturnType<typeof createActivities>;

@@ -19,6 +19,8 @@ export interface BenchParams {
   turn: { latenciesMs: number[]; turns: [number, number]; pairsAtZero: number; longAtZero: number };
   /** Worktree ready time: how often each way of making a worktree ready runs (the median is reported). */
   ready: { runs: number };
+  /** A layer at scale: topics with targets as activities, topics with a child workflow each (today's code before), lanes, the model's latency. */
+  scale: { topics: number; workflowTopics: number; concurrency: number; latencyMs: number };
 }
 
 /** The full benchmark: the sizes the issue names. */
@@ -31,6 +33,7 @@ export const FULL: BenchParams = {
   b5: { parked: [100, 1000], signalRuns: 10 },
   turn: { latenciesMs: [0, 2000, 8000], turns: [3, 8], pairsAtZero: 7, longAtZero: 13 },
   ready: { runs: 3 },
+  scale: { topics: 20_000, workflowTopics: 2_000, concurrency: 64, latencyMs: 1000 },
 };
 
 /** The smoke run for CI: every section and every system, smaller. */
@@ -43,4 +46,5 @@ export const QUICK: BenchParams = {
   b5: { parked: [100], signalRuns: 3 },
   turn: { latenciesMs: [0], turns: [3, 8], pairsAtZero: 1, longAtZero: 8 },
   ready: { runs: 1 },
+  scale: { topics: 640, workflowTopics: 320, concurrency: 64, latencyMs: 1000 },
 };

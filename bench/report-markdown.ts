@@ -6,6 +6,7 @@ import { checkpointSection, eagerStartSection, watchdogSection } from './report-
 import { compressionSection, firstTaskSection, promiseHookSection } from './report-b2-worker';
 import { dispatchSection, targetsSection, turnSection } from './report-dispatch';
 import { readySection } from './report-ready';
+import { scaleSection } from './report-scale';
 
 const f = (x: number, digits = 1) => (x >= 100 ? Math.round(x).toString() : x.toFixed(digits));
 const ratio = (a: number, b: number) => `${f(a / b)}×`;
@@ -109,6 +110,7 @@ export function performanceMarkdown(doc: BenchDoc, before: B3Result, names: Reco
     '',
     ...turnSection(doc),
     ...readySection(doc),
+    ...scaleSection(doc),
   );
   out(...meaning(doc, med, big), ...designChanges(b3, before, Math.ceil(doc.seconds / 60)));
   return lines.join('\n') + '\n';

@@ -5,6 +5,7 @@ import type * as B4 from './b4-history';
 import type * as B5 from './b5-gates';
 import type * as Turns from './b6-turns';
 import type * as Ready from './b7-worktree-ready';
+import type * as Scale from './b8-layer-scale';
 import type { BenchServer } from './dex-env';
 import type { BenchParams } from './params';
 
@@ -24,4 +25,5 @@ export const SECTIONS: [string, () => Section][] = [
   ['b2', () => (require('./b2-concurrency') as typeof B2).runB2],
   ['b3', () => (require('./b3-crash') as typeof B3).runB3],
   ['ready', () => (require('./b7-worktree-ready') as typeof Ready).runReady],
+  ['scale', () => (require('./b8-layer-scale') as typeof Scale).runScale],
 ];

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Median and 95th percentile of a sample, in the sample's unit. */
 export interface Summary {
@@ -86,3 +86,28 @@ export async function settled(pid: number, maxMs = 30_000): Promise<number> {
   }
 }
 
+
+/**
+ * CPU seconds (user + system) of process `pid` and every process under it, and of the children it
+ * has reaped: PostgreSQL's postmaster and its backends, for instance.
+ */
+export function treeCpuSeconds(pid: number): number {
+  const stats = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((name) => {
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return [{ pid: Number(name), ppid: Number(fields[1]), own: (Number(fields[11]) + Number(fields[12])) / 100, reaped: (Number(fields[13]) + Number(fields[14])) / 100 }];
+      } catch {
+        return []; // ended while read
+      }
+    });
+  const under = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const s of stats) if (!under.has(s.pid) && under.has(s.ppid)) grew = under.add(s.pid) !== undefined;
+  }
+  const root = stats.find((s) => s.pid === pid);
+  return stats.filter((s) => under.has(s.pid)).reduce((sum, s) => sum + s.own, 0) + (root?.reaped ?? 0);
+}

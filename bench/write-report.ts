@@ -14,6 +14,7 @@ import type { B4Result } from './b4-history';
 import type { B5Result } from './b5-gates';
 import type { TurnResult } from './b6-turns';
 import type { ReadyResult } from './b7-worktree-ready';
+import type { ScaleResult } from './b8-layer-scale';
 import { lineChartSvg } from './chart-svg';
 import { performanceMarkdown } from './report-markdown';
 
@@ -30,6 +31,7 @@ export interface BenchDoc {
   b5: B5Result;
   turn?: TurnResult;
   ready?: ReadyResult;
+  scale?: ScaleResult;
 }
 
 const SYSTEM_COLORS: Record<B1System, string> = { plain: '#2ca02c', dex: '#d62728', dexLocal: '#ff7f0e', langgraph: '#1f77b4' };

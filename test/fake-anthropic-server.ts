@@ -66,8 +66,13 @@ const ERROR_TYPES: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-/** Starts the fake on a random port; `cassette` is a cassette file path or parsed lines; `latencyMs` delays every answer (the bench's model time). */
-export async function startFakeAnthropic(opts: { cassette?: string | CassetteLine[]; latencyMs?: number } = {}): Promise<FakeAnthropic> {
+/**
+ * Starts the fake on a random port; `cassette` is a cassette file path or parsed lines; `latencyMs` delays every answer (the bench's model time);
+ * `answer` makes the answer to a request no cassette line matches (the scale bench's thousands of topics, bench/b8-layer-scale.ts).
+ */
+export async function startFakeAnthropic(
+  opts: { cassette?: string | CassetteLine[]; latencyMs?: number; answer?: (task: string, phase: string) => CassetteLine['response'] } = {},
+): Promise<FakeAnthropic> {
   const lines =
     typeof opts.cassette === 'string' ? parseCassette(readFileSync(opts.cassette, 'utf8'), opts.cassette) : (opts.cassette ?? []);
   const used = new Set<number>();
@@ -118,12 +123,13 @@ export async function startFakeAnthropic(opts: { cassette?: string | CassetteLin
       // the answer it got before, as a model asked the same again answers; other requests take the next line.
       const again = call === undefined ? undefined : answered.get(call);
       const free = matchingLineNumbers(lines, task ?? '', phase ?? '').filter((n) => !used.has(n));
-      const line = lines.find((l) => l.line === (again ?? free[0]));
+      const made = again === undefined && free.length === 0 && opts.answer ? { line: 0, task: task ?? '', phase: phase ?? '', response: opts.answer(task ?? '', phase ?? '') } : undefined;
+      const line = made ?? lines.find((l) => l.line === (again ?? free[0]));
       if (!line) {
         return sendError(res, 400, `fake Anthropic: no unused cassette line for task "${task}" phase "${phase}"`, id);
       }
-      used.add(line.line);
-      if (call !== undefined) answered.set(call, line.line);
+      if (!made) used.add(line.line);
+      if (call !== undefined && !made) answered.set(call, line.line);
       const message = {
         id: `msg_${id}`,
         type: 'message',

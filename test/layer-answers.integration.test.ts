@@ -10,12 +10,13 @@ import type { LayerRunRecord } from '../core/layer/layer-types';
 import { renderPrompt } from '../core/layer/prompt-template';
 import { useDexEnvironment } from './dex-environment';
 import { answerLine, insightLine, layerDir, messagesFor, REFLECT_TEMPLATE } from './layer-fixtures';
+import { targetModelCalls } from './layer-targets';
 
 // Empty answers, salience settled on the tokens read, and prompt budgets, over replay cassettes.
 const testEnv = useDexEnvironment({ server: 'dev', queue: 'dex-it-layer-answers' });
 
 const store = () => testEnv.worker.deps.store.layers;
-const modelCalls = (runId: string, topic: string) => testEnv.worker.deps.store.listModelCalls(`${runId}/${topic}`);
+const modelCalls = (runId: string, topic: string) => targetModelCalls(testEnv.worker.deps.store, runId, topic);
 
 async function runLayer(file: string, cassette: string, workflowId: string): Promise<LayerRunRecord> {
   const input = buildLayerInput(file, { llm: `replay:${cassette}` }, { ...readSettings({}), hostQueue: testEnv.worker.hostQueue });

@@ -8,20 +8,15 @@ import { readSettings } from '../client/settings';
 import type { LayerRunRecord } from '../core/layer/layer-types';
 import { useDexEnvironment } from './dex-environment';
 import { insightLine, layerDir, messagesFor } from './layer-fixtures';
+import { mostTargetsAtOnce, targetsStarted } from './layer-targets';
 
 // docs/layers.md#running-targets-at-once
 const testEnv = useDexEnvironment({ server: 'dev', queue: 'dex-it-layer-lanes' });
 
-/** The most target children the run had open at once, read from its history's child events in order. */
+/** The most targets the run had running at once, read from its history. */
 async function mostAtOnce(workflowId: string): Promise<number> {
   const { events } = await testEnv.client.workflow.getHandle(workflowId).fetchHistory();
-  let open = 0;
-  let most = 0;
-  for (const e of events ?? []) {
-    if (e.startChildWorkflowExecutionInitiatedEventAttributes) most = Math.max(most, ++open);
-    if (e.childWorkflowExecutionCompletedEventAttributes || e.childWorkflowExecutionFailedEventAttributes) open--;
-  }
-  return most;
+  return mostTargetsAtOnce(events ?? []);
 }
 
 describe('a layer with concurrency: 3 over seven topics', () => {
@@ -38,10 +33,10 @@ describe('a layer with concurrency: 3 over seven topics', () => {
     expect(await mostAtOnce('layer-lanes-1')).toBe(3);
     const insights = await testEnv.worker.deps.store.layers.listInsights({ layerRunId: 'layer-lanes-1' });
     expect(insights.map((i) => i.topic).sort()).toEqual(topics);
-    // Children start in the targets' order.
+    // Targets start in their order, each as one activity of the run: no child workflow.
     const { events } = await handle.fetchHistory();
-    const started = (events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
-    expect(started).toEqual(topics.map((t) => `layer-lanes-1/${t}`));
+    expect(targetsStarted(events ?? [])).toEqual(topics);
+    expect((events ?? []).filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
   });
 
   it('without concurrency, runs one target at a time', async () => {
@@ -51,6 +46,26 @@ describe('a layer with concurrency: 3 over seven topics', () => {
     const input = buildLayerInput(layer.file, { llm: `replay:${layer.cassette}` }, { ...readSettings({}), hostQueue: testEnv.worker.hostQueue });
     await runEnd<LayerRunRecord>(await testEnv.start('layerWorkflow', 'layer-single-1', input));
     expect(await mostAtOnce('layer-single-1')).toBe(1);
+  });
+
+  it('with target_workflows: true, runs each target in a child workflow of its own, three at once', async () => {
+    const topics = ['w1', 'w2', 'w3', 'w4'];
+    await testEnv.worker.deps.store.layers.importMessages(messagesFor(topics));
+    const layer = layerDir({ name: 'children', topics, cassette: topics.map((t) => insightLine(t, 'reflect')), head: 'concurrency: 3\ntarget_workflows: true' });
+    const input = buildLayerInput(layer.file, { llm: `replay:${layer.cassette}` }, { ...readSettings({}), hostQueue: testEnv.worker.hostQueue });
+    expect(input.layer.targetWorkflows).toBe(true);
+    const handle = await testEnv.start('layerWorkflow', 'layer-children-1', input);
+    testEnv.recordHistory('layer-children-1/w1', 'layer-target-workflow-child.json');
+    const { result: record } = await runEnd<LayerRunRecord>(handle);
+    expect(record).toMatchObject({ status: 'success', targetsProcessed: 4, insightsCreated: 4 });
+    const { events } = await handle.fetchHistory();
+    const children = (events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
+    expect(children).toEqual(topics.map((t) => `layer-children-1/${t}`));
+    expect(mostTargetsAtOnce(events ?? [])).toBe(3);
+    // Each child's history holds its target's steps, the model call among them.
+    const child = await testEnv.client.workflow.getHandle('layer-children-1/w1').fetchHistory();
+    const steps = (child.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(steps).toContain('callLayerModel');
   });
 });
 

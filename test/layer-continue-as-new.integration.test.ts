@@ -11,6 +11,7 @@ import type { RunStatus } from '../core/run/run-types';
 import { runDex } from './dex-cli';
 import { useDexEnvironment } from './dex-environment';
 import { insightLine, layerDir, messagesFor, REFLECT_TEMPLATE } from './layer-fixtures';
+import { targetsStarted } from './layer-targets';
 
 // docs/layers.md#continue-as-new, docs/performance.md#bounded-history
 const testEnv = useDexEnvironment({ server: 'dev', queue: 'dex-it-layer-chain' });
@@ -30,7 +31,7 @@ async function chainOf(workflowId: string, firstRunId: string): Promise<Event[][
 }
 
 const upserts = (events: Event[]) => events.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length;
-const childStarts = (events: Event[]) => events.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes).length;
+const targetStarts = (events: Event[]) => targetsStarted(events).length;
 
 /** The input of a layer run over `topics`, `concurrency` at once, with `yaml` added to its nodes. */
 async function layerOver(name: string, topics: string[], concurrency: number, extra: { yaml?: string; cassette?: ReturnType<typeof insightLine>[] } = {}): Promise<{ input: LayerInput; dir: string }> {
@@ -52,11 +53,11 @@ describe('a layer over 200 topics with a history limit of 400 events', () => {
 
     const runs = await chainOf('layer-chain-1', handle.firstExecutionRunId);
     const lengths = runs.map((events) => events.length);
-    console.log(`layer-chain-1: ${runs.length} runs, history lengths ${lengths.join(', ')}; children ${runs.map(childStarts).join(', ')}; upserts ${runs.map(upserts).join(', ')}`);
+    console.log(`layer-chain-1: ${runs.length} runs, history lengths ${lengths.join(', ')}; children ${runs.map(targetStarts).join(', ')}; upserts ${runs.map(upserts).join(', ')}`);
     expect(runs.length).toBeGreaterThanOrEqual(3);
     for (const length of lengths) expect(length).toBeLessThan(limit);
     // Each target ran in exactly one run of the chain, once.
-    expect(runs.reduce((n, events) => n + childStarts(events), 0)).toBe(200);
+    expect(runs.reduce((n, events) => n + targetStarts(events), 0)).toBe(200);
 
     // Every topic has exactly one insight, and the record counts the whole run.
     const insights = await store().listInsights({ layerRunId: 'layer-chain-1' });
@@ -95,7 +96,7 @@ describe('a layer over 200 topics with a history limit of 400 events', () => {
     testEnv.recordHistory('layer-chainglobal-1', 'layer-workflow-continue-as-new.json');
     const { result: record } = await runEnd<LayerRunRecord>(handle);
     const runs = await chainOf('layer-chainglobal-1', handle.firstExecutionRunId);
-    expect(runs.map(childStarts)).toEqual([1, 1, 1, 2]);
+    expect(runs.map(targetStarts)).toEqual([1, 1, 1, 2]);
     expect(record).toMatchObject({ status: 'success', targetsMatched: 4, insightsCreated: 5 });
     const prompt = JSON.stringify((await testEnv.worker.deps.store.getMessage('layer-chainglobal-1/global/synth', 0))?.content);
     for (const t of topics) expect(prompt).toContain(`${t} keeps coming back to deadlines`);

@@ -8,6 +8,7 @@ import { InvalidInput } from '../core/run/invalid-input';
 import { parseLayerFile } from '../core/parsing/layer-file';
 import { buildLayerRunRecord, emptyTargetResult, layerRunStatus, splitNodes } from '../core/layer/layer-run';
 import type { LayerInput, LayerTargetResult } from '../core/layer/layer-types';
+import { batchSummary, inBatches, targetsPerActivity } from '../core/layer/target-batches';
 import { messagesFor } from './layer-fixtures';
 
 const asIs = (path: string) => `/abs/${path}`;
@@ -162,5 +163,23 @@ describe('the layer store', () => {
     expect(layers.spendSalience('run/t/salience', 't', 1.5, 'attempt')).toEqual({ spent: true, balance: 0.5 });
     expect(layers.spendSalience('run2/t/salience', 't', 1.5, 'attempt')).toEqual({ spent: false, balance: 0.5 });
     store.close();
+  });
+});
+
+describe('targets per activity (docs/layers.md#where-a-target-runs)', () => {
+  it('is one up to 15 at once, one more per 8 lanes, at most 8', () => {
+    expect([1, 3, 8, 15, 16, 24, 32, 63, 64].map(targetsPerActivity)).toEqual([1, 1, 1, 1, 2, 3, 4, 7, 8]);
+  });
+
+  it('groups targets in order, the last group the rest', () => {
+    expect(inBatches(['a', 'b', 'c', 'd', 'e'], 2)).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
+    expect(inBatches([], 8)).toEqual([]);
+  });
+
+  it('names the targets of an activity in one short line', () => {
+    expect(batchSummary(['a'], 'night')).toBe('target a of layer night');
+    expect(batchSummary(['global'], 'night')).toBe('the global part of layer night');
+    expect(batchSummary(['a', 'b'], 'night')).toBe('2 targets (a, b) of layer night');
+    expect(batchSummary(['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8'], 'night')).toBe('8 targets (t1 … t8) of layer night');
   });
 });

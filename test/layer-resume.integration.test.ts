@@ -10,12 +10,13 @@ import { toJsonl } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
 import { runDex, type DexRun } from './dex-cli';
 import { answerLine, insightLine, layerDir, messagesFor } from './layer-fixtures';
+import { targetModelCalls } from './layer-targets';
 
 // `dex layer --resume RUN`: the real binary, on this file's server and store (docs/layers.md#resuming-a-run).
 const testEnv = useDexEnvironment({ server: 'dev', queue: 'dex-it-layer-resume' });
 
 const store = () => testEnv.worker.deps.store.layers;
-const phasesOf = async (runId: string, topic: string) => (await testEnv.worker.deps.store.listModelCalls(`${runId}/${topic}`)).map((c) => c.phase);
+const phasesOf = async (runId: string, topic: string) => (await targetModelCalls(testEnv.worker.deps.store, runId, topic)).map((c) => c.phase);
 
 const THINK_TEMPLATE = 'Think again about {{topic}}.\n\nMessages:\n{{messages}}\n\nYour first answer:\n{{reply}}\n';
 /** After the fixture's reflect → store: a second model call over the first answer, and its store. */

@@ -12,6 +12,7 @@ import { TEST_MODEL, usageTotals } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
 import { runDex, type DexRun } from './dex-cli';
 import { answerLine, insightLine, layerDir, messagesFor } from './layer-fixtures';
+import { targetModelCalls } from './layer-targets';
 
 // No fake Anthropic server: every layer answers from its own replay cassette.
 const testEnv = useDexEnvironment({ server: 'dev', queue: 'dex-it-layer' });
@@ -62,7 +63,6 @@ describe('layerWorkflow over five topics, one answer not JSON', () => {
     const { end, record, handle } = await runLayer(layer.file, layer.cassette, 'layer-repair-1');
     // Replayed by test/replay.test.ts: this run, and its third target's child.
     testEnv.recordHistory('layer-repair-1', 'layer-workflow-repair.json');
-    testEnv.recordHistory('layer-repair-1/repair-3', 'layer-target-workflow-repair.json');
 
     expect(end.state).toBe('completed');
     expect(record.status).toBe('success');
@@ -72,7 +72,7 @@ describe('layerWorkflow over five topics, one answer not JSON', () => {
     expect(insights.every((i) => !i.unparsed && i.confidence === 0.8 && i.valence.concern === 0.6)).toBe(true);
     // Each insight spent its topic's input tokens × cost_per_token (0.001), the repaired one both calls'; strength = spent × 1.5.
     for (const i of insights) {
-      const read = (await testEnv.worker.deps.store.listModelCalls(`layer-repair-1/${i.topic}`)).reduce((n, c) => n + c.input + c.cacheRead + c.cacheWrite, 0);
+      const read = (await targetModelCalls(testEnv.worker.deps.store, 'layer-repair-1', i.topic)).reduce((n, c) => n + c.input + c.cacheRead + c.cacheWrite, 0);
       expect(i.salienceSpent).toBeCloseTo(read * 0.001, 12);
       expect(i.strength).toBeCloseTo(i.salienceSpent * 1.5, 12);
     }
@@ -87,7 +87,7 @@ describe('layerWorkflow over five topics, one answer not JSON', () => {
     expect(record.costUsd).toBeCloseTo(costOf(TEST_MODEL, totals), 12);
     expect(record.layerHash).toMatch(/^[0-9a-f]{64}$/);
     // The prose answer got one repair call, made at the store node (a layer's cassette phase is the node: docs/interfaces.md).
-    expect((await testEnv.worker.deps.store.listModelCalls('layer-repair-1/repair-3')).map((c) => c.phase)).toEqual(['reflect', 'store']);
+    expect((await targetModelCalls(testEnv.worker.deps.store, 'layer-repair-1', 'repair-3')).map((c) => c.phase)).toEqual(['reflect', 'store']);
 
     // The record is stored, and the status query answers as a layer.
     expect(await store().getLayerRun('layer-repair-1')).toEqual(record);

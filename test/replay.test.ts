@@ -153,27 +153,29 @@ const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) => void }
       expect(h.events.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'taskUpdate')).toHaveLength(3);
     },
   },
-  // Five topics under `repair`, the third answering prose first: the parent run…
+  // Five topics under `repair`, the third answering prose first, each target one activity of the run (docs/layers.md#where-a-target-runs).
   'layer-workflow-repair.json': {
     recordedBy: 'layer-workflow.integration.test.ts',
     covers: (h) => {
+      expect(patches(h)).toContain('layer-target-activity');
       expect(activities(h)[0]).toBe('resolveLayerTargets');
-      expect(children(h)).toEqual(Array(5).fill('layerTargetWorkflow'));
+      expect(activities(h).filter((a) => a === 'runLayerTargets')).toHaveLength(5);
+      expect(children(h)).toEqual([]);
     },
   },
-  // …and that third target's child: fetch, render, call, store, the repair call, store.
-  'layer-target-workflow-repair.json': {
-    recordedBy: 'layer-workflow.integration.test.ts',
-    covers: (h) => expect(activities(h).filter((a) => a === 'callLayerModel')).toHaveLength(2),
+  // A target of a layer with `target_workflows: true`, in its own child: fetch, render, reserve, call, settle, store.
+  'layer-target-workflow-child.json': {
+    recordedBy: 'layer-concurrency.integration.test.ts',
+    covers: (h) => expect(activities(h).filter((a) => a === 'callLayerModel')).toHaveLength(1),
   },
   // The last run of a layer's chain (docs/layers.md#continue-as-new): the targets left from the store, the
   // global part reduced over every run's results, the record built from them.
   'layer-workflow-continue-as-new.json': {
     recordedBy: 'layer-continue-as-new.integration.test.ts',
     covers: (h) => {
-      expect(patches(h)).toEqual(expect.arrayContaining(['layer-continue-as-new', 'visible-upserts']));
-      expect(activities(h)).toEqual(['layerTargetsLeft', 'reduceLayerChain', 'recordLayerChain']);
-      expect(children(h)).toEqual(Array(2).fill('layerTargetWorkflow'));
+      expect(patches(h)).toEqual(expect.arrayContaining(['layer-continue-as-new', 'visible-upserts', 'layer-target-activity']));
+      expect(activities(h)).toEqual(['layerTargetsLeft', 'runLayerTargets', 'reduceLayerChain', 'runLayerTargets', 'recordLayerChain']);
+      expect(children(h)).toEqual([]);
     },
   },
   // A transaction whose depth-1 statement fails: three statements ran, and their three undos.

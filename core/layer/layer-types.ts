@@ -89,6 +89,8 @@ export interface LayerSpec {
   context: ContextRules;
   /** How many targets run at once (docs/layers.md#running-targets-at-once); absent, one after another. */
   concurrency?: number;
+  /** Each target in a child workflow of its own instead of one activity (docs/layers.md#where-a-target-runs). */
+  targetWorkflows?: boolean;
   /** The layer's model when a node names none. */
   model?: string;
 }
@@ -177,6 +179,8 @@ export interface LayerTargetInput {
   paysSalience: boolean;
   seed?: TargetContext;
   templates?: TemplateRefs;
+  /** The layer run whose cassette lines the target claims; absent in a child workflow, which reads its root. */
+  cassetteScope?: string;
 }
 
 /** How one target ended. */

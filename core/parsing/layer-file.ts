@@ -26,6 +26,7 @@ type RawLayer = {
   salience?: { cost_per_token?: number; refund?: number };
   context?: { max_tokens_per_topic?: number; max_tokens_per_run?: number; trim?: TrimKind[] };
   concurrency?: number;
+  target_workflows?: boolean;
   nodes: RawNode[];
 };
 
@@ -79,6 +80,7 @@ export function parseLayerFile(text: string, source: string, resolvePath: PathRe
     salience: { costPerToken: raw.salience?.cost_per_token ?? DEFAULT_COST_PER_TOKEN, refund: raw.salience?.refund ?? 0.5 },
     context: contextOf(raw.context),
     ...((raw.concurrency ?? 1) > 1 ? { concurrency: raw.concurrency } : {}),
+    ...(raw.target_workflows ? { targetWorkflows: true } : {}),
     nodes: raw.nodes.map((node, i) => checkedNode(node, paramResolver(node, i))),
   };
 }

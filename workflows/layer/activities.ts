@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { DexActivities } from '../../activities';
-import { llmPolicy, storePolicy } from '../run/policies';
+import { layerTargetPolicy, llmPolicy, storePolicy } from '../run/policies';
 import { summarized } from '../run/summarized';
 
 /** The activities of a layer run, on the host queue of the machine that holds its store and templates. */
@@ -8,7 +8,9 @@ export function layerActivities(hostQueue: string) {
   const on = { taskQueue: hostQueue };
   const { callLayerModel } = proxyActivities<DexActivities>({ ...llmPolicy, ...on });
   const local = proxyActivities<DexActivities>({ ...storePolicy, ...on });
+  const { runLayerTargets } = proxyActivities<DexActivities>({ ...layerTargetPolicy, ...on });
   return summarized({
+    runLayerTargets,
     callLayerModel,
     resolveLayerTargets: local.resolveLayerTargets,
     reserveLayerSalience: local.reserveLayerSalience,

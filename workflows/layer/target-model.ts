@@ -4,7 +4,7 @@ import { promptLimit, promptTokens } from '../../core/layer/layer-budget';
 import type { LayerTargetInput, LayerTargetResult, LlmCallParams, ParseMode, TargetContext } from '../../core/layer/layer-types';
 import type { TokenUsage } from '../../core/run/run-types';
 import { addUsage, addUsd, tokensIn } from '../../core/run/usage';
-import type { LayerActivities } from './activities';
+import type { TargetSteps } from './target-steps';
 import type { SalienceAccount } from './target-salience';
 
 /** The follow-up of a `repair` store: one more model call asking for the insight as JSON. */
@@ -35,18 +35,18 @@ export class NodeFailure extends Error {
 export class TargetModel {
   private lastLlm: LlmCallParams | undefined;
   private lastUsage: TokenUsage | undefined;
-  /** Cassette lines are claimed per layer run, the root of the target's child workflow. */
+  /** Cassette lines are claimed per layer run: the root of the target's child workflow, or what the layer passed a target run as one activity. */
   private readonly cassetteScope: string;
 
   constructor(
     private readonly input: LayerTargetInput,
-    private readonly acts: LayerActivities,
+    private readonly acts: TargetSteps,
     private readonly result: LayerTargetResult,
     private readonly ctx: TargetContext,
     private readonly salience: SalienceAccount,
     private readonly keyOf: (name: string) => string,
   ) {
-    this.cassetteScope = workflowInfo().root?.workflowId ?? input.runId;
+    this.cassetteScope = input.cassetteScope ?? workflowInfo().root?.workflowId ?? input.runId;
   }
 
   /**

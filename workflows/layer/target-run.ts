@@ -1,7 +1,7 @@
 import { EMPTY_ANSWER } from '../../core/layer/insight-parse';
 import { emptyTargetResult } from '../../core/layer/layer-run';
 import type { LayerNode, LayerTargetInput, LayerTargetResult, ResumePoint, TargetContext } from '../../core/layer/layer-types';
-import type { LayerActivities } from './activities';
+import type { TargetSteps } from './target-steps';
 import { NodeFailure, TargetModel } from './target-model';
 import { SalienceAccount } from './target-salience';
 
@@ -27,7 +27,7 @@ export class TargetRun {
 
   constructor(
     private readonly input: LayerTargetInput,
-    private readonly acts: LayerActivities,
+    private readonly acts: TargetSteps,
   ) {
     this.result = emptyTargetResult(input.target);
     this.ctx = { ...input.seed };

@@ -2,7 +2,7 @@ import { budgetSpentReason, roundSalience, salienceFor } from '../../core/layer/
 import { tokensIn } from '../../core/run/usage';
 import type { LayerTargetInput, LayerTargetResult } from '../../core/layer/layer-types';
 import type { TokenUsage } from '../../core/run/run-types';
-import type { LayerActivities } from './activities';
+import type { TargetSteps } from './target-steps';
 
 /**
  * One target's salience account (docs/layers.md#salience): each model call reserves its
@@ -23,7 +23,7 @@ export class SalienceAccount {
 
   constructor(
     private readonly input: LayerTargetInput,
-    private readonly acts: LayerActivities,
+    private readonly acts: TargetSteps,
     private readonly result: LayerTargetResult,
   ) {
     // The input decides, not a patch marker: every run release 2026-11-22-0603 started carries its flat `cost`

@@ -10,6 +10,7 @@ import { TargetChildren, type TargetPart } from './children';
 import { LayerChain } from './chain';
 import { layerTargetWorkflow } from './target-workflow';
 import { inLanes } from '../run/lanes';
+import { inBatches } from '../../core/layer/target-batches';
 import { RunControl } from '../run/run-control';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import { plural } from '../../core/text/plural';
@@ -17,7 +18,8 @@ import { plural } from '../../core/text/plural';
 export { layerTargetWorkflow };
 
 /**
- * One layer run (docs/interfaces.md#plans-workflows-and-ids): each target in its own child workflow, one after another
+ * One layer run (docs/interfaces.md#plans-workflows-and-ids): each target as one activity or a child workflow of its own
+ * (docs/layers.md#where-a-target-runs), one after another
  * or `concurrency` at once (docs/layers.md#running-targets-at-once), a target's failure recorded and the rest going on (fail-forward); then the global part, if
  * the layer has one, over what all targets made. The audit record is stored at the end.
  * A resumed run (`dex layer --resume`, docs/layers.md#resuming-a-run) runs only the failed
@@ -38,23 +40,26 @@ export async function layerWorkflow(started: LayerInput): Promise<LayerRunRecord
   if (input.carried) progress.carry(input.carried);
   setHandler(statusQuery, () => progress.status());
   progress.ledger.attach(() => progress.status(), input.layer.name);
-  const children = new TargetChildren(runId, input, now, progress);
+  const children = new TargetChildren(runId, input, now, progress, acts);
 
   const { perTarget, global } = splitNodes(input.layer.nodes);
   const parts = await targetParts(input, perTarget, acts, progress, now, chain);
   if (!input.carried) progress.ledger.step(`${plural(parts.length, 'target')}: ${parts.map((p) => p.target).join(', ') || '(none)'}`);
 
-  const results = await inLanes(
-    parts,
-    input.layer.concurrency ?? 1,
-    async (part) => {
+  // A few targets to an activity, `concurrency` targets at once in all (docs/layers.md#where-a-target-runs).
+  const size = children.batchSize;
+  const finished = await inLanes(
+    inBatches(parts, size),
+    Math.max(1, Math.floor((input.layer.concurrency ?? 1) / size)),
+    async (batch) => {
       await control.unpaused();
-      const result = await children.run(part);
-      chain.noteResult(result);
-      return result;
+      const ended = await children.run(batch);
+      for (const result of ended) chain.noteResult(result);
+      return ended;
     },
     (running, started) => chain.full(running, started),
   );
+  const results = finished.flat();
   // The history is full: the targets left go to the next run of the chain, which the rest of this function is for.
   if (results.length < parts.length) return chain.handOver(parts, results, { startedAt, now, promptTokens: children.promptTokens });
 
@@ -62,7 +67,7 @@ export async function layerWorkflow(started: LayerInput): Promise<LayerRunRecord
   const globalPart = await globalPartOf(runId, input, global, results, acts, progress, chain.chunks);
   if (globalPart) {
     await control.unpaused();
-    globalResult = await children.run(globalPart);
+    [globalResult] = await children.run([globalPart]);
   }
 
   const endedAt = new Date().toISOString();

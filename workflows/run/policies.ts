@@ -26,6 +26,19 @@ export const llmPolicy: ActivityOptions = {
   retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 10 },
 };
 
+/** How often a layer target run as one activity is tried; its last attempt records the failure as the target's result. */
+export const TARGET_ATTEMPTS = 10;
+
+/**
+ * A layer target run as one activity (docs/layers.md#where-a-target-runs): a model call's heartbeats and retries,
+ * with room for every node of the target; a retry goes on from the steps stored, so it costs little.
+ */
+export const layerTargetPolicy: ActivityOptions = {
+  ...llmPolicy,
+  startToCloseTimeout: '30m',
+  retry: { ...llmPolicy.retry, maximumAttempts: TARGET_ATTEMPTS },
+};
+
 /**
  * Agent tools: a command may run for minutes (it heartbeats on output, and every 2 s while its process lives, silent or not:
  * half the heartbeat timeout, so a dead worker's tool is retried within 5 s, its first retry 200 ms after the timeout as for llmPolicy);

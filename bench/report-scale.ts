@@ -1,0 +1,43 @@
+import type { ScaleRun } from './scale-run';
+import type { BenchDoc } from './write-report';
+
+const yes = (ok: boolean | undefined) => (ok === undefined ? 'not measured' : ok ? 'met' : '**not met**');
+const named = (r: ScaleRun) => (r.targets === 'activity' ? (r.crash ? 'activities, worker SIGKILLed halfway' : 'activities (dex today)') : 'a child workflow each (before)');
+/** Temporal's warning: a history past this many events. */
+const HISTORY_WARNING = 10_240;
+
+/** "Layers at scale" (issue 31): a nightly layer over many topics, targets in activities against a child workflow each. */
+export function scaleSection(doc: BenchDoc): string[] {
+  const { scale } = doc;
+  if (!scale?.runs?.length) return [];
+  const [children, activities] = scale.runs;
+  const crashed = scale.runs.find((r) => r.crash);
+  const b2 = doc.b2.rows.find((r) => r.m === 256);
+  const allUnder = scale.runs.every((r) => r.histories.longest < HISTORY_WARNING && (r.histories.child ?? 0) < HISTORY_WARNING);
+  return [
+    '## Layers at scale',
+    '',
+    `A layer over many topics as a night runs it (\`bench/b8-layer-scale.ts\`): one message per topic, \`fetch_messages\`, \`fetch_insights\`, one \`llm_call\` answered by the fake Anthropic server after ${activities.latencyMs} ms, \`store_insight\`; \`concurrency: ${activities.concurrency}\`, so the ideal is ${activities.concurrency} topics a second. One \`dex worker\` process (its own SQLite store) and the dev server share this machine's ${doc.machine.cpus} cores; CPU is user + system from \`/proc/<pid>/stat\` over the run, per topic. The first row is how every layer ran before: a child workflow per target (now \`target_workflows: true\`); the others run a few targets to an activity (docs/layers.md#where-a-target-runs).`,
+    '',
+    '| targets run in | topics | wall s | topics/s | × ideal | CPU ms/topic: server | worker | total | chain runs | longest history | a child\'s history | topics with one insight |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...scale.runs.map(
+      (r) =>
+        `| ${named(r)} | ${r.topics} | ${r.seconds} | ${r.topicsPerSecond} | ${r.vsIdeal} | ${r.cpuMsPerTopic.server} | ${r.cpuMsPerTopic.worker} | ${r.cpuMsPerTopic.total} | ${r.histories.runs} | ${r.histories.longest} | ${r.histories.child ?? '–'} | ${r.topicsWithOneInsight} of ${r.topics} |`,
+    ),
+    '',
+    `CPU per topic, activities against a child workflow each: **${scale.cpuRatio}** (1/${Math.round(1 / scale.cpuRatio)}). The worker run killed halfway paid for its replacement's start (bundling the workflows) on top.`,
+    crashed?.crash
+      ? `The crash: SIGKILL after ${crashed.crash.atRequest} model requests, a new worker at once; the first request after it ${crashed.crash.resumeSeconds} s later. ${crashed.crash.askedAgain} calls were asked again, each one in flight when the worker died (at most the ${crashed.concurrency} under way); ${crashed.crash.storedAskedAgain} whose answer had been stored were asked again. Every topic has exactly one insight (${crashed.topicsWithOneInsight} of ${crashed.topics}).`
+      : '',
+    `A 100,000-topic night at this rate: ${scale.estimate100k.hoursAtMeasuredRate} h on this machine, ${scale.estimate100k.cpuHours} CPU-hours of orchestration, model time aside (docs/production.md#a-night-over-100000-topics).`,
+    '',
+    '| target (issue 31) | this run | |',
+    '|---|---|---|',
+    `| every history under ${HISTORY_WARNING} events at ${activities.topics} topics | longest ${Math.max(...scale.runs.map((r) => r.histories.longest))} | ${yes(allUnder)} |`,
+    `| CPU per topic ≤ 1/5 of a child workflow each | ${scale.cpuRatio} (${activities.cpuMsPerTopic.total} against ${children.cpuMsPerTopic.total} ms) | ${yes(scale.cpuRatio <= 0.2)} |`,
+    `| crash at scale: one insight per topic, no stored answer asked again | ${crashed?.crash ? `${crashed.topicsWithOneInsight} of ${crashed.topics}; ${crashed.crash.storedAskedAgain} asked again` : 'n/a'} | ${yes(crashed?.crash && crashed.topicsWithOneInsight === crashed.topics && crashed.crash.storedAskedAgain === 0)} |`,
+    `| B2 at 256 runs ≤ 3× ideal | ${b2 ? `${b2.dexVsIdeal}×` : 'n/a'} | ${yes(b2 && b2.dexVsIdeal <= 3)} |`,
+    '',
+  ];
+}
