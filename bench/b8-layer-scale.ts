@@ -8,8 +8,8 @@ export interface ScaleResult {
   runs: ScaleRun[];
   /** CPU per topic with targets as activities over CPU per topic with a child workflow each, in this run. */
   cpuRatio: number;
-  /** A 100,000-topic night from the activity run's figures: its hours at the measured rate, and the CPU-hours it takes. */
-  estimate100k: { hoursAtMeasuredRate: number; cpuHours: number; coresForOneHour: number };
+  /** A 100,000-topic night from the activity run's figures: its hours at the measured rate, and the CPU-hours of orchestration it takes. */
+  estimate100k: { hoursAtMeasuredRate: number; cpuHours: number };
   note: string;
 }
 
@@ -30,7 +30,7 @@ export async function runScale(server: BenchServer, params: BenchParams, log: (l
   return {
     runs,
     cpuRatio: round(cpuMs / children.cpuMsPerTopic.total, 3),
-    estimate100k: { hoursAtMeasuredRate: round(100_000 / activities.topicsPerSecond / 3600, 2), cpuHours: round(cpuHours, 2), coresForOneHour: round(cpuHours, 1) },
+    estimate100k: { hoursAtMeasuredRate: round(100_000 / activities.topicsPerSecond / 3600, 2), cpuHours: round(cpuHours, 2) },
     note: 'one message per topic, one model call per topic answered by the fake Anthropic server after latencyMs; one dex worker process; server and worker share this machine\'s cores',
   };
 }

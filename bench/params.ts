@@ -46,5 +46,5 @@ export const QUICK: BenchParams = {
   b5: { parked: [100], signalRuns: 3 },
   turn: { latenciesMs: [0], turns: [3, 8], pairsAtZero: 1, longAtZero: 8 },
   ready: { runs: 1 },
-  scale: { topics: 640, workflowTopics: 320, concurrency: 64, latencyMs: 1000 },
+  scale: { topics: 320, workflowTopics: 160, concurrency: 64, latencyMs: 1000 },
 };

@@ -6,7 +6,7 @@ import { checkpointSection, eagerStartSection, watchdogSection } from './report-
 import { compressionSection, firstTaskSection, promiseHookSection } from './report-b2-worker';
 import { dispatchSection, targetsSection, turnSection } from './report-dispatch';
 import { readySection } from './report-ready';
-import { scaleSection } from './report-scale';
+import { boundedHistorySection, scaleSection } from './report-scale';
 
 const f = (x: number, digits = 1) => (x >= 100 ? Math.round(x).toString() : x.toFixed(digits));
 const ratio = (a: number, b: number) => `${f(a / b)}×`;
@@ -43,6 +43,7 @@ export function performanceMarkdown(doc: BenchDoc, before: B3Result, names: Reco
     ...firstTaskSection(),
     ...compressionSection(),
     ...promiseHookSection(),
+    ...boundedHistorySection(),
     '## B1: overhead per step',
     '',
     '![B1: ms per step against N, one line per system](performance-b1.png)',

@@ -45,7 +45,7 @@ export interface ScaleCrash {
   askedAgain: number;
   /** Calls whose answer was stored before the crash and were asked again: must be 0. */
   storedAskedAgain: number;
-  /** SIGKILL → the first model request after it (the replacement worker's, or one the dead worker had sent). */
+  /** SIGKILL → the replacement worker's first model request. */
   resumeSeconds: number;
 }
 
@@ -171,9 +171,10 @@ export async function scaleRun(
         const atRequest = fake.requests.length;
         const stored = storedCalls(join(dexHome, 'dex.db'));
         workers.push(startWorker(server, dexHome, queue, hostQueue, fake));
-        await until(() => fake.requests.length > atRequest, 20);
-        // The fake records a request once it has waited its latency.
-        const resumeSeconds = (fake.requests[atRequest].time - latencyMs - killedAt) / 1000;
+        // The fake records a request once it has waited its latency: one that came after the kill is the new worker's.
+        const cameAfterKill = () => fake.requests.find((r) => r.time - latencyMs > killedAt);
+        await until(() => cameAfterKill() !== undefined, 20);
+        const resumeSeconds = (cameAfterKill()!.time - latencyMs - killedAt) / 1000;
         await handle.result();
         const perCall = new Map<string, number>();
         for (const r of fake.requests) perCall.set(String(r.headers['x-dex-call']), (perCall.get(String(r.headers['x-dex-call'])) ?? 0) + 1);
