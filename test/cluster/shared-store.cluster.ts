@@ -1,3 +1,4 @@
+import type { temporal } from '@temporalio/proto';
 /**
  * The shared store on the cluster (docs/production.md#the-shared-store): a layer over 200 topics
  * with DEX_STORE on PostgreSQL, started detached by `dex layer`, runs on two `dex worker`
@@ -71,16 +72,22 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 12
   }
 }
 
-/** How many activities of the run's target workflows each worker identity started. */
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** How many of the run's target activities (docs/layers.md#where-a-target-runs) each worker identity started, over every run of its chain, last to first. */
 async function activitiesPerWorker(runId: string): Promise<Map<string, number>> {
   const perWorker = new Map<string, number>();
-  for (const topic of TOPICS) {
-    const { events } = await cluster.env.client.workflow.getHandle(`${runId}/${topic}`).fetchHistory();
-    for (const e of events ?? []) {
-      const identity = e.activityTaskStartedEventAttributes?.identity;
-      if (identity) perWorker.set(identity, (perWorker.get(identity) ?? 0) + 1);
+  let run: string | undefined;
+  do {
+    const history = await cluster.env.client.workflow.getHandle(runId, run).fetchHistory();
+    const events: HistoryEvent[] = history.events ?? [];
+    const targetActivities = new Set(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runLayerTargets').map((e) => String(e.eventId)));
+    for (const e of events) {
+      const started = e.activityTaskStartedEventAttributes;
+      if (started?.identity && targetActivities.has(String(started.scheduledEventId))) perWorker.set(started.identity, (perWorker.get(started.identity) ?? 0) + 1);
     }
-  }
+    run = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+  } while (run);
   return perWorker;
 }
 
