@@ -66,6 +66,13 @@ describe('dex messages import and dex insights list, on the local store', () => 
     expect(layerStore(store).salienceBalance('ops')).toBe(2);
     store.close();
 
+    // Thousands of topics in a night's import: the line names ten and counts the rest; --json lists them all.
+    const many = join(dir, 'many.jsonl');
+    const topics = Array.from({ length: 2000 }, (_, i) => `t${String(i).padStart(4, '0')}`);
+    writeFileSync(many, messagesFor(topics, 1).map(({ id: _id, ...m }) => JSON.stringify(m)).join('\n') + '\n');
+    const named = await dex(['messages', 'import', many], dexHome);
+    expect(named.stdout.trim()).toBe(`imported 2000 messages (0 already stored) on 2000 topics: ${topics.slice(0, 10).join(', ')} (and 1,990 more)`);
+
     mkdirSync(join(dir, 'bad'));
     const bad = join(dir, 'bad', 'messages.jsonl');
     writeFileSync(bad, '{"topic":"ops","channel":"c","author":"a","text":"hi","time":"2025-01-01T00:00:00Z"}\n{"topic":"ops","channel":"c","author":"a","text":"hi","time":"yesterday"}\n');

@@ -2,7 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { layerWorkflowIdPrefix } from '../../core/run/ids';
 import { InvalidInput } from '../../core/run/invalid-input';
-import { plural } from '../../core/text/plural';
+import { plural, someOf } from '../../core/text/plural';
 import { onePositional, parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import { withExistingStore, withStore } from '../command-store';
@@ -86,6 +86,9 @@ export async function layerCommand(argv: string[], out: Output): Promise<number>
   return end ? exitCodeFor(end) : 0;
 }
 
+/** Topics `dex messages import` names before it counts the rest. */
+const TOPICS_SHOWN = 10;
+
 /** `dex messages import FILE.jsonl`: topic messages into this host's store (no Temporal needed). */
 export async function messagesCommand(argv: string[], out: Output): Promise<number> {
   const { positionals } = parseCommandArgs(argv, COMMAND_HELP.messages.options);
@@ -96,7 +99,8 @@ export async function messagesCommand(argv: string[], out: Output): Promise<numb
   const messages = parseTopicMessages(readFileSync(path, 'utf8'), path);
   const topics = [...new Set(messages.map((m) => m.topic))].sort();
   const counts = await withStore(readSettings().dexHome, (store) => store.layers.importMessages(messages));
-  out.result(`imported ${plural(counts.added, 'message')} (${counts.skipped} already stored) on ${plural(topics.length, 'topic')}: ${topics.join(', ')}`, { ...counts, topics });
+  // Names a few topics: a night's import may have thousands (`--json` lists them all).
+  out.result(`imported ${plural(counts.added, 'message')} (${counts.skipped} already stored) on ${plural(topics.length, 'topic')}: ${someOf(topics, TOPICS_SHOWN)}`, { ...counts, topics });
   return 0;
 }
 

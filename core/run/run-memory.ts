@@ -4,6 +4,7 @@
  * what fixed them — rendered into a later task's first prompt within a token limit. Pure: the
  * entries live in the store (store/sqlite/memory-store.ts), history holds only their keys.
  */
+import { someOf } from '../text/plural';
 
 /** How much memory a task's first prompt may hold, and, in a roadmap, whose run memory it reads. */
 export interface MemoryRef {
@@ -49,8 +50,7 @@ const FILES_SHOWN = 20;
 export function formatRunEntry(e: RunMemoryEntry): string {
   const lines = [`## ${e.taskId}: ${oneLine(e.title, 120)}`];
   if (e.files.length) {
-    const more = e.files.length > FILES_SHOWN ? ` (and ${e.files.length - FILES_SHOWN} more)` : '';
-    lines.push(`- files: ${e.files.slice(0, FILES_SHOWN).join(', ')}${more}`);
+    lines.push(`- files: ${someOf(e.files, FILES_SHOWN)}`);
   }
   if (e.summary) lines.push(`- summary: ${oneLine(e.summary, 400)}`);
   for (const d of e.decisions) lines.push(`- decision: ${d}`);
