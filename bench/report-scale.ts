@@ -75,7 +75,7 @@ export function boundedHistorySection(): string[] {
     "hand-over). The record recorded by released versions for five targets had 9 upserts; the",
     "chain's last run in `test/histories/layer-workflow-continue-as-new.json` has one per phase.",
     "",
-    "Since then a layer runs a few targets to an activity (\"Layers at scale\"): a run of the chain is bounded by the results it carries (`CARRY_BYTES`, `core/layer/layer-chain.ts`) long before its events, and over 20,000 topics no run of the chain passed 600 events.",
+    "Since then a layer runs a few targets to an activity (\"Layers at scale\"): a run of the chain is bounded by the results it carries (`CARRY_BYTES`, `core/run/history-limit.ts`) long before its events, and over 20,000 topics no run of the chain passed 600 events.",
     "",
   ];
 }

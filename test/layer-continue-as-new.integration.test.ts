@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { runEnd } from '../client/run/follow-run';
 import { renderLayerRun } from '../client/render/render-layer-run';
@@ -8,6 +7,7 @@ import { buildLayerInput } from '../client/requests/layer-request';
 import { readSettings } from '../client/settings';
 import type { LayerInput, LayerRunRecord } from '../core/layer/layer-types';
 import type { RunStatus } from '../core/run/run-types';
+import { chainOf as chainIn, type Event } from './chain-history';
 import { runDex } from './dex-cli';
 import { useDexEnvironment } from './dex-environment';
 import { insightLine, layerDir, messagesFor, REFLECT_TEMPLATE } from './layer-fixtures';
@@ -17,18 +17,7 @@ import { targetsStarted } from './layer-targets';
 const testEnv = useDexEnvironment({ server: 'dev', queue: 'dex-it-layer-chain' });
 const store = () => testEnv.worker.deps.store.layers;
 
-type Event = temporal.api.history.v1.IHistoryEvent;
-
-/** Every run of the chain under `workflowId`, first to last, each with its history's events. */
-async function chainOf(workflowId: string, firstRunId: string): Promise<Event[][]> {
-  const runs: Event[][] = [];
-  for (let runId: string | undefined = firstRunId; runId; ) {
-    const { events } = await testEnv.client.workflow.getHandle(workflowId, runId).fetchHistory();
-    runs.push(events ?? []);
-    runId = events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
-  }
-  return runs;
-}
+const chainOf = (workflowId: string, firstRunId: string) => chainIn(testEnv.client, workflowId, firstRunId);
 
 const upserts = (events: Event[]) => events.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length;
 const targetStarts = (events: Event[]) => targetsStarted(events).length;

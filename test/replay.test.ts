@@ -178,6 +178,16 @@ const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) => void }
       expect(children(h)).toEqual([]);
     },
   },
+  // The last run of a transaction's chain (docs/sheets.md#continue-as-new): what the earlier six runs
+  // did (three statements, a failure, two undos) read from the store, then the first statement's undo.
+  'sheet-workflow-continue-as-new.json': {
+    recordedBy: 'sheet-continue-as-new.integration.test.ts',
+    covers: (h) => {
+      expect(patches(h)).toEqual(expect.arrayContaining(['sheet-continue-as-new', 'visible-upserts']));
+      expect(activities(h)).toEqual(['sheetChainState', 'runSheetCommand']);
+      expect(h.events[0].workflowExecutionStartedEventAttributes.continuedExecutionRunId).toBeTruthy();
+    },
+  },
   // A transaction whose depth-1 statement fails: three statements ran, and their three undos.
   'sheet-workflow-transaction.json': {
     recordedBy: 'sheet-workflow.integration.test.ts',

@@ -45,6 +45,13 @@ describe('dex status of a live run', () => {
     const text = renderLiveStatus(ID, { ...waiting, paused: true }, { startTime });
     expect(text).toContain('waiting at gate "blocked": delete the test? (paused: stops after this gate until resumed)');
   });
+
+  it('counts what the earlier runs of a chain ended, in the terms of its kind', () => {
+    const earlier = { done: 98, skipped: 1, failed: 1, runs: 2 };
+    const sheet: RunStatus = { ...waiting, kind: 'sheet', state: 'running', waitingFor: null, earlier };
+    expect(renderLiveStatus(ID, sheet, { startTime })).toContain('earlier runs of the chain (2): 98 statements done, 1 skipped, 1 failed');
+    expect(renderLiveStatus(ID, { ...sheet, kind: 'layer' }, { startTime })).toContain('earlier runs of the chain (2): 98 targets done, 1 skipped, 1 failed');
+  });
 });
 
 describe('dex status of an ended run', () => {

@@ -95,3 +95,22 @@ describe('answerPrompt from a replay cassette', () => {
     expect((err as ApplicationFailure).message).toContain('task "c" phase "statement"');
   });
 });
+
+describe('keepSheetChunk and sheetChainState (docs/sheets.md#continue-as-new)', () => {
+  it('read the runs of a chain back as one: each statement as the latest run left it, the completed lists in order', async () => {
+    await acts.keepSheetChunk({ id: 'sheet-chain/s/chunk-1', chunk: { outcomes: [{ index: 0, status: 'success', value: 'a' }, { index: 2, status: 'success', value: 'c' }], completed: [2, 0] } });
+    await acts.keepSheetChunk({
+      id: 'sheet-chain/s/chunk-2',
+      chunk: { outcomes: [{ index: 1, status: 'failed', error: { code: 'exit_code', message: 'no' } }, { index: 2, status: 'success', value: 'c', undo: 'failed', undoError: 'exit code 3' }], completed: [] },
+    });
+    expect(await acts.sheetChainState({ chunks: ['sheet-chain/s/chunk-1', 'sheet-chain/s/chunk-2'] })).toEqual({
+      outcomes: [
+        { index: 0, status: 'success', value: 'a' },
+        { index: 1, status: 'failed', error: { code: 'exit_code', message: 'no' } },
+        { index: 2, status: 'success', value: 'c', undo: 'failed', undoError: 'exit code 3' },
+      ],
+      completed: [2, 0],
+    });
+    await expect(acts.sheetChainState({ chunks: ['sheet-chain/s/chunk-9'] })).rejects.toThrow('sheet chain: no artifact sheet-chain/s/chunk-9 in the store');
+  });
+});

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { renderSheetResult } from '../client/render/render-sheet';
 import { planSheetFile } from '../client/requests/sheet-file';
 import { InvalidInput } from '../core/run/invalid-input';
-import { runBounded } from '../core/run/run-bounded';
+import { inLanes } from '../workflows/run/lanes';
 import { describePlan, planSheet, type SheetDoc, type StatementDoc } from '../core/parsing/sheet';
 import { substituteAction, substituteText, symbolsIn } from '../core/sheet/sheet-symbols';
 import { errorOf, sheetFile } from './sheet-fixtures';
@@ -142,8 +142,9 @@ describe('sheet files', () => {
   });
 });
 
-describe('runBounded', () => {
-  it('runs at most `limit` at once, all of them, starting in order', async () => {
+describe('inLanes', () => {
+  /** Runs items 0..4 two at a time, each until the test lets it end; `full` as inLanes takes it. */
+  async function lanes(full?: (running: number, started: number) => boolean) {
     let running = 0;
     let peak = 0;
     const started: number[] = [];
@@ -152,19 +153,33 @@ describe('runBounded', () => {
       const promise = new Promise<void>((r) => (resolve = r));
       return { promise, resolve };
     });
-    const done = runBounded([0, 1, 2, 3, 4], 2, async (i) => {
+    const done = inLanes([0, 1, 2, 3, 4], 2, async (i) => {
       started.push(i);
       peak = Math.max(peak, ++running);
       await gates[i].promise;
       running--;
-    });
+      return i * 10;
+    }, full);
     for (const g of gates) {
       await Promise.resolve();
       g.resolve();
     }
-    await done;
-    expect(started).toEqual([0, 1, 2, 3, 4]);
-    expect(peak).toBe(2);
+    return { results: await done, started, peak };
+  }
+
+  it('runs at most `limit` at once, all of them, starting in order', async () => {
+    expect(await lanes()).toEqual({ results: [0, 10, 20, 30, 40], started: [0, 1, 2, 3, 4], peak: 2 });
+  });
+
+  it('starts no more once `full` says so: the ones under way finish, and the results are those started', async () => {
+    const asked: [number, number][] = [];
+    const { results, started } = await lanes((running, n) => {
+      asked.push([running, n]);
+      return n >= 3;
+    });
+    expect(started).toEqual([0, 1, 2]);
+    expect(results).toEqual([0, 10, 20]);
+    expect(asked.slice(0, 2)).toEqual([[0, 0], [1, 1]]);
   });
 });
 

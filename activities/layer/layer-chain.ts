@@ -6,6 +6,7 @@
 import { buildLayerRunRecord } from '../../core/layer/layer-run';
 import type { ContextRef, LayerInput, LayerRunRecord, LayerSpec, LayerTargetResult, TargetContext } from '../../core/layer/layer-types';
 import type { ActivityDeps } from '../deps';
+import { chainArtifacts } from '../run/chain-artifacts';
 
 /** The artifact kinds of a chain: its targets, and one run's target results. */
 const TARGETS_KIND = 'layer-chain-targets';
@@ -15,18 +16,14 @@ const RESULTS_KIND = 'layer-chain-results';
 export const createLayerChainActivities = (deps: ActivityDeps) => {
   const { store } = deps;
   const { layers } = store;
-  const read = async <T>(id: string): Promise<T> => {
-    const artifact = await store.getArtifact(id);
-    if (!artifact) throw new Error(`layer chain: no artifact ${id} in the store`);
-    return JSON.parse(artifact.content) as T;
-  };
+  const { read, keep } = chainArtifacts(store, 'layer chain');
   const resultsOf = async (chunks: string[]): Promise<LayerTargetResult[]> => (await Promise.all(chunks.map((id) => read<LayerTargetResult[]>(id)))).flat();
 
   return {
     /** Stores one run's target results under `id` and, the first time, the targets of the whole chain (once each: a retry stores nothing twice). */
     async keepLayerResults(input: { id: string; results: LayerTargetResult[]; targets?: { id: string; keys: string[] } }): Promise<void> {
-      if (input.targets) await store.putArtifact(input.targets.id, TARGETS_KIND, JSON.stringify(input.targets.keys));
-      await store.putArtifact(input.id, RESULTS_KIND, JSON.stringify(input.results));
+      if (input.targets) await keep(input.targets.id, TARGETS_KIND, input.targets.keys);
+      await keep(input.id, RESULTS_KIND, input.results);
     },
 
     /** The chain's targets from index `from` on. */

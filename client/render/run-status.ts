@@ -41,8 +41,8 @@ export function renderLiveStatus(id: string, s: RunStatus, facts: RunFacts, extr
     aboutLine(facts, now),
     progressLine(s),
     ...(s.kind === 'task' ? taskShapeLines(s) : []),
-    // A layer that continued as new lists its earlier runs' targets as counts (docs/layers.md#continue-as-new).
-    ...(s.earlier ? [`earlier runs of the chain (${s.earlier.runs}): ${s.earlier.done} targets done, ${s.earlier.skipped} skipped, ${s.earlier.failed} failed`] : []),
+    // A layer or sheet that continued as new counts what its earlier runs ended (docs/layers.md#continue-as-new, docs/sheets.md#continue-as-new).
+    ...(s.earlier ? [`earlier runs of the chain (${s.earlier.runs}): ${s.earlier.done} ${s.kind === 'sheet' ? 'statements' : 'targets'} done, ${s.earlier.skipped} skipped, ${s.earlier.failed} failed`] : []),
     ...tasks,
     ...(s.waitingFor ? answerLines(id, s.waitingFor.gate) : []),
     ...extra,

@@ -123,7 +123,7 @@ export interface LayerInput {
   templates?: TemplateRefs;
   /**
    * Events the run's history may reach before it continues as new (docs/layers.md#continue-as-new).
-   * @default 8000 (core/layer/layer-chain.ts LAYER_HISTORY_LIMIT)
+   * @default 8000 (core/run/history-limit.ts HISTORY_LIMIT)
    */
   historyLimit?: number;
   /** Set by the run before this one of the same chain, when it continued as new. */

@@ -130,5 +130,11 @@ export const sheetCommandOutputId = (stepKey: string): string => `${stepKey}/out
 /** The stored outcome of a sheet command run under `stepKey`, which a retried attempt returns. */
 export const sheetCommandOutcomeId = (stepKey: string): string => `${stepKey}/outcome`;
 
+/**
+ * The artifact holding what run `run` (1 for the first) of a sheet's chain hands on when it continues
+ * as new (docs/sheets.md#continue-as-new); `chainKey` as for {@link layerChainResultsId}.
+ */
+export const sheetChainChunkId = (chainKey: string, run: number): string => `sheet-chain/${chainKey}/chunk-${run}`;
+
 /** A repository's name as ids and `DexRepo` show it: its folder's name, made safe. */
 export const repoNameOf = (repoPath: string): string => safeName(repoPath.split('/').filter(Boolean).pop() ?? '');

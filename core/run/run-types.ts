@@ -88,8 +88,9 @@ export interface RunStatus {
   /** A roadmap's tasks, each with what it has spent so far (running ones' live figures included). */
   tasks?: { id: string; state: RunState | 'pending' | 'skipped'; phase?: string; blockedBy?: string; workflowId?: string; tokens?: TokenUsage; costUsd?: number }[];
   /**
-   * A layer run that continued as new (docs/layers.md#continue-as-new): the targets its earlier runs
-   * ended, as counts (`tasks` lists this run's targets and the earlier runs' failed ones).
+   * A layer run or sheet that continued as new (docs/layers.md#continue-as-new, docs/sheets.md#continue-as-new):
+   * the targets or statements its earlier runs ended, as counts (a layer's `tasks` lists this run's
+   * targets and the earlier runs' failed ones; a sheet's lists every statement).
    */
   earlier?: { done: number; skipped: number; failed: number; runs: number };
   /** A typed task's steps (docs/roadmaps.md). */

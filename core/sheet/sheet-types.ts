@@ -68,6 +68,40 @@ export interface SheetInput {
   /** Absent when the sheet has no llm statement. */
   llm?: LlmSpec;
   commandTimeoutMs: number;
+  /**
+   * Events the run's history may reach before it continues as new (docs/sheets.md#continue-as-new).
+   * @default 8000 (core/run/history-limit.ts HISTORY_LIMIT)
+   */
+  historyLimit?: number;
+  /** Set by the run before this one of the same chain, when it continued as new. */
+  carried?: SheetCarry;
+}
+
+/** What a sheet run hands the next run of its chain (docs/sheets.md#continue-as-new): counters and store references, never the values. */
+export interface SheetCarry {
+  /** Runs of the chain that ended by continuing as new before this one. */
+  runs: number;
+  /** The phase the next run starts at: the one this run stopped starting statements in. */
+  phase: number;
+  /** Store artifacts of the earlier runs' {@link SheetChunk}s (core/run/ids.ts sheetChainChunkId), in order. */
+  chunks: string[];
+  /** Tokens and cost of the earlier runs' statements and undos. */
+  tokens: TokenUsage;
+  costUsd: number;
+  /** The sheet was paused when the run handed over: the next run starts paused. */
+  paused?: true;
+}
+
+/** What one run of a sheet's chain keeps in the store for the runs after it: the statements that ended in it, and the order they completed in. */
+export interface SheetChunk {
+  outcomes: StatementOutcome[];
+  /** Indexes of the statements that completed, in the order they did: a transaction undoes them newest first. */
+  completed: number[];
+}
+
+/** A statement that ended, as a run of the chain keeps it: its result's own fields, and why its undo failed. */
+export interface StatementOutcome extends Pick<StatementResult, 'index' | 'status' | 'error' | 'value' | 'undo'> {
+  undoError?: string;
 }
 
 /** What became of one statement. */

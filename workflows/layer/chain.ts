@@ -1,10 +1,11 @@
-import { continueAsNew, patched, workflowInfo } from '@temporalio/workflow';
-import { historyFull, LAYER_HISTORY_LIMIT, type LayerCarry } from '../../core/layer/layer-chain';
+import { continueAsNew } from '@temporalio/workflow';
+import type { LayerCarry } from '../../core/layer/layer-chain';
 import { layerChainResultsId, layerChainTargetsId } from '../../core/run/ids';
 import { addUsage, addUsd, ZERO_USAGE } from '../../core/run/usage';
 import type { LayerInput, LayerTargetResult } from '../../core/layer/layer-types';
 import type { LayerActivities } from './activities';
 import type { TargetPart } from './children';
+import { chainKey, RunChain } from '../run/chain';
 
 /** The patch that lets a layer run continue as new; runs recorded before it never do (docs/layers.md#continue-as-new). */
 const CHAIN_PATCH = 'layer-continue-as-new';
@@ -15,18 +16,14 @@ const CHAIN_PATCH = 'layer-continue-as-new';
  * next run, by store reference. The run drains first: children in flight end in the run that
  * started them, so their results are never split across two histories.
  */
-export class LayerChain {
-  /** False when replaying a run recorded before layers continued as new. */
-  readonly bounded: boolean;
-  readonly carried?: LayerCarry;
+export class LayerChain extends RunChain<LayerCarry> {
   private bytes = 0;
 
   constructor(
     private readonly input: LayerInput,
     private readonly acts: LayerActivities,
   ) {
-    this.bounded = patched(CHAIN_PATCH);
-    this.carried = input.carried;
+    super(CHAIN_PATCH, input);
   }
 
   /** The earlier runs' result artifacts: none unless the run continued as new. */
@@ -49,12 +46,9 @@ export class LayerChain {
     this.bytes += JSON.stringify(result).length;
   }
 
-  /** True when the run should start no more targets (core/layer/layer-chain.ts historyFull). */
+  /** True when the run should start no more targets (core/run/history-limit.ts historyFull). */
   full(running: number, started: number): boolean {
-    if (!this.bounded) return false;
-    const info = workflowInfo();
-    const limit = this.input.historyLimit ?? LAYER_HISTORY_LIMIT;
-    return historyFull({ historyLength: info.historyLength, running, started, limit, suggested: info.continueAsNewSuggested, carriedBytes: this.bytes });
+    return this.historyFull(running, started, this.bytes);
   }
 
   /**
@@ -64,7 +58,7 @@ export class LayerChain {
    */
   async handOver(parts: TargetPart[], results: LayerTargetResult[], run: { startedAt: string; now: number; promptTokens: number }): Promise<never> {
     const key = chainKey();
-    const runs = (this.carried?.runs ?? 0) + 1;
+    const runs = this.run;
     const id = layerChainResultsId(key, runs);
     const storeTargets = !this.carried && !this.input.resume;
     await this.acts.keepLayerResults(
@@ -87,10 +81,4 @@ export class LayerChain {
     };
     return continueAsNew<(input: LayerInput) => Promise<unknown>>({ ...this.input, carried });
   }
-}
-
-/** The workflow id and its first run's id: what the chain's artifacts are kept under. */
-function chainKey(): string {
-  const { workflowId, firstExecutionRunId } = workflowInfo();
-  return `${workflowId}/${firstExecutionRunId}`;
 }

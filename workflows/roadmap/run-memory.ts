@@ -1,23 +1,20 @@
-import { workflowInfo } from '@temporalio/workflow';
 import type { MemoryRef } from '../../core/run/run-memory';
 import type { RoadmapInput } from '../../core/roadmap/roadmap-types';
 import type { TaskResult } from '../../core/task/task-types';
 import type { RoadmapActivities } from './activities';
+import { chainKey } from '../run/chain';
 
 /**
- * The key of this roadmap run's memory (docs/roadmaps.md#memory): the workflow id and its first
- * run's id, so a continued-as-new run keeps its memory and a later run of the same roadmap (same
- * workflow id) starts with none.
+ * The key of this roadmap run's memory (docs/roadmaps.md#memory): its chain's key, so a
+ * continued-as-new run keeps its memory and a later run of the same roadmap (same workflow id)
+ * starts with none.
  */
-export function runMemoryKey(): string {
-  const { workflowId, firstExecutionRunId } = workflowInfo();
-  return `${workflowId}/${firstExecutionRunId}`;
-}
+const memoryKey = chainKey;
 
 /** The memory reference a starting task gets: the roadmap's limits and this run's key; none when memory is off. */
 export function taskMemoryRef(input: RoadmapInput): { memory?: MemoryRef } {
   const limits = input.taskDefaults.memory;
-  return limits ? { memory: { ...limits, runKey: runMemoryKey() } } : {};
+  return limits ? { memory: { ...limits, runKey: memoryKey() } } : {};
 }
 
 /**
@@ -28,7 +25,7 @@ export function taskMemoryRef(input: RoadmapInput): { memory?: MemoryRef } {
 export async function recordLanded(acts: RoadmapActivities, input: RoadmapInput, task: { id: string; title: string }, result: TaskResult, workflowId: string): Promise<void> {
   if (!input.taskDefaults.memory) return;
   await acts.recordTaskMemory({
-    runKey: runMemoryKey(),
+    runKey: memoryKey(),
     taskId: task.id,
     title: task.title,
     workflowId,

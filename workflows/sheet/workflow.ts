@@ -1,12 +1,13 @@
 import { setHandler } from '@temporalio/workflow';
 import { dependentsOf } from '../../core/roadmap/dependency-phases';
-import { runBounded } from '../../core/run/run-bounded';
 import { substituteAction } from '../../core/sheet/sheet-symbols';
 import type { SheetInput, SheetResult } from '../../core/sheet/sheet-types';
 import { statusQuery } from '../run/definitions';
+import { inLanes } from '../run/lanes';
 import { RunControl } from '../run/run-control';
 import { runAction } from './action';
 import { sheetActivities } from './activities';
+import { SheetChain } from './chain';
 import { SheetProgress } from './progress';
 import { FAILURE, nonRetryable, type FailureType } from '../../core/run/failure-types';
 
@@ -22,6 +23,7 @@ const FAILURE_TYPES: Partial<Record<SheetResult['state'], FailureType>> = {
  * planned phases in order, the statements of a phase concurrently (at most `maxParallel`),
  * substituting the values earlier statements produced. A failure skips everything downstream;
  * in a transaction it stops the sheet and undoes every completed statement, newest first.
+ * When its history is nearly full, the run continues as new (docs/sheets.md#continue-as-new).
  */
 export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
   const acts = sheetActivities(input.hostQueue);
@@ -29,10 +31,10 @@ export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
   const progress = new SheetProgress(input, control);
   setHandler(statusQuery, () => progress.status());
   progress.ledger.attach(() => progress.status(), input.name);
-  const values: Record<string, string> = {};
-  const completed: number[] = [];
+  const chain = new SheetChain(input, acts);
+  await chain.takeOver(progress, control);
 
-  if (input.confirm) {
+  if (input.confirm && !chain.carried) {
     const decision = await control.waitAt('plan');
     if (decision.action === 'reject') {
       const message = `the plan was rejected: ${decision.reason}`;
@@ -41,14 +43,13 @@ export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
     }
   }
 
-  for (const [n, phase] of input.phases.entries()) {
+  for (let n = chain.firstPhase; n < input.phases.length; n++) {
     if (input.transaction && progress.anyFailed) break;
+    const pending = input.phases[n].filter((i) => progress.isPending(i));
     progress.enterPhase(n);
-    await runBounded(
-      phase.filter((i) => progress.isPending(i)),
-      input.maxParallel,
-      (i) => runStatement(i),
-    );
+    const started = await inLanes(pending, input.maxParallel, (i) => runStatement(i), (running) => chain.full(running, progress));
+    // The history is full: the statements left go to the next run of the chain, from this phase on.
+    if (started.length < pending.length) return chain.handOver(progress, control, n);
   }
 
   const failed = progress.result().statements.filter((r) => r.status === 'failed');
@@ -59,17 +60,18 @@ export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
   // A transaction: nothing more starts, and what completed is undone, newest first.
   const aborted = { code: 'aborted', message: `the transaction stopped after "${failed[0].id}" failed`, blocked_by: failed[0].id };
   for (const s of input.statements) progress.skip(s.index, aborted);
-  // An undo that fails does not stop the others: as much as can be undone is.
-  const left: string[] = [];
-  for (const i of [...completed].reverse()) {
+  // An undo that fails does not stop the others: as much as can be undone is. Those an earlier run
+  // of the chain undid are not undone again; a full history hands the rest to the next run.
+  for (const i of [...progress.completed].reverse()) {
     const s = input.statements[i];
-    if (!s.undo) continue;
+    if (!s.undo || progress.wasUndone(i)) continue;
+    if (chain.full(0, progress)) return chain.handOver(progress, control, input.phases.length);
     await control.unpaused();
-    const outcome = await runAction(acts, input, s.id, 'undo', substituteAction(s.undo, values));
+    const outcome = await runAction(acts, input, s.id, 'undo', substituteAction(s.undo, progress.values));
     progress.ledger.spend(outcome.tokens, outcome.costUsd);
     progress.undone(i, !outcome.error, outcome.error?.message);
-    if (outcome.error) left.push(`"${s.id}" (its undo failed: ${outcome.error.message})`);
   }
+  const left = progress.undosFailed();
   // Never rolled_back while an effect remains: the error names what is left (docs/sheets.md#transactions).
   if (left.length) return finish('failed', `${firstFailure}; the rollback is incomplete, the effects of these statements remain: ${left.join(', ')}`);
   return finish('rolled_back', `${firstFailure}; rolled back`);
@@ -80,7 +82,7 @@ export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
     await control.unpaused();
     const s = input.statements[i];
     progress.start(i);
-    const outcome = await runAction(acts, input, s.id, 'do', substituteAction(s.action, values));
+    const outcome = await runAction(acts, input, s.id, 'do', substituteAction(s.action, progress.values));
     progress.ledger.spend(outcome.tokens, outcome.costUsd);
     if (outcome.error) {
       progress.fail(i, outcome.error);
@@ -90,10 +92,7 @@ export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
       }
       return;
     }
-    const value = outcome.value ?? '';
-    if (s.produces) values[s.produces] = value;
-    completed.push(i);
-    progress.succeed(i, value);
+    progress.succeed(i, outcome.value ?? '');
   }
 
   function finish(state: SheetResult['state'], error?: string): SheetResult {
