@@ -1,7 +1,5 @@
-import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { layerWorkflowIdPrefix } from '../../core/run/ids';
-import { InvalidInput } from '../../core/run/invalid-input';
 import { plural, someOf } from '../../core/text/plural';
 import { onePositional, parseCommandArgs, UsageError, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
@@ -17,7 +15,7 @@ import { PLAN_KINDS } from '../plan-kinds';
 import { layerAbout, type RunAbout } from '../run/run-about';
 import { readSettings } from '../settings';
 import { commandSettings } from '../run-queues';
-import { parseTopicMessages } from '../requests/topic-messages-file';
+import { readTopicMessages } from '../requests/topic-messages-file';
 import type { DexStore } from '../../store/dex-store';
 import { layerOutcomeOf, snapshotLayerWorld } from '../requests/layer-recording';
 import { writePlanSidecar, type LayerWorld } from '../requests/recorded-plans';
@@ -94,9 +92,7 @@ export async function messagesCommand(argv: string[], out: Output): Promise<numb
   const { positionals } = parseCommandArgs(argv, COMMAND_HELP.messages.options);
   const [sub, file, ...extra] = positionals;
   if (sub !== 'import' || !file || extra.length) throw new UsageError(`usage: ${usageOf('messages')}`);
-  const path = resolve(file);
-  if (!existsSync(path)) throw new InvalidInput(`messages file not found: ${path}`);
-  const messages = parseTopicMessages(readFileSync(path, 'utf8'), path);
+  const messages = readTopicMessages(file);
   const topics = [...new Set(messages.map((m) => m.topic))].sort();
   const counts = await withStore(readSettings().dexHome, (store) => store.layers.importMessages(messages));
   // Names a few topics: a night's import may have thousands (`--json` lists them all).

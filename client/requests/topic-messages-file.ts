@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { TopicMessage } from '../../core/layer/layer-context';
 import { InvalidInput } from '../../core/run/invalid-input';
 
@@ -33,4 +35,11 @@ export function parseTopicMessages(text: string, source: string): TopicMessage[]
     messages.push({ id, ...m });
   });
   return messages;
+}
+
+/** Reads and parses the JSON Lines file of messages at `file` (`dex messages import FILE`); a missing file is an InvalidInput. */
+export function readTopicMessages(file: string): TopicMessage[] {
+  const path = resolve(file);
+  if (!existsSync(path)) throw new InvalidInput(`messages file not found: ${path}`);
+  return parseTopicMessages(readFileSync(path, 'utf8'), path);
 }

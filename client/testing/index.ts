@@ -1,22 +1,31 @@
 /**
- * `dex/testing` (docs/testing-your-flows.md#in-your-own-test-runner): run a task or a roadmap of
- * your own on the time-skipping test server, the model answering from a cassette, and write
- * `expect(...)` on how it ended and what it asked the model. Works in any runner (vitest, mocha,
+ * `dex/testing` (docs/testing-your-flows.md#in-your-own-test-runner): run a task, a roadmap, a
+ * layer or a sheet of your own on the time-skipping test server, the model answering from a
+ * cassette, and write `expect(...)` on how it ended and what it asked the model. Works in any runner (vitest, mocha,
  * jest): it starts nothing until `startDexTest()` and holds nothing after `stop()`.
  */
 import { resolve } from 'node:path';
-import { numberedWorkflowId, taskWorkflowIdPrefix } from '../../core/run/ids';
+import type { TopicMessage } from '../../core/layer/layer-context';
+import type { LayerRunRecord } from '../../core/layer/layer-types';
+import { layerWorkflowIdPrefix, numberedWorkflowId, sheetWorkflowIdPrefix, taskWorkflowIdPrefix } from '../../core/run/ids';
+import { InvalidInput } from '../../core/run/invalid-input';
 import type { RunStatus } from '../../core/run/run-types';
+import type { SheetResult } from '../../core/sheet/sheet-types';
 import type { TaskResult } from '../../core/task/task-types';
 import { PLAN_KINDS } from '../plan-kinds';
+import { buildLayerInput } from '../requests/layer-request';
 import { parsePeopleScript, readPeopleScript, type ScriptedAnswer } from '../requests/people-script';
+import type { LayerOutcome, SheetOutcome } from '../requests/recorded-plans';
 import { outcomeOf, type RunOutcome } from '../requests/replay-test-record';
 import { buildRoadmapInput } from '../requests/roadmap-request';
+import { buildSheetInput, planSheetFile } from '../requests/sheet-file';
 import { buildTaskInput } from '../requests/task-request';
+import { parseTopicMessages, readTopicMessages } from '../requests/topic-messages-file';
 import { readSettings } from '../settings';
+import { runLayerOnHost, runSheetOnHost } from './plan-runs';
 import { timeSkippingSettings } from './replay-recording';
-import { runScripted, type PlanStart } from './scripted-run';
-import { startTimeSkippingHost, type TimeSkippingHost } from './time-skipping-host';
+import { runScripted, type PlanStart, type ScriptedRun } from './scripted-run';
+import { startTimeSkippingHost } from './time-skipping-host';
 
 /** One person's answer, written as in a people script: `{ reject: 'after-verify:test', reason: '…', retry: true }`. */
 export interface PersonAnswer {
@@ -44,21 +53,43 @@ export interface RunOptions {
   unsafeNoSandbox?: boolean;
 }
 
-/** How a run ended, what it cost, what it asked the model, and how long it took. */
-export interface PlanOutcome extends RunOutcome {
+/** What every outcome tells besides how the run ended. */
+export interface RunFacts {
   workflowId: string;
   costUsd: number;
-  /** Every prompt's text (the user messages sent to the model), in order per transcript. */
-  prompts: string[];
   /** The server's time the run took (deadlines and timers included) and the wall time. */
   simulatedMs: number;
   wallMs: number;
+  /** Why the run was stopped (a gate nobody answers that has no deadline), or how it failed. */
+  error?: string;
+}
+
+/** How a task or roadmap run ended, what it cost, what it asked the model, and how long it took. */
+export interface PlanOutcome extends RunOutcome, RunFacts {
+  /** Every prompt's text (the user messages sent to the model), in order per transcript. */
+  prompts: string[];
   /** What the people answered, one line each. */
   answered: string[];
   /** The run's last `status` (docs/interfaces.md#people-in-the-loop). */
   status?: RunStatus;
-  error?: string;
 }
+
+/** How a layer run ended: `state`, `status`, each target's status, the insights it stored and the prompt of each model call, by `<target>/<node>`. */
+export interface LayerRunOutcome extends LayerOutcome, RunFacts {
+  /** The run's record: targets processed, failed and skipped, insights created, tokens, cost; absent when the run failed before it. */
+  record?: LayerRunRecord;
+}
+
+/** How a sheet run ended: `state` and each statement's status, value and error code. */
+export interface SheetRunOutcome extends SheetOutcome, RunFacts {
+  /** The sheet's result: each statement's error message and undo too, tokens, cost. */
+  result?: SheetResult;
+  /** What the people answered, one line each. */
+  answered: string[];
+}
+
+/** A topic message to import, as a line of a `dex messages import` file: without `id`, one is made from its content. */
+export type NewTopicMessage = Omit<TopicMessage, 'id'> & { id?: string };
 
 /** A time-skipping server with a dex worker, for one test file. */
 export interface DexTest {
@@ -66,6 +97,14 @@ export interface DexTest {
   runTask(req: { repo: string; title: string; description?: string; weight?: string } & RunOptions): Promise<PlanOutcome>;
   /** Runs the roadmap file `roadmap` as `dex run` would; it lands on the checked-out branch of `repo` (default: the roadmap's folder). */
   runRoadmap(req: { roadmap: string; repo?: string } & RunOptions): Promise<PlanOutcome>;
+  /**
+   * Runs the layer file `file` as `dex layer` would, on this test's store (kept until `stop()`):
+   * `messages` (a list, or a JSON Lines file as `dex messages import` reads) are imported first,
+   * and its lookbacks count back from `clock` (@default the server's clock).
+   */
+  runLayer(req: { file: string; messages?: NewTopicMessage[] | string; clock?: string | number | Date; cassette?: string }): Promise<LayerRunOutcome>;
+  /** Runs the sheet file `file` as `dex sheet` would; with `confirm`, `people` answer its `plan` gate. */
+  runSheet(req: { file: string; confirm?: boolean; cassette?: string; people?: People }): Promise<SheetRunOutcome>;
   /** Stops the worker and the server. */
   stop(): Promise<void>;
 }
@@ -75,26 +114,47 @@ export async function startDexTest(opts: { cassette?: string } = {}): Promise<De
   const host = await startTimeSkippingHost();
   const settings = timeSkippingSettings(readSettings(), host.dexHome);
   const runs = new Map<string, number>();
+  const nextId = (prefix: string) => {
+    const n = (runs.get(prefix) ?? 0) + 1;
+    runs.set(prefix, n);
+    return numberedWorkflowId(prefix, n);
+  };
   const llmOf = (cassette: string | undefined) => {
     const file = cassette ?? opts.cassette;
     if (!file) throw new Error('dex/testing: name a cassette, in startDexTest({ cassette }) or in the run');
     return `replay:${resolve(file)}`;
   };
-  const run = (start: PlanStart, repo: string, kind: 'task' | 'roadmap', people: People | undefined) =>
-    outcome(host, start, repo, kind, answersOf(people));
+  const plan = async (start: PlanStart, repo: string, kind: 'task' | 'roadmap', people: People | undefined): Promise<PlanOutcome> => {
+    const run = await runScripted(host, start, answersOf(people));
+    const branch = kind === 'task' ? (run.end.result as TaskResult | undefined)?.branch ?? 'HEAD' : 'HEAD';
+    const { prompts, answered, status } = run;
+    return { ...outcomeOf(kind, repo, branch, run.end), ...factsOf(run, status?.costUsd), prompts, answered, status };
+  };
   return {
     runTask: async (req) => {
       const { input, repoName } = buildTaskInput({ ...req, llm: llmOf(req.cassette) }, settings);
-      const prefix = taskWorkflowIdPrefix(repoName, input.taskId);
-      const n = (runs.get(prefix) ?? 0) + 1;
-      runs.set(prefix, n);
-      const start = { workflowType: PLAN_KINDS.task.workflowType, workflowId: numberedWorkflowId(prefix, n), args: [input] };
-      return run(start, input.repoPath, 'task', req.people);
+      const workflowId = nextId(taskWorkflowIdPrefix(repoName, input.taskId));
+      return plan({ workflowType: PLAN_KINDS.task.workflowType, workflowId, args: [input] }, input.repoPath, 'task', req.people);
     },
     runRoadmap: async (req) => {
       const checked = buildRoadmapInput({ roadmap: resolve(req.roadmap), repo: req.repo, llm: llmOf(req.cassette), unsafeNoSandbox: req.unsafeNoSandbox }, settings);
       const start = { workflowType: PLAN_KINDS.roadmap.workflowType, workflowId: checked.workflowId, args: [checked.input] };
-      return run(start, checked.input.repoPath, 'roadmap', req.people);
+      return plan(start, checked.input.repoPath, 'roadmap', req.people);
+    },
+    runLayer: async (req) => {
+      const checked = buildLayerInput(req.file, { llm: llmOf(req.cassette) }, settings);
+      const layer = req.clock === undefined ? checked : { ...checked, clock: clockOf(req.clock) };
+      if (req.messages !== undefined) await host.deps.store.layers.importMessages(topicMessages(req.messages));
+      const { run, outcome } = await runLayerOnHost(host, nextId(layerWorkflowIdPrefix(layer.layer.name)), layer);
+      const record = run.end.result as LayerRunRecord | undefined;
+      return { ...outcome, ...factsOf(run, record?.costUsd ?? run.status?.costUsd), ...(record ? { record } : {}) };
+    },
+    runSheet: async (req) => {
+      const sheet = planSheetFile(req.file);
+      const input = buildSheetInput(req.file, sheet, { confirm: req.confirm, llm: llmOf(req.cassette) }, settings);
+      const { run, outcome } = await runSheetOnHost(host, nextId(sheetWorkflowIdPrefix(sheet.name)), input, answersOf(req.people));
+      const result = run.end.result as SheetResult | undefined;
+      return { ...outcome, ...factsOf(run, result?.costUsd ?? run.status?.costUsd), answered: run.answered, ...(result ? { result } : {}) };
     },
     stop: () => host.stop(),
   };
@@ -107,18 +167,21 @@ function answersOf(people: People | undefined): ScriptedAnswer[] {
   return parsePeopleScript(JSON.stringify({ people }), 'people').answers;
 }
 
-async function outcome(host: TimeSkippingHost, start: PlanStart, repo: string, kind: 'task' | 'roadmap', answers: ScriptedAnswer[]): Promise<PlanOutcome> {
-  const run = await runScripted(host, start, answers);
-  const branch = kind === 'task' ? (run.end.result as TaskResult | undefined)?.branch ?? 'HEAD' : 'HEAD';
-  return {
-    ...outcomeOf(kind, repo, branch, run.end),
-    workflowId: run.workflowId,
-    costUsd: run.status?.costUsd ?? 0,
-    prompts: run.prompts,
-    simulatedMs: run.simulatedMs,
-    wallMs: run.wallMs,
-    answered: run.answered,
-    status: run.status,
-    ...(run.end.error || run.stuck ? { error: run.stuck ?? run.end.error } : {}),
-  };
+/** The messages to import, checked as the lines of a `dex messages import` file are (a list's ids made the same way). */
+function topicMessages(messages: NewTopicMessage[] | string): TopicMessage[] {
+  if (typeof messages === 'string') return readTopicMessages(messages);
+  return parseTopicMessages(messages.map((m) => JSON.stringify(m)).join('\n'), 'messages');
+}
+
+/** A layer's clock in ms: an ISO 8601 date and time, ms since the epoch, or a Date. */
+function clockOf(clock: string | number | Date): number {
+  const ms = clock instanceof Date ? clock.getTime() : typeof clock === 'number' ? clock : Date.parse(clock);
+  if (Number.isNaN(ms)) throw new InvalidInput(`clock: ${String(clock)} is not a date and time (use ISO 8601, e.g. 2025-01-31T18:00:00Z)`);
+  return ms;
+}
+
+/** What every outcome tells besides how the run ended, from the scripted run. */
+function factsOf(run: ScriptedRun, costUsd: number | undefined): RunFacts {
+  const { workflowId, simulatedMs, wallMs } = run;
+  return { workflowId, costUsd: costUsd ?? 0, simulatedMs, wallMs, ...(run.end.error || run.stuck ? { error: run.stuck ?? run.end.error } : {}) };
 }

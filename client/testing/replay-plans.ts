@@ -10,18 +10,17 @@ import { dirname, join } from 'node:path';
 import { InvalidInput } from '../../core/run/invalid-input';
 import type { LayerInput } from '../../core/layer/layer-types';
 import type { Output } from '../cli-context';
-import { PLAN_KINDS } from '../plan-kinds';
 import { layerDifferences, planSameLine, sheetDifferences } from '../render/replay-test-plans';
-import { layerOutcomeOf, seedLayerWorld, sheetOutcomeOf } from '../requests/layer-recording';
+import { seedLayerWorld } from '../requests/layer-recording';
 import { buildLayerInput } from '../requests/layer-request';
-import { storeLayerTemplates } from '../requests/layer-templates';
 import type { ScriptedAnswer } from '../requests/people-script';
 import type { LayerOutcome, RecordedPlan, SheetOutcome } from '../requests/recorded-plans';
 import { buildSheetInput, planSheetFile } from '../requests/sheet-file';
 import { progressView } from '../run/progress-view';
 import { readSettings } from '../settings';
 import { timeSkippingSettings } from './replay-recording';
-import { runScripted, type ScriptedRun } from './scripted-run';
+import { runLayerOnHost, runSheetOnHost } from './plan-runs';
+import type { ScriptedRun } from './scripted-run';
 import { startTimeSkippingHost } from './time-skipping-host';
 
 /**
@@ -83,7 +82,6 @@ export interface PlanReplay {
 export function planReplay(recorded: RecordedPlan, cassette: string, dexHome: string): PlanReplay {
   const settings = timeSkippingSettings(readSettings(), dexHome);
   const llm = `replay:${cassette}`;
-  const start = { workflowType: PLAN_KINDS[recorded.kind].workflowType, workflowId: recorded.workflowId };
   if (recorded.kind === 'layer') {
     const layer: LayerInput = { ...buildLayerInput(recorded.file, { llm }, settings), clock: recorded.clock };
     return {
@@ -91,9 +89,7 @@ export function planReplay(recorded: RecordedPlan, cassette: string, dexHome: st
       run: (out) =>
         onHost(dexHome, out, async (host) => {
           await seedLayerWorld(host.deps.store, recorded.world);
-          await storeLayerTemplates(host.deps.store, layer.templates ?? {});
-          const run = await runScripted(host, { ...start, args: [layer] }, [], progressView(out, Date.now()));
-          return { run, outcome: await layerOutcomeOf(host.deps.store, run.workflowId, run.end) };
+          return runLayerOnHost(host, recorded.workflowId, layer, progressView(out, Date.now()));
         }),
     };
   }
@@ -107,11 +103,7 @@ export function planReplay(recorded: RecordedPlan, cassette: string, dexHome: st
     ? [recorded.end.state === 'rejected' ? { action: 'reject', gate: 'plan', reason: 'rejected when recorded' } : { action: 'approve', gate: 'plan' }]
     : [];
   return {
-    run: (out) =>
-      onHost(dexHome, out, async (host) => {
-        const run = await runScripted(host, { ...start, args: [input] }, answers, progressView(out, Date.now()));
-        return { run, outcome: sheetOutcomeOf(run.end) };
-      }),
+    run: (out) => onHost(dexHome, out, (host) => runSheetOnHost(host, recorded.workflowId, input, answers, progressView(out, Date.now()))),
   };
 }
 
