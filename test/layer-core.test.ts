@@ -9,6 +9,8 @@ import { parseLayerFile } from '../core/parsing/layer-file';
 import { buildLayerRunRecord, emptyTargetResult, layerRunStatus, splitNodes } from '../core/layer/layer-run';
 import type { LayerInput, LayerTargetResult } from '../core/layer/layer-types';
 import { batchSummary, inBatches, targetsPerActivity } from '../core/layer/target-batches';
+import { recordForResult, RESULT_LIST_LIMIT } from '../core/layer/record-lists';
+import { renderLayerRun } from '../client/render/render-layer-run';
 import { messagesFor } from './layer-fixtures';
 
 const asIs = (path: string) => `/abs/${path}`;
@@ -181,5 +183,28 @@ describe('targets per activity (docs/layers.md#where-a-target-runs)', () => {
     expect(batchSummary(['global'], 'night')).toBe('the global part of layer night');
     expect(batchSummary(['a', 'b'], 'night')).toBe('2 targets (a, b) of layer night');
     expect(batchSummary(['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8'], 'night')).toBe('8 targets (t1 … t8) of layer night');
+  });
+});
+
+describe("a layer run's result (core/layer/record-lists.ts)", () => {
+  const input = { layer: { name: 'night' }, hash: 'h', defaultModel: 'm' } as unknown as LayerInput;
+  const many = (n: number, status: LayerTargetResult['status']) =>
+    Array.from({ length: n }, (_, i) => ({ ...emptyTargetResult(`t${i}`), status, ...(status === 'skipped' ? { reason: 'no messages' } : { insightIds: [`t${i}/store`] }) }));
+
+  it('keeps the first 200 of each list past 200 and says how many there were; the store keeps the whole record', () => {
+    const full = buildLayerRunRecord({ id: 'layer-night-1', input, startedAt: 's', endedAt: 'e', targets: [...many(50_000, 'success'), ...many(300, 'skipped')] });
+    const result = recordForResult(full);
+    expect(result.targets).toHaveLength(RESULT_LIST_LIMIT);
+    expect(result.skipped).toHaveLength(RESULT_LIST_LIMIT);
+    expect(result.cut).toEqual({ targets: 50_300, skipped: 300 });
+    expect(result.targetsMatched).toBe(50_300);
+    expect(JSON.stringify(result).length).toBeLessThan(64_000);
+    expect(JSON.stringify(full).length).toBeGreaterThan(1_500_000);
+    expect(renderLayerRun(result)).toContain('… and 100 more skipped targets (300 in all, in the store\'s layer_runs record layer-night-1)');
+  });
+
+  it('leaves a record whose lists fit as it is', () => {
+    const full = buildLayerRunRecord({ id: 'layer-night-2', input, startedAt: 's', endedAt: 'e', targets: many(3, 'success') });
+    expect(recordForResult(full)).toBe(full);
   });
 });

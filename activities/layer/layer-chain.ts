@@ -7,6 +7,7 @@ import { buildLayerRunRecord } from '../../core/layer/layer-run';
 import type { ContextRef, LayerInput, LayerRunRecord, LayerSpec, LayerTargetResult, TargetContext } from '../../core/layer/layer-types';
 import type { ActivityDeps } from '../deps';
 import { chainArtifacts } from '../run/chain-artifacts';
+import { recordForResult } from '../../core/layer/record-lists';
 
 /** The artifact kinds of a chain: its targets, and one run's target results. */
 const TARGETS_KIND = 'layer-chain-targets';
@@ -62,7 +63,7 @@ export const createLayerChainActivities = (deps: ActivityDeps) => {
       const targets = [...(await resultsOf(input.chunks)), ...input.targets];
       const record = buildLayerRunRecord({ id: input.id, input: input.input, startedAt: input.startedAt, endedAt: input.endedAt, targets, global: input.global });
       await layers.putLayerRun(record, input.layer);
-      return (await layers.getLayerRun(input.id)) ?? record;
+      return recordForResult((await layers.getLayerRun(input.id)) ?? record);
     },
   };
 };

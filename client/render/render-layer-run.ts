@@ -15,8 +15,17 @@ export function renderLayerRun(r: LayerRunRecord): string[] {
   if (r.promptTokens) lines.push(`prompts: ~${r.promptTokens} tokens (estimated) · ${plural(r.messagesTrimmed, 'message')} and ${plural(r.insightsTrimmed ?? 0, 'insight')} trimmed to fit`);
   else if (r.messagesTrimmed > 0) lines.push(`context: ${plural(r.messagesTrimmed, 'oldest message')} trimmed to fit, ~${r.contextTokens} tokens of messages sent`);
   for (const s of r.skipped) lines.push(`skipped ${s.target}: ${s.reason}`);
+  lines.push(...more(r, 'skipped', 'skipped targets'));
   for (const e of r.errors) lines.push(`error ${e.target} at ${e.node}: ${e.error}`);
-  if (r.resumable?.length) lines.push(`resume with: dex layer --resume ${r.id} (${r.resumable.map((p) => `${p.target} from ${p.node}`).join(', ')})`);
+  lines.push(...more(r, 'errors', 'errors'));
+  if (r.resumable?.length) lines.push(`resume with: dex layer --resume ${r.id} (${r.resumable.map((p) => `${p.target} from ${p.node}`).join(', ')}${r.cut?.resumable ? `, and ${r.cut.resumable - r.resumable.length} more` : ''})`);
   for (const o of r.outputs) lines.push(`--- ${o.target} ${o.node}\n${o.text}`);
+  lines.push(...more(r, 'outputs', 'outputs'));
   return lines;
+}
+
+/** The line that says a list of the result was cut (core/layer/record-lists.ts), and where the rest is. */
+function more(r: LayerRunRecord, list: 'skipped' | 'errors' | 'outputs', what: string): string[] {
+  const all = r.cut?.[list];
+  return all ? [`… and ${all - r[list].length} more ${what} (${all} in all, in the store's layer_runs record ${r.id})`] : [];
 }

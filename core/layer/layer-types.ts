@@ -244,6 +244,8 @@ export interface LayerRunRecord {
   resumes?: string;
   /** How each target (and the global part) ended; absent in records of runs before it was kept. */
   targets?: { target: string; status: LayerTargetResult['status'] }[];
+  /** In a run's result: how many entries each list had where it holds only the first ones (core/layer/record-lists.ts); the stored record holds all. */
+  cut?: Partial<Record<'targets' | 'skipped' | 'errors' | 'outputs' | 'resumable', number>>;
 }
 
 /** The numbers of an insight, as the model gives them (0..1) or as defaults. */

@@ -14,6 +14,7 @@ import { inBatches } from '../../core/layer/target-batches';
 import { RunControl } from '../run/run-control';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import { plural } from '../../core/text/plural';
+import { recordForResult } from '../../core/layer/record-lists';
 
 export { layerTargetWorkflow };
 
@@ -71,10 +72,12 @@ export async function layerWorkflow(started: LayerInput): Promise<LayerRunRecord
   }
 
   const endedAt = new Date().toISOString();
-  const record = chain.chunks.length
+  const built = chain.chunks.length
     ? await acts.recordLayerChain({ id: runId, input, layer: input.layer, startedAt, endedAt, chunks: chain.chunks, targets: results, global: globalResult }, `${input.layer.name} · record run`)
     : buildLayerRunRecord({ id: runId, input, startedAt, endedAt, targets: results, global: globalResult });
-  if (!chain.chunks.length) await acts.recordLayerRun({ record, layer: input.layer }, `${input.layer.name} · record run`);
+  if (!chain.chunks.length) await acts.recordLayerRun({ record: built, layer: input.layer }, `${input.layer.name} · record run`);
+  // The result carries the first entries of each list; the stored record keeps them all.
+  const record = recordForResult(built);
   progress.finish(record);
   if (record.state === 'failed') {
     const failures = record.errors.map((e) => `${e.target} at ${e.node}: ${e.error}`).join('; ');
