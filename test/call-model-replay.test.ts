@@ -1,7 +1,10 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callInput, failureOf, openFixture, plainReply, runCallModel, type ModelActivities, type ModelCallFixture } from './call-model-fixture';
+import { startFakeAnthropic } from './fake-anthropic-server';
+import type { LlmSpec } from '../core/run/run-types';
 
 let fixture: ModelCallFixture;
 
@@ -99,5 +102,60 @@ describe('callModel from a replay cassette', () => {
     expect(invalid.type).toBe('CassetteInvalid');
     expect(invalid.nonRetryable).toBe(true);
     expect(invalid.message).toMatch(/broken\.jsonl:2: response\.content\[0\] \(tool_use\) has no "input"$/);
+  });
+});
+
+describe('error lines: a cassette line that answers with an API error', () => {
+  const overloaded = (retryAfterSeconds?: number) => ({ status: 529, type: 'overloaded_error', message: 'Overloaded', ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) });
+  const errorLine = (task: string, error: object) => JSON.stringify({ task, phase: 'implement', error });
+  const answer = (task: string, text: string) => JSON.stringify({ task, phase: 'implement', response: plainReply(text) });
+  let path: string;
+
+  beforeAll(() => {
+    path = join(fixture.dir, 'errors.jsonl');
+    const lines = [
+      errorLine('E1', overloaded(30)),
+      errorLine('E1', overloaded()),
+      answer('E1', 'after two'),
+      errorLine('E2', { status: 400, type: 'invalid_request_error', message: 'messages: roles must alternate' }),
+      answer('E2', 'never taken'),
+    ];
+    writeFileSync(path, `${lines.join('\n')}\n`);
+  });
+
+  const call = (transcriptId: string, task: string, scope: string) =>
+    runCallModel(fixture.activities(), callInput(transcriptId, task, { kind: 'replay', path }, { cassetteScope: scope }));
+
+  it('raises each error once, classified as a live one, and the call asked again takes the next line', async () => {
+    const t = fixture.newTranscript();
+    const first = await failureOf(call(t, 'E1', 'scope-errors'));
+    expect(first).toMatchObject({ type: 'ModelOverloaded', nonRetryable: false, nextRetryDelay: 30_000, message: 'Anthropic API 529 overloaded_error: Overloaded' });
+    const second = await failureOf(call(t, 'E1', 'scope-errors'));
+    expect(second).toMatchObject({ type: 'ModelOverloaded', nonRetryable: false, nextRetryDelay: undefined });
+    expect((await call(t, 'E1', 'scope-errors')).textPreview).toBe('after two');
+    // Asked again after its answer (a retry after a crash): the same answer, no line taken.
+    expect((await call(t, 'E1', 'scope-errors')).textPreview).toBe('after two');
+  });
+
+  it('fails a non-retryable error (400) at once', async () => {
+    const failure = await failureOf(call(fixture.newTranscript(), 'E2', 'scope-errors'));
+    expect(failure).toMatchObject({ type: 'ModelBadRequest', nonRetryable: true, message: 'Anthropic API 400 invalid_request_error: messages: roles must alternate' });
+  });
+
+  it('is the failure the live API gives for the same error', async () => {
+    const fake = await startFakeAnthropic({ cassette: path });
+    try {
+      const live: LlmSpec = { kind: 'anthropic', baseUrl: fake.url };
+      const liveTranscript = fixture.newTranscript();
+      const replayTranscript = fixture.newTranscript();
+      const shape = ({ type, nonRetryable, nextRetryDelay, message }: ApplicationFailure) => ({ type, nonRetryable, nextRetryDelay, message });
+      for (const task of ['E1', 'E1', 'E2']) {
+        const fromLive = await failureOf(runCallModel(fixture.activities({ baseURL: fake.url }), callInput(liveTranscript, task, live)));
+        const replayed = await failureOf(call(task === 'E1' ? replayTranscript : fixture.newTranscript(), task, 'scope-errors-live'));
+        expect(shape(replayed)).toEqual(shape(fromLive));
+      }
+    } finally {
+      await fake.close();
+    }
   });
 });

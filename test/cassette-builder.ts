@@ -1,4 +1,4 @@
-import type { CassetteBlock, CassetteLine } from '../core/parsing/cassette';
+import { isErrorLine, parseCassette, type CassetteBlock, type CassetteLine } from '../core/parsing/cassette';
 
 /** The model the test cassettes answer as. */
 export const TEST_MODEL = 'claude-sonnet-4-6';
@@ -65,4 +65,9 @@ export function usageTotals(lines: CassetteLine[]) {
     }),
     { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
   );
+}
+
+/** The response lines of cassette `text` (every line, in a cassette without error lines). */
+export function parsedResponses(text: string, source: string): CassetteLine[] {
+  return parseCassette(text, source).filter((l): l is CassetteLine => !isErrorLine(l));
 }

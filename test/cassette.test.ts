@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { matchingLineNumbers, parseCassette } from '../core/parsing/cassette';
 import { InvalidInput } from '../core/run/invalid-input';
+import { parsedResponses } from './cassette-builder';
 
 const response = (text: string) => ({
   id: 'msg_1',
@@ -22,17 +23,27 @@ const changed = (change: (r: ReturnType<typeof response>) => void) => {
 const blocks = (...content: Record<string, unknown>[]) => changed((r) => (r.content = content));
 const toolUse = { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'a' } };
 /** `block` without `field`. */
+const overloaded = { status: 529, type: 'overloaded_error', message: 'Overloaded' };
 const without = (block: Record<string, unknown>, field: string) => Object.fromEntries(Object.entries(block).filter(([k]) => k !== field));
 
 describe('parseCassette', () => {
   it('parses lines, ignores blank ones and keeps file line numbers', () => {
     const text = [line('T1', 'implement', 'a'), '', '   ', line('*', '*', 'b'), ''].join('\n');
-    const lines = parseCassette(text, 'c.jsonl');
+    const lines = parsedResponses(text, 'c.jsonl');
     expect(lines.map((l) => [l.line, l.task, l.phase])).toEqual([
       [1, 'T1', 'implement'],
       [4, '*', '*'],
     ]);
     expect(lines[1].response).toEqual(response('b'));
+  });
+
+  it('parses an error line: an API error to answer a call with, its retry-after optional', () => {
+    const text = [JSON.stringify({ task: 'T1', phase: 'implement', error: overloaded }), JSON.stringify({ task: '*', phase: '*', error: { ...overloaded, retryAfterSeconds: 30 } }), line('T1', 'implement', 'a')].join('\n');
+    expect(parseCassette(text, 'c.jsonl')).toEqual([
+      { line: 1, task: 'T1', phase: 'implement', error: overloaded },
+      { line: 2, task: '*', phase: '*', error: { ...overloaded, retryAfterSeconds: 30 } },
+      { line: 3, task: 'T1', phase: 'implement', response: response('a') },
+    ]);
   });
 
   it('accepts CRLF line endings', () => {
@@ -57,7 +68,7 @@ describe('parseCassette', () => {
         r.usage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: 7 };
       }),
     ].join('\n');
-    expect(parseCassette(text, 'c.jsonl').map((l) => l.response.content.length)).toEqual([8, 1]);
+    expect(parsedResponses(text, 'c.jsonl').map((l) => l.response.content.length)).toEqual([8, 1]);
   });
 
   it.each([
@@ -65,7 +76,15 @@ describe('parseCassette', () => {
     ['[1,2]', 'expected a JSON object {"task", "phase", "response"}'],
     [JSON.stringify({ phase: 'p', response: response('x') }), '"task" must be a non-empty string (a task id or "*")'],
     [JSON.stringify({ task: 'T1', phase: 3, response: response('x') }), '"phase" must be a non-empty string (a phase name or "*")'],
-    [JSON.stringify({ task: 'T1', phase: 'p' }), 'the line has no "response"'],
+    [JSON.stringify({ task: 'T1', phase: 'p' }), 'the line has neither a "response" nor an "error"'],
+    [JSON.stringify({ task: 'T1', phase: 'p', response: response('x'), error: overloaded }), 'a line has a "response" or an "error", not both'],
+    [JSON.stringify({ task: 'T1', phase: 'p', error: 'Overloaded' }), '"error" must be an object {"status", "type", "message"}, not "Overloaded"'],
+    [JSON.stringify({ task: 'T1', phase: 'p', error: { ...overloaded, status: 200 } }), 'error: "status" must be an HTTP error status from 400 to 599, not 200'],
+    [JSON.stringify({ task: 'T1', phase: 'p', error: { ...overloaded, status: '529' } }), 'error: "status" must be an HTTP error status from 400 to 599, not "529"'],
+    [JSON.stringify({ task: 'T1', phase: 'p', error: without(overloaded, 'type') }), 'error has no "type"'],
+    [JSON.stringify({ task: 'T1', phase: 'p', error: without(overloaded, 'message') }), 'error has no "message"'],
+    [JSON.stringify({ task: 'T1', phase: 'p', error: { ...overloaded, retryAfterSeconds: '30' } }), 'error: "retryAfterSeconds" must be a number of seconds, not "30"'],
+    [JSON.stringify({ task: 'T1', phase: 'p', error: { ...overloaded, retryAfter: 30 } }), 'error has the unknown field "retryAfter" (known: status, type, message, retryAfterSeconds)'],
     [JSON.stringify({ task: 'T1', phase: 'p', response: 'hi' }), '"response" must be a Messages API response object, not "hi"'],
     [changed((r) => (r.type = 'error')), 'response: "type" must be "message", not "error"'],
     [changed((r) => (r.role = 'user')), 'response: "role" must be "assistant", not "user"'],

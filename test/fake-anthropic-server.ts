@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { matchingLineNumbers, parseCassette, type CassetteBlock, type CassetteLine } from '../core/parsing/cassette';
+import { isErrorLine, matchingLineNumbers, parseCassette, type CassetteBlock, type CassetteEntry, type CassetteLine } from '../core/parsing/cassette';
 
 /** A fault served instead of an answer; `match` limits it to requests with that `x-dex-task` and/or `x-dex-call`. */
 export type Fault = (
@@ -73,7 +73,7 @@ const ERROR_TYPES: Record<number, string> = {
 export async function startFakeAnthropic(
   opts: { cassette?: string | CassetteLine[]; latencyMs?: number; answer?: (task: string, phase: string) => CassetteLine['response'] } = {},
 ): Promise<FakeAnthropic> {
-  const lines =
+  const lines: CassetteEntry[] =
     typeof opts.cassette === 'string' ? parseCassette(readFileSync(opts.cassette, 'utf8'), opts.cassette) : (opts.cassette ?? []);
   const used = new Set<number>();
   /** The cassette line each `x-dex-call` key was answered with. */
@@ -129,6 +129,11 @@ export async function startFakeAnthropic(
         return sendError(res, 400, `fake Anthropic: no unused cassette line for task "${task}" phase "${phase}"`, id);
       }
       if (!made) used.add(line.line);
+      // An error line answers once: the call asked again takes the next line, as a live retry would.
+      if (isErrorLine(line)) {
+        const { status, type, message, retryAfterSeconds } = line.error;
+        return sendError(res, status, undefined, id, { type: 'error', error: { type, message } }, retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) });
+      }
       if (call !== undefined && !made) answered.set(call, line.line);
       const message = {
         id: `msg_${id}`,

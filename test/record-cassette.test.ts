@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { findRecorded, recordedReply, withFileLock } from '../activities/model/cassette-recorder';
-import { parseCassette, type CassetteResponse } from '../core/parsing/cassette';
+import type { CassetteResponse } from '../core/parsing/cassette';
+import { parsedResponses } from './cassette-builder';
 import { parseLlmSpec } from '../client/requests/llm-spec';
 
 const execFileAsync = promisify(execFile);
@@ -29,7 +30,7 @@ describe('the record cassette', () => {
     const file = newFile();
     await recordedReply(file, who('task-a/implement/1#1'), async () => reply('one'));
     await recordedReply(file, who('task-a/implement/1#3', 'T2'), async () => reply('two'));
-    const lines = parseCassette(readFileSync(file, 'utf8'), file);
+    const lines = parsedResponses(readFileSync(file, 'utf8'), file);
     expect(lines.map((l) => [l.call, l.task, l.phase, l.response.content])).toEqual([
       ['task-a/implement/1#1', 'T1', 'implement', [{ type: 'text', text: 'one' }]],
       ['task-a/implement/1#3', 'T2', 'implement', [{ type: 'text', text: 'two' }]],
@@ -57,7 +58,7 @@ describe('the record cassette', () => {
     release();
     expect(await slow).toEqual(fast);
     expect(fast.content).toEqual([{ type: 'text', text: 'fast' }]);
-    expect(parseCassette(readFileSync(file, 'utf8'), file)).toHaveLength(1);
+    expect(parsedResponses(readFileSync(file, 'utf8'), file)).toHaveLength(1);
   });
 
   it('keeps every line whole when many calls in several processes record at once', async () => {
@@ -71,7 +72,7 @@ describe('the record cassette', () => {
         async () => ({ type: 'message', role: 'assistant', model: 'claude-sonnet-4-6', content: [{ type: 'text', text: big + i }], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } }))))
         .then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });`;
     await Promise.all([1, 2, 3, 4].map((p) => execFileAsync(process.execPath, ['-e', script, file, String(p)], { cwd: join(__dirname, '..') })));
-    const lines = parseCassette(readFileSync(file, 'utf8'), file);
+    const lines = parsedResponses(readFileSync(file, 'utf8'), file);
     expect(lines).toHaveLength(60);
     expect(new Set(lines.map((l) => l.call)).size).toBe(60);
     expect(existsSync(`${file}.lock`)).toBe(false);

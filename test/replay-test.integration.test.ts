@@ -3,9 +3,8 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseCassette } from '../core/parsing/cassette';
 import type { RecordedRun } from '../client/requests/replay-test-record';
-import { completionTurn, toolTurn } from './cassette-builder';
+import { completionTurn, parsedResponses, toolTurn } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
 import { sampleRepo } from './dev-server-env';
 import { roadmapRepo } from './roadmap-fixture';
@@ -44,7 +43,7 @@ describe('dex replay-test: a recorded run turned into a test', () => {
   });
 
   it('records every live response with its call key, and the run in a sidecar', () => {
-    const lines = parseCassette(readFileSync(cassette, 'utf8'), cassette);
+    const lines = parsedResponses(readFileSync(cassette, 'utf8'), cassette);
     expect(lines).toHaveLength(4);
     expect(lines.every((l) => l.task === 'fix-sum' && l.phase === 'implement' && /#\d+$/.test(l.call ?? ''))).toBe(true);
     expect(lines[1].response.content).toEqual([expect.objectContaining({ type: 'tool_use', name: 'write_file', input: { path: 'NOTES.md', content: 'sum adds now\n' } })]);

@@ -14,7 +14,8 @@ import { fits, worstCaseOf, type Allowance, type Reserve } from '../../core/run/
 import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
 import type { Completion } from '../../core/task/task-types';
 import type { ActivityDeps } from '../deps';
-import { CassetteFiles, modelReply, requirePrice, storeReply } from './model-reply';
+import { CassetteFiles } from './cassette-replay';
+import { modelReply, requirePrice, storeReply } from './model-reply';
 import type { DexStore } from '../../store/dex-store';
 import { onModelSpan } from '../../tracing/activity-spans';
 import { ensureUserMessage, transcriptUpTo, usageOf, type Block } from './model-turn';

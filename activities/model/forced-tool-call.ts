@@ -9,7 +9,8 @@ import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import { modelCallKey } from '../../core/run/ids';
 import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
-import { CassetteFiles, modelReply, requirePrice, storeReply } from './model-reply';
+import { CassetteFiles } from './cassette-replay';
+import { modelReply, requirePrice, storeReply } from './model-reply';
 import { onModelSpan } from '../../tracing/activity-spans';
 
 /** A tool the model must answer through. */

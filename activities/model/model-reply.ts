@@ -3,33 +3,23 @@
  * share: a model reply, read from a replay cassette or streamed live from the Anthropic API,
  * and its usage in dex's terms.
  */
-import { readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
-import type { ApplicationFailure } from '@temporalio/common';
-import { matchingLineNumbers, parseCassette, type CassetteLine, type CassetteResponse, type CassetteUsage } from '../../core/parsing/cassette';
+import type { CassetteResponse, CassetteUsage } from '../../core/parsing/cassette';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
-import { InvalidInput } from '../../core/run/invalid-input';
 import { costOf, priceOf } from '../../core/run/pricing';
 import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
 import { recordedReply } from './cassette-recorder';
+import { cassetteReply, type CassetteCall, type CassetteFiles } from './cassette-replay';
 import { createRedactor, redactDeep } from '../../core/safety/redaction';
 import { classifyModelError } from './model-errors';
 import { StreamWatchdog } from './stream-watchdog';
 import type { DexStore } from '../../store/dex-store';
 
 /** One model call: where its reply comes from and who it is for. */
-export interface ModelRequest {
+export interface ModelRequest extends CassetteCall {
   llm: LlmSpec;
-  /** Calls in one scope never take the same cassette line twice. */
-  cassetteScope: string;
-  /** The cassette task and phase, also sent as the `x-dex-task` and `x-dex-phase` headers. */
-  task: string;
-  phase: string;
-  /** `<transcriptId>#<replySeq>`: claims the cassette line and is sent as `x-dex-call`. */
-  callKey: string;
   /** The Messages API request body, sent when the model is called live. */
   params: Anthropic.MessageStreamParams;
 }
@@ -105,45 +95,6 @@ export function tokenUsage(usage: CassetteUsage): TokenUsage {
   };
 }
 
-/** Parsed cassettes, re-read when a file's modification time or size changes. */
-export class CassetteFiles {
-  private readonly parsed = new Map<string, { mtimeMs: number; size: number; lines: CassetteLine[] }>();
-
-  /** The lines of cassette `file`; an unreadable or malformed file fails for good (CassetteInvalid). */
-  load(file: string): CassetteLine[] {
-    try {
-      const { mtimeMs, size } = statSync(file);
-      const cached = this.parsed.get(file);
-      if (cached && cached.mtimeMs === mtimeMs && cached.size === size) return cached.lines;
-      const lines = parseCassette(readFileSync(file, 'utf8'), file);
-      this.parsed.set(file, { mtimeMs, size, lines });
-      return lines;
-    } catch (err) {
-      if (err instanceof InvalidInput) throw cassetteInvalid(err.message);
-      throw cassetteInvalid(`replay cassette ${file} cannot be read: ${(err as Error).message}`);
-    }
-  }
-}
-
-async function cassetteReply(store: DexStore, cassettes: CassetteFiles, path: string, request: ModelRequest): Promise<CassetteResponse> {
-  const file = resolve(path);
-  const lines = cassettes.load(file);
-  const candidates = matchingLineNumbers(lines, request.task, request.phase);
-  const lineNo = await store.claimCassetteLine(request.cassetteScope, file, request.callKey, candidates);
-  if (lineNo === undefined) {
-    throw nonRetryable(
-      FAILURE.CassetteExhausted,
-      `replay cassette ${file} has no unused line for task "${request.task}" phase "${request.phase}"`,
-    );
-  }
-  const line = lines.find((l) => l.line === lineNo);
-  if (!line) {
-    throw cassetteInvalid(`${file}:${lineNo}: the line claimed by ${request.callKey} is gone; the cassette changed during the run`);
-  }
-  Context.current().heartbeat();
-  return line.response;
-}
-
 async function streamedReply(deps: ActivityDeps, llm: Extract<LlmSpec, { kind: 'anthropic' }>, request: ModelRequest): Promise<CassetteResponse> {
   const ctx = Context.current();
   const client = deps.anthropicClient({ baseUrl: llm.baseUrl });
@@ -169,6 +120,3 @@ async function streamedReply(deps: ActivityDeps, llm: Extract<LlmSpec, { kind: '
 const shapesOnly = createRedactor();
 const redactorOf = (deps: ActivityDeps) => deps.redactor ?? shapesOnly;
 
-function cassetteInvalid(message: string): ApplicationFailure {
-  return nonRetryable(FAILURE.CassetteInvalid, message);
-}

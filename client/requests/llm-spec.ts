@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseCassette } from '../../core/parsing/cassette';
+import { isErrorLine, parseCassette } from '../../core/parsing/cassette';
 import { costOf } from '../../core/run/pricing';
 import type { LlmSpec } from '../../core/run/run-types';
 import { ZERO_USAGE } from '../../core/run/usage';
@@ -42,7 +42,7 @@ export function parseLlmSpec(spec: string | undefined, env: NodeJS.ProcessEnv = 
     if (!existsSync(path)) throw new InvalidInput(`replay cassette not found: ${path}`);
     const lines = parseCassette(readFileSync(path, 'utf8'), path);
     if (lines.length === 0) throw new InvalidInput(`replay cassette ${path} has no lines`);
-    for (const { line, response } of lines) checkPriced(response.model ?? '', `${path}:${line}: response.model`);
+    for (const l of lines) if (!isErrorLine(l)) checkPriced(l.response.model ?? '', `${path}:${l.line}: response.model`);
     return { kind: 'replay', path };
   }
   if (spec.startsWith('record:')) return recordSpec(spec.slice('record:'.length), env);

@@ -19,6 +19,8 @@ export interface ScriptedAnswer {
   reason?: string;
   retry?: boolean;
   by?: string;
+  /** At the `budget` gate (`raiseBudgetUsd: N`): the new budget in USD, as `dex approve --budget-usd N` sends it. */
+  budgetUsd?: number;
 }
 
 /** What the run must come to; every field is optional. */
@@ -42,9 +44,9 @@ export interface PeopleScript {
 }
 
 const TOP = ['people', 'expect'];
-const ANSWER = ['approve', 'reject', 'wait', 'task', 'note', 'reason', 'retry', 'by'];
+const ANSWER = ['approve', 'reject', 'wait', 'raiseBudgetUsd', 'task', 'note', 'reason', 'retry', 'by'];
 const EXPECT = ['state', 'tasks', 'maxCostUsd', 'promptsContain', 'sameAsRecorded'];
-const ACTIONS = ['approve', 'reject', 'wait'] as const;
+const ACTIONS = ['approve', 'reject', 'wait', 'raiseBudgetUsd'] as const;
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -83,10 +85,8 @@ function answerAt(entry: unknown, path: (string | number)[], fail: Fail): Script
   if (!isMap(entry)) return fail(path, 'an answer is a map such as `approve: after-verify:implement`');
   for (const key of Object.keys(entry)) if (!ANSWER.includes(key)) fail(path, `unknown key "${key}" (allowed: ${ANSWER.join(', ')})`, key);
   const actions = ACTIONS.filter((a) => entry[a] !== undefined);
-  if (actions.length !== 1) fail(path, 'an answer names one of approve, reject or wait, with the gate: `reject: after-verify:test`');
+  if (actions.length !== 1) fail(path, 'an answer names one of approve, reject or wait, with the gate (`reject: after-verify:test`), or raiseBudgetUsd with the new budget');
   const action = actions[0];
-  const gate = entry[action];
-  if (typeof gate !== 'string' || !gate) fail([...path, action], `"${action}" must name a gate, such as after-verify:implement`);
   const text = (key: string) => {
     if (entry[key] !== undefined && typeof entry[key] !== 'string') fail([...path, key], `"${key}" must be text`);
     return entry[key] as string | undefined;
@@ -94,10 +94,21 @@ function answerAt(entry: unknown, path: (string | number)[], fail: Fail): Script
   if (entry.retry !== undefined && typeof entry.retry !== 'boolean') fail([...path, 'retry'], '"retry" must be true or false');
   if (action === 'reject' && !text('reason')) fail(path, 'a reject needs a `reason` (it goes into the next prompt)');
   if (action !== 'reject' && (entry.reason !== undefined || entry.retry !== undefined)) fail(path, '`reason` and `retry` go with reject');
-  const answer: ScriptedAnswer = { action, gate: gate as string };
+  const answer = action === 'raiseBudgetUsd' ? budgetAnswer(entry.raiseBudgetUsd, [...path, action], fail) : { action, gate: gateAt(entry[action], [...path, action], fail) };
   for (const key of ['task', 'note', 'reason', 'by'] as const) if (text(key) !== undefined) answer[key] = text(key);
   if (entry.retry !== undefined) answer.retry = entry.retry as boolean;
   return answer;
+}
+
+function gateAt(gate: unknown, path: (string | number)[], fail: Fail): string {
+  if (typeof gate !== 'string' || !gate) fail(path, `"${path[path.length - 1]}" must name a gate, such as after-verify:implement`);
+  return gate as string;
+}
+
+/** `raiseBudgetUsd: 2.00`: at the `budget` gate (state `budget_exceeded`), approve with the budget raised to that many USD. */
+function budgetAnswer(usd: unknown, path: (string | number)[], fail: Fail): ScriptedAnswer {
+  if (typeof usd !== 'number' || !Number.isFinite(usd) || !(usd > 0)) fail(path, '"raiseBudgetUsd" must be the new budget, a number of USD above 0');
+  return { action: 'approve', gate: 'budget', budgetUsd: usd as number };
 }
 
 function expectationsAt(expect: Record<string, unknown>, fail: Fail): Expectations {

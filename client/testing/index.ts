@@ -27,12 +27,14 @@ import { timeSkippingSettings } from './replay-recording';
 import { runScripted, type PlanStart, type ScriptedRun } from './scripted-run';
 import { startTimeSkippingHost } from './time-skipping-host';
 
-/** One person's answer, written as in a people script: `{ reject: 'after-verify:test', reason: '…', retry: true }`. */
+/** One person's answer, written as in a people script: `{ reject: 'after-verify:test', reason: '…', retry: true }`, `{ raiseBudgetUsd: 2 }`. */
 export interface PersonAnswer {
   approve?: string;
   reject?: string;
   /** Leave this gate alone: its deadline's default acts. */
   wait?: string;
+  /** At the `budget` gate (`budget_exceeded`): the new budget in USD, as `dex approve --budget-usd N`. */
+  raiseBudgetUsd?: number;
   /** A roadmap's task whose gate this is. @default any task */
   task?: string;
   note?: string;

@@ -1,15 +1,17 @@
 /**
  * Runs one plan on a time-skipping host to its end, answering its gates as a people script says
- * (docs/testing-your-flows.md#how-time-passes). Time is held to the wall clock while an answer is
- * still to come, so no gate's deadline can pass before the script answers it; a gate the script
- * leaves alone, and a run with no answers left, let the server skip time: durable timers, gate
- * deadlines, retry backoffs and budget waits pass at once.
+ * (docs/testing-your-flows.md#how-time-passes). Time is held to the wall clock and moved on by the
+ * driver alone, to the next moment the run waits for: durable timers, gate deadlines and retry
+ * backoffs pass at once, no gate's deadline passes before the script answers it, and a gate with no
+ * deadline that nobody answers (a budget wait, say) ends the replay named instead of letting the
+ * server skip to the run's own timeout.
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RunState, RunStatus } from '../../core/run/run-types';
 import type { RoadmapResult } from '../../core/roadmap/roadmap-types';
 import { decideUpdate, statusQuery } from '../../workflows/run/definitions';
 import type { ScriptedAnswer } from '../requests/people-script';
+import { formatUsd } from '../../core/text/spending';
 import { runEnd, type RunEnd } from '../run/follow-run';
 import type { ProgressView } from '../run/progress-view';
 import { nextWake, runWorkflowIds } from './next-wake';
@@ -47,9 +49,9 @@ const POLL_MS = 50;
 
 const ENDED = new Set<RunState | 'pending' | 'skipped'>(['completed', 'failed', 'rejected', 'cancelled', 'rolled_back']);
 
-/** The answer as a line: `reject after-verify:test (T2, retry): cover the empty list`. */
+/** The answer as a line: `reject after-verify:test (T2, retry): cover the empty list`, `raise budget to $2.00 (T1)`. */
 export const answerLine = (a: ScriptedAnswer, taskId?: string): string =>
-  `${a.action} ${a.gate}${taskId || a.retry ? ` (${[taskId, a.retry ? 'retry' : ''].filter(Boolean).join(', ')})` : ''}${a.reason ? `: ${a.reason}` : a.note ? `: ${a.note}` : ''}`;
+  `${a.budgetUsd !== undefined ? `raise ${a.gate} to ${formatUsd(a.budgetUsd)}` : `${a.action} ${a.gate}`}${taskId || a.retry ? ` (${[taskId, a.retry ? 'retry' : ''].filter(Boolean).join(', ')})` : ''}${a.reason ? `: ${a.reason}` : a.note ? `: ${a.note}` : ''}`;
 
 /** Starts `start` on `host`, answers its gates from `answers` and returns how it ended. */
 export async function runScripted<R = unknown>(host: TimeSkippingHost, start: PlanStart, answers: readonly ScriptedAnswer[], view?: ProgressView): Promise<ScriptedRun<R>> {
@@ -64,7 +66,6 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
   let status: RunStatus | undefined;
   let wait: { key: string; wall: number; sim: number } | undefined;
   let stuck: string | undefined;
-  const pending = () => answers.some((a, n) => !used.has(n) && a.action !== 'wait');
   // A gate whose status names no task (a task run's own) may be any task's: held, to be safe.
   const targeted = (w: NonNullable<RunStatus['waitingFor']>) =>
     answers.some((a, n) => !used.has(n) && a.action !== 'wait' && a.gate === w.gate && (!a.task || !w.taskId || a.task === w.taskId));
@@ -94,29 +95,26 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
         continue;
       }
     }
-    if (pending()) {
-      // Answers remain: time is held, and moved on only to the next moment the run waits for (a
-      // backoff, a durable timer, the deadline of a gate nobody answers), never past a gate an
-      // answer targets (next-wake.ts): no unlocked window for a new gate's deadline to slip through.
-      const wake = await nextWake(host.client, runWorkflowIds(start.workflowId, status), targeted);
-      if (wake && 'at' in wake) await host.skipTo(wake.at);
-    } else await host.skipTime(true);
+    // Time is held, and moved on only to the next moment the run waits for (a backoff, a durable
+    // timer, the deadline of a gate nobody answers), never past a gate an answer targets
+    // (next-wake.ts): no unlocked window for a new gate's deadline to slip through, nor for the
+    // server to skip past a gate with no deadline to the run's own timeout.
+    const wake = await nextWake(host.client, runWorkflowIds(start.workflowId, status), targeted);
+    if (wake && 'at' in wake) await host.skipTo(wake.at);
     if (waiting) {
       const key = `${waiting.taskId ?? ''}|${waiting.gate}|${waiting.since}`;
       if (wait?.key !== key) wait = { key, wall: Date.now(), sim: await host.now() };
       else if (Date.now() - wait.wall > STUCK_AFTER_MS && (await host.now()) - wait.sim < 2 * STUCK_AFTER_MS) {
-        stuck = `the run waits at gate ${waiting.gate}${waiting.taskId ? ` (task ${waiting.taskId})` : ''}, which has no deadline and which the script does not answer`;
+        stuck = stuckAt(waiting);
         await handle.terminate(stuck);
       }
     } else wait = undefined;
     await Promise.race([ended, new Promise((r) => setTimeout(r, POLL_MS))]);
   }
   const end = await ended;
-  await host.skipTime(false);
   status = (await handle.query(statusQuery).catch(() => undefined)) ?? status;
   view?.close();
-  // From the run's own start and close, on the server's clock: once the run has closed, an unlocked
-  // server may skip on to any timer left (the test server's 10-year run timeouts).
+  // From the run's own start and close, on the server's clock, which goes on after the close.
   const described = await handle.describe();
   const simulatedMs = (described.closeTime?.getTime() ?? (await host.now())) - described.startTime.getTime();
   const unused = answers.filter((a, n) => !used.has(n));
@@ -124,13 +122,22 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
   return { workflowId: start.workflowId, end, status, simulatedMs, wallMs: Date.now() - wallStart, answered, unused, stuck, prompts };
 }
 
+/** Why the run was ended: the wait nobody answers, named as `dex status` names it, and what would answer it. */
+function stuckAt(w: NonNullable<RunStatus['waitingFor']>): string {
+  const about = [w.taskId && `task ${w.taskId}`, w.reason].filter(Boolean).join(': ');
+  const hint = w.gate === 'budget' ? ' (`raiseBudgetUsd: N` in `people` answers it)' : '';
+  return `the run waits at gate ${w.gate}${about ? ` (${about})` : ''}, which has no deadline and which the script does not answer${hint}`;
+}
+
 /**
- * Sends a scripted answer through the `decide` update, as `dex approve`/`reject` do; false when the
- * run refused it because nothing waits there any more (the wait it saw had just ended).
+ * Sends a scripted answer through the `decide` update, as `dex approve` (`--budget-usd` too) and
+ * `dex reject` do; false when the run refused it because nothing waits there any more (the wait it
+ * saw had just ended).
  */
 async function send(handle: WorkflowHandle, a: ScriptedAnswer, taskId: string | undefined): Promise<boolean> {
   const by = a.by ?? 'people script';
-  const args = a.action === 'approve' ? { action: 'approve' as const, note: a.note, by, taskId } : { action: 'reject' as const, reason: a.reason!, retry: a.retry, by, taskId };
+  const args =
+    a.action === 'approve' ? { action: 'approve' as const, note: a.note, budgetUsd: a.budgetUsd, by, taskId } : { action: 'reject' as const, reason: a.reason!, retry: a.retry, by, taskId };
   try {
     await handle.executeUpdate(decideUpdate, { args: [args] });
     return true;

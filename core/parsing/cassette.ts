@@ -1,6 +1,6 @@
 /**
- * Replay cassettes (docs/interfaces.md#the-agent-and-the-model): JSON Lines of recorded Messages API responses, each for a
- * task and phase or `*`. Pure: parsing and matching only; reading files and claiming lines
+ * Replay cassettes (docs/interfaces.md#the-agent-and-the-model): JSON Lines of recorded Messages API responses, or of
+ * API errors, each for a task and phase or `*`. Pure: parsing and matching only; reading files and claiming lines
  * belong to the callers.
  */
 import { InvalidInput } from '../run/invalid-input';
@@ -34,7 +34,7 @@ export interface CassetteResponse {
   [field: string]: unknown;
 }
 
-/** One line of a cassette. */
+/** A line of a cassette that answers with a response. */
 export interface CassetteLine {
   /** 1-based line number in the file, blank lines counted. */
   line: number;
@@ -47,6 +47,28 @@ export interface CassetteLine {
   call?: string;
 }
 
+/** An API error a cassette line answers a call with, as the API reports it: its HTTP status and its error body. */
+export interface CassetteError {
+  /** The HTTP status, 400 to 599: 529 overloaded, 429 rate limited, 400 a bad request… */
+  status: number;
+  /** The error body's type: `overloaded_error`, `rate_limit_error`, `invalid_request_error`… */
+  type: string;
+  message: string;
+  /** What the `retry-after` header asks for, in seconds. @default none: the retry policy's own backoff */
+  retryAfterSeconds?: number;
+}
+
+/** A cassette line that answers the call that takes it with an API error instead of a response. */
+export interface CassetteErrorLine extends Omit<CassetteLine, 'response' | 'call'> {
+  error: CassetteError;
+}
+
+/** A parsed cassette line: a response, or an API error. */
+export type CassetteEntry = CassetteLine | CassetteErrorLine;
+
+/** True when `entry` answers with an API error. */
+export const isErrorLine = (entry: CassetteEntry): entry is CassetteErrorLine => 'error' in entry;
+
 /**
  * A recorded cassette line as text: `call` first, so a recorder finds a call's line by its key,
  * then the fields replay reads (docs/interfaces.md#recording-a-run).
@@ -57,10 +79,11 @@ export function recordedLineText(call: string, task: string, phase: string, resp
 
 /**
  * Parses cassette `text`, checking each line against the Messages API's response shape (every
- * content block's required fields); throws InvalidInput `SOURCE:LINE: <the field and the fault>`.
+ * content block's required fields) or, for an error line, the error's; throws InvalidInput
+ * `SOURCE:LINE: <the field and the fault>`.
  */
-export function parseCassette(text: string, source: string): CassetteLine[] {
-  const lines: CassetteLine[] = [];
+export function parseCassette(text: string, source: string): CassetteEntry[] {
+  const lines: CassetteEntry[] = [];
   text.split('\n').forEach((raw, index) => {
     const trimmed = raw.trim();
     if (trimmed === '') return;
@@ -77,6 +100,10 @@ export function parseCassette(text: string, source: string): CassetteLine[] {
     if (!isObject(value)) return fail('expected a JSON object {"task", "phase", "response"}');
     if (typeof value.task !== 'string' || value.task === '') fail('"task" must be a non-empty string (a task id or "*")');
     if (typeof value.phase !== 'string' || value.phase === '') fail('"phase" must be a non-empty string (a phase name or "*")');
+    if (value.error !== undefined) {
+      if (value.response !== undefined) fail('a line has a "response" or an "error", not both');
+      return void lines.push({ line, task: value.task as string, phase: value.phase as string, error: checkError(value.error, fail) });
+    }
     const parsed: CassetteLine = { line, task: value.task as string, phase: value.phase as string, response: checkResponse(value.response, fail) };
     if (typeof value.call === 'string') parsed.call = value.call;
     lines.push(parsed);
@@ -85,7 +112,7 @@ export function parseCassette(text: string, source: string): CassetteLine[] {
 }
 
 /** Line numbers of the `lines` usable for `task` and `phase` (exact or `*`), in file order. */
-export function matchingLineNumbers(lines: readonly CassetteLine[], task: string, phase: string): number[] {
+export function matchingLineNumbers(lines: readonly CassetteEntry[], task: string, phase: string): number[] {
   return lines
     .filter((l) => (l.task === task || l.task === '*') && (l.phase === phase || l.phase === '*'))
     .map((l) => l.line);
@@ -133,7 +160,7 @@ const BLOCK_FIELDS: Record<string, Record<string, FieldRule>> = {
 };
 
 function checkResponse(response: unknown, fail: (what: string) => never): CassetteResponse {
-  if (response === undefined) return fail('the line has no "response"');
+  if (response === undefined) return fail('the line has neither a "response" nor an "error"');
   if (!isObject(response)) return fail(`"response" must be a Messages API response object, not ${shown(response)}`);
   checkFields('response', response, RESPONSE_FIELDS, fail);
   const usage = response.usage as Record<string, unknown>;
@@ -155,6 +182,25 @@ function checkResponse(response: unknown, fail: (what: string) => never): Casset
     toolUseIds.add(block.id as string);
   });
   return response as CassetteResponse;
+}
+
+/** The fields of an error line's `error`. */
+const ERROR_FIELDS: Record<string, FieldRule> = {
+  status: [(v) => Number.isInteger(v) && (v as number) >= 400 && (v as number) <= 599, 'an HTTP error status from 400 to 599'],
+  type: ID,
+  message: STRING,
+};
+
+function checkError(error: unknown, fail: (what: string) => never): CassetteError {
+  if (!isObject(error)) return fail(`"error" must be an object {"status", "type", "message"}, not ${shown(error)}`);
+  checkFields('error', error, ERROR_FIELDS, fail);
+  const unknown = Object.keys(error).find((key) => !(key in ERROR_FIELDS) && key !== 'retryAfterSeconds');
+  if (unknown) fail(`error has the unknown field "${unknown}" (known: status, type, message, retryAfterSeconds)`);
+  const after = error.retryAfterSeconds;
+  if (after !== undefined && !(typeof after === 'number' && Number.isFinite(after) && after >= 0)) {
+    fail(`error: "retryAfterSeconds" must be a number of seconds, not ${shown(after)}`);
+  }
+  return error as unknown as CassetteError;
 }
 
 /** Fails on the first of `rules` that `object` (at `where`) breaks: a field missing, or of the wrong kind. */
