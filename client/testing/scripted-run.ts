@@ -63,6 +63,10 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
   const answeredWaits = new Set<string>();
   let done = false;
   const ended = runEnd<R>(handle).finally(() => (done = true));
+  // Queries, answers and the end go to the chain's latest run: a run that continued as new
+  // (docs/layers.md#continue-as-new) answers no more, and the test server left a query to it unanswered.
+  const latest = host.client.workflow.getHandle(start.workflowId);
+  const statusNow = () => within(latest.query(statusQuery), QUERY_MS).catch(() => undefined);
   let status: RunStatus | undefined;
   let wait: { key: string; wall: number; sim: number } | undefined;
   let stuck: string | undefined;
@@ -71,7 +75,7 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
     answers.some((a, n) => !used.has(n) && a.action !== 'wait' && a.gate === w.gate && (!a.task || !w.taskId || a.task === w.taskId));
 
   while (!done) {
-    status = (await handle.query(statusQuery).catch(() => undefined)) ?? status;
+    status = (await statusNow()) ?? status;
     const waiting = status && !ENDED.has(status.state) ? status.waitingFor : null;
     if (status) view?.status(status);
     // A roadmap's view of its task's wait can outlive the wait by a moment (the task tells it when it
@@ -82,7 +86,7 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
       if (n >= 0) used.add(n);
       const answer = n >= 0 ? answers[n] : undefined;
       if (answer && answer.action !== 'wait') {
-        if (!(await send(handle, answer, waiting.taskId))) {
+        if (!(await send(latest, answer, waiting.taskId))) {
           used.delete(n);
           status = undefined;
           continue;
@@ -106,17 +110,17 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
       if (wait?.key !== key) wait = { key, wall: Date.now(), sim: await host.now() };
       else if (Date.now() - wait.wall > STUCK_AFTER_MS && (await host.now()) - wait.sim < 2 * STUCK_AFTER_MS) {
         stuck = stuckAt(waiting);
-        await handle.terminate(stuck);
+        await latest.terminate(stuck);
       }
     } else wait = undefined;
     await Promise.race([ended, new Promise((r) => setTimeout(r, POLL_MS))]);
   }
   const end = await ended;
-  status = (await handle.query(statusQuery).catch(() => undefined)) ?? status;
+  status = (await statusNow()) ?? status;
   view?.close();
-  // From the run's own start and close, on the server's clock, which goes on after the close.
-  const described = await handle.describe();
-  const simulatedMs = (described.closeTime?.getTime() ?? (await host.now())) - described.startTime.getTime();
+  // From the run's first start to its last run's close, on the server's clock, which goes on after the close.
+  const [first, last] = await Promise.all([handle.describe(), latest.describe()]);
+  const simulatedMs = (last.closeTime?.getTime() ?? (await host.now())) - first.startTime.getTime();
   const unused = answers.filter((a, n) => !used.has(n));
   const prompts = await promptsOf(host, [start.workflowId, ...childIds(end.result)]);
   return { workflowId: start.workflowId, end, status, simulatedMs, wallMs: Date.now() - wallStart, answered, unused, stuck, prompts };
@@ -171,4 +175,14 @@ async function promptsOf(host: TimeSkippingHost, workflowIds: string[]): Promise
     }
   }
   return texts;
+}
+
+/** How long the driver waits for a run's status before it asks again on its next turn. */
+const QUERY_MS = 5_000;
+
+/** `promise`, or a rejection once `ms` have passed. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
