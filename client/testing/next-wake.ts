@@ -9,6 +9,7 @@ import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { RunStatus } from '../../core/run/run-types';
 import { statusQuery } from '../../workflows/run/definitions';
+import { QUERY_MS, within } from './within';
 
 const EventType = temporal.api.enums.v1.EventType;
 type PendingActivity = temporal.api.workflow.v1.IPendingActivityInfo;
@@ -34,7 +35,7 @@ export async function nextWake(client: Client, workflowIds: readonly string[], t
     const handle = client.workflow.getHandle(id);
     const [history, described] = await Promise.all([handle.fetchHistory(), handle.describe()]).catch(() => [undefined, undefined] as const);
     if (!history || !described || described.status.name !== 'RUNNING') continue;
-    const status = await handle.query(statusQuery).catch(() => undefined);
+    const status = await within(handle.query(statusQuery), QUERY_MS).catch(() => undefined);
     if (status?.waitingFor && targeted(status.waitingFor)) return { held: status.waitingFor.gate };
     const open = new Map<string, number>();
     const policies = new Map<string, RetryPolicy>();

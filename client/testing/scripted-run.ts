@@ -16,6 +16,7 @@ import { runEnd, type RunEnd } from '../run/follow-run';
 import type { ProgressView } from '../run/progress-view';
 import { nextWake, runWorkflowIds } from './next-wake';
 import type { TimeSkippingHost } from './time-skipping-host';
+import { QUERY_MS, within } from './within';
 
 /** Which workflow to start, under which id, with which arguments. */
 export interface PlanStart {
@@ -175,14 +176,4 @@ async function promptsOf(host: TimeSkippingHost, workflowIds: string[]): Promise
     }
   }
   return texts;
-}
-
-/** How long the driver waits for a run's status before it asks again on its next turn. */
-const QUERY_MS = 5_000;
-
-/** `promise`, or a rejection once `ms` have passed. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
