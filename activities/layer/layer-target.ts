@@ -8,7 +8,6 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { innermostMessage } from '../../core/run/failure-message';
 import { layerTargetInputOf } from '../../core/layer/layer-released';
 import type { LayerTargetInput, LayerTargetResult } from '../../core/layer/layer-types';
 import { NodeFailure, TargetRun } from '../../workflows/layer/target-run';
@@ -27,26 +26,12 @@ export const createLayerTargetActivities = (layer: LayerFunctions) => ({
    */
   async runLayerTargets(inputs: LayerTargetInput[]): Promise<LayerTargetResult[]> {
     const steps = stepsOf(layer);
-    const ended = await Promise.allSettled(inputs.map((input) => runTarget(layerTargetInputOf(input), steps)));
+    const ended = await Promise.allSettled(inputs.map((input) => new TargetRun(layerTargetInputOf(input), steps).runAll((err) => !endsTheTarget(err))));
     const retry = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected');
     if (retry) throw retry.reason;
     return ended.map((e) => (e as PromiseFulfilledResult<LayerTargetResult>).value);
   },
 });
-
-/** One target through its nodes; throws an error a retry of the activity may get past. */
-async function runTarget(input: LayerTargetInput, steps: TargetSteps): Promise<LayerTargetResult> {
-  const run = new TargetRun(input, steps);
-  try {
-    for (const [i, node] of input.nodes.entries()) {
-      if (!(await run.runNode(node, input.firstIndex + i))) break;
-    }
-  } catch (err) {
-    if (!endsTheTarget(err)) throw err;
-    await run.fail(innermostMessage(err), err);
-  }
-  return run.result;
-}
 
 /** The step functions, each heartbeating its summary first: the Web UI's pending activity shows the step a target is at. */
 function stepsOf(layer: LayerFunctions): TargetSteps {

@@ -107,8 +107,7 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
     const wake = await nextWake(host.client, runWorkflowIds(start.workflowId, status), targeted);
     if (wake && 'at' in wake) await host.skipTo(wake.at);
     if (waiting) {
-      const key = `${waiting.taskId ?? ''}|${waiting.gate}|${waiting.since}`;
-      if (wait?.key !== key) wait = { key, wall: Date.now(), sim: await host.now() };
+      if (wait?.key !== waitKey) wait = { key: waitKey, wall: Date.now(), sim: await host.now() };
       else if (Date.now() - wait.wall > STUCK_AFTER_MS && (await host.now()) - wait.sim < 2 * STUCK_AFTER_MS) {
         stuck = stuckAt(waiting);
         await latest.terminate(stuck);

@@ -1,7 +1,7 @@
 import { executeChild, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import { layerTargetWorkflowId } from '../../core/run/ids';
 import { innermostMessage } from '../../core/run/failure-message';
-import { emptyTargetResult, GLOBAL_TOPIC } from '../../core/layer/layer-run';
+import { emptyTargetResult } from '../../core/layer/layer-run';
 import { batchSummary, targetsPerActivity } from '../../core/layer/target-batches';
 import type { LayerInput, LayerNode, LayerTargetInput, LayerTargetResult, TargetContext } from '../../core/layer/layer-types';
 import type { LayerProgress } from './progress';
@@ -73,12 +73,11 @@ export class TargetChildren {
 
   /** One target in a child workflow of its own. */
   private async child(part: TargetPart, args: LayerTargetInput): Promise<LayerTargetResult> {
-    const summary = clipText(`${part.target === GLOBAL_TOPIC ? 'the global part' : `target ${part.target}`} of layer ${this.input.layer.name}`, SUMMARY_BYTES);
     try {
       const ended = await executeChild(layerTargetWorkflow, {
         workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT,
         workflowId: layerTargetWorkflowId(this.runId, part.target),
-        staticSummary: summary,
+        staticSummary: clipText(batchSummary([part.target], this.input.layer.name), SUMMARY_BYTES),
         args: [args],
       });
       // A child an earlier release ran (before an upgrade) returns no counts it did not keep then.

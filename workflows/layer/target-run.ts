@@ -1,4 +1,5 @@
 import { EMPTY_ANSWER } from '../../core/layer/insight-parse';
+import { innermostMessage } from '../../core/run/failure-message';
 import { emptyTargetResult } from '../../core/layer/layer-run';
 import type { LayerNode, LayerTargetInput, LayerTargetResult, ResumePoint, TargetContext } from '../../core/layer/layer-types';
 import type { TargetSteps } from './target-steps';
@@ -38,6 +39,22 @@ export class TargetRun {
   /** The idempotency key of step `name` of this target. */
   keyOf(name: string): string {
     return `${this.input.runId}/${this.input.target}/${name}`;
+  }
+
+  /**
+   * Runs the target's nodes in order until one ends it; an error `rethrows` accepts is thrown on
+   * (a cancellation; in an activity, one a retry may get past), any other fails the target there.
+   */
+  async runAll(rethrows: (err: unknown) => boolean): Promise<LayerTargetResult> {
+    try {
+      for (const [i, node] of this.input.nodes.entries()) {
+        if (!(await this.runNode(node, this.input.firstIndex + i))) break;
+      }
+    } catch (err) {
+      if (rethrows(err)) throw err;
+      await this.fail(innermostMessage(err), err);
+    }
+    return this.result;
   }
 
   /** Runs the node at `index` of the target's part; false when the target ends here without failing (nothing to do, no budget). */

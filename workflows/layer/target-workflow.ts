@@ -1,5 +1,4 @@
 import { isCancellation } from '@temporalio/workflow';
-import { innermostMessage } from '../../core/run/failure-message';
 import { layerTargetInputOf } from '../../core/layer/layer-released';
 import type { LayerTargetInput, LayerTargetResult } from '../../core/layer/layer-types';
 import { layerActivities } from './activities';
@@ -15,14 +14,5 @@ import { TargetRun } from './target-run';
 export async function layerTargetWorkflow(started: LayerTargetInput): Promise<LayerTargetResult> {
   // An input an earlier release wrote reads with defaults for what it lacks (core/layer/layer-released.ts).
   const input = layerTargetInputOf(started);
-  const run = new TargetRun(input, layerActivities(input.hostQueue));
-  try {
-    for (const [i, node] of input.nodes.entries()) {
-      if (!(await run.runNode(node, input.firstIndex + i))) break;
-    }
-  } catch (err) {
-    if (isCancellation(err)) throw err;
-    await run.fail(innermostMessage(err), err);
-  }
-  return run.result;
+  return new TargetRun(input, layerActivities(input.hostQueue)).runAll(isCancellation);
 }

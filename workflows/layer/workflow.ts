@@ -72,18 +72,22 @@ export async function layerWorkflow(started: LayerInput): Promise<LayerRunRecord
   }
 
   const endedAt = new Date().toISOString();
-  const built = chain.chunks.length
+  // The result carries the first entries of each list; the stored record keeps them all (the chain's activity cuts its own).
+  const record = chain.chunks.length
     ? await acts.recordLayerChain({ id: runId, input, layer: input.layer, startedAt, endedAt, chunks: chain.chunks, targets: results, global: globalResult }, `${input.layer.name} · record run`)
-    : buildLayerRunRecord({ id: runId, input, startedAt, endedAt, targets: results, global: globalResult });
-  if (!chain.chunks.length) await acts.recordLayerRun({ record: built, layer: input.layer }, `${input.layer.name} · record run`);
-  // The result carries the first entries of each list; the stored record keeps them all.
-  const record = recordForResult(built);
+    : await recordRun(acts, input, buildLayerRunRecord({ id: runId, input, startedAt, endedAt, targets: results, global: globalResult }));
   progress.finish(record);
   if (record.state === 'failed') {
     const failures = record.errors.map((e) => `${e.target} at ${e.node}: ${e.error}`).join('; ');
     throw nonRetryable(FAILURE.LayerFailed, `every target failed: ${failures}`, [record]);
   }
   return record;
+}
+
+/** Stores a run's whole record and returns it as the result carries it. */
+async function recordRun(acts: LayerActivities, input: LayerInput, record: LayerRunRecord): Promise<LayerRunRecord> {
+  await acts.recordLayerRun({ record, layer: input.layer }, `${input.layer.name} · record run`);
+  return recordForResult(record);
 }
 
 /** The targets to run, all from their first node; a resumed run's failed targets, each from the node it failed at. */
