@@ -1,4 +1,5 @@
 import { createModelActivities } from './model/call-model';
+import { createClaudeActivities } from './claude/claude-session';
 import { createCheckpointActivities } from './task/checkpoint';
 import type { ActivityDeps } from './deps';
 import { createFetchActivities } from './task/fetch-context';
@@ -26,6 +27,7 @@ export const createActivities = (deps: ActivityDeps) => {
   return {
     ...createFetchActivities(deps),
     ...createModelActivities(deps),
+    ...createClaudeActivities(deps),
     ...createToolActivities(deps),
     ...createVerifyActivities(deps),
     ...createJudgeGateActivities(deps),

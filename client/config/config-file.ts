@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { DEFAULT_MODEL } from '../../core/run/pricing';
 import { DEFAULT_PHASES_BY_WEIGHT, DEFAULT_RETRY_MAP, DEFAULT_RUNAWAY } from '../../core/task/phases';
 import { WEIGHTS, type Weight } from '../../core/roadmap/roadmap';
+import type { Agent, ClaudeSetup } from '../../core/task/agent-engine';
+import { parseAgents, parseClaudeSetup } from './agent-config';
 import type { Budget, GateConfig } from '../../core/run/run-types';
 import type { RunawayLimits, ThinkingConfig, ToolLimits } from '../../core/task/task-types';
 import type { LandConfig } from '../../core/roadmap/roadmap-types';
@@ -26,6 +28,12 @@ export interface DexConfig {
   models: Record<string, string>;
   /** Models per weight × phase (`models.large.review`), over `models`. */
   modelsByWeight?: Partial<Record<Weight, Record<string, string>>>;
+  /** Agent per phase, `default` for the rest (docs/claude-code.md). @default dex's own in every phase */
+  agents?: Record<string, Agent>;
+  /** Agents per weight × phase (`agent.large.implement`), over `agents`. */
+  agentsByWeight?: Partial<Record<Weight, Record<string, Agent>>>;
+  /** Which of the person's Claude Code set-up a Claude Code session sees. @default the repository's only */
+  claude?: ClaudeSetup;
   /** Extended thinking for some phases. @default off */
   thinking?: ThinkingConfig;
   /** A cheap model that picks the type of a task without one, and re-plans on `escalate`. @default off */
@@ -67,7 +75,7 @@ const FILE = 'dex.config.yaml';
 const TOP_KEYS = [
   'verify', 'models', 'maxIterations', 'maxRetries', 'maxTokens', 'gates', 'tools',
   'phases', 'retryMap', 'budgets', 'runaway', 'maxParallel', 'continueAsNewAfterTasks', 'sandbox', 'protectedPaths',
-  'land', 'landCommand', 'verifyBaseline', 'thinking', 'planner', 'memory', 'setup',
+  'land', 'landCommand', 'verifyBaseline', 'thinking', 'planner', 'memory', 'setup', 'agent', 'claude',
 ];
 const BUDGET_KEYS = ['usd', 'tokens'];
 const GATE_NAMES = ['beforePhase', 'afterVerify'];
@@ -149,6 +157,12 @@ export function parseDexConfig(text: string, repoPath: string): DexConfig {
     config.models = { ...config.models, ...parsed.models };
     config.modelsByWeight = parsed.modelsByWeight;
   }
+  if (raw.agent !== undefined) {
+    const parsed = parseAgents(raw.agent, fail);
+    config.agents = parsed.agents;
+    config.agentsByWeight = parsed.agentsByWeight;
+  }
+  if (raw.claude !== undefined) config.claude = parseClaudeSetup(raw.claude, fail);
   if (raw.thinking !== undefined) config.thinking = parseThinking(raw.thinking, fail);
   if (raw.planner !== undefined) config.planner = parsePlanner(raw.planner, fail);
   if (raw.maxIterations !== undefined) config.maxIterations = positiveInt(raw.maxIterations, 'maxIterations');

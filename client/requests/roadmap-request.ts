@@ -78,6 +78,7 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
       taskDefaults: { ...taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox), verifyBaseline: config.verifyBaseline ?? true },
       phasesByWeight: config.phases,
       ...(config.modelsByWeight ? { modelsByWeight: config.modelsByWeight } : {}),
+      ...(config.agentsByWeight && Object.keys(config.agentsByWeight).length ? { agentsByWeight: config.agentsByWeight } : {}),
       maxParallel: config.maxParallel,
       continueAsNewAfterTasks: config.continueAsNewAfterTasks,
       taskBudget: config.budgets.task,

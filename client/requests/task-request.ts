@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { modelsForWeight } from '../../core/run/model-choice';
+import { agentsForWeight } from '../../core/task/agent-engine';
 import { repoNameOf, taskIdFromTitle } from '../../core/run/ids';
 import { phasesFor } from '../../core/task/phases';
 import type { Weight } from '../../core/roadmap/roadmap';
@@ -61,6 +62,8 @@ export function taskDefaultsFrom(
     llm,
     models: llm.kind === 'anthropic' && llm.model ? { ...config.models, default: llm.model } : config.models,
     ...(config.thinking ? { thinking: config.thinking } : {}),
+    ...(config.agents ? { agents: config.agents } : {}),
+    ...(config.claude ? { claude: config.claude } : {}),
     ...(config.planner ? { planner: config.planner } : {}),
     maxTokens: config.maxTokens,
     verify: config.verify,
@@ -76,6 +79,9 @@ export function taskDefaultsFrom(
     ...(memoryOf(config) ? { memory: memoryOf(config) } : {}),
   };
 }
+
+/** `agents` as an input field, absent when no phase has an agent of its own. */
+const agentsOf = (agents: TaskInput['agents']) => (agents ? { agents } : {});
 
 /** Checks a task request and turns it into the workflow's input; throws InvalidInput before anything starts. */
 export function buildTaskInput(req: TaskRequest, settings: Settings, env: NodeJS.ProcessEnv = process.env): { input: TaskInput; repoName: string } {
@@ -97,6 +103,7 @@ export function buildTaskInput(req: TaskRequest, settings: Settings, env: NodeJS
       description: req.description?.trim() ?? '',
       phases: req.weight ? phasesFor({ weight: req.weight as Weight }, config.phases) : ['implement'],
       models: modelsForWeight(defaults.models, config.modelsByWeight, req.weight as Weight | undefined),
+      ...agentsOf(agentsForWeight(defaults.agents, config.agentsByWeight, req.weight as Weight | undefined)),
       budget: config.budgets.task,
       // A single task is often asked to fix what is red: its base's failures count unless the repository says otherwise.
       verifyBaseline: config.verifyBaseline ?? false,

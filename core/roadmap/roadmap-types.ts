@@ -1,3 +1,4 @@
+import type { Agent } from '../task/agent-engine';
 /**
  * Types of roadmap runs (`roadmapWorkflow`): the roadmap's input, each task's state in the run,
  * what continue-as-new carries and what the run reports. Plain data: it crosses workflow history as JSON.
@@ -22,6 +23,8 @@ export interface RoadmapInput {
   phasesByWeight: Record<'trivial' | 'small' | 'medium' | 'large', string[]>;
   /** Models per weight × phase, over `taskDefaults.models` (docs/roadmaps.md#models-and-thinking). */
   modelsByWeight?: Partial<Record<'trivial' | 'small' | 'medium' | 'large', Record<string, string>>>;
+  /** Agents per weight × phase (docs/claude-code.md#choosing-the-agent), over `taskDefaults.agents`. */
+  agentsByWeight?: Partial<Record<'trivial' | 'small' | 'medium' | 'large', Record<string, Agent>>>;
   /** Tasks running at once. @default 2 */
   maxParallel: number;
   /**

@@ -47,6 +47,8 @@ export const FAILURE = {
   /** A checkpoint met a path deeper or longer than the limits (docs/security.md#bounded-paths). */
   PathBeyondLimits: 'PathBeyondLimits',
   SandboxUnavailable: 'SandboxUnavailable',
+  /** A phase's agent cannot run as configured (agent claude-code without a live model, or without the sandbox): it never retries. */
+  AgentUnavailable: 'AgentUnavailable',
   /** Installing a worktree's dependencies failed (host/dependencies/): the task stops before any model call. */
   SetupFailed: 'SetupFailed',
   InvalidRoadmap: 'InvalidRoadmap',

@@ -1,3 +1,4 @@
+import type { Agent, ClaudeSetup } from './agent-engine';
 /**
  * Types of task runs (`taskWorkflow`): the task's input, its limits, the completion a phase
  * ends with, its worktree and what it reports. Plain data: it crosses workflow history as JSON.
@@ -68,6 +69,10 @@ export interface TaskInput {
   setup?: SetupConfig | false;
   /** How the agent's commands and verify are confined. @default DEFAULT_SANDBOX */
   sandbox?: SandboxPolicy;
+  /** Which agent works each phase (`default` for the others; docs/claude-code.md); absent: dex's own in every phase. */
+  agents?: Record<string, Agent>;
+  /** Which of the person's Claude Code set-up a Claude Code session sees. @default only the repository's */
+  claude?: ClaudeSetup;
   /** Globs of paths whose changes wait for a person before they are committed (dex.config.yaml always). */
   protectedPaths?: string[];
   /** Set for a roadmap's finalize run: no phases, only merging the target into the task's branch (docs/roadmaps.md#finalize). */

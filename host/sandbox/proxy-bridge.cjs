@@ -1,15 +1,25 @@
 // Runs inside the sandbox (plain Node, no dependencies): the sandbox has no network but its own
-// loopback, so this forwards 127.0.0.1:3128 to the egress proxy's Unix socket mounted from the
-// host. The proxy outside decides which hosts are reached. See docs/security.md.
+// loopback, so this forwards loopback ports to Unix sockets mounted from the host: 127.0.0.1:3128
+// to the egress proxy (the proxy outside decides which hosts are reached; docs/security.md), and,
+// for a Claude Code session, 127.0.0.1:3129 to dex's model relay (docs/claude-code.md).
+// Arguments: `PORT=SOCKET` pairs; a lone SOCKET means port 3128.
 'use strict';
 const net = require('node:net');
 const fs = require('node:fs');
 
-const socketPath = process.argv[2];
-const server = net.createServer((client) => {
-  const upstream = net.connect(socketPath);
-  client.pipe(upstream).pipe(client);
-  client.on('error', () => upstream.destroy());
-  upstream.on('error', () => client.destroy());
+const pairs = process.argv.slice(2).map((arg) => {
+  const at = arg.indexOf('=');
+  return at === -1 ? [3128, arg] : [Number(arg.slice(0, at)), arg.slice(at + 1)];
 });
-server.listen(3128, '127.0.0.1', () => fs.writeFileSync('/tmp/.dex-proxy-ready', ''));
+let listening = 0;
+for (const [port, socketPath] of pairs) {
+  const server = net.createServer((client) => {
+    const upstream = net.connect(socketPath);
+    client.pipe(upstream).pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  server.listen(port, '127.0.0.1', () => {
+    if (++listening === pairs.length) fs.writeFileSync('/tmp/.dex-proxy-ready', '');
+  });
+}

@@ -9,6 +9,7 @@ import {
 import { roadmapTaskWorkflowId } from '../../core/run/ids';
 import { phasesFor } from '../../core/task/phases';
 import { modelsForWeight } from '../../core/run/model-choice';
+import { agentsForWeight } from '../../core/task/agent-engine';
 import type { RoadmapTask } from '../../core/roadmap/roadmap';
 import type { RoadmapInput } from '../../core/roadmap/roadmap-types';
 import type { Budget } from '../../core/run/run-types';
@@ -31,6 +32,9 @@ export function classifyChildFailure(id: string, err: unknown): ChildEnd {
   const result = cause instanceof ApplicationFailure ? (cause.details?.[0] as TaskResult | undefined) : undefined;
   return { id, failure: { kind, message: cause instanceof Error ? cause.message : String(err), result } };
 }
+
+/** `agents` as an input field, absent when no phase has an agent of its own (so inputs of runs without it stay the same). */
+const agentsOf = (agents: TaskInput['agents']) => (agents ? { agents } : {});
 
 /**
  * The roadmap's child `taskWorkflow`s: builds each one's input (its share of the budgets),
@@ -93,6 +97,7 @@ export class RoadmapChildren {
       description: task.description,
       phases: phasesFor(task, this.input.phasesByWeight),
       models: modelsForWeight(this.input.taskDefaults.models, this.input.modelsByWeight, task.weight),
+      ...agentsOf(agentsForWeight(this.input.taskDefaults.agents, this.input.agentsByWeight, task.weight)),
       type: task.type,
       budget,
       ...(runBudget?.usd !== undefined ? { runBudgeted: true } : {}),

@@ -26,6 +26,17 @@ export const llmPolicy: ActivityOptions = {
   retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 10 },
 };
 
+/**
+ * A stretch of a Claude Code session (docs/claude-code.md#durable-at-the-message): it may work for an hour; it heartbeats on every
+ * message the session emits and every second while the session lives, so a dead worker's session is resumed within seconds, on
+ * the same host (its session file is there). Its stored messages and Claude Code's own file make a retry cheap.
+ */
+export const claudePolicy: ActivityOptions = {
+  startToCloseTimeout: '60m',
+  heartbeatTimeout: '5s',
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
+};
+
 /** How often a layer target run as one activity is tried; its last attempt records the failure as the target's result. */
 export const TARGET_ATTEMPTS = 10;
 

@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { DexActivities } from '../../activities';
 import { summarized } from '../run/summarized';
-import { gatePolicy, gitPolicy, llmPolicy, localIoPolicy, toolPolicy, verifyPolicy } from '../run/policies';
+import { claudePolicy, gatePolicy, gitPolicy, llmPolicy, localIoPolicy, toolPolicy, verifyPolicy } from '../run/policies';
 
 /**
  * The activities of one task, routed to the task queue of the host that holds its worktree
@@ -10,6 +10,7 @@ import { gatePolicy, gitPolicy, llmPolicy, localIoPolicy, toolPolicy, verifyPoli
 export function hostActivities(hostQueue: string) {
   const on = { taskQueue: hostQueue };
   const { callModel } = proxyActivities<DexActivities>({ ...llmPolicy, ...on });
+  const { runClaudeSession } = proxyActivities<DexActivities>({ ...claudePolicy, ...on });
   const { judgeGate, classifyTask } = proxyActivities<DexActivities>({ ...gatePolicy, ...on });
   const { runTool } = proxyActivities<DexActivities>({ ...toolPolicy, ...on });
   // Setup runs installs as verify runs test suites: long local children, heartbeated, a cancel waits for them to stop.
@@ -18,6 +19,7 @@ export function hostActivities(hostQueue: string) {
   const { fetchContext, recordPhase, keepPhaseArtifact, findRewindPoint } = proxyActivities<DexActivities>({ ...localIoPolicy, ...on });
   return summarized({
     callModel,
+    runClaudeSession,
     judgeGate,
     classifyTask,
     runTool,

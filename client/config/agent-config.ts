@@ -1,0 +1,46 @@
+/**
+ * The `agent` and `claude` keys of dex.config.yaml (docs/claude-code.md#choosing-the-agent): which
+ * agent works each phase (dex's own loop or a Claude Code session), per phase and per weight × phase
+ * like `models`, and which of the person's Claude Code set-up a session sees.
+ */
+import { WEIGHTS, type Weight } from '../../core/roadmap/roadmap';
+import { AGENTS, type Agent, type ClaudeSetup } from '../../core/task/agent-engine';
+import { isRecord, knownKeys, type Fail } from './config-section';
+
+const SETTING_SOURCES = ['project', 'user', 'local'] as const;
+
+function agentName(v: unknown, key: string, fail: Fail): Agent {
+  if (typeof v !== 'string' || !(AGENTS as readonly string[]).includes(v)) fail(key, `must be one of ${AGENTS.join(', ')}`);
+  return v as Agent;
+}
+
+/**
+ * `agent:` — one agent for every phase (`agent: claude-code`), or a map of `default`, phase names
+ * and weights (`large: { implement: claude-code }`) to agents.
+ */
+export function parseAgents(raw: unknown, fail: Fail): { agents: Record<string, Agent>; agentsByWeight: Partial<Record<Weight, Record<string, Agent>>> } {
+  if (typeof raw === 'string') return { agents: { default: agentName(raw, 'agent', fail) }, agentsByWeight: {} };
+  if (!isRecord(raw)) fail('agent', `must be ${AGENTS.join(' or ')}, or a map of phase (or weight) to agent`);
+  const agents: Record<string, Agent> = {};
+  const agentsByWeight: Partial<Record<Weight, Record<string, Agent>>> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!(WEIGHTS as readonly string[]).includes(key)) {
+      agents[key] = agentName(value, `agent.${key}`, fail);
+      continue;
+    }
+    if (!isRecord(value)) fail(`agent.${key}`, 'must be a map of phase to agent');
+    agentsByWeight[key as Weight] = Object.fromEntries(Object.entries(value).map(([phase, agent]) => [phase, agentName(agent, `agent.${key}.${phase}`, fail)]));
+  }
+  return { agents, agentsByWeight };
+}
+
+/** `claude:` — `settingSources`, which of the person's Claude Code settings a session reads. @default ['project'] */
+export function parseClaudeSetup(raw: unknown, fail: Fail): ClaudeSetup {
+  if (!isRecord(raw)) fail('claude', 'must be a map (settingSources)');
+  knownKeys(raw, ['settingSources'], 'claude.', fail);
+  const sources = raw.settingSources ?? ['project'];
+  if (!Array.isArray(sources) || !sources.every((s) => (SETTING_SOURCES as readonly string[]).includes(s as string))) {
+    fail('claude.settingSources', `must be a list of ${SETTING_SOURCES.join(', ')}`);
+  }
+  return { settingSources: sources as ClaudeSetup['settingSources'] };
+}

@@ -1,0 +1,91 @@
+import { request as httpRequest, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
+import { UsageTap, type RelayedAnswer } from './usage-tap';
+
+/** Where the model's answers come from: the worker's own base URL and key (docs/claude-code.md#the-model-key). */
+export interface RelayUpstream {
+  baseUrl: string;
+  apiKey?: string | null;
+}
+
+/** A running relay between a sandboxed Claude Code session and the model. */
+export interface ModelRelay {
+  socketPath: string;
+  /** Requests that went up to the model. */
+  readonly forwarded: number;
+  close(): Promise<void>;
+}
+
+/** Request headers the relay never passes on: the credentials the session holds are placeholders, and hop-by-hop ones. */
+const DROPPED = new Set(['host', 'authorization', 'x-api-key', 'connection', 'proxy-authorization', 'keep-alive']);
+
+/**
+ * Starts the model relay on the Unix socket `socketPath` (docs/claude-code.md#the-model-key): the
+ * session inside the sandbox calls it as its Anthropic base URL with a placeholder key, and the
+ * relay sends each Messages API request on to `upstream` with the worker's real key, so the key
+ * never enters the sandbox. `headers` are added to every request (the task and phase a cassette is
+ * keyed by). `admit` may refuse a request (the session's budget ran out): the session is told
+ * with an API error it does not retry. `onAnswer` hears each answer's usage as the API gave it.
+ */
+export async function startModelRelay(opts: {
+  socketPath: string;
+  upstream: RelayUpstream;
+  headers: Record<string, string>;
+  admit?: () => string | undefined;
+  /** Each answer's usage, once its body ended. */
+  onAnswer?: (answer: RelayedAnswer) => void;
+}): Promise<ModelRelay> {
+  const base = new URL(opts.upstream.baseUrl.endsWith('/') ? opts.upstream.baseUrl : `${opts.upstream.baseUrl}/`);
+  let forwarded = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').replace(/^\/+/, '');
+    if (req.method !== 'POST' || !path.startsWith('v1/messages')) return refuse(res, 404, 'not_found_error', `dex model relay: only the Messages API passes (${req.method} /${path})`);
+    const refusal = opts.admit?.();
+    if (refusal) return refuse(res, 400, 'invalid_request_error', refusal);
+    forwarded++;
+    const target = new URL(path, base);
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !DROPPED.has(name)) headers[name] = value;
+    if (opts.upstream.apiKey) headers['x-api-key'] = opts.upstream.apiKey;
+    Object.assign(headers, opts.headers);
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const upstream = send(target, { method: 'POST', headers }, (reply) => {
+      res.writeHead(reply.statusCode ?? 502, reply.headers);
+      const tap = new UsageTap(String(reply.headers['content-type'] ?? '').includes('event-stream'));
+      reply.on('data', (chunk: Buffer) => tap.take(chunk));
+      reply.on('end', () => {
+        const answer = reply.statusCode === 200 ? tap.end() : undefined;
+        if (answer) opts.onAnswer?.(answer);
+      });
+      reply.pipe(res);
+    });
+    upstream.on('error', (err) => (res.headersSent ? res.destroy() : refuse(res, 502, 'api_error', `dex model relay: ${err.message}`)));
+    req.pipe(upstream);
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.socketPath, resolve);
+  });
+  return {
+    socketPath: opts.socketPath,
+    get forwarded() {
+      return forwarded;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** An answer in the Messages API's error form, so the session reads it as the API's. */
+function refuse(res: ServerResponse, status: number, type: string, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type, message } }));
+}
