@@ -1,14 +1,24 @@
 // docs/claude-code.md: a phase worked by a Claude Code session, confined, its messages in the store.
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { renderStep, transcriptSteps } from '../client/render/run-log';
+import { FAILURE } from '../core/run/failure-types';
 import type { TaskResult } from '../core/task/task-types';
 import { completionTurn, toolTurn } from './cassette-builder';
-import { useDexEnvironment } from './dex-environment';
+import { useDexEnvironment, waitForGate } from './dex-environment';
 import { commitsOnBranch, fileAt } from './dev-server-env';
 
 const FIX = 'T-cc-fix';
 const LOOK = 'T-cc-look';
+const GUARDED = 'T-cc-guarded';
+const SPENDER = 'T-cc-spender';
+const OVERLOADED = 'T-cc-overloaded';
+// The worktrees' paths are known up front, for the tools that take an absolute path.
+const dexHome = mkdtempSync(join(tmpdir(), 'dex-claude-home-'));
+const worktreeOf = (task: string) => join(dexHome, 'worktrees', `task-math-${task}-1`);
+const PIPELINE = { file_path: join(worktreeOf(GUARDED), 'ci', 'pipeline.yml'), content: 'test: node --test\n' };
 
 /** Claude Code's own tool names: its Bash tool runs a command in the worktree. */
 const bash = (task: string, command: string) => toolTurn(task, ['Bash', { command, description: 'step' }]);
@@ -24,9 +34,18 @@ const CASSETTE = [
     'echo ---; cat /etc/passwd',
   ].join('; ')),
   completionTurn(LOOK, { status: 'complete', summary: 'looked around' }),
+  // Asked to write a protected path: stopped until a person allows it; then the same write goes through.
+  toolTurn(GUARDED, ['Write', PIPELINE]),
+  toolTurn(GUARDED, ['Write', PIPELINE]),
+  completionTurn(GUARDED, { status: 'complete', summary: 'added the pipeline' }),
+  bash(OVERLOADED, "sed -i 's/return a - b;/return a + b;/' src/math.js"),
+  completionTurn(OVERLOADED, { status: 'complete', summary: 'sum adds now' }),
+  bash(SPENDER, 'echo one'),
+  bash(SPENDER, 'echo two'),
+  completionTurn(SPENDER, { status: 'complete', summary: 'never reached' }),
 ];
 
-const dex = useDexEnvironment({ server: 'dev', cassette: CASSETTE, queue: 'dex-it-claude' });
+const dex = useDexEnvironment({ server: 'dev', cassette: CASSETTE, queue: 'dex-it-claude', dexHome });
 
 describe('a phase with agent claude-code', () => {
   it('fixes the bug in a sandboxed Claude Code session: verify passes, one commit, its transcript in the store', async () => {
@@ -51,6 +70,11 @@ describe('a phase with agent claude-code', () => {
     expect(JSON.stringify(messages[1].content)).toContain('sed -i');
     const calls = await store.listModelCalls(handle.workflowId);
     expect(calls).toHaveLength(2);
+    // `dex log` reads the session as it reads dex's own turns.
+    const log = (await transcriptSteps(store, transcript)).map(renderStep).join('\n');
+    expect(log).toMatch(/turn 1 · claude-sonnet-4-6 · \d+ in \/ \d+ out/);
+    expect(log).toContain(`Bash {"command":"sed -i`);
+    expect(log).toContain('(Bash completed with no output)');
   }, 120_000);
 
   it('keeps the session away from the key, the host home and everything outside the worktree', async () => {
@@ -71,5 +95,44 @@ describe('a phase with agent claude-code', () => {
     expect(existsSync('/tmp/dex-claude-escape-probe')).toBe(false);
     expect(existsSync(join(dirname(repo), 'outside.txt'))).toBe(false);
     expect(output).not.toMatch(/^root:/m);
+  }, 120_000);
+
+  it('stops at a gate when the session asks to write a protected path, and writes it once a person allows it', async () => {
+    const { repo, handle } = await dex.startTask(GUARDED, { agents: { default: 'claude-code' }, protectedPaths: ['ci/**'], verify: [] });
+    dex.recordHistory(handle.workflowId, 'task-workflow-claude-code.json');
+    const waiting = await waitForGate(handle, 'protected:implement');
+    expect(waiting.waitingFor?.reason).toContain('ci/pipeline.yml');
+    expect(dex.requestsFor(GUARDED)).toHaveLength(1);
+    expect(existsSync(PIPELINE.file_path)).toBe(false);
+    await handle.signal('approve', { note: 'CI may change', by: 'ana' });
+    const result = (await handle.result()) as TaskResult;
+
+    expect(result.state).toBe('completed');
+    // Allowed once, at the session's gate: the commit did not ask again.
+    expect(fileAt(repo, result.branch, 'ci/pipeline.yml')).toBe(PIPELINE.content);
+    expect(commitsOnBranch(repo, result.branch)).toHaveLength(1);
+    expect(JSON.stringify(dex.requestsFor(GUARDED)[1].body?.messages)).toContain('A person allowed the change to ci/pipeline.yml');
+  }, 120_000);
+
+  it('stops the session when its spending passes the budget, and waits at the budget gate', async () => {
+    const { handle } = await dex.startTask(SPENDER, { agents: { default: 'claude-code' }, budget: { usd: 0.001 } });
+    const waiting = await waitForGate(handle, 'budget');
+    expect(waiting.state).toBe('budget_exceeded');
+    // The first answer cost more than the budget: the session was stopped before it asked again.
+    expect(dex.requestsFor(SPENDER)).toHaveLength(1);
+    await handle.signal('reject', { reason: 'too dear', by: 'ana' });
+    await expect(handle.result()).rejects.toThrow();
+  }, 120_000);
+
+  it('ends the session on an overloaded model and resumes it in the retried activity, under Temporal\'s retry policy', async () => {
+    dex.fake.injectFault({ status: 529, match: { task: OVERLOADED } });
+    const { handle } = await dex.startTask(OVERLOADED, { agents: { default: 'claude-code' } });
+    const result = (await handle.result()) as TaskResult;
+    expect(result.state).toBe('completed');
+    // Claude Code did not retry on its own: one 529, then the retried activity's calls.
+    expect(dex.requestsFor(OVERLOADED)).toHaveLength(3);
+    const { events } = await handle.fetchHistory();
+    const retried = (events ?? []).find((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1);
+    expect(retried?.activityTaskStartedEventAttributes?.lastFailure?.applicationFailureInfo?.type).toBe(FAILURE.ModelOverloaded);
   }, 120_000);
 });

@@ -107,6 +107,15 @@ describe('parseDexConfig', () => {
     });
   });
 
+  it('takes the agent for every phase, or per phase and weight, and which Claude Code settings a session reads', () => {
+    expect(parseDexConfig('agent: claude-code', repo).agents).toEqual({ default: 'claude-code' });
+    const mixed = parseDexConfig('agent: { implement: claude-code, large: { review: claude-code } }\nclaude: { settingSources: [project, user] }', repo);
+    expect(mixed.agents).toEqual({ implement: 'claude-code' });
+    expect(mixed.agentsByWeight).toEqual({ large: { review: 'claude-code' } });
+    expect(mixed.claude).toEqual({ settingSources: ['project', 'user'] });
+    expect(parseDexConfig('verify: []', repo).agents).toBeUndefined();
+  });
+
   it('takes a single verify command as a list of one', () => {
     expect(parseDexConfig('verify: make check', repo).verify).toEqual(['make check']);
   });
@@ -120,6 +129,9 @@ describe('parseDexConfig', () => {
     ['an unknown budget', 'budgets: { day: { usd: 1 } }', '"budgets.day" is not a known key'],
     ['an unknown sandbox setting', 'sandbox: { network: true }', '"sandbox.network" is not a known key'],
     ['an unknown sandbox limit', 'sandbox: { limits: { cpu: 1 } }', '"sandbox.limits.cpu" is not a known key'],
+    ['an unknown agent', 'agent: codex', '"agent" must be one of dex, claude-code'],
+    ['an unknown agent of a phase', 'agent: { review: gpt }', '"agent.review" must be one of dex, claude-code'],
+    ['an unknown Claude Code setting source', 'claude: { settingSources: [everything] }', '"claude.settingSources" must be a list of project, user, local'],
     ['the model key passed into the sandbox', 'sandbox: { env: [ANTHROPIC_API_KEY] }', '"sandbox.env" may not pass ANTHROPIC_API_KEY'],
   ])('rejects %s, naming it', (_what, text, message) => {
     expect(rejection(text).message).toContain(message);

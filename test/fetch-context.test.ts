@@ -17,7 +17,7 @@ describe('renderPrompt', () => {
   it('leaves no placeholder of the implement prompt unfilled', () => {
     const names = [...IMPLEMENT_PROMPT.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]);
     expect(new Set(names)).toEqual(
-      new Set(['TASK_ID', 'TASK_TITLE', 'TASK_DESCRIPTION', 'PHASE_SECTION', 'FILE_TREE', 'NAMED_FILES', 'MEMORY', 'RETRY_CONTEXT', 'VERIFY_COMMANDS']),
+      new Set(['TASK_ID', 'TASK_TITLE', 'TASK_DESCRIPTION', 'PHASE_SECTION', 'FILE_TREE', 'NAMED_FILES', 'MEMORY', 'RETRY_CONTEXT', 'TOOLS_NOTE', 'VERIFY_COMMANDS']),
     );
   });
 });
@@ -83,6 +83,19 @@ describe('fetchContext', () => {
     expect(text).toContain('{"status":"complete"');
     expect(text).not.toContain('Earlier attempts');
     expect(text).not.toMatch(/\{\{\w+\}\}/);
+  });
+
+  it("names the tools of the phase's agent: dex's own, or a Claude Code session's", async () => {
+    await runActivity(activities.fetchContext, [input({ transcriptId: 'tr-dex' })]);
+    await runActivity(activities.fetchContext, [input({ transcriptId: 'tr-claude', agent: 'claude-code' })]);
+    const dex = await promptOf('tr-dex');
+    const claude = await promptOf('tr-claude');
+    expect(dex).toContain('Use the tools: read_file, write_file, edit_file, list_files and run_command.');
+    expect(dex).toContain('`remember` keeps a short note');
+    expect(claude).toContain('Work with your own tools (Read, Edit, Write, Bash, …)');
+    expect(claude).not.toContain('read_file');
+    expect(claude).not.toContain('`remember`');
+    expect(claude).toContain('Do not commit');
   });
 
   it('includes the retry context when there is one', async () => {

@@ -77,6 +77,15 @@ const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) => void }
       expect(activities(h)).toContain('commitCheckpoint');
     },
   },
+  // A Claude Code session asked to write a protected path, waited at its gate, went on once approved (docs/claude-code.md).
+  'task-workflow-claude-code.json': {
+    recordedBy: 'claude-code.integration.test.ts',
+    covers: (h) => {
+      expect(activities(h).filter((a) => a === 'runClaudeSession')).toHaveLength(2);
+      expect(signals(h)).toContain('approve');
+      expect(activities(h)).toContain('commitCheckpoint');
+    },
+  },
   // Waited in budget_exceeded, went on after approve raised the budget.
   'roadmap-workflow-budget.json': {
     recordedBy: 'roadmap.integration.test.ts',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunawayWatch } from '../workflows/task/runaway-watch';
+import { RunawayWatch } from '../workflows/task/agent/runaway-watch';
 
 describe('runaway protection', () => {
   it('stops a phase after the same verify failure N times in a row, whatever the timings say', () => {

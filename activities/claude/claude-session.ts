@@ -21,6 +21,7 @@ import { startEgressProxy } from '../../host/sandbox/egress-proxy';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
 import { commandSetup } from '../../host/dependencies/setup-state';
 import type { ActivityDeps } from '../deps';
+import { classifySessionError } from './session-errors';
 import { SessionTranscript } from './session-transcript';
 import { protectedWrite, type ProtectedWrite } from './tool-permission';
 import type { ClaudeSetup } from '../../core/task/agent-engine';
@@ -144,7 +145,7 @@ export const createClaudeActivities = (deps: ActivityDeps) => ({
       }
     } catch (err) {
       // A stop dex asked for ends the session's stream with an abort: what it had done is kept.
-      if (stop === 'done') throw err;
+      if (stop === 'done') throw classifySessionError(err);
     } finally {
       clearInterval(beat);
       await transcript.flush();

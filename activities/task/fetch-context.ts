@@ -1,5 +1,6 @@
 import { PHASE_INSTRUCTIONS } from '../../core/task/phases';
-import { IMPLEMENT_PROMPT, renderPrompt } from '../../core/layer/prompt-template';
+import { IMPLEMENT_PROMPT, renderPrompt, TOOLS_NOTES } from '../../core/layer/prompt-template';
+import type { Agent } from '../../core/task/agent-engine';
 import type { ActivityDeps } from '../deps';
 import { READ_FILE_LIMIT_BYTES } from '../tools/agent-tools';
 import { formatFileList, listFiles } from '../../host/worktree/file-tree';
@@ -35,6 +36,8 @@ export interface FetchContextInput {
   memory?: MemoryRef;
   /** The repository whose project memory is shown. */
   repoPath?: string;
+  /** Who works the phase: its prompt names that agent's tools (docs/claude-code.md). @default dex */
+  agent?: Agent;
 }
 
 /** Output of the `fetchContext` activity: only sizes and names, the prompt stays in the store. */
@@ -123,6 +126,7 @@ export const createFetchActivities = (deps: ActivityDeps) => heartbeatingWhileRu
       NAMED_FILES: formatNamedFiles(named),
       RETRY_CONTEXT: input.retryContext?.trim() ? `\n# Earlier attempts\n\n${input.retryContext.trim()}\n` : '',
       MEMORY: memory,
+      TOOLS_NOTE: TOOLS_NOTES[input.agent ?? 'dex'],
       VERIFY_COMMANDS: (input.verify.length ? input.verify.map((c) => `  - \`${c}\``).join('\n') : '  (none configured)') + preExistingNote(input.preExistingFailures),
     });
     // Kept apart too: a landed task's run memory lists the failures it was sent back with.

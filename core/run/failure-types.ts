@@ -52,7 +52,7 @@ export const FAILURE = {
   /** Installing a worktree's dependencies failed (host/dependencies/): the task stops before any model call. */
   SetupFailed: 'SetupFailed',
   InvalidRoadmap: 'InvalidRoadmap',
-  /** A model call whose budget reservation was granted still did not fit (workflows/task/agent-phase.ts). */
+  /** A model call whose budget reservation was granted still did not fit (workflows/task/agent/agent-phase.ts). */
   BudgetReservation: 'BudgetReservation',
   /** `dex retry --from PHASE` of a run whose earlier phases did not all pass (core/task/rewind.ts). */
   RewindImpossible: 'RewindImpossible',

@@ -60,6 +60,8 @@ export function sandboxedClaude(box: ClaudeSandbox): (opts: SpawnOptions) => Spa
       CLAUDE_CONFIG_DIR: CLAUDE_DIR_INSIDE,
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_AUTOUPDATER: '1',
+      // Temporal's retry policy is the only one: a failed model call ends the session, and the retried activity resumes it.
+      CLAUDE_CODE_MAX_RETRIES: '0',
       NO_PROXY: '127.0.0.1,localhost',
     };
     for (const name of SDK_ENV) if (opts.env[name] !== undefined) env[name] = opts.env[name]!;

@@ -4,7 +4,7 @@ import type { TargetMerge } from '../../activities/roadmap/landing-merge';
 import { phaseAttemptKey, verifyReportId } from '../../core/run/ids';
 import type { FinalizeRequest } from '../../core/task/task-types';
 import { finalizeActivities } from './activities';
-import type { PhaseOutcome } from './agent-phase';
+import type { PhaseOutcome } from './agent/agent-phase';
 import { attemptPhase } from './phase-attempt';
 import type { TaskRun } from './task-run';
 

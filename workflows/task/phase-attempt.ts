@@ -1,7 +1,7 @@
 import { workflowInfo } from '@temporalio/workflow';
 import { phaseAttemptKey } from '../../core/run/ids';
 import { CHANGING_PHASES } from '../../core/task/phases';
-import { runAgentPhase, type PhaseOutcome } from './agent-phase';
+import { runAgentPhase, type PhaseOutcome } from './agent/agent-phase';
 import { decideAtGate } from './gate-decision';
 import type { PhaseAttempt } from './task-run';
 
@@ -38,9 +38,11 @@ export async function attemptPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
       allowProtected,
     }, `commit · ${phase}`);
   let committed = await commit(false);
-  if (committed.protectedChanges?.length) {
+  const unasked = committed.protectedChanges?.filter((path) => !outcome.allowedPaths?.includes(path)) ?? [];
+  if (committed.protectedChanges?.length && !unasked.length) committed = await commit(true);
+  else if (committed.protectedChanges?.length) {
     // A task must not rewrite what confines or checks the next one (dex.config.yaml, CI files) unseen.
-    const reason = `the change touches protected paths: ${committed.protectedChanges.join(', ')}`;
+    const reason = `the change touches protected paths: ${unasked.join(', ')}`;
     const decision = await control.waitAt(`protected:${phase}`, {}, { taskId: input.taskId, reason });
     if (decision.action === 'reject') return { kind: 'rejected', reason: decision.reason, retry: decision.retry };
     committed = await commit(true);

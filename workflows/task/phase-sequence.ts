@@ -2,7 +2,7 @@ import { sleep, workflowInfo } from '@temporalio/workflow';
 import { phaseArtifactId, phaseAttemptKey } from '../../core/run/ids';
 import { ARTIFACT_VARIABLES, DEFAULT_RETRY_MAP } from '../../core/task/phases';
 import { minus } from '../run/run-ledger';
-import type { PhaseOutcome } from './agent-phase';
+import type { PhaseOutcome } from './agent/agent-phase';
 import { attemptPhase } from './phase-attempt';
 import { retryDelayMs, retryTarget } from './phase-retry';
 import type { TaskRun } from './task-run';

@@ -1,6 +1,6 @@
-import { DEFAULT_RUNAWAY } from '../../core/task/phases';
-import type { RunawayLimits } from '../../core/task/task-types';
-import { plural } from '../../core/text/plural';
+import { DEFAULT_RUNAWAY } from '../../../core/task/phases';
+import type { RunawayLimits } from '../../../core/task/task-types';
+import { plural } from '../../../core/text/plural';
 
 /**
  * Notices a phase that goes round in circles: the same verify failure N times in a row, or N

@@ -1,10 +1,9 @@
-import { guardBudget } from '../run/budget-guard';
-import type { ClaudeSessionResult } from '../../activities/claude/claude-session';
-import { plural } from '../../core/text/plural';
-import type { PhaseOutcome } from './agent-phase';
+import { guardBudget } from '../../run/budget-guard';
+import type { ClaudeSessionResult } from '../../../activities/claude/claude-session';
+import { plural } from '../../../core/text/plural';
 import type { RunawayWatch } from './runaway-watch';
-import type { PhaseAttempt } from './task-run';
-import { answerCompletion, COMPLETION_REMINDER, type Turn } from './phase-completion';
+import type { PhaseAttempt } from '../task-run';
+import { answerCompletion, COMPLETION_REMINDER, type PhaseOutcome, type Turn } from './phase-completion';
 
 /**
  * One attempt at a phase as a Claude Code session (docs/claude-code.md): the session works in
@@ -56,7 +55,7 @@ export async function runClaudePhase(args: PhaseAttempt, transcriptId: string, m
     }
     const turn: Turn = { ...args, transcriptId, turn: stretch, assistantSeq: session.lastSeq, runaway };
     const next = await answerCompletion(turn, session.completion);
-    if ('kind' in next) return next;
+    if ('kind' in next) return next.kind === 'verified' && allowedPaths.length ? { ...next, allowedPaths } : next;
     // A failed verify's report is told as text: the session reads no stored artifacts.
     const failed = next.followUp.artifactIds?.length && progress.lastVerify ? `Verification failed:\n${progress.lastVerify.tail}\n\n` : '';
     followUp = `${failed}${next.followUp.text ?? COMPLETION_REMINDER}`;

@@ -1,17 +1,27 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { phaseArtifactId, verifyReportId } from '../../core/run/ids';
-import { ARTIFACT_VARIABLES, CHANGING_PHASES, FINDING_PHASES } from '../../core/task/phases';
-import type { FollowUp } from '../../activities/model/call-model';
-import type { Completion } from '../../core/task/task-types';
-import type { PhaseOutcome } from './agent-phase';
+import { phaseArtifactId, verifyReportId } from '../../../core/run/ids';
+import { ARTIFACT_VARIABLES, CHANGING_PHASES, FINDING_PHASES } from '../../../core/task/phases';
+import type { FollowUp } from '../../../activities/model/call-model';
+import type { Completion } from '../../../core/task/task-types';
+import type { VerifyResult } from '../../../activities/verify/verify';
 import type { RunawayWatch } from './runaway-watch';
-import type { PhaseAttempt } from './task-run';
+import type { PhaseAttempt } from '../task-run';
 
 /**
- * What an agent phase does once its agent answers (dex's own loop, workflows/task/agent-phase.ts,
- * or a Claude Code session, workflows/task/claude-phase.ts): a completion object decides whether
+ * What an agent phase does once its agent answers (dex's own loop, workflows/task/agent/agent-phase.ts,
+ * or a Claude Code session, workflows/task/agent/claude-phase.ts): a completion object decides whether
  * the phase goes on, waits for a person, or is verified; a failed verify is what the agent is told next.
  */
+
+/** How one attempt at a phase ended; `output` is what a retry of an earlier phase is told. */
+export type PhaseOutcome =
+  /** `allowedPaths`: protected paths a person allowed during the phase (a Claude Code session's writes): its commit does not ask again. */
+  | { kind: 'verified'; summary: string; verify: VerifyResult | undefined; allowedPaths?: string[] }
+  /** `retry`: the person asked for the phase again (docs/interfaces.md#people-in-the-loop). */
+  | { kind: 'rejected'; reason: string; retry?: boolean }
+  | { kind: 'failed'; error: string; output?: string }
+  /** The agent said the step does not fit the work (docs/roadmaps.md#the-planner-and-escalate). */
+  | { kind: 'escalated'; reason: string };
 
 /** A command line cut to a summary's length. */
 const stepText = (text: string): string => (text.length > 80 ? `${text.slice(0, 79)}…` : text);

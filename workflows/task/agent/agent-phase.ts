@@ -1,27 +1,20 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { FAILURE, nonRetryable } from '../../core/run/failure-types';
-import { phaseAttemptKey } from '../../core/run/ids';
-import { CHANGING_PHASES } from '../../core/task/phases';
-import { thinkingBudget } from '../../core/run/model-choice';
-import type { FollowUp, ModelCallInput, ModelCallResult } from '../../activities/model/call-model';
-import type { VerifyResult } from '../../activities/verify/verify';
-import { guardBudget } from '../run/budget-guard';
+import { FAILURE, nonRetryable } from '../../../core/run/failure-types';
+import { phaseAttemptKey } from '../../../core/run/ids';
+import { CHANGING_PHASES } from '../../../core/task/phases';
+import { thinkingBudget } from '../../../core/run/model-choice';
+import type { FollowUp, ModelCallInput, ModelCallResult } from '../../../activities/model/call-model';
+import { guardBudget } from '../../run/budget-guard';
 import { RunawayWatch } from './runaway-watch';
-import type { PhaseAttempt } from './task-run';
-import { plural } from '../../core/text/plural';
-import { agentOf } from '../../core/task/agent-engine';
+import type { PhaseAttempt } from '../task-run';
+import { plural } from '../../../core/text/plural';
+import { agentOf } from '../../../core/task/agent-engine';
 import { runClaudePhase } from './claude-phase';
 import { answerCompletion, stoppedAsRunaway, type Turn, type TurnEnd } from './phase-completion';
 
 
-/** How one attempt at a phase ended; `output` is what a retry of an earlier phase is told. */
-export type PhaseOutcome =
-  | { kind: 'verified'; summary: string; verify: VerifyResult | undefined }
-  /** `retry`: the person asked for the phase again (docs/interfaces.md#people-in-the-loop). */
-  | { kind: 'rejected'; reason: string; retry?: boolean }
-  | { kind: 'failed'; error: string; output?: string }
-  /** The agent said the step does not fit the work (docs/roadmaps.md#the-planner-and-escalate). */
-  | { kind: 'escalated'; reason: string };
+import type { PhaseOutcome } from './phase-completion';
+export type { PhaseOutcome } from './phase-completion';
 
 
 /**
@@ -42,6 +35,7 @@ export async function runAgentPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
   const runaway = new RunawayWatch(input.runaway, CHANGING_PHASES.has(phase));
   const budgetTokens = thinkingBudget(input.thinking, phase);
   const thinking = budgetTokens ? { thinkingBudget: budgetTokens } : {};
+  const agent = agentOf(input.agents, phase);
 
   await control.unpaused();
   progress.at({ phase, activity: 'fetch' });
@@ -57,9 +51,10 @@ export async function runAgentPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
     phase,
     artifacts: args.artifacts,
     ...(input.memory ? { memory: input.memory, repoPath: input.repoPath } : {}),
+    ...(agent === 'claude-code' ? { agent } : {}),
   }, `${phase} · context`);
 
-  if (agentOf(input.agents, phase) === 'claude-code') return runClaudePhase(args, transcriptId, model, runaway);
+  if (agent === 'claude-code') return runClaudePhase(args, transcriptId, model, runaway);
   let userSeq = 0;
   let followUp: FollowUp | undefined;
   for (let turn = 1; turn <= input.maxIterations; turn++) {
