@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -36,13 +36,15 @@ const idOf = (taskId: string) => `task-math-${taskId}-1`;
 const startOn = (repo: string, taskId: string) => dex.start('taskWorkflow', idOf(taskId), taskInput(taskId, repo, dex.worker.hostQueue));
 
 /** A worktree on branch dex/<run> as a run of another server (or one this server forgot) leaves it, last changed `ageMs` ago. */
-function foreignWorktree(repo: string, run: string, ageMs: number): void {
+function foreignWorktree(repo: string, run: string, ageMs: number, sessions = false): void {
   git(repo, 'worktree', 'add', '-q', '-b', `dex/${run}`, worktree(run));
   writeFileSync(`${worktree(run)}.base`, `${git(repo, 'rev-parse', 'HEAD').trim()}\n`);
+  // A Claude Code session's files beside the worktree (docs/claude-code.md#durable-at-the-message).
+  if (sessions) mkdirSync(join(`${worktree(run)}.claude`, 'session-1', 'projects'), { recursive: true });
   const when = new Date(Date.now() - ageMs);
   const admin = join(repo, '.git', 'worktrees', run);
   const inAdmin = readdirSync(admin, { recursive: true, encoding: 'utf8' }).map((f) => join(admin, f));
-  for (const path of [worktree(run), `${worktree(run)}.base`, admin, ...inAdmin]) utimesSync(path, when, when);
+  for (const path of [worktree(run), `${worktree(run)}.base`, ...(sessions ? [`${worktree(run)}.claude`] : []), admin, ...inAdmin]) utimesSync(path, when, when);
 }
 
 /** Everything a clean may change: what is under DEX_HOME/worktrees, the repository's branches and worktrees, the person's checkout. */
@@ -76,7 +78,7 @@ describe('dex clean', () => {
     const demo = await runDex(['demo', '--json'], { env });
     expect(demo.code, demo.stderr).toBe(0);
     const demoFolder = join(JSON.parse(demo.stdout).repo as string, '..');
-    foreignWorktree(repo, 'task-math-gone-1', 3 * 86_400_000);
+    foreignWorktree(repo, 'task-math-gone-1', 3 * 86_400_000, true);
     foreignWorktree(repo, 'task-math-recent-1', 0);
     // A roadmap's landing worktree, left by a push that failed; no roadmap is open.
     const landing = worktree('land-roadmap-math-0123abcd-T1');
@@ -102,6 +104,7 @@ describe('dex clean', () => {
       leftover('base', `${worktree(idOf('cancelled'))}.base`, idOf('cancelled')),
       leftover('base', `${worktree(idOf('done'))}.base`, idOf('done'), 'completed'),
       leftover('base', `${worktree('task-math-gone-1')}.base`),
+      leftover('sessions', `${worktree('task-math-gone-1')}.claude`, 'task-math-gone-1'),
       leftover('branch', `dex/${idOf('fails')}`, idOf('fails')),
       leftover('branch', `dex/${idOf('cancelled')}`, idOf('cancelled')),
       leftover('branch', 'dex/task-math-gone-1', 'task-math-gone-1'),
@@ -124,7 +127,7 @@ describe('dex clean', () => {
     expect(dryText.stdout).toContain(`would remove worktree ${worktree(idOf('fails'))} (${idOf('fails')}, failed)`);
     expect(dryText.stdout).toContain(`would remove branch dex/${idOf('cancelled')} in ${repo} (${idOf('cancelled')}, cancelled)`);
     expect(dryText.stdout).toContain(`kept ${idOf('waits')} (waiting): worktree, base file, branch`);
-    expect(dryText.stdout).toMatch(/would remove 13 things: 4 worktrees, 3 branches, 5 base files, 1 demo repository \(--dry-run: nothing was removed\)\n$/);
+    expect(dryText.stdout).toMatch(/would remove 14 things: 4 worktrees, 3 branches, 5 base files, 1 Claude Code session folder, 1 demo repository \(--dry-run: nothing was removed\)\n$/);
     expect(snapshot(repo, demoFolder)).toEqual(before);
 
     const cleaned = await runDex(['clean', '--json'], { env });
@@ -135,6 +138,7 @@ describe('dex clean', () => {
       expect(existsSync(worktree(run)), run).toBe(false);
       expect(existsSync(`${worktree(run)}.base`), run).toBe(false);
     }
+    expect(existsSync(`${worktree('task-math-gone-1')}.claude`)).toBe(false);
     expect(existsSync(`${worktree(idOf('done'))}.base`)).toBe(false);
     expect(existsSync(demoFolder)).toBe(false);
     const after = snapshot(repo, demoFolder);

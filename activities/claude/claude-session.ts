@@ -16,6 +16,7 @@ import { extractCompletion } from '../../core/task/completion';
 import type { Completion } from '../../core/task/task-types';
 import { startModelRelay } from '../../host/claude-code/model-relay';
 import { sandboxedClaude } from '../../host/claude-code/sandboxed-claude';
+import { copyPersonSetup, personClaudeDir } from '../../host/claude-code/person-setup';
 import { claudeDirOf, sessionIdOf, sessionSaved } from '../../host/claude-code/session-files';
 import { startEgressProxy } from '../../host/sandbox/egress-proxy';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
@@ -80,8 +81,11 @@ export const createClaudeActivities = (deps: ActivityDeps) => ({
     assertSandboxAvailable(policy);
 
     const sessionId = sessionIdOf(input.transcriptId);
-    const claudeDir = claudeDirOf(deps.dexHome, sessionId);
+    const claudeDir = claudeDirOf(input.worktreePath, sessionId);
     const resumed = sessionSaved(claudeDir, sessionId);
+    const sources = input.claude?.settingSources ?? ['project'];
+    // The person's own set-up, copied once, when the session starts (a resumed one has it).
+    if (!resumed && sources.includes('user')) copyPersonSetup(personClaudeDir(), claudeDir);
     const stored = await store.listMessages(input.transcriptId);
     const transcript = new SessionTranscript(store, input, stored.length);
     const prompt = await promptOf(deps, input, stored, resumed, transcript);
@@ -119,7 +123,7 @@ export const createClaudeActivities = (deps: ActivityDeps) => ({
           ...(resumed ? { resume: sessionId } : { sessionId }),
           abortController: abort,
           env: {},
-          settingSources: input.claude?.settingSources ?? ['project'],
+          settingSources: sources,
           permissionMode: 'default',
           canUseTool: async (tool, toolInput) => {
             const write = protectedWrite(tool, toolInput, input.worktreePath, input.protectedPaths ?? [], input.allowedPaths ?? []);

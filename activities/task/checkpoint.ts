@@ -1,4 +1,5 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { sessionsDirFor } from '../../host/claude-code/session-files';
+import { existsSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { ApplicationFailure } from '@temporalio/common';
@@ -257,5 +258,7 @@ export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWh
       else if (!existsSync(join(path, '.git'))) await removeTree(path);
     }
     await git.raw(['worktree', 'prune']);
+    // Its Claude Code sessions' files (docs/claude-code.md) are of no use without it.
+    rmSync(sessionsDirFor(path), { recursive: true, force: true });
   },
 });

@@ -13,7 +13,7 @@ import type { RunFate, RunFates } from './run-fates';
 
 /** One thing `dex clean` removes or keeps, as it reports it (`--json`). */
 export interface CleanEntry {
-  kind: 'worktree' | 'branch' | 'base' | 'demo';
+  kind: 'worktree' | 'branch' | 'base' | 'sessions' | 'demo';
   /** The folder or file; for a branch, its name. */
   path: string;
   /** A branch's repository (its checkout's folder). */
@@ -56,11 +56,12 @@ export async function planClean(scan: Scan, fates: RunFates, nowMs = Date.now())
   const removals: Removal[] = [];
   const kept: CleanEntry[] = [];
   const retentionMs = await fates.retentionMs();
-  const runs = new Set([...scan.worktrees.flatMap((w) => (w.run ? [w.run] : [])), ...scan.bases.map((b) => b.run), ...scan.branches.map((b) => b.run)]);
+  const besides = [...scan.bases, ...scan.sessions];
+  const runs = new Set([...scan.worktrees.flatMap((w) => (w.run ? [w.run] : [])), ...besides.map((b) => b.run), ...scan.branches.map((b) => b.run)]);
   const verdicts = new Map<string, Verdict>();
   for (const run of runs) {
     const worktree = scan.worktrees.find((w) => w.run === run);
-    const touched = Math.max(worktree?.touchedMs ?? 0, ...scan.bases.filter((b) => b.run === run).map((b) => b.touchedMs));
+    const touched = Math.max(worktree?.touchedMs ?? 0, ...besides.filter((b) => b.run === run).map((b) => b.touchedMs));
     verdicts.set(run, verdictOf(await fates.of(run), touched, !!worktree, retentionMs, nowMs));
   }
   const decide = (entry: CleanEntry, verdict: Verdict, remove: Removal['remove']): void => {
@@ -76,6 +77,7 @@ export async function planClean(scan: Scan, fates: RunFates, nowMs = Date.now())
     decide({ kind: 'worktree', path: w.path, run: w.run, repo: w.repo?.path }, verdict, () => removeWorktree(w.path, w.repo?.gitDir));
   }
   for (const b of scan.bases) decide({ kind: 'base', path: b.path, run: b.run }, verdicts.get(b.run)!, () => rmSync(b.path, { force: true }));
+  for (const s of scan.sessions) decide({ kind: 'sessions', path: s.path, run: s.run }, verdicts.get(s.run)!, () => rmSync(s.path, { recursive: true, force: true }));
   for (const b of scan.branches) {
     const verdict = verdicts.get(b.run)!;
     if (verdict.go && !verdict.branch) continue; // a result, not a leftover

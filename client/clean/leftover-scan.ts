@@ -1,6 +1,6 @@
 /**
  * What runs left on this host, found on disk before anyone asks whose it is (docs/interfaces.md#dex-clean):
- * the worktrees and `.base` files under `$DEX_HOME/worktrees`, dex's `dex/<run>` branches in the
+ * the worktrees, `.base` files and Claude Code session folders under `$DEX_HOME/worktrees`, dex's `dex/<run>` branches in the
  * repositories those worktrees belong to, and the recorded demo repositories. A worktree's git
  * metadata is read as files, not through git, so nothing of a repository's configuration runs.
  */
@@ -11,6 +11,7 @@ import { dexGitSync } from '../../host/git/dex-git';
 import { BASE_FILE_SUFFIX, baseFileFor, LANDING_WORKTREE_PREFIX, worktreesDir } from '../../host/worktree/worktree-home';
 import { recordedDemoRepos, type DemoRepo } from '../demo/demo-repos';
 import { repositoryMetadata } from '../../host/sandbox/repository-metadata';
+import { SESSIONS_SUFFIX } from '../../host/claude-code/session-files';
 
 /** A repository dex worked in, by its git folder (shared by all its worktrees). */
 export interface FoundRepo {
@@ -52,6 +53,8 @@ export interface FoundBranch {
 export interface Scan {
   worktrees: FoundWorktree[];
   bases: FoundBase[];
+  /** The `.claude` folders of worktrees' Claude Code sessions (host/claude-code/session-files.ts), found as `.base` files are. */
+  sessions: FoundBase[];
   branches: FoundBranch[];
   demos: DemoRepo[];
 }
@@ -126,6 +129,7 @@ export function scanLeftovers(dexHome: string): Scan {
   }
   const worktrees: FoundWorktree[] = [];
   const bases: FoundBase[] = [];
+  const sessions: FoundBase[] = [];
   for (const name of names) {
     const path = join(dir, name);
     let stat;
@@ -136,6 +140,8 @@ export function scanLeftovers(dexHome: string): Scan {
     }
     if (stat.isFile() && name.endsWith(BASE_FILE_SUFFIX) && name.length > BASE_FILE_SUFFIX.length) {
       bases.push({ path, run: runOfTaskWorktree(name.slice(0, -BASE_FILE_SUFFIX.length)), touchedMs: stat.mtimeMs });
+    } else if (stat.isDirectory() && name.endsWith(SESSIONS_SUFFIX) && name.length > SESSIONS_SUFFIX.length) {
+      sessions.push({ path, run: runOfTaskWorktree(name.slice(0, -SESSIONS_SUFFIX.length)), touchedMs: stat.mtimeMs });
     } else if (stat.isDirectory()) {
       const found = describeWorktree(path, name);
       if (found) worktrees.push(found);
@@ -151,5 +157,5 @@ export function scanLeftovers(dexHome: string): Scan {
       return [];
     }
   });
-  return { worktrees, bases, branches, demos: recordedDemoRepos(dexHome) };
+  return { worktrees, bases, sessions, branches, demos: recordedDemoRepos(dexHome) };
 }

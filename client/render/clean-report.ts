@@ -22,6 +22,7 @@ const NOUNS: Record<CleanEntry['kind'], [string, string]> = {
   worktree: ['worktree', 'worktrees'],
   branch: ['branch', 'branches'],
   base: ['base file', 'base files'],
+  sessions: ['Claude Code session folder', 'Claude Code session folders'],
   demo: ['demo repository', 'demo repositories'],
 };
 
