@@ -69,8 +69,11 @@ export interface DexEnvironment {
   requestsFor(task: string): RecordedRequest[];
   /** Runs the stock Temporal CLI against this file's server; resolves with its stdout. */
   temporal(...args: string[]): Promise<string>;
-  /** Keeps the history of run `workflowId` as test/histories/`file` when DEX_RECORD_HISTORIES is set. */
-  recordHistory(workflowId: string, file: string): void;
+  /**
+   * Keeps the history of run `workflowId` (its latest run, or run `runId` of its chain) as
+   * test/histories/`file` when DEX_RECORD_HISTORIES is set.
+   */
+  recordHistory(workflowId: string, file: string, runId?: string): void;
   /**
    * The environment of a `dex` command against this server: a DEX_HOME of its own, no model key,
    * and queues no other test polls (`workerQueues`: this file's worker's, so it serves the run).
@@ -83,7 +86,8 @@ export function useDexEnvironment(opts: DexEnvironmentOptions): DexEnvironment {
   let env: TestWorkflowEnvironment | undefined;
   let fake: FakeAnthropic | undefined;
   let worker: TestWorker | undefined;
-  const recorded = new Map<string, string>();
+  /** The runs to record, by the file each goes to. */
+  const recorded = new Map<string, { workflowId: string; runId?: string }>();
   let cliQueues = 0;
 
   beforeAll(async () => {
@@ -130,8 +134,9 @@ export function useDexEnvironment(opts: DexEnvironmentOptions): DexEnvironment {
   };
 
   async function writeHistories(): Promise<void> {
-    for (const [workflowId, file] of recorded) {
-      writeFileSync(join(__dirname, 'histories', file), await temporal('workflow', 'show', '--workflow-id', workflowId, '-o', 'json'));
+    for (const [file, { workflowId, runId }] of recorded) {
+      const run = runId ? ['--run-id', runId] : [];
+      writeFileSync(join(__dirname, 'histories', file), await temporal('workflow', 'show', '--workflow-id', workflowId, ...run, '-o', 'json'));
     }
   }
 
@@ -157,7 +162,7 @@ export function useDexEnvironment(opts: DexEnvironmentOptions): DexEnvironment {
     },
     requestsFor: (task) => dex.fake.requests.filter((r) => r.headers['x-dex-task'] === task),
     temporal,
-    recordHistory: (workflowId, file) => void recorded.set(workflowId, file),
+    recordHistory: (workflowId, file, runId) => void recorded.set(file, { workflowId, runId }),
     cliEnv: ({ workerQueues } = {}) => {
       const queue = workerQueues ? part(worker, 'worker', 'queue').taskQueue : `dex-cli-${++cliQueues}`;
       const home = mkdtempSync(join(tmpdir(), 'dex-cli-home-'));

@@ -59,6 +59,8 @@ const signalInputs = (h: Recorded, name: string): Record<string, unknown>[] =>
     const signal = e.workflowExecutionSignaledEventAttributes;
     return signal?.signalName === name ? [JSON.parse(Buffer.from(signal.input.payloads[0].data, 'base64').toString('utf8'))] : [];
   });
+/** The run's input, decoded. */
+const inputOf = (h: Recorded): Record<string, unknown> => JSON.parse(Buffer.from(h.events[0].workflowExecutionStartedEventAttributes.input.payloads[0].data, 'base64').toString('utf8'));
 /** The patches (`patched(id)`) the run's history marks. */
 const patches = (h: Recorded): string[] =>
   h.events.flatMap((e) => {
@@ -148,10 +150,21 @@ const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) => void }
   'roadmap-workflow-max-tasks.json': {
     recordedBy: 'cli-run.integration.test.ts',
     covers: (h) => {
-      const input = JSON.parse(Buffer.from(h.events[0].workflowExecutionStartedEventAttributes.input.payloads[0].data, 'base64').toString('utf8'));
-      expect(input.maxTasks).toBe(2);
+      expect(inputOf(h).maxTasks).toBe(2);
       const started = new Set(h.events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []));
       expect([...started].map((id) => id.split('-')[2]).sort()).toEqual(['M1', 'M2']);
+    },
+  },
+  // The first run of a roadmap's chain under a history limit of 500 (docs/roadmaps.md#long-roadmaps): far from its
+  // continueAsNewAfterTasks, it stopped starting tasks when its history would pass the limit, drained and continued as new.
+  'roadmap-workflow-history-limit.json': {
+    recordedBy: 'roadmap-continue-as-new.integration.test.ts',
+    covers: (h) => {
+      expect(inputOf(h)).toMatchObject({ historyLimit: 500, continueAsNewAfterTasks: 1000 });
+      expect(patches(h)).toContain('roadmap-history-limit');
+      expect(children(h).length).toBeGreaterThan(1);
+      expect(h.events.length).toBeLessThanOrEqual(500);
+      expect(h.events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
     },
   },
   // A roadmap's task whose two calls ran 31 s apart: one report of its spending between the phase's start and its end.

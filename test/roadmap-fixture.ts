@@ -20,11 +20,14 @@ export function roadmapRepo(roadmap: string, config: string): string {
   return repo;
 }
 
-/** Starts `roadmapWorkflow` on the repository's ROADMAP.md as `dex run` would, on the queues of `dex`'s worker. */
-export async function startRoadmap(dex: DexEnvironment, repo: string, llm = 'anthropic') {
+/**
+ * Starts `roadmapWorkflow` on the repository's ROADMAP.md as `dex run` would, on the queues of
+ * `dex`'s worker; `extra` adds what only tests set (a `historyLimit`).
+ */
+export async function startRoadmap(dex: DexEnvironment, repo: string, llm = 'anthropic', extra: Pick<RoadmapInput, 'historyLimit'> = {}) {
   const settings = { ...readSettings({}), hostQueue: dex.worker.hostQueue, taskQueue: dex.worker.taskQueue };
   const checked = buildRoadmapInput({ roadmap: join(repo, 'ROADMAP.md'), llm }, settings, { ANTHROPIC_API_KEY: 'test-key' });
-  const handle = await dex.start('roadmapWorkflow', checked.workflowId, checked.input satisfies RoadmapInput);
+  const handle = await dex.start('roadmapWorkflow', checked.workflowId, { ...checked.input, ...extra } satisfies RoadmapInput);
   return { handle, checked };
 }
 

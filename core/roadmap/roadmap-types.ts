@@ -35,6 +35,12 @@ export interface RoadmapInput {
   maxTasks?: number;
   /** Continue as new after this many tasks have ended in one run. @default 25 */
   continueAsNewAfterTasks: number;
+  /**
+   * Events the run's history may reach before it continues as new (docs/roadmaps.md#long-roadmaps).
+   * Tests set it; `dex run` leaves the default.
+   * @default 8000 (core/run/history-limit.ts HISTORY_LIMIT)
+   */
+  historyLimit?: number;
   /** Spending limit of each task. */
   taskBudget?: Budget;
   /** Spending limit of the whole run. */

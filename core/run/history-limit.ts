@@ -1,7 +1,7 @@
 /**
  * When a run that continues as new stops starting work, so its history stays bounded whatever
- * its size (docs/layers.md#continue-as-new, docs/sheets.md#continue-as-new). Pure: the
- * workflow sandbox imports it.
+ * its size (docs/layers.md#continue-as-new, docs/sheets.md#continue-as-new,
+ * docs/roadmaps.md#long-roadmaps). Pure: the workflow sandbox imports it.
  */
 
 /**
@@ -17,6 +17,18 @@ export const HISTORY_LIMIT = 8_000;
  * the last two, and a search-attribute upsert. An activity adds fewer.
  */
 export const EVENTS_PER_ITEM = 10;
+
+/**
+ * The most events one roadmap task adds to its roadmap's history, from its start to its landing
+ * (docs/roadmaps.md#long-roadmaps). Measured on one-phase tasks in
+ * test/roadmap-continue-as-new.integration.test.ts: 31 for a task that lands at once (a child's
+ * three events, two taskUpdate signals, a merge and a memory activity, each with its workflow
+ * task, and the upserts the updates make), up to 52 for one behind the base, finalized first (a
+ * finalize child and a second merge). Each more phase or wait a task reports adds about five (a
+ * signal, its workflow task, an upsert): 80 covers a finalized task with a few of them. Far more
+ * than a layer's target or a sheet's statement, so a roadmap reserves its own.
+ */
+export const EVENTS_PER_ROADMAP_TASK = 80;
 
 /** Events a run still needs once its last item ended: what it does at its end, and the hand-over to the next run. */
 export const EVENTS_TO_END = 40;
@@ -36,6 +48,8 @@ export interface HistoryLoad {
   running: number;
   started: number;
   limit: number;
+  /** Events one item adds to the history. @default EVENTS_PER_ITEM */
+  perItem?: number;
   /** Temporal's `continueAsNewSuggested`. */
   suggested: boolean;
   /** Bytes of results the run will hand over. */
@@ -50,5 +64,5 @@ export interface HistoryLoad {
 export function historyFull(load: HistoryLoad): boolean {
   if (load.started === 0) return false;
   if (load.suggested || load.carriedBytes >= CARRY_BYTES) return true;
-  return load.historyLength + (load.running + 1) * EVENTS_PER_ITEM + EVENTS_TO_END >= load.limit;
+  return load.historyLength + (load.running + 1) * (load.perItem ?? EVENTS_PER_ITEM) + EVENTS_TO_END >= load.limit;
 }

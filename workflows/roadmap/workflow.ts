@@ -1,4 +1,4 @@
-import { condition, continueAsNew, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
 import { landingKey } from '../../core/run/ids';
 import type { RoadmapInput, RoadmapResult } from '../../core/roadmap/roadmap-types';
 import type { RunState } from '../../core/run/run-types';
@@ -9,6 +9,7 @@ import { RunControl } from '../run/run-control';
 import { RunLedger } from '../run/run-ledger';
 import { roadmapActivities } from './activities';
 import { RoadmapBoard } from './board';
+import { RoadmapChain } from './chain';
 import { RoadmapChildren } from './children';
 import { inIdOrder } from './id-order';
 import { landTask } from './landing';
@@ -26,12 +27,13 @@ const PASSED_ON = { approve: approveSignal, reject: rejectSignal, pause: pauseSi
  * branches land on the base branch through one serialized queue in the order they finished
  * (those that finished together in id order, T2 before T10), each with its box ticked in the
  * landing commit; a conflict waits at the `merge` gate; a failed or
- * rejected task skips its dependents. Continues as new, carrying its state, when history
- * grows large or after `continueAsNewAfterTasks` tasks.
+ * rejected task skips its dependents. Continues as new, carrying its state, when Temporal
+ * suggests it, after `continueAsNewAfterTasks` tasks, or once its history is nearly full (./chain.ts).
  */
 export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResult> {
   const acts = roadmapActivities(input.taskDefaults.hostQueue);
-  const runs = (input.carried?.runs ?? 0) + 1;
+  const chain = new RoadmapChain(input);
+  const runs = chain.runs;
   const plan = await acts.readRoadmap({ repoPath: input.repoPath, roadmapFile: input.roadmapFile }, `read ${input.roadmapFile}`);
   const board = new RoadmapBoard(plan, input.carried?.tasks);
   const children = new RoadmapChildren(input);
@@ -86,13 +88,13 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
     if (landingQueue.length) continue;
     if (atLimit()) break; // not continue-as-new for a run that is over
 
-    const wantsNewRun = endedThisRun >= input.continueAsNewAfterTasks || workflowInfo().continueAsNewSuggested;
-    if (wantsNewRun && board.running().length === 0) {
-      await continueAsNew<typeof roadmapWorkflow>({ ...input, carried: { tasks: board.tasks, runs, runBudget: ledger.budget } });
-    }
+    const wantsNewRun = endedThisRun >= input.continueAsNewAfterTasks || workflowInfo().continueAsNewSuggested || chain.full;
+    if (wantsNewRun && board.running().length === 0) await chain.handOver(board.tasks, ledger.budget);
     const room = () => Math.min(input.maxParallel - board.running().length, limit - board.taken());
     if (!wantsNewRun && !control.paused) {
       for (const task of board.ready().slice(0, Math.max(0, room()))) {
+        // Checked before the budget, so no budget gate waits for a task this run will not start.
+        if (!chain.mayStart(board.running().length)) break;
         if ((await guardBudget(ledger, control)) === 'rejected') return result('rejected');
         const spent = board.spent();
         const phases = await children.start(task, ledger.budget, { costUsd: spent.costUsd, tokens: totalTokens(spent.tokens) });
@@ -101,7 +103,7 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
       }
     }
     if (over()) break;
-    await condition(() => children.anyEnded || grants.anyPending || (!control.paused && board.ready().length > 0 && room() > 0 && !wantsNewRun));
+    await condition(() => children.anyEnded || grants.anyPending || (!control.paused && board.ready().length > 0 && room() > 0 && !wantsNewRun && !chain.full));
   }
   const ended = board.tasks.map((t) => t.state);
   return result(ended.some((s) => ['failed', 'skipped', 'cancelled'].includes(s)) ? 'failed' : ended.includes('rejected') ? 'rejected' : 'completed');

@@ -1,5 +1,5 @@
 import { patched, workflowInfo } from '@temporalio/workflow';
-import { historyFull, HISTORY_LIMIT } from '../../core/run/history-limit';
+import { EVENTS_PER_ITEM, historyFull, HISTORY_LIMIT } from '../../core/run/history-limit';
 
 /**
  * The workflow id and its first run's id: what a chain of runs that continue as new keeps its
@@ -12,18 +12,19 @@ export function chainKey(): string {
 
 /**
  * What a kind's run that continues as new shares with the others (docs/layers.md#continue-as-new,
- * docs/sheets.md#continue-as-new): the patch that lets it, what the run before it handed on
- * (`C`), and whether its history is full.
+ * docs/sheets.md#continue-as-new, docs/roadmaps.md#long-roadmaps): the patch that lets it, what
+ * the run before it handed on (`C`), and whether its history is full.
  */
 export class RunChain<C extends { runs: number }> {
-  /** False when replaying a run recorded before the kind continued as new. */
+  /** False when replaying a run recorded before its kind had this check (before `patch`). */
   readonly bounded: boolean;
   readonly carried?: C;
 
-  /** `patch` gates continuing as new; `chained` is the run's input. */
+  /** `patch` gates continuing as new; `chained` is the run's input; `perItem` the events one item adds to the history. */
   constructor(
     patch: string,
     private readonly chained: { historyLimit?: number; carried?: C },
+    private readonly perItem = EVENTS_PER_ITEM,
   ) {
     this.bounded = patched(patch);
     this.carried = chained.carried;
@@ -42,6 +43,7 @@ export class RunChain<C extends { runs: number }> {
     if (!this.bounded) return false;
     const info = workflowInfo();
     const limit = this.chained.historyLimit ?? HISTORY_LIMIT;
-    return historyFull({ historyLength: info.historyLength, suggested: info.continueAsNewSuggested, running, started, limit, carriedBytes });
+    const { perItem } = this;
+    return historyFull({ historyLength: info.historyLength, suggested: info.continueAsNewSuggested, running, started, limit, carriedBytes, perItem });
   }
 }
