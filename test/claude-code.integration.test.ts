@@ -114,14 +114,19 @@ describe('a phase with agent claude-code', () => {
     expect(JSON.stringify(dex.requestsFor(GUARDED)[1].body?.messages)).toContain('A person allowed the change to ci/pipeline.yml');
   }, 120_000);
 
-  it('stops the session when its spending passes the budget, and waits at the budget gate', async () => {
-    const { handle } = await dex.startTask(SPENDER, { agents: { default: 'claude-code' }, budget: { usd: 0.001 } });
+  it('stops the session when its spending passes the budget, waits at the budget gate, and resumes it once a person raises it', async () => {
+    const { handle } = await dex.startTask(SPENDER, { agents: { default: 'claude-code' }, budget: { usd: 0.001 }, verify: [] });
     const waiting = await waitForGate(handle, 'budget');
     expect(waiting.state).toBe('budget_exceeded');
     // The first answer cost more than the budget: the session was stopped before it asked again.
     expect(dex.requestsFor(SPENDER)).toHaveLength(1);
-    await handle.signal('reject', { reason: 'too dear', by: 'ana' });
-    await expect(handle.result()).rejects.toThrow();
+    await handle.signal('approve', { budgetUsd: 1, by: 'ana' });
+    const result = (await handle.result()) as TaskResult;
+    expect(result.state).toBe('completed');
+    const requests = dex.requestsFor(SPENDER);
+    expect(requests).toHaveLength(3);
+    // The same session went on: the next request carries the first command.
+    expect(JSON.stringify(requests[1].body?.messages)).toContain('echo one');
   }, 120_000);
 
   it('ends the session on an overloaded model and resumes it in the retried activity, under Temporal\'s retry policy', async () => {

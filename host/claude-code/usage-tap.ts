@@ -10,7 +10,7 @@ export interface RelayedAnswer {
 type Event = { type?: string; message?: { id?: string; model?: string; usage?: CassetteUsage }; usage?: Partial<CassetteUsage>; id?: string; model?: string };
 
 /**
- * Reads an answer's usage as it streams past (docs/claude-code.md#budgets): `message_start` gives
+ * Reads an answer's usage as it streams past (docs/claude-code.md#gates-and-budgets): `message_start` gives
  * the message, its model and input tokens, each `message_delta` the output so far; a JSON answer
  * gives them at once. The session's own accounting is not trusted: this is what the API said.
  */
