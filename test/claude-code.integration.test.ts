@@ -1,12 +1,12 @@
 // docs/claude-code.md: a phase worked by a Claude Code session, confined, its messages in the store.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderStep, transcriptSteps } from '../client/render/run-log';
 import { FAILURE } from '../core/run/failure-types';
 import type { TaskResult } from '../core/task/task-types';
-import { completionTurn, toolTurn } from './cassette-builder';
+import { completionTurn, toJsonl, toolTurn } from './cassette-builder';
 import { useDexEnvironment, waitForGate } from './dex-environment';
 import { commitsOnBranch, fileAt } from './dev-server-env';
 
@@ -136,6 +136,24 @@ describe('a phase with agent claude-code', () => {
     expect(result.state).toBe('completed');
     // Claude Code did not retry on its own: one 529, then the retried activity's calls.
     expect(dex.requestsFor(OVERLOADED)).toHaveLength(3);
+    const { events } = await handle.fetchHistory();
+    const retried = (events ?? []).find((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1);
+    expect(retried?.activityTaskStartedEventAttributes?.lastFailure?.applicationFailureInfo?.type).toBe(FAILURE.ModelOverloaded);
+  }, 120_000);
+
+  it('replays a cassette: the relay answers the session from it, an error line ends the session and the retry resumes it', async () => {
+    const task = 'T-cc-replay';
+    const cassette = join(mkdtempSync(join(tmpdir(), 'dex-claude-cassette-')), 'session.jsonl');
+    const lines = [bash(task, "sed -i 's/return a - b;/return a + b;/' src/math.js"), completionTurn(task, { status: 'complete', summary: 'sum adds now' })];
+    const overloaded = { task, phase: 'implement', error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } };
+    writeFileSync(cassette, `${JSON.stringify(overloaded)}\n${toJsonl(lines)}`);
+    const { repo, handle } = await dex.startTask(task, { agents: { default: 'claude-code' }, llm: { kind: 'replay', path: cassette } });
+    const result = (await handle.result()) as TaskResult;
+
+    expect(result.state).toBe('completed');
+    expect(fileAt(repo, result.branch, 'src/math.js')).toContain('return a + b;');
+    expect(dex.requestsFor(task)).toHaveLength(0);
+    expect(await dex.worker.deps.store.listModelCalls(handle.workflowId)).toHaveLength(2);
     const { events } = await handle.fetchHistory();
     const retried = (events ?? []).find((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1);
     expect(retried?.activityTaskStartedEventAttributes?.lastFailure?.applicationFailureInfo?.type).toBe(FAILURE.ModelOverloaded);

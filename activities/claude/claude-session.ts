@@ -22,6 +22,8 @@ import { startEgressProxy } from '../../host/sandbox/egress-proxy';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
 import { commandSetup } from '../../host/dependencies/setup-state';
 import type { ActivityDeps } from '../deps';
+import { CassetteFiles, cassetteReply } from '../model/cassette-replay';
+import { modelCallKey } from '../../core/run/ids';
 import { classifySessionError } from './session-errors';
 import { SessionTranscript } from './session-transcript';
 import { protectedWrite, type ProtectedWrite } from './tool-permission';
@@ -37,6 +39,8 @@ export interface ClaudeSessionInput {
   phase: string;
   model: string;
   llm: LlmSpec;
+  /** Scope of replay-cassette lines, as for dex's own model calls. */
+  cassetteScope: string;
   sandbox?: SandboxPolicy;
   protectedPaths?: string[];
   /** Protected paths a person allowed in this phase attempt. */
@@ -70,109 +74,122 @@ export interface ClaudeSessionResult {
 const RESUMED = 'The session was interrupted and has been resumed. Go on with the work where you left off, and end with the completion object.';
 
 /** Builds the Claude Code activity over the host's dependencies. */
-export const createClaudeActivities = (deps: ActivityDeps) => ({
-  async runClaudeSession(input: ClaudeSessionInput): Promise<ClaudeSessionResult> {
-    const { store } = deps;
-    const kept = await store.getArtifact(resultId(input));
-    if (kept) return JSON.parse(kept.content) as ClaudeSessionResult;
-    if (input.llm.kind !== 'anthropic') throw nonRetryable(FAILURE.AgentUnavailable, `agent claude-code talks to the model itself: run it with --llm live (a ${input.llm.kind} cassette cannot answer it yet)`);
-    const policy = input.sandbox ?? DEFAULT_SANDBOX;
-    if (policy.mode === 'off') throw nonRetryable(FAILURE.AgentUnavailable, 'agent claude-code runs in the sandbox only: sandbox.mode off is refused for it');
-    assertSandboxAvailable(policy);
+export const createClaudeActivities = (deps: ActivityDeps) => {
+  const cassettes = new CassetteFiles();
+  return {
+    runClaudeSession: (input: ClaudeSessionInput): Promise<ClaudeSessionResult> => runSession(deps, cassettes, input),
+  };
+};
 
-    const sessionId = sessionIdOf(input.transcriptId);
-    const claudeDir = claudeDirOf(input.worktreePath, sessionId);
-    const resumed = sessionSaved(claudeDir, sessionId);
-    const sources = input.claude?.settingSources ?? ['project'];
-    // The person's own set-up, copied once, when the session starts (a resumed one has it).
-    if (!resumed && sources.includes('user')) copyPersonSetup(personClaudeDir(), claudeDir);
-    const stored = await store.listMessages(input.transcriptId);
-    const transcript = new SessionTranscript(store, input, stored.length);
-    const prompt = await promptOf(deps, input, stored, resumed, transcript);
+/** A stretch of the session: started, or resumed from its file; stored as it goes; its result kept. */
+async function runSession(deps: ActivityDeps, cassettes: CassetteFiles, input: ClaudeSessionInput): Promise<ClaudeSessionResult> {
+  const { store } = deps;
+  const kept = await store.getArtifact(resultId(input));
+  if (kept) return JSON.parse(kept.content) as ClaudeSessionResult;
+  const llm = input.llm;
+  if (llm.kind === 'record') throw nonRetryable(FAILURE.AgentUnavailable, 'agent claude-code cannot record a cassette yet: run it with --llm live, or replay a cassette written by hand');
+  const policy = input.sandbox ?? DEFAULT_SANDBOX;
+  if (policy.mode === 'off') throw nonRetryable(FAILURE.AgentUnavailable, 'agent claude-code runs in the sandbox only: sandbox.mode off is refused for it');
+  assertSandboxAvailable(policy);
 
-    const client = deps.anthropicClient({ baseUrl: input.llm.baseUrl });
-    const sockets = mkdtempSync(join(tmpdir(), 'dex-claude-'));
-    const abort = new AbortController();
-    let stop: ClaudeSessionResult['end'] = 'done';
-    let asked: ProtectedWrite | undefined;
-    const over = () => input.allowance !== undefined && !fits({ usd: transcript.costUsd, tokens: totalTokens(transcript.usage) }, input.allowance);
-    const relay = await startModelRelay({
-      socketPath: join(sockets, 'model.sock'),
-      upstream: { baseUrl: client.baseURL, apiKey: client.apiKey },
-      headers: { 'x-dex-task': input.taskId, 'x-dex-phase': input.phase },
-      admit: () => (over() ? 'dex: the budget for this session is spent; a person decides whether it goes on' : undefined),
-      onAnswer: (answer) => {
-        transcript.answered(answer);
-        if (over()) {
-          stop = 'budget';
-          abort.abort();
-        }
+  const sessionId = sessionIdOf(input.transcriptId);
+  const claudeDir = claudeDirOf(input.worktreePath, sessionId);
+  const resumed = sessionSaved(claudeDir, sessionId);
+  const sources = input.claude?.settingSources ?? ['project'];
+  // The person's own set-up, copied once, when the session starts (a resumed one has it).
+  if (!resumed && sources.includes('user')) copyPersonSetup(personClaudeDir(), claudeDir);
+  const stored = await store.listMessages(input.transcriptId);
+  const transcript = new SessionTranscript(store, input, stored.length);
+  const prompt = await promptOf(deps, input, stored, resumed, transcript);
+
+  const client = llm.kind === 'anthropic' ? deps.anthropicClient({ baseUrl: llm.baseUrl }) : undefined;
+  let failure: unknown;
+  const sockets = mkdtempSync(join(tmpdir(), 'dex-claude-'));
+  const abort = new AbortController();
+  let stop: ClaudeSessionResult['end'] = 'done';
+  let asked: ProtectedWrite | undefined;
+  const over = () => input.allowance !== undefined && !fits({ usd: transcript.costUsd, tokens: totalTokens(transcript.usage) }, input.allowance);
+  const relay = await startModelRelay({
+    socketPath: join(sockets, 'model.sock'),
+    upstream: { baseUrl: client?.baseURL ?? 'http://127.0.0.1:9', apiKey: client?.apiKey },
+    // A replay cassette answers here, each call keyed by where its answer goes in the transcript, so a resumed session's call takes the line it took before.
+    ...(llm.kind === 'replay'
+      ? { answer: () => cassetteReply(store, cassettes, llm.path, { task: input.taskId, phase: input.phase, cassetteScope: input.cassetteScope, callKey: modelCallKey(input.transcriptId, transcript.nextSeq) }) }
+      : {}),
+    onFailure: (err) => (failure = err),
+    headers: { 'x-dex-task': input.taskId, 'x-dex-phase': input.phase },
+    admit: () => (over() ? 'dex: the budget for this session is spent; a person decides whether it goes on' : undefined),
+    onAnswer: (answer) => {
+      transcript.answered(answer);
+      if (over()) {
+        stop = 'budget';
+        abort.abort();
+      }
+    },
+  });
+  const proxy = policy.allowHosts.length ? await startEgressProxy(policy.allowHosts, join(sockets, 'proxy.sock')) : undefined;
+  const beat = setInterval(() => Context.current().heartbeat({ messages: transcript.nextSeq, step: transcript.steps.at(-1) }), 1_000);
+  Context.current().cancellationSignal.addEventListener('abort', () => abort.abort(), { once: true });
+  try {
+    const { query } = await import('@anthropic-ai/claude-agent-sdk');
+    const setup = commandSetup(input.worktreePath);
+    const session = query({
+      prompt,
+      options: {
+        cwd: input.worktreePath,
+        model: input.model,
+        ...(resumed ? { resume: sessionId } : { sessionId }),
+        abortController: abort,
+        env: {},
+        settingSources: sources,
+        permissionMode: 'default',
+        canUseTool: async (tool, toolInput) => {
+          const write = protectedWrite(tool, toolInput, input.worktreePath, input.protectedPaths ?? [], input.allowedPaths ?? []);
+          if (!write) return { behavior: 'allow', updatedInput: toolInput };
+          asked = write;
+          stop = 'protected';
+          return { behavior: 'deny', message: `dex: ${write.path} is protected; a person was asked whether it may change`, interrupt: true };
+        },
+        spawnClaudeCodeProcess: sandboxedClaude({
+          worktree: input.worktreePath,
+          policy,
+          relaySocket: relay.socketPath,
+          proxySocket: proxy?.socketPath,
+          claudeDir,
+          pathDirs: setup.pathDirs,
+          readOnlyPaths: setup.readOnlyPaths,
+        }),
       },
     });
-    const proxy = policy.allowHosts.length ? await startEgressProxy(policy.allowHosts, join(sockets, 'proxy.sock')) : undefined;
-    const beat = setInterval(() => Context.current().heartbeat({ messages: transcript.nextSeq, step: transcript.steps.at(-1) }), 1_000);
-    Context.current().cancellationSignal.addEventListener('abort', () => abort.abort(), { once: true });
-    try {
-      const { query } = await import('@anthropic-ai/claude-agent-sdk');
-      const setup = commandSetup(input.worktreePath);
-      const session = query({
-        prompt,
-        options: {
-          cwd: input.worktreePath,
-          model: input.model,
-          ...(resumed ? { resume: sessionId } : { sessionId }),
-          abortController: abort,
-          env: {},
-          settingSources: sources,
-          permissionMode: 'default',
-          canUseTool: async (tool, toolInput) => {
-            const write = protectedWrite(tool, toolInput, input.worktreePath, input.protectedPaths ?? [], input.allowedPaths ?? []);
-            if (!write) return { behavior: 'allow', updatedInput: toolInput };
-            asked = write;
-            stop = 'protected';
-            return { behavior: 'deny', message: `dex: ${write.path} is protected; a person was asked whether it may change`, interrupt: true };
-          },
-          spawnClaudeCodeProcess: sandboxedClaude({
-            worktree: input.worktreePath,
-            policy,
-            relaySocket: relay.socketPath,
-            proxySocket: proxy?.socketPath,
-            claudeDir,
-            pathDirs: setup.pathDirs,
-            readOnlyPaths: setup.readOnlyPaths,
-          }),
-        },
-      });
-      for await (const message of session) {
-        await transcript.take(message as never);
-        Context.current().heartbeat({ messages: transcript.nextSeq, step: transcript.steps.at(-1) });
-      }
-    } catch (err) {
-      // A stop dex asked for ends the session's stream with an abort: what it had done is kept.
-      if (stop === 'done') throw classifySessionError(err);
-    } finally {
-      clearInterval(beat);
-      await transcript.flush();
-      await relay.close();
-      await proxy?.close();
-      rmSync(sockets, { recursive: true, force: true });
+    for await (const message of session) {
+      await transcript.take(message as never);
+      Context.current().heartbeat({ messages: transcript.nextSeq, step: transcript.steps.at(-1) });
     }
-    const result: ClaudeSessionResult = {
-      end: stop,
-      completion: stop === 'done' ? extractCompletion(transcript.lastText) : null,
-      textPreview: transcript.lastText.slice(0, 200),
-      usage: transcript.usage,
-      costUsd: transcript.costUsd,
-      model: input.model,
-      steps: transcript.steps.slice(-20),
-      lastSeq: transcript.lastAnswerSeq,
-      resumed,
-      ...(asked ? { protectedWrite: asked } : {}),
-    };
-    await store.putArtifact(resultId(input), 'claude-session', JSON.stringify(result));
-    return result;
-  },
-});
+  } catch (err) {
+    // A stop dex asked for ends the session's stream with an abort: what it had done is kept.
+    if (stop === 'done') throw failure ?? classifySessionError(err);
+  } finally {
+    clearInterval(beat);
+    await transcript.flush();
+    await relay.close();
+    await proxy?.close();
+    rmSync(sockets, { recursive: true, force: true });
+  }
+  const result: ClaudeSessionResult = {
+    end: stop,
+    completion: stop === 'done' ? extractCompletion(transcript.lastText) : null,
+    textPreview: transcript.lastText.slice(0, 200),
+    usage: transcript.usage,
+    costUsd: transcript.costUsd,
+    model: input.model,
+    steps: transcript.steps.slice(-20),
+    lastSeq: transcript.lastAnswerSeq,
+    resumed,
+    ...(asked ? { protectedWrite: asked } : {}),
+  };
+  await store.putArtifact(resultId(input), 'claude-session', JSON.stringify(result));
+  return result;
+}
 
 /** Where a stretch's result is kept, so a retry after it ended returns it instead of asking the session again. */
 const resultId = (input: ClaudeSessionInput): string => `${input.transcriptId}/claude-stretch-${input.stretch}`;

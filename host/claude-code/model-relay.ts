@@ -1,6 +1,8 @@
 import { request as httpRequest, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
+import type { CassetteResponse } from '../../core/parsing/cassette';
+import { writeMessageStream } from './message-stream';
 import { UsageTap, type RelayedAnswer } from './usage-tap';
 
 /** Where the model's answers come from: the worker's own base URL and key (docs/claude-code.md#the-model-key). */
@@ -30,11 +32,19 @@ const DROPPED = new Set(['host', 'authorization', 'x-api-key', 'connection', 'pr
  */
 export async function startModelRelay(opts: {
   socketPath: string;
+  /** Where requests go on to; unused when `answer` answers them. */
   upstream: RelayUpstream;
   headers: Record<string, string>;
   admit?: () => string | undefined;
   /** Each answer's usage, once its body ended. */
   onAnswer?: (answer: RelayedAnswer) => void;
+  /**
+   * Answers a request itself instead of sending it on (a replay cassette): what it returns is
+   * streamed back as the API would; what it throws ends the session with an API error and is
+   * handed to `onFailure`, the failure the session's activity reports.
+   */
+  answer?: (body: Record<string, unknown>) => Promise<CassetteResponse>;
+  onFailure?: (err: unknown) => void;
 }): Promise<ModelRelay> {
   const base = new URL(opts.upstream.baseUrl.endsWith('/') ? opts.upstream.baseUrl : `${opts.upstream.baseUrl}/`);
   let forwarded = 0;
@@ -45,6 +55,7 @@ export async function startModelRelay(opts: {
     const refusal = opts.admit?.();
     if (refusal) return refuse(res, 400, 'invalid_request_error', refusal);
     forwarded++;
+    if (opts.answer) return void answerHere(req, res, opts.answer, opts.onAnswer, opts.onFailure);
     const target = new URL(path, base);
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !DROPPED.has(name)) headers[name] = value;
@@ -83,6 +94,32 @@ export async function startModelRelay(opts: {
         server.close(() => resolve());
       }),
   };
+}
+
+/** Answers given here so far, for ids of answers that come without one. */
+let answered = 0;
+
+/** Answers `req` with `answer`'s response, streamed when it asked for a stream; a failure is the API's 500. */
+async function answerHere(
+  req: IncomingMessage,
+  res: ServerResponse,
+  answer: (body: Record<string, unknown>) => Promise<CassetteResponse>,
+  onAnswer: ((answer: RelayedAnswer) => void) | undefined,
+  onFailure: ((err: unknown) => void) | undefined,
+): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  try {
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+    const reply = await answer(body);
+    const message = { id: `msg_dex_${++answered}`, type: 'message', role: 'assistant', model: body.model, stop_sequence: null, ...reply };
+    onAnswer?.({ messageId: message.id, model: message.model as string | undefined, usage: message.usage });
+    if (body.stream) return writeMessageStream(res, message, `req_${message.id}`);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(message));
+  } catch (err) {
+    onFailure?.(err);
+    refuse(res, 500, 'api_error', `dex model relay: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 /** An answer in the Messages API's error form, so the session reads it as the API's. */

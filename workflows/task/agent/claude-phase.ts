@@ -1,3 +1,4 @@
+import { workflowInfo } from '@temporalio/workflow';
 import { guardBudget } from '../../run/budget-guard';
 import type { ClaudeSessionResult } from '../../../activities/claude/claude-session';
 import { plural } from '../../../core/text/plural';
@@ -30,6 +31,7 @@ export async function runClaudePhase(args: PhaseAttempt, transcriptId: string, m
       phase,
       model,
       llm: input.llm,
+      cassetteScope: workflowInfo().root?.workflowId ?? workflowInfo().workflowId,
       sandbox: input.sandbox,
       protectedPaths: input.protectedPaths,
       allowedPaths,
