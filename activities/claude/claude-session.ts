@@ -65,6 +65,8 @@ export interface ClaudeSessionResult {
   steps: string[];
   /** The transcript's sequence number of the session's last answer (what a phase's artifact is kept from). */
   lastSeq: number;
+  /** That answer's turn number in the transcript (what its verify report is kept under, as `dex log` reads it). */
+  lastTurn: number;
   /** True when this attempt resumed a session an earlier attempt had started. */
   resumed: boolean;
   protectedWrite?: ProtectedWrite;
@@ -99,7 +101,7 @@ async function runSession(deps: ActivityDeps, cassettes: CassetteFiles, input: C
   // The person's own set-up, copied once, when the session starts (a resumed one has it).
   if (!resumed && sources.includes('user')) copyPersonSetup(personClaudeDir(), claudeDir);
   const stored = await store.listMessages(input.transcriptId);
-  const transcript = new SessionTranscript(store, input, stored.length);
+  const transcript = new SessionTranscript(store, input, stored);
   const prompt = await promptOf(deps, input, stored, resumed, transcript);
 
   const client = llm.kind === 'anthropic' ? deps.anthropicClient({ baseUrl: llm.baseUrl }) : undefined;
@@ -184,6 +186,7 @@ async function runSession(deps: ActivityDeps, cassettes: CassetteFiles, input: C
     model: input.model,
     steps: transcript.steps.slice(-20),
     lastSeq: transcript.lastAnswerSeq,
+    lastTurn: transcript.turns,
     resumed,
     ...(asked ? { protectedWrite: asked } : {}),
   };

@@ -34,15 +34,23 @@ export class SessionTranscript {
   readonly steps: string[] = [];
   /** The transcript's sequence number of the last answer stored. */
   lastAnswerSeq = -1;
+  /** Answers in the transcript so far, earlier stretches' too: the turn number `dex log` gives the last one. */
+  turns: number;
   /** The text of the session's last answer. */
   lastText = '';
 
   constructor(
     private readonly store: DexStore,
     private readonly call: { transcriptId: string; taskId: string; phase: string; model: string },
+    stored: { role: string }[],
+  ) {
     /** The next free sequence number of the transcript. */
-    public nextSeq: number,
-  ) {}
+    this.nextSeq = stored.length;
+    this.turns = stored.filter((m) => m.role === 'assistant').length;
+  }
+
+  /** The next free sequence number of the transcript. */
+  nextSeq: number;
 
   /** An answer the relay saw pass: counted now, kept with its message when that is stored. */
   answered(answer: RelayedAnswer): void {
@@ -83,6 +91,7 @@ export class SessionTranscript {
     this.pending = undefined;
     const seq = this.nextSeq++;
     this.lastAnswerSeq = seq;
+    this.turns++;
     const counted = this.answers.get(answer.id);
     if (!counted) return this.store.appendMessage(this.call.transcriptId, seq, 'assistant', answer.blocks);
     const usage = tokenUsage(counted.usage);

@@ -55,7 +55,7 @@ export async function runClaudePhase(args: PhaseAttempt, transcriptId: string, m
       followUp = `A person allowed the change to ${path}${decision.note ? `: ${decision.note}` : ''}. Make it now and go on.`;
       continue;
     }
-    const turn: Turn = { ...args, transcriptId, turn: stretch, assistantSeq: session.lastSeq, runaway };
+    const turn: Turn = { ...args, transcriptId, turn: session.lastTurn, assistantSeq: session.lastSeq, runaway };
     const next = await answerCompletion(turn, session.completion);
     if ('kind' in next) return next.kind === 'verified' && allowedPaths.length ? { ...next, allowedPaths } : next;
     // A failed verify's report is told as text: the session reads no stored artifacts.
