@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { findRecorded, recordedReply, withFileLock } from '../activities/model/cassette-recorder';
-import type { CassetteResponse } from '../core/parsing/cassette';
+import { findRecorded, recordedError, recordedReply, withFileLock } from '../activities/model/cassette-recorder';
+import { isErrorLine, parseCassette, type CassetteResponse } from '../core/parsing/cassette';
 import { parsedResponses } from './cassette-builder';
 import { parseLlmSpec } from '../client/requests/llm-spec';
 
@@ -47,6 +47,18 @@ describe('the record cassette', () => {
     expect(calls).toBe(1);
     expect(retried).toEqual(first);
     expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(1);
+  });
+
+  it('writes the error line of a retried attempt before the answer, and none once the call has its answer', async () => {
+    const file = newFile();
+    const overloaded = { status: 529, type: 'overloaded_error', message: 'Overloaded', retryAfterSeconds: 30 };
+    await recordedError(file, who('k#1'), overloaded);
+    await recordedReply(file, who('k#1'), async () => reply('one'));
+    // An attempt Temporal gave up on, failing after the answer was recorded.
+    await recordedError(file, who('k#1'), overloaded);
+    const lines = parseCassette(readFileSync(file, 'utf8'), file);
+    expect(lines.map((l) => (isErrorLine(l) ? l.error : l.response.content))).toEqual([overloaded, [{ type: 'text', text: 'one' }]]);
+    expect(findRecorded(file, 'k#1')?.content).toEqual([{ type: 'text', text: 'one' }]);
   });
 
   it('two attempts of one call at once record one line, and both return it', async () => {

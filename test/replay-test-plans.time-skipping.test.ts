@@ -135,7 +135,7 @@ describe('dex replay-test of layer and sheet recordings, on the time-skipping se
     const before = readdirSync(tmpdir()).filter((f) => f.startsWith('dex-replay-')).length;
     const script = await runDex(['replay-test', layer.cassette, '--script', layer.file], { env: testEnv.cliEnv() });
     expect(script.code).toBe(2);
-    expect(script.stderr.trim().split('\n')).toEqual([expect.stringMatching(/--script serves task and roadmap recordings; .* records a layer/)]);
+    expect(script.stderr.trim().split('\n')).toEqual([expect.stringMatching(/--script serves task, roadmap and sheet recordings; .* records a layer/)]);
     const gone = newFile('gone.cassette.jsonl');
     writeFileSync(gone, readFileSync(layer.cassette));
     writeFileSync(`${gone}.run.json`, JSON.stringify({ ...layer.recorded, file: join(layer.dir, 'missing.layer.yaml') }));

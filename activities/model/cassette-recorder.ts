@@ -3,11 +3,13 @@
  * appended to FILE as a cassette line that carries its model-call key (`call`). The cassette is
  * the record's source of truth: a call whose key is already in FILE gets that line's response
  * and calls nothing, so an activity retried after a crash (between appending and storing the
- * reply) neither pays twice nor records twice, and stores what the recording says it saw.
+ * reply) neither pays twice nor records twice, and stores what the recording says it saw. An
+ * attempt the API answered with an error that is retried leaves an error line before the answer
+ * that finally came, so a replay retries as the recording did.
  */
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { recordedLineText, type CassetteResponse } from '../../core/parsing/cassette';
+import { recordedErrorLineText, recordedLineText, type CassetteError, type CassetteResponse } from '../../core/parsing/cassette';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 
 /** Who a recorded reply answers: the model-call key and the cassette task and phase. */
@@ -37,6 +39,17 @@ export async function recordedReply(file: string, who: RecordedCall, live: () =>
     if (raced) return raced;
     appendLine(file, recordedLineText(who.call, who.task, who.phase, response));
     return response;
+  });
+}
+
+/**
+ * Appends the error line of an attempt of `who` that is retried (docs/testing-your-flows.md#model-errors-and-retries):
+ * a replay raises it at the same attempt. None once FILE holds the call's answer: an attempt
+ * Temporal gave up on that fails after another one got the answer changes nothing.
+ */
+export async function recordedError(file: string, who: RecordedCall, error: CassetteError): Promise<void> {
+  await withFileLock(file, () => {
+    if (!findRecorded(file, who.call)) appendLine(file, recordedErrorLineText(who.call, who.task, who.phase, error));
   });
 }
 

@@ -4,6 +4,7 @@
  */
 import { AnthropicError, APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
+import type { CassetteError } from '../../core/parsing/cassette';
 import { FAILURE, type FailureType } from '../../core/run/failure-types';
 
 interface ErrorKind {
@@ -74,6 +75,21 @@ export function classifyModelError(err: unknown): ApplicationFailure {
     return failure(BAD_RESPONSE, `Anthropic API response could not be read: ${err.message}`);
   }
   return failure(FAILED, `Anthropic API call failed: ${message}`);
+}
+
+/**
+ * What a cassette's error line says of `err`, an API error that `failure` (its classification)
+ * retries: status, body and `retry-after`, as a replay raises it again. Undefined for an error that
+ * is not retried (the call fails, and so does a replay's, which finds no line for it) and for one
+ * with no HTTP status (a dropped connection, a stalled stream), which an error line cannot hold.
+ */
+export function retriedErrorLine(err: unknown, failure: ApplicationFailure): CassetteError | undefined {
+  if (failure.nonRetryable || !(err instanceof APIError) || err instanceof APIConnectionError) return undefined;
+  const { status } = err;
+  if (typeof status !== 'number' || status < 400 || status > 599) return undefined;
+  const after = retryAfterMs(err.headers);
+  const message = redactKeys((err.apiMessage ?? err.message).slice(0, MAX_DETAIL_CHARS));
+  return { status, type: err.type ?? 'api_error', message, ...(after === undefined ? {} : { retryAfterSeconds: after / 1000 }) };
 }
 
 function fromApiError(err: APIError): ApplicationFailure {

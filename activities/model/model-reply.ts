@@ -5,15 +5,15 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
-import type { CassetteResponse, CassetteUsage } from '../../core/parsing/cassette';
+import type { CassetteError, CassetteResponse, CassetteUsage } from '../../core/parsing/cassette';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import { costOf, priceOf } from '../../core/run/pricing';
 import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
-import { recordedReply } from './cassette-recorder';
+import { recordedError, recordedReply } from './cassette-recorder';
 import { cassetteReply, type CassetteCall, type CassetteFiles } from './cassette-replay';
 import { createRedactor, redactDeep } from '../../core/safety/redaction';
-import { classifyModelError } from './model-errors';
+import { classifyModelError, retriedErrorLine } from './model-errors';
 import { StreamWatchdog } from './stream-watchdog';
 import type { DexStore } from '../../store/dex-store';
 
@@ -43,7 +43,9 @@ export function modelReply(deps: ActivityDeps, cassettes: CassetteFiles, request
   if (llm.kind === 'record') {
     const who = { call: request.callKey, task: request.task, phase: request.phase };
     // What a cassette records passes the redaction step like everything dex writes (docs/security.md#redaction).
-    return recordedReply(llm.path, who, async () => redactDeep(await streamedReply(deps, { kind: 'anthropic' }, request), redactorOf(deps)));
+    const safe = <T>(value: T) => redactDeep(value, redactorOf(deps));
+    const retried = (error: CassetteError) => recordedError(llm.path, who, safe(error));
+    return recordedReply(llm.path, who, async () => safe(await streamedReply(deps, { kind: 'anthropic' }, request, retried)));
   }
   return streamedReply(deps, llm, request);
 }
@@ -95,7 +97,13 @@ export function tokenUsage(usage: CassetteUsage): TokenUsage {
   };
 }
 
-async function streamedReply(deps: ActivityDeps, llm: Extract<LlmSpec, { kind: 'anthropic' }>, request: ModelRequest): Promise<CassetteResponse> {
+/** The live model's answer to `request`; `retried` hears of each API error this attempt fails with that is retried (the recorder's error line). */
+async function streamedReply(
+  deps: ActivityDeps,
+  llm: Extract<LlmSpec, { kind: 'anthropic' }>,
+  request: ModelRequest,
+  retried?: (error: CassetteError) => Promise<void>,
+): Promise<CassetteResponse> {
   const ctx = Context.current();
   const client = deps.anthropicClient({ baseUrl: llm.baseUrl });
   // Heartbeats follow the bytes of the reply; a stream that goes silent is given up and retried.
@@ -110,7 +118,11 @@ async function streamedReply(deps: ActivityDeps, llm: Extract<LlmSpec, { kind: '
     return (await stream.finalMessage()) as unknown as CassetteResponse;
   } catch (err) {
     if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
-    throw watchdog.stalled ?? classifyModelError(err);
+    if (watchdog.stalled) throw watchdog.stalled;
+    const failure = classifyModelError(err);
+    const line = retried && retriedErrorLine(err, failure);
+    if (line) await retried(line);
+    throw failure;
   } finally {
     watchdog.stop();
   }

@@ -33,8 +33,9 @@ export async function replayTestCommand(argv: string[], out: Output): Promise<nu
   const file = resolve(onePositional(positionals, 'a cassette recorded with --llm record:FILE', usageOf('replay-test')));
   if (values.script && values['dev-server']) throw new InvalidInput('--script answers gates on the time-skipping server: drop --dev-server');
   const recorded = readRecordedRun(file);
-  if (recorded.kind === 'layer' || recorded.kind === 'sheet') return replayPlanTest(file, recorded, values, out);
+  if (recorded.kind === 'layer') return replayPlanTest(file, recorded, values, out);
   const script = values.script ? readPeopleScript(resolve(values.script)) : undefined;
+  if (recorded.kind === 'sheet') return replayPlanTest(file, recorded, values, out, script);
   const llm = `replay:${file}`;
   // The cassette is checked before anything is made.
   parseLlmSpec(llm);
@@ -58,7 +59,9 @@ export async function replayTestCommand(argv: string[], out: Output): Promise<nu
   const replayed = outcomeOf(recorded.kind, copy, recorded.branch === 'HEAD' ? 'replay' : recorded.branch, run.end!);
   const files = (a: string, b: string) => changedFiles(copy, a, b);
   const differ = script
-    ? unmetExpectations(script.expect, { outcome: replayed, costUsd: run.status?.costUsd ?? 0, prompts: run.prompts ?? [], unused: run.unused ?? [], stuck: run.stuck }, recorded.end, files)
+    ? unmetExpectations(script.expect, { outcome: replayed, costUsd: run.status?.costUsd ?? 0, prompts: run.prompts ?? [], unused: run.unused ?? [], stuck: run.stuck }, () =>
+        differences(recorded.end, replayed, files),
+      )
     : differences(recorded.end, replayed, files);
   const what = script ? `the script's expectations (${values.script})` : `the recording ${recorded.workflowId}`;
   const head = differ.length

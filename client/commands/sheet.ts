@@ -9,7 +9,7 @@ import { describeDrivenRun } from '../render/render-run-end';
 import { sheetAbout } from '../run/run-about';
 import { commandSettings } from '../run-queues';
 import { buildSheetInput, planSheetFile } from '../requests/sheet-file';
-import { sheetOutcomeOf } from '../requests/layer-recording';
+import { recordedRepos, sheetOutcomeOf } from '../requests/sheet-recording';
 import { writePlanSidecar } from '../requests/recorded-plans';
 
 /** `dex sheet FILE`: checks and plans a sheet (tollgate 1), then runs it as a `sheetWorkflow` unless `--plan`. */
@@ -33,6 +33,8 @@ export async function sheetCommand(argv: string[], out: Output): Promise<number>
   const input = buildSheetInput(file, plan, { confirm: values.confirm, llm: values.llm }, settings);
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveRun, exitCodeFor } = require('../run/drive-run') as typeof DriveRun;
+  // Where the task statements' repositories start from, for a replay to copy them there.
+  const repos = input.llm?.kind === 'record' ? recordedRepos(input) : [];
   const run = await driveRun(
     { kind: 'sheet', idPrefix: sheetWorkflowIdPrefix(plan.name), args: [input], about: sheetAbout(input) },
     settings,
@@ -41,7 +43,8 @@ export async function sheetCommand(argv: string[], out: Output): Promise<number>
   );
   // A recording followed to its end says how it ended, for `dex replay-test` (docs/interfaces.md#recording-a-run).
   if (input.llm?.kind === 'record' && run.end) {
-    writePlanSidecar(input.llm.path, { version: 1, kind: 'sheet', file: resolve(file), workflowId: run.workflowId, confirm: input.confirm, end: sheetOutcomeOf(run.end) });
+    const { workflowId, end } = run;
+    writePlanSidecar(input.llm.path, { version: 1, kind: 'sheet', file: resolve(file), workflowId, confirm: input.confirm, ...(repos.length ? { repos } : {}), end: sheetOutcomeOf(end, input) });
   }
   out.result(describeDrivenRun(PLAN_KINDS.sheet.workflowType, run), { workflowId: run.workflowId, ...run.end, webUi: run.webUi });
   return run.end ? exitCodeFor(run.end) : 0;

@@ -76,8 +76,12 @@ export function layerDifferences(recorded: RecordedLayer, replayed: LayerOutcome
   return out;
 }
 
-/** A sheet replay's differences: state, and each statement's status, value and error. */
-export function sheetDifferences(recorded: RecordedSheet, replayed: SheetOutcome): string[] {
+/**
+ * A sheet replay's differences: state, and each statement's status, value and error; a task
+ * statement's tree instead of its value (a commit made again is another commit), with the files
+ * that differ when `files` finds both trees.
+ */
+export function sheetDifferences(recorded: RecordedSheet, replayed: SheetOutcome, files: (a: string, b: string) => string[] = () => []): string[] {
   const was = recorded.end;
   const out: string[] = [];
   if (was.state !== replayed.state) out.push(`state: ${replayed.state}, recorded ${was.state}`);
@@ -86,7 +90,10 @@ export function sheetDifferences(recorded: RecordedSheet, replayed: SheetOutcome
   for (const s of was.statements) {
     const r = now.get(s.id);
     if (!r) continue;
-    if (r.value !== s.value) out.push(`statement ${s.id}: value ${r.value === undefined ? 'none' : clip(r.value)}, recorded ${s.value === undefined ? 'none' : clip(s.value)}`);
+    if (s.tree !== undefined || r.tree !== undefined) {
+      const changed = s.tree && r.tree && r.tree !== s.tree ? files(s.tree, r.tree) : [];
+      if (r.tree !== s.tree) out.push(`statement ${s.id}: tree ${r.tree ?? 'none'}, recorded ${s.tree ?? 'none'}${changed.length ? ` (files differ: ${changed.join(', ')})` : ''}`);
+    } else if (r.value !== s.value) out.push(`statement ${s.id}: value ${r.value === undefined ? 'none' : clip(r.value)}, recorded ${s.value === undefined ? 'none' : clip(s.value)}`);
     if (r.error !== s.error) out.push(`statement ${s.id}: error ${r.error ?? 'none'}, recorded ${s.error ?? 'none'}`);
   }
   return out;

@@ -8,14 +8,14 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { dexGitSync } from '../../host/git/dex-git';
-import type { RecordedRun, RunOutcome } from '../requests/replay-test-record';
+import type { RecordedStart, RunOutcome } from '../requests/replay-test-record';
 
 /**
  * A new clone of `repo` with the recorded branch checked out at the start commit, in a folder
  * of the same name (run ids carry it). The clone keeps no remote: a replay must not push or
  * fetch where the recording did.
  */
-export function copyAtStart(run: RecordedRun, repo: string): string {
+export function copyAtStart(run: Pick<RecordedStart, 'branch' | 'startCommit'>, repo: string): string {
   try {
     dexGitSync(repo, ['cat-file', '-e', `${run.startCommit}^{commit}`]);
   } catch {

@@ -5,10 +5,9 @@
  */
 import { GLOBAL_TOPIC } from '../../core/layer/layer-run';
 import type { LayerRunRecord, LayerSpec } from '../../core/layer/layer-types';
-import type { SheetResult } from '../../core/sheet/sheet-types';
 import type { DexStore } from '../../store/dex-store';
 import type { RunEnd } from '../run/follow-run';
-import type { LayerOutcome, LayerWorld, SheetOutcome } from './recorded-plans';
+import type { LayerOutcome, LayerWorld } from './recorded-plans';
 
 const HOUR_MS = 3_600_000;
 
@@ -56,18 +55,6 @@ export async function layerOutcomeOf(store: DexStore, runId: string, end: RunEnd
   }
   const targets = (record?.targets ?? []).map((t) => ({ id: t.target, status: t.status }));
   return { state: end.state, ...(record ? { status: record.status } : {}), targets, insights, prompts };
-}
-
-/** How a sheet run ended: each statement's status, value and error code. */
-export function sheetOutcomeOf(end: RunEnd<unknown>): SheetOutcome {
-  const result = end.result as SheetResult | undefined;
-  const statements = (result?.statements ?? []).map((s) => ({
-    id: s.id,
-    status: s.status,
-    ...(s.value !== undefined ? { value: s.value } : {}),
-    ...(s.error ? { error: s.error.code } : {}),
-  }));
-  return { state: end.state, statements };
 }
 
 /** A stored user message's text: a string, or its text blocks joined. */

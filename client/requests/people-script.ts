@@ -13,7 +13,7 @@ export interface ScriptedAnswer {
   action: 'approve' | 'reject' | 'wait';
   /** The gate as `dex status` names it: `after-verify:implement`, `before:test`, `blocked`, `budget`… */
   gate: string;
-  /** A roadmap's task whose gate this is. @default any task */
+  /** Whose gate this is: a roadmap's task, or a sheet's task statement (its id; `<id>-undo` for its undo's task). @default any */
   task?: string;
   note?: string;
   reason?: string;

@@ -33,7 +33,15 @@ export interface LayerOutcome {
 /** How a sheet run ended, in what a replay must match. */
 export interface SheetOutcome {
   state: string;
-  statements: { id: string; status: string; value?: string; error?: string }[];
+  /** `tree`: a task statement's, the git tree of the commit its task made (its value), which a replay compares instead of the commit. */
+  statements: { id: string; status: string; value?: string; error?: string; tree?: string | null }[];
+}
+
+/** A repository a sheet's task statements work on, as it was when the recording started: a replay works on a copy of it. */
+export interface RecordedRepo {
+  path: string;
+  branch: string;
+  startCommit: string;
 }
 
 /** A recorded layer run. */
@@ -60,6 +68,8 @@ export interface RecordedSheet {
   workflowId: string;
   /** Whether the run waited at the `plan` gate (`--confirm`). */
   confirm: boolean;
+  /** The repositories of its task statements (none: it has none, or it was recorded before they were kept). */
+  repos?: RecordedRepo[];
   end: SheetOutcome;
 }
 
@@ -82,6 +92,13 @@ export function checkRecordedPlan(run: Partial<RecordedLayer> | Partial<Recorded
     if (typeof layer.clock !== 'number') fail('a layer run needs "clock"');
     if (!layer.world || !Array.isArray(layer.world.messages) || !Array.isArray(layer.world.insights)) fail('a layer run needs "world" with "messages" and "insights"');
     if (!Array.isArray(layer.end?.targets) || !Array.isArray(layer.end?.insights)) fail('"end" must hold "targets" and "insights"');
-  } else if (!Array.isArray((run as Partial<RecordedSheet>).end?.statements)) fail('"end" must hold "statements"');
+  } else {
+    const sheet = run as Partial<RecordedSheet>;
+    if (!Array.isArray(sheet.end?.statements)) fail('"end" must hold "statements"');
+    const fields = ['path', 'branch', 'startCommit'] as const;
+    if (sheet.repos !== undefined && (!Array.isArray(sheet.repos) || sheet.repos.some((r) => fields.some((f) => typeof r?.[f] !== 'string' || !r[f])))) {
+      fail('"repos" must be a list of { path, branch, startCommit }');
+    }
+  }
   return run as RecordedPlan;
 }

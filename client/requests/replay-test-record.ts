@@ -76,9 +76,12 @@ export function startRecording(
     info(`recording to ${llm.path}; a detached run writes no ${sidecarPath(llm.path)}, so dex replay-test cannot check it`);
     return undefined;
   }
-  const branch = dexGitSync(start.repo, ['rev-parse', '--abbrev-ref', 'HEAD']).trim();
-  const startCommit = dexGitSync(start.repo, ['rev-parse', 'HEAD']).trim();
-  return { sidecar: sidecarPath(llm.path), start: { ...start, branch, startCommit } };
+  return { sidecar: sidecarPath(llm.path), start: { ...start, ...repoStart(start.repo) } };
+}
+
+/** Where `repo` is now: the branch checked out and its commit, which a replay copies it at. */
+export function repoStart(repo: string): Pick<RecordedStart, 'branch' | 'startCommit'> {
+  return { branch: dexGitSync(repo, ['rev-parse', '--abbrev-ref', 'HEAD']).trim(), startCommit: dexGitSync(repo, ['rev-parse', 'HEAD']).trim() };
 }
 
 /** Writes the sidecar of a recorded run that ended with `end`. */

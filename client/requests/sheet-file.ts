@@ -101,6 +101,8 @@ function readTargetsFile(path: string, place: string): string[] {
 export interface SheetRequest {
   confirm?: boolean;
   llm?: string;
+  /** Where a task statement works, given its repository: a replay's copy of it. @default the repository itself */
+  repoOf?: (repo: string) => string;
 }
 
 /**
@@ -124,7 +126,8 @@ export function buildSheetInput(path: string, plan: SheetPlan, req: SheetRequest
         return { run: 'llm', prompt: a.prompt!, model, maxTokens: a.maxTokens ?? config.maxTokens };
       }
       case 'task': {
-        const repo = resolve(cwd, a.repo ?? '.');
+        const named = resolve(cwd, a.repo ?? '.');
+        const repo = req.repoOf ? req.repoOf(named) : named;
         try {
           const { input } = buildTaskInput({ title: a.title!, description: a.description, repo, llm: req.llm }, settings, env);
           return { run: 'task', task: { ...input, taskId: sheetTaskId(id, step) } };

@@ -4,14 +4,13 @@
  */
 import type { Expectations, ScriptedAnswer } from '../requests/people-script';
 import type { RunOutcome } from '../requests/replay-test-record';
-import { differences } from '../render/replay-test';
 import { answerLine } from './scripted-run';
 import { formatUsd } from '../../core/text/spending';
 import { plural } from '../../core/text/plural';
 
-/** How the scripted run went, in what expectations read. */
+/** How the scripted run went, in what expectations read: a sheet's statements are its `tasks`, each with its status as state. */
 export interface CheckedRun {
-  outcome: RunOutcome;
+  outcome: Pick<RunOutcome, 'state' | 'tasks'>;
   costUsd: number;
   prompts: string[];
   unused: readonly ScriptedAnswer[];
@@ -19,15 +18,10 @@ export interface CheckedRun {
 }
 
 /**
- * The differences between `run` and `expect`; `recorded` and `files` serve `sameAsRecorded`
+ * The differences between `run` and `expect`; `sameAsRecorded` gives those from the recording
  * (the comparison `dex replay-test` makes without a script).
  */
-export function unmetExpectations(
-  expect: Expectations,
-  run: CheckedRun,
-  recorded?: RunOutcome,
-  files: (a: string, b: string) => string[] = () => [],
-): string[] {
+export function unmetExpectations(expect: Expectations, run: CheckedRun, sameAsRecorded: () => string[] = () => []): string[] {
   const out: string[] = [];
   if (run.stuck) out.push(run.stuck);
   const { outcome } = run;
@@ -43,7 +37,7 @@ export function unmetExpectations(
   for (const text of expect.promptsContain ?? []) {
     if (!run.prompts.some((p) => p.includes(text))) out.push(`no prompt contains ${JSON.stringify(text)} (${plural(run.prompts.length, 'prompt')} sent)`);
   }
-  if (expect.sameAsRecorded && recorded) out.push(...differences(recorded, outcome, files));
+  if (expect.sameAsRecorded) out.push(...sameAsRecorded());
   for (const answer of run.unused) if (answer.action !== 'wait') out.push(`the script's answer "${answerLine(answer)}" was never asked for`);
   return out;
 }

@@ -35,7 +35,7 @@ export interface PersonAnswer {
   wait?: string;
   /** At the `budget` gate (`budget_exceeded`): the new budget in USD, as `dex approve --budget-usd N`. */
   raiseBudgetUsd?: number;
-  /** A roadmap's task whose gate this is. @default any task */
+  /** Whose gate this is: a roadmap's task, or a sheet's task statement (its id; `<id>-undo` for its undo's task). @default any */
   task?: string;
   note?: string;
   reason?: string;
@@ -86,6 +86,8 @@ export interface LayerRunOutcome extends LayerOutcome, RunFacts {
 export interface SheetRunOutcome extends SheetOutcome, RunFacts {
   /** The sheet's result: each statement's error message and undo too, tokens, cost. */
   result?: SheetResult;
+  /** Every prompt's text: its llm statements' and its task statements' (the user messages sent to the model). */
+  prompts: string[];
   /** What the people answered, one line each. */
   answered: string[];
 }
@@ -105,7 +107,7 @@ export interface DexTest {
    * and its lookbacks count back from `clock` (@default the server's clock).
    */
   runLayer(req: { file: string; messages?: NewTopicMessage[] | string; clock?: string | number | Date; cassette?: string }): Promise<LayerRunOutcome>;
-  /** Runs the sheet file `file` as `dex sheet` would; with `confirm`, `people` answer its `plan` gate. */
+  /** Runs the sheet file `file` as `dex sheet` would; `people` answer its `plan` gate (with `confirm`) and its task statements' gates. */
   runSheet(req: { file: string; confirm?: boolean; cassette?: string; people?: People }): Promise<SheetRunOutcome>;
   /** Stops the worker and the server. */
   stop(): Promise<void>;
@@ -156,7 +158,8 @@ export async function startDexTest(opts: { cassette?: string } = {}): Promise<De
       const input = buildSheetInput(req.file, sheet, { confirm: req.confirm, llm: llmOf(req.cassette) }, settings);
       const { run, outcome } = await runSheetOnHost(host, nextId(sheetWorkflowIdPrefix(sheet.name)), input, answersOf(req.people));
       const result = run.end.result as SheetResult | undefined;
-      return { ...outcome, ...factsOf(run, result?.costUsd ?? run.status?.costUsd), answered: run.answered, ...(result ? { result } : {}) };
+      const { prompts, answered } = run;
+      return { ...outcome, ...factsOf(run, result?.costUsd ?? run.status?.costUsd), prompts, answered, ...(result ? { result } : {}) };
     },
     stop: () => host.stop(),
   };

@@ -5,7 +5,8 @@
 import type { LayerInput } from '../../core/layer/layer-types';
 import type { SheetInput } from '../../core/sheet/sheet-types';
 import { PLAN_KINDS } from '../plan-kinds';
-import { layerOutcomeOf, sheetOutcomeOf } from '../requests/layer-recording';
+import { layerOutcomeOf } from '../requests/layer-recording';
+import { sheetOutcomeOf } from '../requests/sheet-recording';
 import { storeLayerTemplates } from '../requests/layer-templates';
 import type { ScriptedAnswer } from '../requests/people-script';
 import type { LayerOutcome, SheetOutcome } from '../requests/recorded-plans';
@@ -29,5 +30,5 @@ export async function runSheetOnHost(
   view?: ProgressView,
 ): Promise<{ run: ScriptedRun; outcome: SheetOutcome }> {
   const run = await runScripted(host, { workflowType: PLAN_KINDS.sheet.workflowType, workflowId, args: [input] }, answers, view);
-  return { run, outcome: sheetOutcomeOf(run.end) };
+  return { run, outcome: sheetOutcomeOf(run.end, input) };
 }

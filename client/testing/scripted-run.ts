@@ -9,12 +9,14 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RunState, RunStatus } from '../../core/run/run-types';
 import type { RoadmapResult } from '../../core/roadmap/roadmap-types';
+import { sheetTaskWorkflowId } from '../../core/run/ids';
 import { decideUpdate, statusQuery } from '../../workflows/run/definitions';
 import type { ScriptedAnswer } from '../requests/people-script';
 import { formatUsd } from '../../core/text/spending';
 import { runEnd, type RunEnd } from '../run/follow-run';
 import type { ProgressView } from '../run/progress-view';
 import { nextWake, runWorkflowIds } from './next-wake';
+import { openWaits, waitKey, type Waiting } from './open-waits';
 import type { TimeSkippingHost } from './time-skipping-host';
 import { QUERY_MS, within } from './within';
 
@@ -61,7 +63,8 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
   const handle = await host.client.workflow.start(start.workflowType, { workflowId: start.workflowId, taskQueue: host.taskQueue, args: start.args });
   const used = new Set<number>();
   const answered: string[] = [];
-  const answeredWaits = new Set<string>();
+  /** The waits an answer took (`wait` too: the next answer for that gate is for a later wait). */
+  const taken = new Set<string>();
   let done = false;
   const ended = runEnd<R>(handle).finally(() => (done = true));
   // Queries, answers and the end go to the chain's latest run: a run that continued as new
@@ -71,30 +74,37 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
   let status: RunStatus | undefined;
   let wait: { key: string; wall: number; sim: number } | undefined;
   let stuck: string | undefined;
+  const names = (a: ScriptedAnswer, w: Waiting) => a.gate === w.gate && (!a.task || a.task === w.taskId);
   // A gate whose status names no task (a task run's own) may be any task's: held, to be safe.
-  const targeted = (w: NonNullable<RunStatus['waitingFor']>) =>
-    answers.some((a, n) => !used.has(n) && a.action !== 'wait' && a.gate === w.gate && (!a.task || !w.taskId || a.task === w.taskId));
+  const targeted = (w: Waiting) =>
+    !taken.has(waitKey(w)) && answers.some((a, n) => !used.has(n) && a.action !== 'wait' && a.gate === w.gate && (!a.task || !w.taskId || a.task === w.taskId));
 
   while (!done) {
     status = (await statusNow()) ?? status;
-    const waiting = status && !ENDED.has(status.state) ? status.waitingFor : null;
     if (status) view?.status(status);
+    const waits = status && !ENDED.has(status.state) ? await openWaits(host.client, latest, status) : [];
     // A roadmap's view of its task's wait can outlive the wait by a moment (the task tells it when it
     // goes on): a wait already answered is never answered again, and one gone meanwhile keeps its answer.
-    const waitKey = waiting ? `${waiting.taskId ?? ''}|${waiting.gate}|${waiting.since}` : '';
-    if (waiting && !answeredWaits.has(waitKey)) {
-      const n = answers.findIndex((a, i) => !used.has(i) && a.gate === waiting.gate && (!a.task || a.task === waiting.taskId));
-      if (n >= 0) used.add(n);
-      const answer = n >= 0 ? answers[n] : undefined;
-      if (answer && answer.action !== 'wait') {
-        if (!(await send(latest, answer, waiting.taskId))) {
-          used.delete(n);
-          status = undefined;
-          continue;
+    const next = waits
+      .filter((w) => !taken.has(waitKey(w.waitingFor)))
+      .map((w) => ({ w, n: answers.findIndex((a, i) => !used.has(i) && names(a, w.waitingFor)) }))
+      .find(({ n }) => n >= 0);
+    if (next) {
+      const { w, n } = next;
+      const answer = answers[n];
+      const line = answerLine(answer, w.waitingFor.taskId);
+      if (answer.action === 'wait') {
+        // Nobody answers this one: its deadline's default acts.
+        used.add(n);
+        taken.add(waitKey(w.waitingFor));
+      } else {
+        // Refused when the wait had just ended: the answer stays for the next one.
+        if (await send(w.handle, answer, w.waitingFor.taskId)) {
+          used.add(n);
+          taken.add(waitKey(w.waitingFor));
+          answered.push(line);
+          view?.say(`script: ${line}`);
         }
-        answeredWaits.add(waitKey);
-        answered.push(answerLine(answer, waiting.taskId));
-        view?.say(`script: ${answerLine(answer, waiting.taskId)}`);
         wait = undefined;
         status = undefined;
         continue;
@@ -106,8 +116,10 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
     // server to skip past a gate with no deadline to the run's own timeout.
     const wake = await nextWake(host.client, runWorkflowIds(start.workflowId, status), targeted);
     if (wake && 'at' in wake) await host.skipTo(wake.at);
+    const waiting = waits[0]?.waitingFor;
     if (waiting) {
-      if (wait?.key !== waitKey) wait = { key: waitKey, wall: Date.now(), sim: await host.now() };
+      const key = waitKey(waiting);
+      if (wait?.key !== key) wait = { key, wall: Date.now(), sim: await host.now() };
       else if (Date.now() - wait.wall > STUCK_AFTER_MS && (await host.now()) - wait.sim < 2 * STUCK_AFTER_MS) {
         stuck = stuckAt(waiting);
         await latest.terminate(stuck);
@@ -122,12 +134,12 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
   const [first, last] = await Promise.all([handle.describe(), latest.describe()]);
   const simulatedMs = (last.closeTime?.getTime() ?? (await host.now())) - first.startTime.getTime();
   const unused = answers.filter((a, n) => !used.has(n));
-  const prompts = await promptsOf(host, [start.workflowId, ...childIds(end.result)]);
+  const prompts = await promptsOf(host, [start.workflowId, ...childIds(start.workflowId, end.result, status)]);
   return { workflowId: start.workflowId, end, status, simulatedMs, wallMs: Date.now() - wallStart, answered, unused, stuck, prompts };
 }
 
 /** Why the run was ended: the wait nobody answers, named as `dex status` names it, and what would answer it. */
-function stuckAt(w: NonNullable<RunStatus['waitingFor']>): string {
+function stuckAt(w: Waiting): string {
   const about = [w.taskId && `task ${w.taskId}`, w.reason].filter(Boolean).join(': ');
   const hint = w.gate === 'budget' ? ' (`raiseBudgetUsd: N` in `people` answers it)' : '';
   return `the run waits at gate ${w.gate}${about ? ` (${about})` : ''}, which has no deadline and which the script does not answer${hint}`;
@@ -151,10 +163,12 @@ async function send(handle: WorkflowHandle, a: ScriptedAnswer, taskId: string | 
   }
 }
 
-/** A roadmap's task runs (children), whose prompts count as the run's. */
-function childIds(result: unknown): string[] {
+/** The runs whose prompts count as the run's: a roadmap's tasks, a sheet's statements' task runs (their actions' and undos'). */
+function childIds(rootId: string, result: unknown, status: RunStatus | undefined): string[] {
   const tasks = (result as Partial<RoadmapResult> | undefined)?.tasks;
-  return Array.isArray(tasks) ? tasks.map((t) => t.workflowId).filter((id): id is string => !!id) : [];
+  if (Array.isArray(tasks)) return tasks.map((t) => t.workflowId).filter((id): id is string => !!id);
+  if (status?.kind !== 'sheet') return [];
+  return (status.tasks ?? []).flatMap((t) => [sheetTaskWorkflowId(rootId, t.id, 'do'), sheetTaskWorkflowId(rootId, t.id, 'undo')]);
 }
 
 /** The user messages' text of every transcript the store keeps for `workflowIds`. */

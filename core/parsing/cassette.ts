@@ -77,6 +77,11 @@ export function recordedLineText(call: string, task: string, phase: string, resp
   return JSON.stringify({ call, task, phase, response });
 }
 
+/** A recorded error line as text: the API error an attempt of call `call` got before it was retried. */
+export function recordedErrorLineText(call: string, task: string, phase: string, error: CassetteError): string {
+  return JSON.stringify({ call, task, phase, error });
+}
+
 /**
  * Parses cassette `text`, checking each line against the Messages API's response shape (every
  * content block's required fields) or, for an error line, the error's; throws InvalidInput

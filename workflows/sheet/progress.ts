@@ -1,3 +1,5 @@
+import { workflowInfo } from '@temporalio/workflow';
+import { sheetTaskWorkflowId } from '../../core/run/ids';
 import type { SheetCarry, SheetChunk, SheetInput, SheetResult, SheetStatus, StatementError, StatementOutcome, StatementResult } from '../../core/sheet/sheet-types';
 import type { RunState, RunStatus } from '../../core/run/run-types';
 import type { RunControl } from '../run/run-control';
@@ -27,6 +29,8 @@ export class SheetProgress {
   private readonly mine = { ended: new Set<number>(), completedFrom: 0, bytes: 0 };
   /** Earlier runs of the chain: how their statements ended, as counts. */
   private earlier?: NonNullable<RunStatus['earlier']>;
+  /** The child run of each task statement whose task, or undo's task, runs now, by index: where that task's gates wait. */
+  private readonly taskRuns = new Map<number, string>();
 
   constructor(
     private readonly input: SheetInput,
@@ -108,10 +112,23 @@ export class SheetProgress {
 
   start(i: number): void {
     this.live[i] = 'running';
+    this.runsTask(i, 'do');
+  }
+
+  /** Notes that statement `i`'s undo starts. */
+  undoing(i: number): void {
+    this.runsTask(i, 'undo');
+  }
+
+  /** Notes the child run of statement `i`'s step, when that step is a task. */
+  private runsTask(i: number, step: 'do' | 'undo'): void {
+    const s = this.input.statements[i];
+    if ((step === 'do' ? s.action : s.undo)?.run === 'task') this.taskRuns.set(i, sheetTaskWorkflowId(workflowInfo().workflowId, s.id, step));
   }
 
   /** Records a statement that completed with `value`, which later statements may substitute. */
   succeed(i: number, value: string): void {
+    this.taskRuns.delete(i);
     const produces = this.input.statements[i].produces;
     if (produces) this.values[produces] = value;
     this.completed.push(i);
@@ -123,6 +140,7 @@ export class SheetProgress {
   }
 
   fail(i: number, error: StatementError): void {
+    this.taskRuns.delete(i);
     this.live[i] = 'failed';
     this.results[i] = { ...this.results[i], status: 'failed', error };
     this.ended(i, error.message);
@@ -139,6 +157,7 @@ export class SheetProgress {
   }
 
   undone(i: number, ok: boolean, message?: string): void {
+    this.taskRuns.delete(i);
     this.results[i] = { ...this.results[i], undo: ok ? 'done' : 'failed' };
     if (!ok) this.undoErrors.set(i, message ?? '');
     this.ended(i, message);
@@ -179,7 +198,7 @@ export class SheetProgress {
     const current = { taskId: this.input.name, ...(this.phase ? { phase: this.phase } : {}), ...(running.length ? { activity: running.join(', ') } : {}) };
     return this.ledger.status(current, {
       kind: 'sheet' as const,
-      tasks: this.input.statements.map((s, i) => ({ id: s.id, state: taskState(this.live[i], this.results[i]) })),
+      tasks: this.input.statements.map((s, i) => ({ id: s.id, state: taskState(this.live[i], this.results[i]), ...(this.taskRuns.has(i) ? { workflowId: this.taskRuns.get(i) } : {}) })),
       statements: this.input.statements.map((s, i) => ({ id: s.id, index: s.index, depth: s.depth, status: this.live[i] })),
       ...(this.earlier ? { earlier: this.earlier } : {}),
     });

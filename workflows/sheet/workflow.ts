@@ -67,6 +67,7 @@ export async function sheetWorkflow(input: SheetInput): Promise<SheetResult> {
     if (!s.undo || progress.wasUndone(i)) continue;
     if (chain.full(0, progress)) return chain.handOver(progress, control, input.phases.length);
     await control.unpaused();
+    progress.undoing(i);
     const outcome = await runAction(acts, input, s.id, 'undo', substituteAction(s.undo, progress.values));
     progress.ledger.spend(outcome.tokens, outcome.costUsd);
     progress.undone(i, !outcome.error, outcome.error?.message);
