@@ -25,6 +25,7 @@ describe('dex task with agent: claude-code in dex.config.yaml', () => {
     expect(run.code, run.stderr).toBe(0);
     const id = run.stdout.split(':')[0];
     expect(run.stdout).toContain('completed');
+    expect(run.stdout).toMatch(/cost: \$[\d.]+ over 2 model turns/);
 
     const log = await runDex(['log', id], { env });
     expect(log.code, log.stderr).toBe(0);

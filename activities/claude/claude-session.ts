@@ -65,6 +65,8 @@ export interface ClaudeSessionResult {
   steps: string[];
   /** The transcript's sequence number of the session's last answer (what a phase's artifact is kept from). */
   lastSeq: number;
+  /** Model answers in this stretch: the turns it counts for. */
+  answers: number;
   /** That answer's turn number in the transcript (what its verify report is kept under, as `dex log` reads it). */
   lastTurn: number;
   /** True when this attempt resumed a session an earlier attempt had started. */
@@ -187,6 +189,7 @@ async function runSession(deps: ActivityDeps, cassettes: CassetteFiles, input: C
     steps: transcript.steps.slice(-20),
     lastSeq: transcript.lastAnswerSeq,
     lastTurn: transcript.turns,
+    answers: transcript.turns - stored.filter((m) => m.role === 'assistant').length,
     resumed,
     ...(asked ? { protectedWrite: asked } : {}),
   };

@@ -39,7 +39,7 @@ export async function runClaudePhase(args: PhaseAttempt, transcriptId: string, m
       allowance: args.run.budget.allowance(),
       ...(input.claude ? { claude: input.claude } : {}),
     }, `claude-code · ${model}${stretch > 1 ? ` · stretch ${stretch}` : ''}`);
-    progress.ledger.spend(session.usage, session.costUsd);
+    progress.ledger.spend(session.usage, session.costUsd, session.answers);
     await progress.parent.spent();
     for (const step of session.steps) progress.ledger.step(`${phase} claude-code ${step}`);
 
