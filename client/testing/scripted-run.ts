@@ -12,8 +12,9 @@ import type { RoadmapResult } from '../../core/roadmap/roadmap-types';
 import { decideUpdate, statusQuery } from '../../workflows/run/definitions';
 import type { ScriptedAnswer } from '../requests/people-script';
 import { formatUsd } from '../../core/text/spending';
-import { runEnd, type RunEnd } from '../run/follow-run';
+import type { RunEnd } from '../run/follow-run';
 import type { ProgressView } from '../run/progress-view';
+import { chainEnd } from './hand-over';
 import { nextWake, runWorkflowIds } from './next-wake';
 import type { TimeSkippingHost } from './time-skipping-host';
 import { QUERY_MS, within } from './within';
@@ -63,7 +64,9 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
   const answered: string[] = [];
   const answeredWaits = new Set<string>();
   let done = false;
-  const ended = runEnd<R>(handle).finally(() => (done = true));
+  // The end of the chain's latest run, not the first run's result(): the test server can leave a
+  // run open after handing over (hand-over.ts), and the watch mends that as soon as it sees it.
+  const ended = chainEnd<R>(host, start.workflowId).finally(() => (done = true));
   // Queries, answers and the end go to the chain's latest run: a run that continued as new
   // (docs/layers.md#continue-as-new) answers no more, and the test server left a query to it unanswered.
   const latest = host.client.workflow.getHandle(start.workflowId);
@@ -108,7 +111,8 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
     if (wake && 'at' in wake) await host.skipTo(wake.at);
     if (waiting) {
       if (wait?.key !== waitKey) wait = { key: waitKey, wall: Date.now(), sim: await host.now() };
-      else if (Date.now() - wait.wall > STUCK_AFTER_MS && (await host.now()) - wait.sim < 2 * STUCK_AFTER_MS) {
+      // Once: the end is seen a moment after the terminate (hand-over.ts watches for it).
+      else if (!stuck && Date.now() - wait.wall > STUCK_AFTER_MS && (await host.now()) - wait.sim < 2 * STUCK_AFTER_MS) {
         stuck = stuckAt(waiting);
         await latest.terminate(stuck);
       }
