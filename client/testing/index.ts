@@ -80,6 +80,8 @@ export interface PlanOutcome extends RunOutcome, RunFacts {
 export interface LayerRunOutcome extends LayerOutcome, RunFacts {
   /** The run's record: targets processed, failed and skipped, insights created, tokens, cost; absent when the run failed before it. */
   record?: LayerRunRecord;
+  /** How many runs the layer's chain took: one more than the times it continued as new (docs/layers.md#continue-as-new). */
+  chainRuns: number;
 }
 
 /** How a sheet run ended: `state` and each statement's status, value and error code. */
@@ -106,7 +108,14 @@ export interface DexTest {
    * `messages` (a list, or a JSON Lines file as `dex messages import` reads) are imported first,
    * and its lookbacks count back from `clock` (@default the server's clock).
    */
-  runLayer(req: { file: string; messages?: NewTopicMessage[] | string; clock?: string | number | Date; cassette?: string }): Promise<LayerRunOutcome>;
+  runLayer(req: {
+    file: string;
+    messages?: NewTopicMessage[] | string;
+    clock?: string | number | Date;
+    cassette?: string;
+    /** Events a run of the layer's chain may reach before it continues as new (default 8,000): a small one tests a big night's hand-overs with a few topics. */
+    historyLimit?: number;
+  }): Promise<LayerRunOutcome>;
   /** Runs the sheet file `file` as `dex sheet` would; `people` answer its `plan` gate (with `confirm`) and its task statements' gates. */
   runSheet(req: { file: string; confirm?: boolean; cassette?: string; people?: People }): Promise<SheetRunOutcome>;
   /** Stops the worker and the server. */
@@ -146,12 +155,14 @@ export async function startDexTest(opts: { cassette?: string } = {}): Promise<De
       return plan(start, checked.input.repoPath, 'roadmap', req.people);
     },
     runLayer: async (req) => {
+      if (req.historyLimit !== undefined && !(Number.isInteger(req.historyLimit) && req.historyLimit > 0)) throw new InvalidInput(`historyLimit ${req.historyLimit} is not a whole number of events above 0`);
       const checked = buildLayerInput(req.file, { llm: llmOf(req.cassette) }, settings);
-      const layer = req.clock === undefined ? checked : { ...checked, clock: clockOf(req.clock) };
+      const layer = { ...checked, ...(req.clock === undefined ? {} : { clock: clockOf(req.clock) }), ...(req.historyLimit === undefined ? {} : { historyLimit: req.historyLimit }) };
       if (req.messages !== undefined) await host.deps.store.layers.importMessages(topicMessages(req.messages));
       const { run, outcome } = await runLayerOnHost(host, nextId(layerWorkflowIdPrefix(layer.layer.name)), layer);
       const record = run.end.result as LayerRunRecord | undefined;
-      return { ...outcome, ...factsOf(run, record?.costUsd ?? run.status?.costUsd), ...(record ? { record } : {}) };
+      const chainRuns = (run.status?.earlier?.runs ?? 0) + 1;
+      return { ...outcome, ...factsOf(run, record?.costUsd ?? run.status?.costUsd), chainRuns, ...(record ? { record } : {}) };
     },
     runSheet: async (req) => {
       const sheet = planSheetFile(req.file);

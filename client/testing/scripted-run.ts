@@ -13,8 +13,9 @@ import { sheetTaskWorkflowId } from '../../core/run/ids';
 import { decideUpdate, statusQuery } from '../../workflows/run/definitions';
 import type { ScriptedAnswer } from '../requests/people-script';
 import { formatUsd } from '../../core/text/spending';
-import { runEnd, type RunEnd } from '../run/follow-run';
+import type { RunEnd } from '../run/follow-run';
 import type { ProgressView } from '../run/progress-view';
+import { chainEnd } from './hand-over';
 import { nextWake, runWorkflowIds } from './next-wake';
 import { openWaits, waitKey, type Waiting } from './open-waits';
 import type { TimeSkippingHost } from './time-skipping-host';
@@ -66,7 +67,9 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
   /** The waits an answer took (`wait` too: the next answer for that gate is for a later wait). */
   const taken = new Set<string>();
   let done = false;
-  const ended = runEnd<R>(handle).finally(() => (done = true));
+  // The end of the chain's latest run, not the first run's result(): the test server can leave a
+  // run open after handing over (hand-over.ts), and the watch mends that as soon as it sees it.
+  const ended = chainEnd<R>(host, start.workflowId).finally(() => (done = true));
   // Queries, answers and the end go to the chain's latest run: a run that continued as new
   // (docs/layers.md#continue-as-new) answers no more, and the test server left a query to it unanswered.
   const latest = host.client.workflow.getHandle(start.workflowId);
@@ -120,7 +123,8 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
     if (waiting) {
       const key = waitKey(waiting);
       if (wait?.key !== key) wait = { key, wall: Date.now(), sim: await host.now() };
-      else if (Date.now() - wait.wall > STUCK_AFTER_MS && (await host.now()) - wait.sim < 2 * STUCK_AFTER_MS) {
+      // Once: the end is seen a moment after the terminate (hand-over.ts watches for it).
+      else if (!stuck && Date.now() - wait.wall > STUCK_AFTER_MS && (await host.now()) - wait.sim < 2 * STUCK_AFTER_MS) {
         stuck = stuckAt(waiting);
         await latest.terminate(stuck);
       }
