@@ -39,6 +39,8 @@ export function scaleSection(doc: BenchDoc): string[] {
     `| crash at scale: one insight per topic, no stored answer asked again | ${crashed?.crash ? `${crashed.topicsWithOneInsight} of ${crashed.topics}; ${crashed.crash.storedAskedAgain} asked again` : 'n/a'} | ${yes(crashed?.crash && crashed.topicsWithOneInsight === crashed.topics && crashed.crash.storedAskedAgain === 0)} |`,
     `| B2 at 256 runs ≤ 3× ideal | ${b2 ? `${b2.dexVsIdeal}×` : 'n/a'} | ${yes(b2 && b2.dexVsIdeal <= 3)} |`,
     '',
+    "B2 at 256 runs is bound by CPU: a batch of 2,560 steps costs the server about 12.7 and the worker 6.3 CPU-seconds, at least 9.5 s of wall time on two cores against the 6 s that 3× allows, so it needs about 37 % less CPU per step. B2's steps are bench-only model calls, each a regular activity (six history events, two dispatches): the levers that cut a layer's cost (several targets' steps in one activity, no child per target) have no counterpart in ten dependent calls that must each survive a crash. Tried and not kept: the dev server with `GOMAXPROCS=1` (`bench/probe-concurrency.ts --m 256 --eager`): 8 % less server CPU (11.70 against 12.69 s a batch), but 5.97× against 5.08×, one Go thread becoming the limit.",
+    '',
   ];
 }
 
@@ -74,6 +76,8 @@ export function boundedHistorySection(): string[] {
     "workflow task (6.2 at 64); each run of the chain adds about twenty (targets left, results kept, the",
     "hand-over). The record recorded by released versions for five targets had 9 upserts; the",
     "chain's last run in `test/histories/layer-workflow-continue-as-new.json` has one per phase.",
+    "",
+    "Roadmaps continue as new by the same check (`workflows/roadmap/chain.ts`, [roadmaps.md](roadmaps.md#long-roadmaps)), counting 80 events for each task in flight: a task that lands at once adds 31 events to the roadmap's history, one whose branch was behind and ran a finalize child first up to 52.5. With a limit of 500 and `continueAsNewAfterTasks: 1000`, 24 tasks took 4 runs of 324, 314, 307 and 145 events, each task landed once (`test/roadmap-continue-as-new.integration.test.ts`).",
     "",
     "Since then a layer runs a few targets to an activity (\"Layers at scale\"): a run of the chain is bounded by the results it carries (`CARRY_BYTES`, `core/run/history-limit.ts`) long before its events, and over 20,000 topics no run of the chain passed 600 events.",
     "",
