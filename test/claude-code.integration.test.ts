@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderStep, transcriptSteps } from '../client/render/run-log';
 import { FAILURE } from '../core/run/failure-types';
+import { statusQuery } from '../workflows/run/definitions';
 import type { TaskResult } from '../core/task/task-types';
 import { completionTurn, toJsonl, toolTurn } from './cassette-builder';
 import { useDexEnvironment, waitForGate } from './dex-environment';
@@ -62,6 +63,9 @@ describe('a phase with agent claude-code', () => {
     // The second request carries the first answer and the command's result: one session, not two.
     expect(JSON.stringify(requests[1].body?.messages)).toContain('toolu_test_');
     expect(result.costUsd).toBeGreaterThan(0);
+    // The session's steps reached the run's status as they happened (the sessionStep signal).
+    const status = await handle.query(statusQuery);
+    expect((status.recent ?? []).map((r) => r.text)).toContain("implement claude-code Bash sed -i 's/return a - b;/return a + b;/' src/math.js");
 
     const store = dex.worker.deps.store;
     const [transcript] = await store.listTranscripts(handle.workflowId);

@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import { sessionStepSignal } from '../../workflows/run/definitions';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import { fits, totalTokens, type Allowance } from '../../core/run/budget-reservation';
 import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
@@ -103,7 +105,7 @@ async function runSession(deps: ActivityDeps, cassettes: CassetteFiles, input: C
   // The person's own set-up, copied once, when the session starts (a resumed one has it).
   if (!resumed && sources.includes('user')) copyPersonSetup(personClaudeDir(), claudeDir);
   const stored = await store.listMessages(input.transcriptId);
-  const transcript = new SessionTranscript(store, input, stored);
+  const transcript = new SessionTranscript(store, input, stored, tellStep(input.phase));
   const prompt = await promptOf(deps, input, stored, resumed, transcript);
 
   const client = llm.kind === 'anthropic' ? deps.anthropicClient({ baseUrl: llm.baseUrl }) : undefined;
@@ -195,6 +197,24 @@ async function runSession(deps: ActivityDeps, cassettes: CassetteFiles, input: C
   };
   await store.putArtifact(resultId(input), 'claude-session', JSON.stringify(result));
   return result;
+}
+
+/**
+ * Sends each step to the session's workflow as it happens (`sessionStep`), so the run's status and
+ * the Web UI show it at once; a step that cannot be sent is only late: the stretch's result lists it.
+ */
+function tellStep(phase: string): (step: string) => void {
+  const { info } = Context.current();
+  const workflowId = info.workflowExecution?.workflowId;
+  let client: Client | undefined;
+  try {
+    client = Context.current().client;
+  } catch {
+    client = undefined; // an activity run outside a worker (a unit test) has no client
+  }
+  return (step) => {
+    if (client && workflowId) void client.workflow.getHandle(workflowId).signal(sessionStepSignal, { phase, step }).catch(() => undefined);
+  };
 }
 
 /** Where a stretch's result is kept, so a retry after it ended returns it instead of asking the session again. */

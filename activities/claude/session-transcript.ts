@@ -43,6 +43,8 @@ export class SessionTranscript {
     private readonly store: DexStore,
     private readonly call: { transcriptId: string; taskId: string; phase: string; model: string },
     stored: { role: string }[],
+    /** Hears each step as the session takes it. */
+    private readonly onStep?: (step: string) => void,
   ) {
     /** The next free sequence number of the transcript. */
     this.nextSeq = stored.length;
@@ -69,7 +71,9 @@ export class SessionTranscript {
       this.pending.blocks.push(...blocks);
       for (const b of blocks.filter((b) => b.type === 'tool_use')) {
         this.toolNames.set(String(b.id), String(b.name));
-        this.steps.push(stepOf(String(b.name), b.input));
+        const step = stepOf(String(b.name), b.input);
+        this.steps.push(step);
+        this.onStep?.(step);
       }
       const text = blocks.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n');
       if (text.trim()) this.lastText = text;

@@ -41,6 +41,13 @@ export interface TaskUpdate extends TaskSpending {
   phase?: string;
 }
 
+/**
+ * A step of a Claude Code session, sent by the session's activity as it happens
+ * (docs/claude-code.md#durable-at-the-message): the run's status and the Web UI's current details
+ * show it at once, as they show dex's own turns.
+ */
+export const sessionStepSignal = defineSignal<[{ phase: string; step: string }]>('sessionStep');
+
 /** A child task's update to its parent roadmap. */
 export const taskUpdateSignal = defineSignal<[TaskUpdate]>('taskUpdate');
 

@@ -3,7 +3,7 @@ import { innermostMessage } from '../../core/run/failure-message';
 import { repoNameOf, taskBranch } from '../../core/run/ids';
 import { describeSetup, setupDidSomething } from '../../core/run/setup-types';
 import type { TaskInput, TaskResult, Worktree } from '../../core/task/task-types';
-import { statusQuery } from '../run/definitions';
+import { sessionStepSignal, statusQuery } from '../run/definitions';
 import { RunControl } from '../run/run-control';
 import { hostActivities } from './activities';
 import { runFinalize } from './finalize';
@@ -39,6 +39,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
   if (input.rewind) progress.retryOf = { workflowId: input.rewind.fromWorkflowId, phase: input.rewind.fromPhase };
   const run = new TaskRun(input, phases, acts, control, progress, budget, new TaskPlanner(input, acts, control, progress));
   setHandler(statusQuery, () => progress.status());
+  setHandler(sessionStepSignal, ({ phase, step }) => progress.ledger.step(`${phase} claude-code ${step}`));
   progress.ledger.attach(() => progress.status(), repoNameOf(input.repoPath));
 
   let worktree: Worktree | undefined;

@@ -41,7 +41,6 @@ export async function runClaudePhase(args: PhaseAttempt, transcriptId: string, m
     }, `claude-code · ${model}${stretch > 1 ? ` · stretch ${stretch}` : ''}`);
     progress.ledger.spend(session.usage, session.costUsd, session.answers);
     await progress.parent.spent();
-    for (const step of session.steps) progress.ledger.step(`${phase} claude-code ${step}`);
 
     if (session.end === 'budget') {
       followUp = 'Go on with the work.';
