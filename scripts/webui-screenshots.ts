@@ -7,14 +7,15 @@
  * search attributes) and a fresh DEX_HOME in a temporary folder, so a server or ~/.dex of
  * yours is never touched; starts the credential-free workflow host (`dex worker --workflows-only`,
  * as `dex server` does), runs `dex demo` (a completed task) and a foreground task whose model
- * answers "blocked", killing its command once it waits; then photographs, with Debian's Chromium
+ * answers "blocked", killing its command once it waits, and a task whose phase is a Claude Code
+ * session (docs/claude-code.md); then photographs, with Debian's Chromium
  * driven by playwright-core, the list of waiting runs that `dex list` links to, the demo's run
- * page and the waiting run's page, both after their commands have exited. Everything it started, and the temporary folder, goes at the end, on
+ * page, the waiting run's page and the Claude Code task's page, all after their commands have exited. Everything it started, and the temporary folder, goes at the end, on
  * success or failure. Not part of `npm test`.
  *
  * Needs /usr/bin/chromium (apt-get install chromium); exits 2 without it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -202,6 +203,22 @@ function completionLine(completion: Record<string, string>): string {
   });
 }
 
+/** The cassette of a phase worked by a Claude Code session (docs/claude-code.md): a fix with Claude Code's Bash tool, then the completion. */
+function claudeCodeLines(): string {
+  const answer = (n: number, content: unknown[], stop: string) =>
+    JSON.stringify({
+      task: '*',
+      phase: '*',
+      response: {
+        id: `msg_screens_cc_${n}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-6', content, stop_reason: stop, stop_sequence: null,
+        usage: { input_tokens: 1480 + n, output_tokens: 60 + n, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      },
+    });
+  const fix = { type: 'tool_use', id: 'toolu_screens_cc_1', name: 'Bash', input: { command: "sed -i 's/return a - b;/return a + b;/' src/math.js && node --test", description: 'Fix sum and run the tests' } };
+  const done = { type: 'text', text: 'sum adds now and the tests pass.\n\n```json\n{"status":"complete","summary":"sum adds its arguments"}\n```' };
+  return `${answer(1, [fix], 'tool_use')}\n${answer(2, [done], 'end_turn')}\n`;
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { out: { type: 'string' } } });
   const outDir = values.out ? resolve(values.out) : join(ROOT, 'docs');
@@ -260,7 +277,18 @@ async function main(): Promise<number> {
     const link = /waiting for you \(in the Web UI: (\S+)\):/.exec(list.stdout)?.[1];
     if (!link) throw new Error(`dex list gave no link to the waiting runs:\n${list.stdout}`);
 
-    // 4. The pictures.
+    // 5. A task whose phase is a Claude Code session (docs/claude-code.md), from a cassette, to its end.
+    const ccRepo = join(work, 'claude-code', 'math');
+    createSampleRepo(ccRepo);
+    writeFileSync(join(ccRepo, 'dex.config.yaml'), `${readFileSync(join(ccRepo, 'dex.config.yaml'), 'utf8')}\nagent: claude-code\n`);
+    spawnSync('git', ['commit', '-qam', 'Claude Code works the phases'], { cwd: ccRepo });
+    const ccCassette = join(work, 'claude-code.cassette.jsonl');
+    writeFileSync(ccCassette, claudeCodeLines());
+    const cc = await dex(['task', 'Fix sum with Claude Code', '--repo', ccRepo, '--llm', `replay:${ccCassette}`], env);
+    const ccId = String(cc.workflowId);
+    say(`claude-code task ${ccId}: ${String(cc.state)}`);
+
+    // 6. The pictures.
     const { chromium } = await import('playwright-core');
     browser = await chromium.launchPersistentContext(join(work, 'chromium-profile'), {
       executablePath: CHROMIUM,
@@ -278,6 +306,7 @@ async function main(): Promise<number> {
     await shootList(page, link, [waitingId], join(outDir, 'webui-list.png'));
     await shootRun(page, ui, demoId, 'completed', join(outDir, 'webui-run.png'));
     await shootRun(page, ui, waitingId, BLOCKED_REASON.split(',')[0], join(outDir, 'webui-waiting.png'));
+    await shootRun(page, ui, ccId, 'completed', join(outDir, 'webui-claude-code.png'));
     say(`done: the pictures are in ${outDir}`);
     return 0;
   } finally {
