@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { copyPersonSetup } from '../host/claude-code/person-setup';
+import { copyPersonSetup, personMcpServers } from '../host/claude-code/person-setup';
 
 describe("the person's Claude Code set-up in a session (settingSources: user)", () => {
   it('copies their CLAUDE.md, skills and settings, without credentials or credential helpers', () => {
@@ -26,5 +26,14 @@ describe("the person's Claude Code set-up in a session (settingSources: user)", 
 
   it('copies nothing from a person who has no set-up', () => {
     expect(copyPersonSetup(join(tmpdir(), 'dex-no-such-claude-dir'), mkdtempSync(join(tmpdir(), 'dex-session-claude-')))).toEqual([]);
+  });
+
+  it('passes the MCP servers the config names, and only those, and names one the person does not have', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'dex-person-state-')), '.claude.json');
+    const github = { type: 'stdio', command: 'npx', args: ['-y', 'github-mcp'], env: { GITHUB_TOKEN: 'ghp_x' } };
+    writeFileSync(file, JSON.stringify({ mcpServers: { github, notes: { type: 'http', url: 'https://notes.example/mcp' } }, oauthAccount: { email: 'me@example.com' } }));
+    expect(personMcpServers(['github'], file)).toEqual({ github });
+    expect(personMcpServers([], file)).toEqual({});
+    expect(() => personMcpServers(['jira'], file)).toThrow(`claude.mcpServers names "jira", which is not one of your MCP servers in ${file}`);
   });
 });

@@ -109,10 +109,10 @@ describe('parseDexConfig', () => {
 
   it('takes the agent for every phase, or per phase and weight, and which Claude Code settings a session reads', () => {
     expect(parseDexConfig('agent: claude-code', repo).agents).toEqual({ default: 'claude-code' });
-    const mixed = parseDexConfig('agent: { implement: claude-code, large: { review: claude-code } }\nclaude: { settingSources: [project, user] }', repo);
+    const mixed = parseDexConfig('agent: { implement: claude-code, large: { review: claude-code } }\nclaude: { settingSources: [project, user], mcpServers: [github] }', repo);
     expect(mixed.agents).toEqual({ implement: 'claude-code' });
     expect(mixed.agentsByWeight).toEqual({ large: { review: 'claude-code' } });
-    expect(mixed.claude).toEqual({ settingSources: ['project', 'user'] });
+    expect(mixed.claude).toEqual({ settingSources: ['project', 'user'], mcpServers: ['github'] });
     expect(parseDexConfig('verify: []', repo).agents).toBeUndefined();
   });
 

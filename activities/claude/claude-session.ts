@@ -18,7 +18,7 @@ import { extractCompletion } from '../../core/task/completion';
 import type { Completion } from '../../core/task/task-types';
 import { startModelRelay } from '../../host/claude-code/model-relay';
 import { sandboxedClaude } from '../../host/claude-code/sandboxed-claude';
-import { copyPersonSetup, personClaudeDir } from '../../host/claude-code/person-setup';
+import { copyPersonSetup, personClaudeDir, personMcpServers } from '../../host/claude-code/person-setup';
 import { claudeDirOf, sessionIdOf, sessionSaved } from '../../host/claude-code/session-files';
 import { startEgressProxy } from '../../host/sandbox/egress-proxy';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
@@ -104,6 +104,7 @@ async function runSession(deps: ActivityDeps, cassettes: CassetteFiles, input: C
   const sources = input.claude?.settingSources ?? ['project'];
   // The person's own set-up, copied once, when the session starts (a resumed one has it).
   if (!resumed && sources.includes('user')) copyPersonSetup(personClaudeDir(), claudeDir);
+  const mcpServers = mcpServersOf(input.claude?.mcpServers ?? []);
   const stored = await store.listMessages(input.transcriptId);
   const transcript = new SessionTranscript(store, input, stored, tellStep(input.phase));
   const prompt = await promptOf(deps, input, stored, resumed, transcript);
@@ -148,6 +149,7 @@ async function runSession(deps: ActivityDeps, cassettes: CassetteFiles, input: C
         abortController: abort,
         env: {},
         settingSources: sources,
+        ...(Object.keys(mcpServers).length ? { mcpServers: mcpServers as never } : {}),
         permissionMode: 'default',
         canUseTool: async (tool, toolInput) => {
           const write = protectedWrite(tool, toolInput, input.worktreePath, input.protectedPaths ?? [], input.allowedPaths ?? []);
@@ -215,6 +217,15 @@ function tellStep(phase: string): (step: string) => void {
   return (step) => {
     if (client && workflowId) void client.workflow.getHandle(workflowId).signal(sessionStepSignal, { phase, step }).catch(() => undefined);
   };
+}
+
+/** The person's MCP servers the session may use; a name they do not have fails the phase, naming it. */
+function mcpServersOf(names: string[]): Record<string, Record<string, unknown>> {
+  try {
+    return personMcpServers(names);
+  } catch (err) {
+    throw nonRetryable(FAILURE.AgentUnavailable, (err as Error).message);
+  }
 }
 
 /** Where a stretch's result is kept, so a retry after it ended returns it instead of asking the session again. */

@@ -34,13 +34,15 @@ export function parseAgents(raw: unknown, fail: Fail): { agents: Record<string, 
   return { agents, agentsByWeight };
 }
 
-/** `claude:` — `settingSources`, which of the person's Claude Code settings a session reads. @default ['project'] */
+/** `claude:` — `settingSources`, which of the person's Claude Code settings a session reads (@default ['project']), and `mcpServers`, which of their own MCP servers it may use. */
 export function parseClaudeSetup(raw: unknown, fail: Fail): ClaudeSetup {
   if (!isRecord(raw)) fail('claude', 'must be a map (settingSources)');
-  knownKeys(raw, ['settingSources'], 'claude.', fail);
+  knownKeys(raw, ['settingSources', 'mcpServers'], 'claude.', fail);
   const sources = raw.settingSources ?? ['project'];
   if (!Array.isArray(sources) || !sources.every((s) => (SETTING_SOURCES as readonly string[]).includes(s as string))) {
     fail('claude.settingSources', `must be a list of ${SETTING_SOURCES.join(', ')}`);
   }
-  return { settingSources: sources as ClaudeSetup['settingSources'] };
+  const servers = raw.mcpServers ?? [];
+  if (!Array.isArray(servers) || !servers.every((s) => typeof s === 'string' && s)) fail('claude.mcpServers', 'must be a list of names of your MCP servers');
+  return { settingSources: sources as ClaudeSetup['settingSources'], ...(servers.length ? { mcpServers: servers as string[] } : {}) };
 }

@@ -16,6 +16,8 @@ export interface ClaudeSetup {
    * `CLAUDE.md`; `user` and `local` add the person's own. @default ['project']
    */
   settingSources: ('user' | 'project' | 'local')[];
+  /** The person's own MCP servers (user scope) the session may use, by name; they run in its sandbox. @default none */
+  mcpServers?: string[];
 }
 
 /** A task's agents by phase (`default` for the others), its weight's over the per-phase ones. */

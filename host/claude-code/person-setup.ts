@@ -38,3 +38,25 @@ export function copyPersonSetup(from: string, to: string): string[] {
   }
   return copied;
 }
+
+/** The person's Claude Code state file (`~/.claude.json`, or `.claude.json` in `$CLAUDE_CONFIG_DIR`), where their own MCP servers are. */
+export function personStateFile(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CLAUDE_CONFIG_DIR ? join(env.CLAUDE_CONFIG_DIR, '.claude.json') : join(homedir(), '.claude.json');
+}
+
+/**
+ * The person's own MCP servers named by `claude.mcpServers` (docs/claude-code.md#the-persons-set-up),
+ * from the user scope of their state file, as the Agent SDK's `mcpServers` takes them. They run
+ * inside the session's sandbox. Throws, naming it, for a server the person does not have.
+ */
+export function personMcpServers(names: readonly string[], file = personStateFile()): Record<string, Record<string, unknown>> {
+  if (names.length === 0) return {};
+  const state = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers?: Record<string, Record<string, unknown>> }) : {};
+  const servers: Record<string, Record<string, unknown>> = {};
+  for (const name of names) {
+    const server = state.mcpServers?.[name];
+    if (!server) throw new Error(`claude.mcpServers names "${name}", which is not one of your MCP servers in ${file}`);
+    servers[name] = server;
+  }
+  return servers;
+}
