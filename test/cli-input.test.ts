@@ -55,7 +55,7 @@ function repoWithCommit(name: string, files: Record<string, string> = {}): strin
 }
 
 const paths = {} as Record<
-  'plain' | 'noCommits' | 'repo' | 'badConfigRepo' | 'keyToSandboxRepo' | 'goodRoadmap' | 'badCassette' | 'cycle' | 'unknownDep' | 'noTasks' | 'toolUseNoInput' | 'toolUseNoId',
+  'plain' | 'noCommits' | 'repo' | 'badConfigRepo' | 'keyToSandboxRepo' | 'claudeCodeRepo' | 'goodRoadmap' | 'badCassette' | 'cycle' | 'unknownDep' | 'noTasks' | 'toolUseNoInput' | 'toolUseNoId',
   string
 >;
 
@@ -69,6 +69,7 @@ beforeAll(() => {
   paths.repo = repoWithCommit('repo');
   paths.badConfigRepo = repoWithCommit('bad-config', { 'dex.config.yaml': 'gates:\n  beforePhse: true\n' });
   paths.keyToSandboxRepo = repoWithCommit('key-to-sandbox', { 'dex.config.yaml': 'sandbox:\n  env: [ANTHROPIC_API_KEY]\n' });
+  paths.claudeCodeRepo = repoWithCommit('claude-code', { 'dex.config.yaml': 'agent: { implement: claude-code }\n' });
   const roadmap = (text: string, name: string) => join(repoWithCommit(name, { 'ROADMAP.md': text }), 'ROADMAP.md');
   paths.cycle = roadmap('- [ ] A: one (depends: C)\n- [ ] B: two (depends: A)\n- [ ] C: three (depends: B)\n', 'cycle');
   paths.unknownDep = roadmap('- [ ] A: one (depends: Z)\n', 'unknown-dep');
@@ -111,6 +112,7 @@ describe.concurrent('dex rejects bad input with exit 2 before starting anything'
     ['a roadmap with an unknown dependency', () => ['run', paths.unknownDep, '--llm', `replay:${demoCassette}`], /A depends on unknown id Z/],
     ['a roadmap without tasks', () => ['run', paths.noTasks, '--llm', `replay:${demoCassette}`], /no tasks/],
     ['a missing roadmap', () => ['run', '/nonexistent/ROADMAP.md'], /roadmap not found/],
+    ['a Claude Code phase without the sandbox', () => ['task', 'x', '--repo', paths.claudeCodeRepo, '--llm', `replay:${demoCassette}`, '--unsafe-no-sandbox'], /agent claude-code runs in the sandbox only: drop --unsafe-no-sandbox/],
     ['a config passing the model key into the sandbox', () => ['task', 'x', '--repo', paths.keyToSandboxRepo, '--llm', `replay:${demoCassette}`], /"sandbox\.env" may not pass ANTHROPIC_API_KEY/],
   ];
 
@@ -119,6 +121,13 @@ describe.concurrent('dex rejects bad input with exit 2 before starting anything'
     expect(run.stderr).toMatch(message);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stdout).toBe('');
+    expect(run.dexHomeFiles).toEqual([]);
+  });
+
+  it('a Claude Code phase recording a cassette: one line, nothing started', async () => {
+    const run = await dex(['task', 'x', '--repo', paths.claudeCodeRepo, '--llm', `record:${join(fixtures, 'rec.jsonl')}`], { ANTHROPIC_API_KEY: 'sk-test' });
+    expect(run.stderr).toMatch(/agent claude-code cannot record a cassette yet/);
+    expect(run.code, run.stderr).toBe(2);
     expect(run.dexHomeFiles).toEqual([]);
   });
 

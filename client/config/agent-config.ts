@@ -5,6 +5,7 @@
  */
 import { WEIGHTS, type Weight } from '../../core/roadmap/roadmap';
 import { AGENTS, type Agent, type ClaudeSetup } from '../../core/task/agent-engine';
+import { InvalidInput } from '../../core/run/invalid-input';
 import { isRecord, knownKeys, type Fail } from './config-section';
 
 const SETTING_SOURCES = ['project', 'user', 'local'] as const;
@@ -45,4 +46,16 @@ export function parseClaudeSetup(raw: unknown, fail: Fail): ClaudeSetup {
   const servers = raw.mcpServers ?? [];
   if (!Array.isArray(servers) || !servers.every((s) => typeof s === 'string' && s)) fail('claude.mcpServers', 'must be a list of names of your MCP servers');
   return { settingSources: sources as ClaudeSetup['settingSources'], ...(servers.length ? { mcpServers: servers as string[] } : {}) };
+}
+
+/**
+ * Refuses, before anything starts, a run whose Claude Code phases could not run
+ * (docs/claude-code.md#confined): without the sandbox (`--unsafe-no-sandbox`, `sandbox.mode: off`),
+ * or recording a cassette, which a session cannot write yet.
+ */
+export function checkClaudeCodeRun(config: { agents?: Record<string, Agent>; agentsByWeight?: Partial<Record<Weight, Record<string, Agent>>> }, sandboxOff: boolean, llmKind: string): void {
+  const agents = [...Object.values(config.agents ?? {}), ...Object.values(config.agentsByWeight ?? {}).flatMap((byPhase) => Object.values(byPhase ?? {}))];
+  if (!agents.includes('claude-code')) return;
+  if (sandboxOff) throw new InvalidInput('agent claude-code runs in the sandbox only: drop --unsafe-no-sandbox (or sandbox.mode: off) for this repository');
+  if (llmKind === 'record') throw new InvalidInput('agent claude-code cannot record a cassette yet: run it with --llm live, or replay a cassette written by hand');
 }

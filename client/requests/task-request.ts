@@ -16,6 +16,7 @@ import { parseLlmSpec } from './llm-spec';
 import { chooseSandbox } from '../run/sandbox-choice';
 import type { Settings } from '../settings';
 import { memoryOf } from '../config/memory-config';
+import { checkClaudeCodeRun } from '../config/agent-config';
 
 /** What a person asks for with `dex task`. */
 export interface TaskRequest {
@@ -56,6 +57,8 @@ export function taskDefaultsFrom(
   hostQueue: string,
   unsafeNoSandbox?: boolean,
 ): RoadmapInput['taskDefaults'] {
+  const sandbox = chooseSandbox(config.sandbox, unsafeNoSandbox);
+  checkClaudeCodeRun(config, sandbox.mode === 'off', llm.kind);
   return {
     repoPath,
     hostQueue,
@@ -73,7 +76,7 @@ export function taskDefaultsFrom(
     toolLimits: config.tools,
     retryMap: config.retryMap,
     runaway: config.runaway,
-    sandbox: chooseSandbox(config.sandbox, unsafeNoSandbox),
+    sandbox,
     ...(config.setup !== undefined ? { setup: config.setup } : {}),
     protectedPaths: config.protectedPaths,
     ...(memoryOf(config) ? { memory: memoryOf(config) } : {}),
