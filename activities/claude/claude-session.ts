@@ -139,7 +139,6 @@ async function runSession(deps: ActivityDeps, cassettes: CassetteFiles, input: C
   Context.current().cancellationSignal.addEventListener('abort', () => abort.abort(), { once: true });
   try {
     const { query } = await import('@anthropic-ai/claude-agent-sdk');
-    const setup = commandSetup(input.worktreePath);
     const session = query({
       prompt,
       options: {
@@ -164,8 +163,7 @@ async function runSession(deps: ActivityDeps, cassettes: CassetteFiles, input: C
           relaySocket: relay.socketPath,
           proxySocket: proxy?.socketPath,
           claudeDir,
-          pathDirs: setup.pathDirs,
-          readOnlyPaths: setup.readOnlyPaths,
+          setup: commandSetup(input.worktreePath),
         }),
       },
     });

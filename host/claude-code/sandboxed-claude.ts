@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { SpawnedProcess, SpawnOptions } from '@anthropic-ai/claude-agent-sdk' with { 'resolution-mode': 'import' };
 import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
-import { bwrapArgs, nodeInstallPrefix } from '../sandbox/bwrap-args';
-import { BRIDGE_PATH_INSIDE, PROXY_SOCKET_INSIDE, PROXY_URL_INSIDE, bridgeScriptPath } from '../sandbox/egress-proxy';
+import { bwrapArgs } from '../sandbox/bwrap-args';
+import { BRIDGE_PATH_INSIDE, PROXY_SOCKET_INSIDE, bridgeScriptPath } from '../sandbox/egress-proxy';
+import { PROXY_ENV, sandboxPlacement, withBridge, type ProcessExtras } from '../sandbox/sandboxed-process';
 import { bwrapProgram } from '../sandbox/sandbox-availability';
-import { SANDBOX_HOME, sandboxEnv } from '../sandbox/sandbox-env';
+import { SANDBOX_HOME } from '../sandbox/sandbox-env';
 
 /** Where the model relay's socket appears inside the sandbox, and the loopback port the bridge serves it on. */
 export const RELAY_SOCKET_INSIDE = '/run/dex/model.sock';
@@ -27,19 +28,14 @@ export interface ClaudeSandbox {
   proxySocket?: string;
   /** The host folder that holds Claude Code's session files (mounted at {@link CLAUDE_DIR_INSIDE}). */
   claudeDir: string;
-  /** Folders first on PATH inside (the worktree's dependencies) and host folders mounted read-only (toolchains). */
-  pathDirs?: string[];
-  readOnlyPaths?: string[];
+  /** The worktree's dependencies: folders first on PATH, their variables, toolchains mounted read-only (host/dependencies/setup-state.ts). */
+  setup?: ProcessExtras;
   /** Whatever the session writes to stderr, a line at a time. */
   onStderr?: (text: string) => void;
 }
 
 /** Variables of the SDK's environment the Claude Code process needs; nothing else of it passes (it starts from the worker's). */
 const SDK_ENV = ['CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_AGENT_SDK_VERSION', 'BUN_ENABLE_CRASH_REPORTING'];
-
-/** The shell line inside: the bridge to the relay (and proxy) in the background, then Claude Code once it listens. */
-const WITH_BRIDGE =
-  'node "$0" "$1" ${2:+"$2"} & i=0; while [ ! -e /tmp/.dex-proxy-ready ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; shift 2; exec "$@"';
 
 /**
  * The Agent SDK's `spawnClaudeCodeProcess` for a session confined like dex's own commands
@@ -51,10 +47,9 @@ const WITH_BRIDGE =
  */
 export function sandboxedClaude(box: ClaudeSandbox): (opts: SpawnOptions) => SpawnedProcess {
   return (opts) => {
-    const nodePrefix = nodeInstallPrefix();
-    const pathPrefix = [...(box.pathDirs ?? []), ...(nodePrefix ? [join(nodePrefix, 'bin')] : [])].join(':');
+    const placed = sandboxPlacement(box.policy, { ...box.setup, readOnlyPaths: [dirname(opts.command), ...(box.setup?.readOnlyPaths ?? [])] });
     const env: Record<string, string> = {
-      ...(sandboxEnv(box.policy.env, { pathPrefix: pathPrefix || undefined }) as Record<string, string>),
+      ...placed.env,
       ANTHROPIC_BASE_URL: `http://127.0.0.1:${RELAY_PORT}`,
       ANTHROPIC_API_KEY: PLACEHOLDER_KEY,
       CLAUDE_CONFIG_DIR: CLAUDE_DIR_INSIDE,
@@ -70,11 +65,10 @@ export function sandboxedClaude(box: ClaudeSandbox): (opts: SpawnOptions) => Spa
     if (box.proxySocket) {
       bridges.push(`3128=${PROXY_SOCKET_INSIDE}`);
       extraFiles.push([box.proxySocket, PROXY_SOCKET_INSIDE]);
-      for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) env[name] = PROXY_URL_INSIDE;
+      Object.assign(env, PROXY_ENV);
     }
-    const readOnlyPaths = [dirname(opts.command), ...(nodePrefix ? [nodePrefix] : []), ...box.policy.readOnlyPaths, ...(box.readOnlyPaths ?? [])];
-    const inner = ['/bin/sh', '-c', WITH_BRIDGE, BRIDGE_PATH_INSIDE, bridges[0], bridges[1] ?? '', opts.command, ...opts.args];
-    const args = bwrapArgs({ worktree: box.worktree, readOnlyPaths, extraFiles, writablePaths: [[box.claudeDir, CLAUDE_DIR_INSIDE]] }, inner);
+    const inner = withBridge(bridges, [opts.command, ...opts.args]);
+    const args = bwrapArgs({ worktree: box.worktree, readOnlyPaths: placed.readOnlyPaths, extraFiles, writablePaths: [[box.claudeDir, CLAUDE_DIR_INSIDE]] }, inner);
     const child = spawn(bwrapProgram(), args, { cwd: '/', env, stdio: ['pipe', 'pipe', 'pipe'] });
     child.stderr.setEncoding('utf8').on('data', (text: string) => box.onStderr?.(text));
     opts.signal?.addEventListener('abort', () => child.kill('SIGTERM'), { once: true });

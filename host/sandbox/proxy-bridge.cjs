@@ -2,14 +2,14 @@
 // loopback, so this forwards loopback ports to Unix sockets mounted from the host: 127.0.0.1:3128
 // to the egress proxy (the proxy outside decides which hosts are reached; docs/security.md), and,
 // for a Claude Code session, 127.0.0.1:3129 to dex's model relay (docs/claude-code.md).
-// Arguments: `PORT=SOCKET` pairs; a lone SOCKET means port 3128.
+// Arguments: `PORT=SOCKET` pairs (sandboxed-process.ts withBridge).
 'use strict';
 const net = require('node:net');
 const fs = require('node:fs');
 
 const pairs = process.argv.slice(2).map((arg) => {
   const at = arg.indexOf('=');
-  return at === -1 ? [3128, arg] : [Number(arg.slice(0, at)), arg.slice(at + 1)];
+  return [Number(arg.slice(0, at)), arg.slice(at + 1)];
 });
 let listening = 0;
 for (const [port, socketPath] of pairs) {

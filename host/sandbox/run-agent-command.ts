@@ -3,21 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/safety/sandbox-policy';
 import { commandEnv, runProcess, type ShellCommandOptions, type ShellCommandResult } from '../shell/shell-command';
-import { bwrapArgs, nodeInstallPrefix } from './bwrap-args';
-import { BRIDGE_PATH_INSIDE, PROXY_SOCKET_INSIDE, PROXY_URL_INSIDE, bridgeScriptPath, startEgressProxy, type EgressProxy } from './egress-proxy';
+import { bwrapArgs } from './bwrap-args';
+import { BRIDGE_PATH_INSIDE, PROXY_SOCKET_INSIDE, bridgeScriptPath, startEgressProxy, type EgressProxy } from './egress-proxy';
 import { createPidsCgroup, type PidsCgroup } from './pids-cgroup';
 import { assertSandboxAvailable, bwrapProgram } from './sandbox-availability';
-import { sandboxEnv } from './sandbox-env';
+import { PROXY_ENV, sandboxPlacement, withBridge, type ProcessExtras } from './sandboxed-process';
 import { commandSetup } from '../dependencies/setup-state';
 
 /** What a command gets beside its policy: the worktree's dependencies' PATH and environment, and setup's own mounts. */
-export interface CommandExtras {
-  /** Absolute folders put first on PATH. */
-  pathDirs?: string[];
-  /** Variables set for the command (never the model's credentials: the caller chooses them). */
-  env?: Record<string, string>;
-  /** Host folders mounted read-only (toolchains). */
-  readOnlyPaths?: string[];
+export interface CommandExtras extends ProcessExtras {
   /** Host folders mounted read-write at a path of the sandbox's own: `[hostPath, sandboxPath]` (setup's download caches). */
   writablePaths?: [string, string][];
 }
@@ -37,11 +31,6 @@ function rlimitArgs(policy: SandboxPolicy): string[] {
     '--',
   ];
 }
-
-/** The shell line that starts the proxy bridge inside the sandbox, waits until it listens, then runs the command. */
-const WITH_BRIDGE =
-  `node ${BRIDGE_PATH_INSIDE} ${PROXY_SOCKET_INSIDE} & ` +
-  'i=0; while [ ! -e /tmp/.dex-proxy-ready ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; exec /bin/sh -c "$0"';
 
 /** How long to wait, at most, for the sandbox's processes to be gone once bubblewrap exited. */
 const SANDBOX_GONE_MS = 2_000;
@@ -87,10 +76,7 @@ export async function runAgentCommand(
   }
   assertSandboxAvailable(sandbox);
 
-  const nodePrefix = nodeInstallPrefix();
-  const pathPrefix = [...pathDirs, ...(nodePrefix ? [join(nodePrefix, 'bin')] : [])].join(':');
-  const env = { ...sandboxEnv(sandbox.env, { pathPrefix: pathPrefix || undefined }), ...extras.env };
-  const readOnlyPaths = [...(nodePrefix ? [nodePrefix] : []), ...sandbox.readOnlyPaths, ...(extras.readOnlyPaths ?? [])];
+  const { env, readOnlyPaths } = sandboxPlacement(sandbox, extras);
   let proxy: EgressProxy | undefined;
   let proxyDir: string | undefined;
   let cgroup: PidsCgroup | undefined;
@@ -101,8 +87,8 @@ export async function runAgentCommand(
       proxyDir = mkdtempSync(join(tmpdir(), 'dex-proxy-'));
       proxy = await startEgressProxy(sandbox.allowHosts, join(proxyDir, 'proxy.sock'));
       extraFiles.push([proxy.socketPath, PROXY_SOCKET_INSIDE], [bridgeScriptPath(), BRIDGE_PATH_INSIDE]);
-      for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) env[name] = PROXY_URL_INSIDE;
-      inner = ['/bin/sh', '-c', WITH_BRIDGE, command];
+      Object.assign(env, PROXY_ENV);
+      inner = withBridge([`3128=${PROXY_SOCKET_INSIDE}`], inner);
     }
     cgroup = createPidsCgroup(sandbox.limits.processes);
     const bwrap = [bwrapProgram(), '--json-status-fd', '3', ...bwrapArgs({ worktree, readOnlyPaths, extraFiles, writablePaths: extras.writablePaths }, [...rlimitArgs(sandbox), ...inner])];
