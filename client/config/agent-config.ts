@@ -3,10 +3,10 @@
  * agent works each phase (dex's own loop or a Claude Code session), per phase and per weight × phase
  * like `models`, and which of the person's Claude Code set-up a session sees.
  */
-import { WEIGHTS, type Weight } from '../../core/roadmap/roadmap';
+import type { Weight } from '../../core/roadmap/roadmap';
 import { AGENTS, type Agent, type ClaudeSetup } from '../../core/task/agent-engine';
 import { InvalidInput } from '../../core/run/invalid-input';
-import { isRecord, knownKeys, type Fail } from './config-section';
+import { byPhaseAndWeight, isRecord, knownKeys, type Fail } from './config-section';
 
 const SETTING_SOURCES = ['project', 'user', 'local'] as const;
 
@@ -22,17 +22,8 @@ function agentName(v: unknown, key: string, fail: Fail): Agent {
 export function parseAgents(raw: unknown, fail: Fail): { agents: Record<string, Agent>; agentsByWeight: Partial<Record<Weight, Record<string, Agent>>> } {
   if (typeof raw === 'string') return { agents: { default: agentName(raw, 'agent', fail) }, agentsByWeight: {} };
   if (!isRecord(raw)) fail('agent', `must be ${AGENTS.join(' or ')}, or a map of phase (or weight) to agent`);
-  const agents: Record<string, Agent> = {};
-  const agentsByWeight: Partial<Record<Weight, Record<string, Agent>>> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (!(WEIGHTS as readonly string[]).includes(key)) {
-      agents[key] = agentName(value, `agent.${key}`, fail);
-      continue;
-    }
-    if (!isRecord(value)) fail(`agent.${key}`, 'must be a map of phase to agent');
-    agentsByWeight[key as Weight] = Object.fromEntries(Object.entries(value).map(([phase, agent]) => [phase, agentName(agent, `agent.${key}.${phase}`, fail)]));
-  }
-  return { agents, agentsByWeight };
+  const { byPhase, byWeight } = byPhaseAndWeight(raw, 'agent', 'agent', (v, key) => agentName(v, key, fail), fail);
+  return { agents: byPhase, agentsByWeight: byWeight };
 }
 
 /** `claude:` — `settingSources`, which of the person's Claude Code settings a session reads (@default ['project']), and `mcpServers`, which of their own MCP servers it may use. */

@@ -2,11 +2,11 @@
  * The `models` and `thinking` keys of dex.config.yaml (docs/roadmaps.md#models-and-thinking):
  * a model per phase, per weight × phase, and extended thinking for the decision phases.
  */
-import { WEIGHTS, type Weight } from '../../core/roadmap/roadmap';
+import type { Weight } from '../../core/roadmap/roadmap';
 import type { GateConfig } from '../../core/run/run-types';
 import type { ThinkingConfig } from '../../core/task/task-types';
 import { checkPriced } from '../requests/llm-spec';
-import { isRecord, knownKeys, type Fail } from './config-section';
+import { byPhaseAndWeight, isRecord, knownKeys, type Fail } from './config-section';
 
 /** The phases that decide rather than build: where thinking helps most. */
 export const DEFAULT_THINKING_PHASES = ['spec', 'design', 'review', 'validate'];
@@ -25,17 +25,8 @@ function modelId(v: unknown, key: string, fail: Fail): string {
  */
 export function parseModels(raw: unknown, fail: Fail): { models: Record<string, string>; modelsByWeight: Partial<Record<Weight, Record<string, string>>> } {
   if (!isRecord(raw)) fail('models', 'must be a map of phase (or weight) to model id');
-  const models: Record<string, string> = {};
-  const modelsByWeight: Partial<Record<Weight, Record<string, string>>> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (!(WEIGHTS as readonly string[]).includes(key)) {
-      models[key] = modelId(value, `models.${key}`, fail);
-      continue;
-    }
-    if (!isRecord(value)) fail(`models.${key}`, 'must be a map of phase to model id');
-    modelsByWeight[key as Weight] = Object.fromEntries(Object.entries(value).map(([phase, model]) => [phase, modelId(model, `models.${key}.${phase}`, fail)]));
-  }
-  return { models, modelsByWeight };
+  const { byPhase, byWeight } = byPhaseAndWeight(raw, 'models', 'model id', (v, key) => modelId(v, key, fail), fail);
+  return { models: byPhase, modelsByWeight: byWeight };
 }
 
 /** `thinking:` — `true` (the decision phases, the default budget) or `{ phases, budgetTokens }`. */
