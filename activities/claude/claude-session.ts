@@ -16,7 +16,7 @@ import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
 import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../core/safety/sandbox-policy';
 import { extractCompletion } from '../../core/task/completion';
 import type { Completion } from '../../core/task/task-types';
-import { startModelRelay } from '../../host/claude-code/model-relay';
+import { startModelRelay, type RelaySource } from '../../host/claude-code/model-relay';
 import { sandboxedClaude } from '../../host/claude-code/sandboxed-claude';
 import { copyPersonSetup, personClaudeDir, personMcpServers } from '../../host/claude-code/person-setup';
 import { claudeDirOf, sessionIdOf, sessionSaved } from '../../host/claude-code/session-files';
@@ -109,21 +109,23 @@ async function runSession(deps: ActivityDeps, cassettes: CassetteFiles, input: C
   const transcript = new SessionTranscript(store, input, stored, tellStep(input.phase));
   const prompt = await promptOf(deps, input, stored, resumed, transcript);
 
-  const client = llm.kind === 'anthropic' ? deps.anthropicClient({ baseUrl: llm.baseUrl }) : undefined;
   let failure: unknown;
   const sockets = mkdtempSync(join(tmpdir(), 'dex-claude-'));
   const abort = new AbortController();
   let stop: ClaudeSessionResult['end'] = 'done';
   let asked: ProtectedWrite | undefined;
   const over = () => input.allowance !== undefined && !fits({ usd: transcript.costUsd, tokens: totalTokens(transcript.usage) }, input.allowance);
+  // A replay cassette answers in the relay, each call keyed by where its answer goes in the transcript, so a resumed session's call takes the line it took before.
+  const source: RelaySource =
+    llm.kind === 'replay'
+      ? {
+          answer: () => cassetteReply(store, cassettes, llm.path, { task: input.taskId, phase: input.phase, cassetteScope: input.cassetteScope, callKey: modelCallKey(input.transcriptId, transcript.nextSeq) }),
+          onFailure: (err) => (failure = err),
+        }
+      : { upstream: upstreamOf(deps.anthropicClient({ baseUrl: llm.baseUrl })) };
   const relay = await startModelRelay({
     socketPath: join(sockets, 'model.sock'),
-    upstream: { baseUrl: client?.baseURL ?? 'http://127.0.0.1:9', apiKey: client?.apiKey },
-    // A replay cassette answers here, each call keyed by where its answer goes in the transcript, so a resumed session's call takes the line it took before.
-    ...(llm.kind === 'replay'
-      ? { answer: () => cassetteReply(store, cassettes, llm.path, { task: input.taskId, phase: input.phase, cassetteScope: input.cassetteScope, callKey: modelCallKey(input.transcriptId, transcript.nextSeq) }) }
-      : {}),
-    onFailure: (err) => (failure = err),
+    ...source,
     headers: { 'x-dex-task': input.taskId, 'x-dex-phase': input.phase },
     admit: () => (over() ? 'dex: the budget for this session is spent; a person decides whether it goes on' : undefined),
     onAnswer: (answer) => {
@@ -191,7 +193,7 @@ async function runSession(deps: ActivityDeps, cassettes: CassetteFiles, input: C
     steps: transcript.steps.slice(-20),
     lastSeq: transcript.lastAnswerSeq,
     lastTurn: transcript.turns,
-    answers: transcript.turns - stored.filter((m) => m.role === 'assistant').length,
+    answers: transcript.answersStored,
     resumed,
     ...(asked ? { protectedWrite: asked } : {}),
   };
@@ -225,6 +227,9 @@ function mcpServersOf(names: string[]): Record<string, Record<string, unknown>> 
     throw nonRetryable(FAILURE.AgentUnavailable, (err as Error).message);
   }
 }
+
+/** The worker's own Anthropic endpoint and key, which the relay sends a live session's calls on to. */
+const upstreamOf = (client: { baseURL: string; apiKey: string | null }): { baseUrl: string; apiKey: string | null } => ({ baseUrl: client.baseURL, apiKey: client.apiKey });
 
 /** Where a stretch's result is kept, so a retry after it ended returns it instead of asking the session again. */
 const resultId = (input: ClaudeSessionInput): string => `${input.transcriptId}/claude-stretch-${input.stretch}`;

@@ -24,7 +24,8 @@ export interface SessionMessage {
  */
 export class SessionTranscript {
   private pending: { id: string; blocks: Block[]; model?: string } | undefined;
-  private readonly answers = new Map<string, RelayedAnswer>();
+  /** Each answer the relay counted, by message id: its usage and cost, priced once. */
+  private readonly answers = new Map<string, { model?: string; usage: TokenUsage; costUsd: number }>();
   private readonly toolNames = new Map<string, string>();
   private readonly started = Date.now();
   /** What this attempt's answers cost, as the relay counted them. */
@@ -46,20 +47,27 @@ export class SessionTranscript {
     /** Hears each step as the session takes it. */
     private readonly onStep?: (step: string) => void,
   ) {
-    /** The next free sequence number of the transcript. */
     this.nextSeq = stored.length;
-    this.turns = stored.filter((m) => m.role === 'assistant').length;
+    this.turns = this.turnsBefore = stored.filter((m) => m.role === 'assistant').length;
   }
 
   /** The next free sequence number of the transcript. */
   nextSeq: number;
+  /** Answers earlier stretches (or attempts) left in the transcript. */
+  private readonly turnsBefore: number;
+
+  /** Answers this attempt stored: the model turns it counts for. */
+  get answersStored(): number {
+    return this.turns - this.turnsBefore;
+  }
 
   /** An answer the relay saw pass: counted now, kept with its message when that is stored. */
   answered(answer: RelayedAnswer): void {
     const usage = tokenUsage(answer.usage);
+    const costUsd = costOf(this.call.model, usage);
     this.usage = addUsage(this.usage, usage);
-    this.costUsd += costOf(this.call.model, usage);
-    if (answer.messageId) this.answers.set(answer.messageId, answer);
+    this.costUsd += costUsd;
+    if (answer.messageId) this.answers.set(answer.messageId, { model: answer.model, usage, costUsd });
   }
 
   /** Takes one message of the session. */
@@ -98,7 +106,6 @@ export class SessionTranscript {
     this.turns++;
     const counted = this.answers.get(answer.id);
     if (!counted) return this.store.appendMessage(this.call.transcriptId, seq, 'assistant', answer.blocks);
-    const usage = tokenUsage(counted.usage);
     const { info } = Context.current();
     await this.store.recordModelReply(this.call.transcriptId, seq, answer.blocks, {
       callKey: modelCallKey(this.call.transcriptId, seq),
@@ -106,8 +113,8 @@ export class SessionTranscript {
       taskId: this.call.taskId,
       phase: this.call.phase,
       model: counted.model ?? answer.model ?? this.call.model,
-      ...usage,
-      costUsd: costOf(this.call.model, usage),
+      ...counted.usage,
+      costUsd: counted.costUsd,
       durationMs: Date.now() - this.started,
       stopReason: answer.blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
     });

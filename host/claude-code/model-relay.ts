@@ -11,6 +11,15 @@ export interface RelayUpstream {
   apiKey?: string | null;
 }
 
+/**
+ * Where a relay's answers come from: sent on to `upstream`, or given by `answer` itself (a replay
+ * cassette): what it returns is streamed back as the API would; what it throws ends the session
+ * with an API error and is handed to `onFailure`, the failure the session's activity reports.
+ */
+export type RelaySource =
+  | { upstream: RelayUpstream; answer?: never; onFailure?: never }
+  | { upstream?: never; answer: (body: Record<string, unknown>) => Promise<CassetteResponse>; onFailure?: (err: unknown) => void };
+
 /** A running relay between a sandboxed Claude Code session and the model. */
 export interface ModelRelay {
   socketPath: string;
@@ -30,23 +39,15 @@ const DROPPED = new Set(['host', 'authorization', 'x-api-key', 'connection', 'pr
  * keyed by). `admit` may refuse a request (the session's budget ran out): the session is told
  * with an API error it does not retry. `onAnswer` hears each answer's usage as the API gave it.
  */
-export async function startModelRelay(opts: {
-  socketPath: string;
-  /** Where requests go on to; unused when `answer` answers them. */
-  upstream: RelayUpstream;
-  headers: Record<string, string>;
-  admit?: () => string | undefined;
-  /** Each answer's usage, once its body ended. */
-  onAnswer?: (answer: RelayedAnswer) => void;
-  /**
-   * Answers a request itself instead of sending it on (a replay cassette): what it returns is
-   * streamed back as the API would; what it throws ends the session with an API error and is
-   * handed to `onFailure`, the failure the session's activity reports.
-   */
-  answer?: (body: Record<string, unknown>) => Promise<CassetteResponse>;
-  onFailure?: (err: unknown) => void;
-}): Promise<ModelRelay> {
-  const base = new URL(opts.upstream.baseUrl.endsWith('/') ? opts.upstream.baseUrl : `${opts.upstream.baseUrl}/`);
+export async function startModelRelay(
+  opts: {
+    socketPath: string;
+    headers: Record<string, string>;
+    admit?: () => string | undefined;
+    /** Each answer's usage, once its body ended. */
+    onAnswer?: (answer: RelayedAnswer) => void;
+  } & RelaySource,
+): Promise<ModelRelay> {
   let forwarded = 0;
   const sockets = new Set<Socket>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -56,10 +57,11 @@ export async function startModelRelay(opts: {
     if (refusal) return refuse(res, 400, 'invalid_request_error', refusal);
     forwarded++;
     if (opts.answer) return void answerHere(req, res, opts.answer, opts.onAnswer, opts.onFailure);
-    const target = new URL(path, base);
+    const { upstream: to } = opts;
+    const target = new URL(path, to.baseUrl.endsWith('/') ? to.baseUrl : `${to.baseUrl}/`);
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !DROPPED.has(name)) headers[name] = value;
-    if (opts.upstream.apiKey) headers['x-api-key'] = opts.upstream.apiKey;
+    if (to.apiKey) headers['x-api-key'] = to.apiKey;
     Object.assign(headers, opts.headers);
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const upstream = send(target, { method: 'POST', headers }, (reply) => {
