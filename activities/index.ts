@@ -11,6 +11,7 @@ import { createLayerTargetActivities } from './layer/layer-target';
 import { createMemoryActivities } from './roadmap/memory';
 import { createRoadmapActivities } from './roadmap/roadmap-activities';
 import { createToolActivities } from './tools/run-tool';
+import { createTurnToolActivities } from './tools/run-turn-tools';
 import { createSheetActivities } from './sheet/sheet';
 import { createStoreActivities } from './task/phase-records';
 import { createVerifyActivities } from './verify/verify';
@@ -29,6 +30,7 @@ export const createActivities = (deps: ActivityDeps) => {
     ...createModelActivities(deps),
     ...createClaudeActivities(deps),
     ...createToolActivities(deps),
+    ...createTurnToolActivities(deps),
     ...createVerifyActivities(deps),
     ...createJudgeGateActivities(deps),
     ...createClassifyActivities(deps),

@@ -53,6 +53,11 @@ export function runProbe(defaults: Partial<ProbeArgs>, probe: (server: BenchServ
       await server.stop();
     }
   };
+  exitWith(main);
+}
+
+/** Runs a side experiment's `main` and exits the process with its outcome. */
+export function exitWith(main: () => Promise<void>): void {
   main().then(
     () => process.exit(0),
     (err: unknown) => {

@@ -69,8 +69,10 @@ describe('traces', () => {
       expect(span.attributes['dex.cost_usd']).toBeCloseTo(costOf(TEST_MODEL, tokens), 10);
     });
 
-    // One span per tool call, naming its tool; and the commit.
-    expect(named('RunActivity:runTool').map((s) => s.attributes['dex.tool.name']).sort()).toEqual(['edit_file', 'read_file']);
+    // One span per tool call, naming its tool, inside its turn's activity; and the commit.
+    expect(named('RunTool').map((s) => s.attributes['dex.tool.name']).sort()).toEqual(['edit_file', 'read_file']);
+    const turns = new Set(named('RunActivity:runTurnTools').map((s) => s.spanContext().spanId));
+    for (const span of named('RunTool')) expect(turns.has(span.parentSpanId!)).toBe(true);
     expect(named('RunActivity:commitCheckpoint')).toHaveLength(1);
     // Each activity's span is a child of the workflow's span that scheduled it.
     const scheduled = new Set(named('StartActivity:callModel').map((s) => s.spanContext().spanId));

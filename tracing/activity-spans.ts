@@ -41,3 +41,19 @@ export function onToolSpan(tool: string, isError?: boolean): void {
   span.setAttribute('dex.tool.name', tool);
   if (isError !== undefined) span.setAttribute('dex.tool.is_error', isError);
 }
+
+/**
+ * Runs one tool call of a turn inside a span of its own (`RunTool`, a child of the turn's
+ * `RunActivity:runTurnTools`, named by onToolSpan), so a trace still shows each call when a
+ * turn's calls share one activity; without tracing it just runs `fn`.
+ */
+export function inToolSpan<T>(toolUseId: string, fn: () => Promise<T>): Promise<T> {
+  if (!trace.getActiveSpan()) return fn();
+  return trace.getTracer('dex').startActiveSpan('RunTool', { attributes: { 'dex.tool.use_id': toolUseId } }, async (span) => {
+    try {
+      return await fn();
+    } finally {
+      span.end();
+    }
+  });
+}

@@ -57,52 +57,73 @@ function toResult(stored: { name: string; content: string; isError: boolean }): 
 /** Tools that never change the worktree: no fingerprint is taken after them. */
 const READ_ONLY_TOOLS = new Set(['read_file', 'list_files', 'remember']);
 
-async function withFingerprint(result: ToolCallResult, worktreePath: string): Promise<ToolCallResult> {
-  if (READ_ONLY_TOOLS.has(result.name)) return result;
+/** Whether a tool may have changed the worktree (then a fingerprint is taken after it). */
+export function mayChangeWorktree(toolName: string): boolean {
+  return !READ_ONLY_TOOLS.has(toolName);
+}
+
+/** The worktree's fingerprint, or none where it is not a git worktree (unit tests): runaway protection just sees no fingerprint. */
+export async function fingerprintOf(worktreePath: string): Promise<string | undefined> {
   try {
-    return { ...result, fingerprint: await worktreeFingerprint(worktreePath) };
+    return await worktreeFingerprint(worktreePath);
   } catch {
-    return result; // not a git worktree (unit tests): runaway protection just sees no fingerprint
+    return undefined;
   }
 }
 
-/** The activity that runs one tool call of an assistant message. */
-export const createToolActivities = (deps: ActivityDeps) => ({
-  /**
-   * Runs the `tool_use` block `toolUseId` of the assistant message at `assistantSeq` and stores
-   * its result; a result stored by an earlier attempt is returned without running it again.
-   */
-  async runTool(input: ToolCallInput): Promise<ToolCallResult> {
-    const { store } = deps;
-    const done = await store.getToolResult(input.transcriptId, input.toolUseId);
-    if (done) return withFingerprint(toResult(done), input.worktreePath);
+async function withFingerprint(result: ToolCallResult, worktreePath: string): Promise<ToolCallResult> {
+  if (!mayChangeWorktree(result.name)) return result;
+  const fingerprint = await fingerprintOf(worktreePath);
+  return fingerprint === undefined ? result : { ...result, fingerprint };
+}
 
-    const message = await store.getMessage(input.transcriptId, input.assistantSeq);
-    const blocks = message?.role === 'assistant' && Array.isArray(message.content) ? message.content : [];
-    const use = blocks.find((b) => isToolUse(b, input.toolUseId)) as ToolUseBlock | undefined;
-    if (!use) {
-      throw nonRetryable(FAILURE.ToolUseNotFound, `no tool_use ${input.toolUseId} in assistant message ${input.assistantSeq} of ${input.transcriptId}`);
-    }
+/** The tool call `toolUseId` of the assistant message at `assistantSeq`, as the model wrote it. */
+async function toolUseOf(store: ActivityDeps['store'], input: ToolCallInput): Promise<ToolUseBlock> {
+  const message = await store.getMessage(input.transcriptId, input.assistantSeq);
+  const blocks = message?.role === 'assistant' && Array.isArray(message.content) ? message.content : [];
+  const use = blocks.find((b) => isToolUse(b, input.toolUseId)) as ToolUseBlock | undefined;
+  if (!use) {
+    throw nonRetryable(FAILURE.ToolUseNotFound, `no tool_use ${input.toolUseId} in assistant message ${input.assistantSeq} of ${input.transcriptId}`);
+  }
+  return use;
+}
 
-    if (use.name === 'remember') {
-      // Only dex's store changes: no worktree or sandbox is needed.
-      const stored = { name: use.name, ...(await rememberTool(store, input.memoryRepo, use.input)) };
-      await store.putToolResult(input.transcriptId, input.toolUseId, stored);
-      return toResult(stored);
-    }
-    assertWorktreeExists(input.worktreePath);
-    assertSandboxAvailable(input.sandbox);
-    const ctx = Context.current();
-    const outcome = await executeAgentTool(use.name, use.input, {
-      root: input.worktreePath,
-      limits: input.limits,
-      sandbox: input.sandbox,
-      signal: ctx.cancellationSignal,
-      onProgress: (progress) => ctx.heartbeat(progress),
-      progressIntervalMs: progressIntervalFor(ctx.info.heartbeatTimeoutMs),
-    });
-    const stored = { name: use.name, ...outcome };
+/**
+ * Runs the `tool_use` block `toolUseId` of the assistant message at `assistantSeq` and stores its
+ * result; a result stored by an earlier attempt is returned without running it again. No fingerprint:
+ * the caller takes one after the tools that may change the worktree.
+ */
+export async function runStoredTool(deps: ActivityDeps, input: ToolCallInput): Promise<ToolCallResult> {
+  const { store } = deps;
+  const done = await store.getToolResult(input.transcriptId, input.toolUseId);
+  if (done) return toResult(done);
+  const use = await toolUseOf(store, input);
+  if (use.name === 'remember') {
+    // Only dex's store changes: no worktree or sandbox is needed.
+    const stored = { name: use.name, ...(await rememberTool(store, input.memoryRepo, use.input)) };
     await store.putToolResult(input.transcriptId, input.toolUseId, stored);
-    return withFingerprint(toResult(stored), input.worktreePath);
+    return toResult(stored);
+  }
+  assertWorktreeExists(input.worktreePath);
+  assertSandboxAvailable(input.sandbox);
+  const ctx = Context.current();
+  const outcome = await executeAgentTool(use.name, use.input, {
+    root: input.worktreePath,
+    limits: input.limits,
+    sandbox: input.sandbox,
+    signal: ctx.cancellationSignal,
+    onProgress: (progress) => ctx.heartbeat(progress),
+    progressIntervalMs: progressIntervalFor(ctx.info.heartbeatTimeoutMs),
+  });
+  const stored = { name: use.name, ...outcome };
+  await store.putToolResult(input.transcriptId, input.toolUseId, stored);
+  return toResult(stored);
+}
+
+/** The activity that runs one tool call of an assistant message (runs started before `runTurnTools`; activities/tools/run-turn-tools.ts). */
+export const createToolActivities = (deps: ActivityDeps) => ({
+  /** {@link runStoredTool}, with the worktree's fingerprint after a tool that may change it. */
+  async runTool(input: ToolCallInput): Promise<ToolCallResult> {
+    return withFingerprint(await runStoredTool(deps, input), input.worktreePath);
   },
 });

@@ -63,6 +63,14 @@ export const toolPolicy: ActivityOptions = {
   retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
 };
 
+/**
+ * The tool calls of one turn as one activity (activities/tools/run-turn-tools.ts): each call keeps a single call's
+ * allowance, so the start-to-close grows with their number; heartbeats and retries are a single call's.
+ */
+export function turnToolsPolicy(calls: number): ActivityOptions {
+  return { ...toolPolicy, startToCloseTimeout: `${20 * Math.max(1, calls)}m` };
+}
+
 /** Verify runs test suites: long, heartbeated like tools, a crash mid-run is simply run again, and a cancel waits for the suite to stop. */
 export const verifyPolicy: ActivityOptions = {
   startToCloseTimeout: '60m',

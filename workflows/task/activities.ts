@@ -1,7 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { DexActivities } from '../../activities';
 import { summarized } from '../run/summarized';
-import { claudePolicy, gatePolicy, gitPolicy, llmPolicy, localIoPolicy, toolPolicy, verifyPolicy } from '../run/policies';
+import type { TurnToolsInput } from '../../activities/tools/run-turn-tools';
+import { claudePolicy, gatePolicy, gitPolicy, llmPolicy, localIoPolicy, toolPolicy, turnToolsPolicy, verifyPolicy } from '../run/policies';
 
 /**
  * The activities of one task, routed to the task queue of the host that holds its worktree
@@ -17,24 +18,31 @@ export function hostActivities(hostQueue: string) {
   const { verify, verifyBaseline, setupWorktree } = proxyActivities<DexActivities>({ ...verifyPolicy, ...on });
   const { prepareWorktree, commitCheckpoint, rollbackWorktree, removeWorktree } = proxyActivities<DexActivities>({ ...gitPolicy, ...on });
   const { fetchContext, recordPhase, keepPhaseArtifact, findRewindPoint } = proxyActivities<DexActivities>({ ...localIoPolicy, ...on });
-  return summarized({
-    callModel,
-    runClaudeSession,
-    judgeGate,
-    classifyTask,
-    runTool,
-    verify,
-    verifyBaseline,
-    setupWorktree,
-    prepareWorktree,
-    commitCheckpoint,
-    rollbackWorktree,
-    removeWorktree,
-    fetchContext,
-    recordPhase,
-    keepPhaseArtifact,
-    findRewindPoint,
-  });
+  return {
+    ...summarized({
+      callModel,
+      runClaudeSession,
+      judgeGate,
+      classifyTask,
+      runTool,
+      verify,
+      verifyBaseline,
+      setupWorktree,
+      prepareWorktree,
+      commitCheckpoint,
+      rollbackWorktree,
+      removeWorktree,
+      fetchContext,
+      recordPhase,
+      keepPhaseArtifact,
+      findRewindPoint,
+    }),
+    /** The tool calls of one turn as one activity, its start-to-close scaled by their number (turnToolsPolicy). */
+    runTurnTools: (input: TurnToolsInput, summary: string) => {
+      const { runTurnTools } = proxyActivities<DexActivities>({ ...turnToolsPolicy(input.toolUseIds.length), ...on });
+      return summarized({ runTurnTools }).runTurnTools(input, summary);
+    },
+  };
 }
 
 /** The activities of one task, as the workflow calls them. */

@@ -1,4 +1,4 @@
-import { workflowInfo } from '@temporalio/workflow';
+import { patched, workflowInfo } from '@temporalio/workflow';
 import { FAILURE, nonRetryable } from '../../../core/run/failure-types';
 import { phaseAttemptKey } from '../../../core/run/ids';
 import { CHANGING_PHASES } from '../../../core/task/phases';
@@ -91,26 +91,42 @@ async function reservedCall(args: PhaseAttempt, call: ModelCallInput, summary: s
   }
 }
 
-/** Runs the turn's tool calls one by one; the next call gets their results. */
+/** How a turn's tool calls read in a summary and in `dex status`: the steps, cut to a line. */
+function stepsOf(uses: { name: string; step?: string }[]): string {
+  const steps = uses.map((u) => u.step ?? u.name).join(', ');
+  return steps.length > 120 ? `${steps.slice(0, 119)}…` : steps;
+}
+
+/**
+ * Runs the turn's tool calls, in order; the next model call gets their results. Since
+ * `turn-tools-in-one-activity` they are one activity (docs/performance.md#tool-calls-of-one-turn), so
+ * a pause takes effect after the turn's tools rather than between them; runs started before it
+ * replay with one activity per call.
+ */
 async function runToolCalls(t: Turn, uses: { id: string; name: string; step?: string }[]): Promise<TurnEnd> {
   const { phase, turn } = t;
   const { input, acts, control, progress } = t.run;
-  const worktreePath = t.run.worktree.path;
+  const tool = {
+    transcriptId: t.transcriptId,
+    assistantSeq: t.assistantSeq,
+    worktreePath: t.run.worktree.path,
+    limits: input.toolLimits,
+    sandbox: input.sandbox,
+    ...(input.memory ? { memoryRepo: input.repoPath } : {}),
+  };
   let fingerprint: string | undefined;
-  for (const use of uses) {
+  if (patched('turn-tools-in-one-activity')) {
     await control.unpaused();
-    progress.at({ phase, turn, activity: `tool:${use.name}` });
-    const result = await acts.runTool({
-      transcriptId: t.transcriptId,
-      assistantSeq: t.assistantSeq,
-      toolUseId: use.id,
-      worktreePath,
-      limits: input.toolLimits,
-      sandbox: input.sandbox,
-      ...(input.memory ? { memoryRepo: input.repoPath } : {}),
-    }, `turn ${turn} · ${use.step ?? use.name}`);
-    fingerprint = result.fingerprint ?? fingerprint;
+    progress.at({ phase, turn, activity: uses.length === 1 ? `tool:${uses[0].name}` : `tools:${uses.map((u) => u.name).join(',')}` });
+    const done = await acts.runTurnTools({ ...tool, toolUseIds: uses.map((u) => u.id) }, `turn ${turn} · ${stepsOf(uses)}`);
+    fingerprint = done.fingerprint;
+  } else {
+    for (const use of uses) {
+      await control.unpaused();
+      progress.at({ phase, turn, activity: `tool:${use.name}` });
+      const result = await acts.runTool({ ...tool, toolUseId: use.id }, `turn ${turn} · ${use.step ?? use.name}`);
+      fingerprint = result.fingerprint ?? fingerprint;
+    }
   }
   return (await stoppedAsRunaway(t, t.runaway.afterToolTurn(fingerprint))) ?? { followUp: { toolUseIds: uses.map((u) => u.id) } };
 }
-
