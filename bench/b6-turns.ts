@@ -94,6 +94,6 @@ export async function runTurns(server: BenchServer, params: BenchParams, log: (l
   return {
     turns: [short, longAtSpeed],
     rows,
-    note: 'each turn: one callModel (HTTP to the fake, stored) and one runTool (write_file in the worktree); the worker and its in-process client run in the bench process',
+    note: 'each turn: one callModel (HTTP to the fake, stored) and one runTurnTools (one write_file in the worktree; runTool before); the worker and its in-process client run in the bench process',
   };
 }

@@ -49,7 +49,7 @@ export function turnSection(doc: BenchDoc): string[] {
   return [
     '## Real turns',
     '',
-    `Actual \`taskWorkflow\`s (sample repository, no verify) against the fake Anthropic server, which answers from a cassette after a fixed latency; each turn is one \`callModel\` and one \`runTool\` (\`write_file\`). A short and a long task per latency (${short} and ${long} turns unless the row says otherwise); their difference divided by the turns between them is one turn with the task's fixed costs (worktree, context, checkpoint commit, completion) cancelled.${zeroNote} The slower rows run one pair. CPU is dev server + bench process over the row's tasks.`,
+    `Actual \`taskWorkflow\`s (sample repository, no verify) against the fake Anthropic server, which answers from a cassette after a fixed latency; each turn is one \`callModel\` and one tool call (\`write_file\`, one \`runTurnTools\`; \`runTool\` before "Tool calls of one turn"). A short and a long task per latency (${short} and ${long} turns unless the row says otherwise); their difference divided by the turns between them is one turn with the task's fixed costs (worktree, context, checkpoint commit, completion) cancelled.${zeroNote} The slower rows run one pair. CPU is dev server + bench process over the row's tasks.`,
     '',
     '| model latency ms | turns (short / long) | short task ms | long task ms | ms per turn | dex adds ms / turn | as % of the model | CPU ms / turn | ms per turn, each pair |',
     '|---:|---|---:|---:|---:|---:|---:|---:|---|',

@@ -7,6 +7,7 @@ import { compressionSection, firstTaskSection, promiseHookSection } from './repo
 import { dispatchSection, targetsSection, turnSection } from './report-dispatch';
 import { readySection } from './report-ready';
 import { boundedHistorySection, scaleSection } from './report-scale';
+import { turnToolsSection } from './report-turn-tools';
 
 const f = (x: number, digits = 1) => (x >= 100 ? Math.round(x).toString() : x.toFixed(digits));
 const ratio = (a: number, b: number) => `${f(a / b)}×`;
@@ -110,6 +111,7 @@ export function performanceMarkdown(doc: BenchDoc, before: B3Result, names: Reco
     ...b5.parked.map((p) => `| ${p.runs} | ${p.rssMiB} | ${p.rssDeltaMiB} | ${p.kibPerRun} | ${p.cachedWorkflows} | ${p.parkSeconds} |`),
     '',
     ...turnSection(doc),
+    ...turnToolsSection(),
     ...readySection(doc),
     ...scaleSection(doc),
   );
@@ -125,7 +127,7 @@ function meaning(doc: BenchDoc, med: (s: B1System, n?: number) => number, big: n
     '',
     `- **A regular activity costs about ${f(med('dex'))} ms of orchestration on this machine** (101 ms before the dev server's transfer-queue limit was raised; see "Where a dispatch waits"), against ${f(med('langgraph'))} ms for a LangGraph step. It is a fixed cost per activity, paid once per step whatever N.`,
     `- **Local activities cut it to ${f(med('dexLocal'))} ms per step** at N = ${big} (the step runs inside the workflow task; one marker event instead of three events and two dispatches), close to LangGraph, whose cost is one SQLite checkpoint per node. For N = 1 both dex variants pay the start and completion of a workflow once, which dominates.`,
-    `- **Against a real model the overhead is small.** A model turn takes seconds; a dex turn adds two activity dispatches (callModel, then runTool per tool call) and its store writes ("Real turns"). B2 shows the same with a 200 ms model: one run takes ${ratio(b2.rows[0].wallMs.dex, b2.idealMs)} the ideal, ${last.m} at once ${ratio(last.wallMs.dex, b2.idealMs)}: then server (${last.devServerCpuSeconds} s) and worker (${last.workerCpuSeconds} s) together keep ${f(((last.devServerCpuSeconds ?? 0) + last.workerCpuSeconds) / (last.wallMs.dex / 1000))} of the machine's ${doc.machine.cpus} cores busy, so the limit is CPU for orchestration, not the model.`,
+    `- **Against a real model the overhead is small.** A model turn takes seconds; a dex turn adds two activity dispatches (callModel, then runTurnTools for the turn's tool calls) and its store writes ("Real turns"). B2 shows the same with a 200 ms model: one run takes ${ratio(b2.rows[0].wallMs.dex, b2.idealMs)} the ideal, ${last.m} at once ${ratio(last.wallMs.dex, b2.idealMs)}: then server (${last.devServerCpuSeconds} s) and worker (${last.workerCpuSeconds} s) together keep ${f(((last.devServerCpuSeconds ?? 0) + last.workerCpuSeconds) / (last.wallMs.dex / 1000))} of the machine's ${doc.machine.cpus} cores busy, so the limit is CPU for orchestration, not the model.`,
     '- **What dex buys for it** is B3: a killed worker costs at most the one activity that was running (its reply is stored before the activity reports, so a model call that had answered is never paid twice), never a duplicate commit or row, and the run goes on by itself. A LangGraph run resumes from its last checkpoint only when the application calls it again.',
     `- **History stays small** (B4): only ids and short results pass through it, about ${doc.b4.tasks[doc.b4.tasks.length - 1].bytesPerTurn} bytes per turn, so a phase could run ~${doc.b4.continueAsNew.taskTurnsAtSuggestion} turns before the server suggests continue-as-new; dex caps phases far below that (\`maxIterations\`), so taskWorkflow needs no continue-as-new.`,
     '- **Parked runs are cheap** (B5): a run waiting at a gate holds a few hundred KiB in the worker cache, and runs that fall out of the cache are replayed on demand, which is the "after a restart" latency.',
