@@ -1,7 +1,7 @@
 /**
- * `npx tsx bench/probe-turn-tools.ts [--m 16] [--turns 6] [--latency 200]`: M real taskWorkflows at once, each of
- * `turns` model turns that ask for three tools at once (read_file, list_files, write_file), against the fake
- * Anthropic API answering after `latency` ms; prints wall time, the server's and the worker's CPU per turn and
+ * `npx tsx bench/probe-turn-tools.ts [--m 16] [--turns 6] [--latency 200] [--reading]`: M real taskWorkflows at once,
+ * each of `turns` model turns that ask for three tools at once (read_file, list_files, write_file), or with
+ * `--reading` every other turn for the two reads alone, against the fake Anthropic API answering after `latency` ms; prints wall time, the server's and the worker's CPU per turn and
  * the activities per turn. A side experiment for docs/performance.md#tool-calls-of-one-turn, run beside the
  * code before the change (a checkout of it) to compare.
  */
@@ -26,12 +26,14 @@ function arg(name: string, fallback: number): number {
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 }
 
-/** A task whose every turn asks for three tools at once: the fix first, then a note per turn, then completion. */
-function threeToolTask(task: string, turns: number): CassetteLine[] {
+/** A task whose every turn asks for three tools at once (with `reading`, every other turn reads only): the fix first, then a note per turn, then completion. */
+function threeToolTask(task: string, turns: number, reading: boolean): CassetteLine[] {
   const read: [string, Record<string, unknown>] = ['read_file', { path: 'src/math.js' }];
   const list: [string, Record<string, unknown>] = ['list_files', { path: '.' }];
   const lines = [toolTurn(task, read, list, ['edit_file', { path: 'src/math.js', old_string: 'return a - b;', new_string: 'return a + b;' }])];
-  for (let turn = 2; turn < turns; turn++) lines.push(toolTurn(task, read, list, ['write_file', { path: `notes/turn-${turn}.md`, content: `Turn ${turn}.\n` }]));
+  for (let turn = 2; turn < turns; turn++) {
+    lines.push(reading && turn % 2 === 0 ? toolTurn(task, read, list) : toolTurn(task, read, list, ['write_file', { path: `notes/turn-${turn}.md`, content: `Turn ${turn}.\n` }]));
+  }
   lines.push(completionTurn(task, { status: 'complete', summary: 'sum adds' }));
   return lines;
 }
@@ -40,10 +42,11 @@ async function main(): Promise<void> {
   const m = arg('m', 16);
   const turns = arg('turns', 6);
   const latencyMs = arg('latency', 200);
+  const reading = process.argv.includes('--reading');
   const server = await startBenchServer();
   const batch = async (label: string) => {
     const ids = Array.from({ length: m }, (_, i) => `P-${label}-${i}`);
-    const fake = await startFakeAnthropic({ cassette: ids.flatMap((id) => threeToolTask(id, turns)), latencyMs });
+    const fake = await startFakeAnthropic({ cassette: ids.flatMap((id) => threeToolTask(id, turns, reading)), latencyMs });
     const worker = await startTestWorker(server.env, { queue: `probe-${label}`, anthropicUrl: fake.url, dexHome: mkdtempSync(join(tmpdir(), 'dex-probe-turn-')) });
     try {
       const s0 = cpuSeconds(server.pid!);
@@ -81,7 +84,7 @@ async function main(): Promise<void> {
     console.error(JSON.stringify(await batch('warm-up')));
     const rows = [await batch('a'), await batch('b'), await batch('c')];
     for (const row of rows) console.error(JSON.stringify(row));
-    console.log(JSON.stringify({ m, turns, latencyMs, rows }));
+    console.log(JSON.stringify({ m, turns, latencyMs, reading, rows }));
   } finally {
     await server.stop();
   }

@@ -88,11 +88,12 @@ const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) => void }
       expect(activities(h)).toContain('commitCheckpoint');
     },
   },
-  // A turn of three tool calls ran them as one activity (docs/performance.md#tool-calls-of-one-turn).
+  // A turn of reads ran them within its model call, a turn of three tool calls ran them as one activity (docs/performance.md#tool-calls-of-one-turn).
   'task-workflow-turn-tools.json': {
     recordedBy: 'turn-tools.integration.test.ts',
     covers: (h) => {
       expect(patches(h)).toContain('turn-tools-in-one-activity');
+      expect(activities(h).filter((a) => a === 'callModel')).toHaveLength(3);
       expect(activities(h).filter((a) => a === 'runTurnTools')).toHaveLength(1);
       expect(activities(h)).not.toContain('runTool');
       expect(activities(h)).toContain('commitCheckpoint');

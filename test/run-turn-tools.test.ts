@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolActivities } from '../activities/tools/run-tool';
 import { createTurnToolActivities, type TurnToolsInput } from '../activities/tools/run-turn-tools';
+import { runReadsOf } from '../activities/model/reads-in-turn';
+import type { ActivityDeps } from '../activities/deps';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { mockActivityEnv, runActivity } from './mock-activity';
@@ -16,6 +18,7 @@ describe('runTurnTools', () => {
   let store: DexStore;
   let turnTools: ReturnType<typeof createTurnToolActivities>;
   let oneTool: ReturnType<typeof createToolActivities>;
+  let deps: ActivityDeps;
 
   beforeEach(async () => {
     dir = realpathSync(mkdtempSync(join(tmpdir(), 'dex-turn-tools-')));
@@ -23,7 +26,7 @@ describe('runTurnTools', () => {
     mkdirSync(worktree);
     execFileSync('git', ['init', '-q', worktree]);
     store = openSqliteDexStore(join(dir, 'store.db'));
-    const deps = offlineDeps(store, dir);
+    deps = offlineDeps(store, dir);
     turnTools = createTurnToolActivities(deps);
     oneTool = createToolActivities(deps);
     await store.appendMessage('t1', 0, 'user', [{ type: 'text', text: 'do it' }]);
@@ -75,5 +78,24 @@ describe('runTurnTools', () => {
     const done = await runActivity(turnTools.runTurnTools, [turn(['tu_read', 'tu_list'])]);
     expect(done.results.map((r) => r.name)).toEqual(['read_file', 'list_files']);
     expect(done.fingerprint).toBeUndefined();
+  });
+
+  describe('a reply that only reads', () => {
+    const place = () => ({ worktreePath: worktree, limits: { commandTimeoutMs: 10_000, outputLimitBytes: 4096 } });
+    const reads = [{ id: 'tu_read', name: 'read_file' }, { id: 'tu_list', name: 'list_files' }];
+
+    it('has its reads run by its model call, each result stored', async () => {
+      const ran = await runActivity(() => runReadsOf(deps, place(), { transcriptId: 't1', seq: 1, toolUses: reads }), []);
+      expect(ran).toBe(true);
+      expect((await store.getToolResult('t1', 'tu_read'))?.isError).toBe(true); // log.txt does not exist yet: a result for the model
+      expect((await store.getToolResult('t1', 'tu_list'))?.name).toBe('list_files');
+    });
+
+    it('leaves every call to runTurnTools when any of them is not a quick read, or no place is given', async () => {
+      const mixed = [{ id: 'tu_append', name: 'run_command' }, ...reads];
+      expect(await runActivity(() => runReadsOf(deps, place(), { transcriptId: 't1', seq: 1, toolUses: mixed }), [])).toBe(false);
+      expect(await runActivity(() => runReadsOf(deps, undefined, { transcriptId: 't1', seq: 1, toolUses: reads }), [])).toBe(false);
+      for (const id of ['tu_append', 'tu_read', 'tu_list']) expect(await store.getToolResult('t1', id)).toBeUndefined();
+    });
   });
 });

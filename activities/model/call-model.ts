@@ -19,6 +19,7 @@ import { modelReply, requirePrice, storeReply } from './model-reply';
 import type { DexStore } from '../../store/dex-store';
 import { onModelSpan } from '../../tracing/activity-spans';
 import { ensureUserMessage, transcriptUpTo, usageOf, type Block } from './model-turn';
+import { runReadsOf, type ReadsPlace } from './reads-in-turn';
 
 const PREVIEW_CHARS = 200;
 const COMPLETION_CHARS = 2_000;
@@ -54,6 +55,8 @@ export interface ModelCallInput {
   allowance?: Allowance;
   /** Extended thinking: the model may think for up to this many tokens first, on top of `maxTokens` (docs/roadmaps.md#models-and-thinking). */
   thinkingBudget?: number;
+  /** Where a reply that only reads (read_file, list_files) has its reads run by this call (activities/model/reads-in-turn.ts); absent, never. */
+  reads?: ReadsPlace;
 }
 
 /** The answer when the call's worst case does not fit its allowance: no request was made. */
@@ -76,6 +79,8 @@ export interface ModelCallResult {
   model: string;
   /** True when the reply was already stored by an earlier attempt and no request was made. */
   reused: boolean;
+  /** True when this call ran the reply's tool calls itself (all quick reads) and stored their results. */
+  toolsRun?: boolean;
 }
 
 /** Builds the model activities over the host's dependencies. */
@@ -91,8 +96,11 @@ export const createModelActivities = (deps: ActivityDeps) => {
 
       const followUp = input.followUp;
       if (followUp) await ensureUserMessage(store, transcriptId, userSeq, () => followUpContent(store, transcriptId, followUp));
+      // Reads the reply asked for run here, after it is stored (activities/model/reads-in-turn.ts).
+      const withReads = async (result: ModelCallResult): Promise<ModelCallResult> =>
+        (await runReadsOf(deps, input.reads, { transcriptId, seq: replySeq, toolUses: result.toolUses })) ? { ...result, toolsRun: true } : result;
       const stored = await store.getMessage(transcriptId, replySeq);
-      if (stored) return onModelSpan(await reusedReply(store, callKey, stored.role, stored.content));
+      if (stored) return withReads(onModelSpan(await reusedReply(store, callKey, stored.role, stored.content)));
 
       requirePrice(input.model);
       const messages = await transcriptUpTo(store, transcriptId, userSeq);
@@ -125,9 +133,9 @@ export const createModelActivities = (deps: ActivityDeps) => {
       // stored reply is the one later turns send back, so it is the one to report.
       const kept = await store.getMessage(transcriptId, replySeq);
       if (kept && JSON.stringify(kept.content) !== JSON.stringify(content)) {
-        return onModelSpan(await reusedReply(store, callKey, kept.role, kept.content));
+        return withReads(onModelSpan(await reusedReply(store, callKey, kept.role, kept.content)));
       }
-      return onModelSpan(summarize(content, { stopReason, usage, costUsd, model, reused: false }));
+      return withReads(onModelSpan(summarize(content, { stopReason, usage, costUsd, model, reused: false })));
     },
   };
 };

@@ -105,7 +105,8 @@ export async function runStoredTool(deps: ActivityDeps, input: ToolCallInput): P
     return toResult(stored);
   }
   assertWorktreeExists(input.worktreePath);
-  assertSandboxAvailable(input.sandbox);
+  // Only commands run in the sandbox; the file tools read and write through dex's own path checks.
+  if (use.name === 'run_command') assertSandboxAvailable(input.sandbox);
   const ctx = Context.current();
   const outcome = await executeAgentTool(use.name, use.input, {
     root: input.worktreePath,

@@ -61,14 +61,14 @@ export async function runAgentPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
     await control.unpaused();
     if ((await guardBudget(progress.ledger, control, { taskId: input.taskId })) === 'rejected') return { kind: 'rejected', reason: 'budget not raised' };
     progress.at({ phase, turn, activity: 'model' });
-    const call = { transcriptId, userSeq, followUp, taskId: input.taskId, phase, model, maxTokens: input.maxTokens, llm: input.llm, cassetteScope, ...thinking };
+    const call = { transcriptId, userSeq, followUp, taskId: input.taskId, phase, model, maxTokens: input.maxTokens, llm: input.llm, cassetteScope, ...thinking, reads: { worktreePath, limits: input.toolLimits } };
     const reply = await reservedCall(args, call, `turn ${turn} · model ${model}`);
     if (reply === 'rejected') return { kind: 'rejected', reason: 'budget not raised' };
     progress.ledger.spend(reply.usage, reply.costUsd);
     await progress.parent.spent();
     const turnOf = { ...args, transcriptId, turn, assistantSeq: userSeq + 1, runaway };
     userSeq += 2;
-    const next = reply.toolUses.length > 0 ? await runToolCalls(turnOf, reply.toolUses) : await answerCompletion(turnOf, reply.completion);
+    const next = reply.toolUses.length > 0 ? await runToolCalls(turnOf, reply.toolUses, reply.toolsRun) : await answerCompletion(turnOf, reply.completion);
     if ('kind' in next) return next;
     followUp = next.followUp;
   }
@@ -98,12 +98,22 @@ function stepsOf(uses: { name: string; step?: string }[]): string {
 }
 
 /**
- * Runs the turn's tool calls, in order; the next model call gets their results. Since
+ * The turn's tool calls are done; the next model call gets their results. A reply that only
+ * reads had its reads run by its own model call (`toolsRun`; activities/model/reads-in-turn.ts),
+ * which takes no fingerprint, as read-only tools never did.
+ */
+async function runToolCalls(t: Turn, uses: { id: string; name: string; step?: string }[], ranByModelCall = false): Promise<TurnEnd> {
+  const fingerprint = ranByModelCall ? undefined : await toolActivities(t, uses);
+  return (await stoppedAsRunaway(t, t.runaway.afterToolTurn(fingerprint))) ?? { followUp: { toolUseIds: uses.map((u) => u.id) } };
+}
+
+/**
+ * Runs the turn's tool calls, in order; returns the worktree's fingerprint after them. Since
  * `turn-tools-in-one-activity` they are one activity (docs/performance.md#tool-calls-of-one-turn), so
  * a pause takes effect after the turn's tools rather than between them; runs started before it
  * replay with one activity per call.
  */
-async function runToolCalls(t: Turn, uses: { id: string; name: string; step?: string }[]): Promise<TurnEnd> {
+async function toolActivities(t: Turn, uses: { id: string; name: string; step?: string }[]): Promise<string | undefined> {
   const { phase, turn } = t;
   const { input, acts, control, progress } = t.run;
   const tool = {
@@ -114,19 +124,17 @@ async function runToolCalls(t: Turn, uses: { id: string; name: string; step?: st
     sandbox: input.sandbox,
     ...(input.memory ? { memoryRepo: input.repoPath } : {}),
   };
-  let fingerprint: string | undefined;
   if (patched('turn-tools-in-one-activity')) {
     await control.unpaused();
     progress.at({ phase, turn, activity: uses.length === 1 ? `tool:${uses[0].name}` : `tools:${uses.map((u) => u.name).join(',')}` });
-    const done = await acts.runTurnTools({ ...tool, toolUseIds: uses.map((u) => u.id) }, `turn ${turn} · ${stepsOf(uses)}`);
-    fingerprint = done.fingerprint;
-  } else {
-    for (const use of uses) {
-      await control.unpaused();
-      progress.at({ phase, turn, activity: `tool:${use.name}` });
-      const result = await acts.runTool({ ...tool, toolUseId: use.id }, `turn ${turn} · ${use.step ?? use.name}`);
-      fingerprint = result.fingerprint ?? fingerprint;
-    }
+    return (await acts.runTurnTools({ ...tool, toolUseIds: uses.map((u) => u.id) }, `turn ${turn} · ${stepsOf(uses)}`)).fingerprint;
   }
-  return (await stoppedAsRunaway(t, t.runaway.afterToolTurn(fingerprint))) ?? { followUp: { toolUseIds: uses.map((u) => u.id) } };
+  let fingerprint: string | undefined;
+  for (const use of uses) {
+    await control.unpaused();
+    progress.at({ phase, turn, activity: `tool:${use.name}` });
+    const result = await acts.runTool({ ...tool, toolUseId: use.id }, `turn ${turn} · ${use.step ?? use.name}`);
+    fingerprint = result.fingerprint ?? fingerprint;
+  }
+  return fingerprint;
 }
