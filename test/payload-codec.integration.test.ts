@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AesGcmCodec, parseCodecKeys } from '../client/server/payload-codec';
 import { RunHistory } from '../client/run-history';
 import type { TaskInput, TaskResult } from '../core/task/task-types';
-import { fixSumTurns } from './cassette-builder';
+import { completionTurn, toolTurn } from './cassette-builder';
 import { runDex } from './dex-cli';
 import { useDexEnvironment } from './dex-environment';
 
@@ -19,12 +19,15 @@ const K1 = randomBytes(32).toString('base64');
 const K2 = randomBytes(32).toString('base64');
 /** In the task's description, so in the workflow input and the first prompt. */
 const PROMPT_MARK = 'ZEBRA-QUOKKA-7731';
-/** In src/math.js of the sample repository, so in read_file's result preview. */
+/** In src/math.js of the sample repository, so in the preview of read_file's result (a turn that also edits: runTurnTools). */
 const FILE_MARK = 'Adds two numbers.';
 
 const dex = useDexEnvironment({
   server: 'dev',
-  cassette: fixSumTurns('T-sealed'),
+  cassette: [
+    toolTurn('T-sealed', ['read_file', { path: 'src/math.js' }], ['edit_file', { path: 'src/math.js', old_string: 'return a - b;', new_string: 'return a + b;' }]),
+    completionTurn('T-sealed', { status: 'complete', summary: 'sum adds now' }),
+  ],
   queue: 'dex-it-codec',
   codec: new AesGcmCodec(parseCodecKeys(`k1:${K1}`)),
 });

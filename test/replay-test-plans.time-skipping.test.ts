@@ -132,16 +132,18 @@ describe('dex replay-test of layer and sheet recordings, on the time-skipping se
   });
 
   it('--script on a layer recording, or a layer file gone, is one line, exit 2, nothing left behind', async () => {
-    const before = readdirSync(tmpdir()).filter((f) => f.startsWith('dex-replay-')).length;
-    const script = await runDex(['replay-test', layer.cassette, '--script', layer.file], { env: testEnv.cliEnv() });
+    // A temp folder of these commands' own: other test files running beside this one make and remove theirs.
+    const tmp = mkdtempSync(join(tmpdir(), 'dex-ts-replay-tmp-'));
+    const env = { ...testEnv.cliEnv(), TMPDIR: tmp };
+    const script = await runDex(['replay-test', layer.cassette, '--script', layer.file], { env });
     expect(script.code).toBe(2);
     expect(script.stderr.trim().split('\n')).toEqual([expect.stringMatching(/--script serves task, roadmap and sheet recordings; .* records a layer/)]);
     const gone = newFile('gone.cassette.jsonl');
     writeFileSync(gone, readFileSync(layer.cassette));
     writeFileSync(`${gone}.run.json`, JSON.stringify({ ...layer.recorded, file: join(layer.dir, 'missing.layer.yaml') }));
-    const missing = await runDex(['replay-test', gone], { env: testEnv.cliEnv() });
+    const missing = await runDex(['replay-test', gone], { env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/layer file not found/);
-    expect(readdirSync(tmpdir()).filter((f) => f.startsWith('dex-replay-')).length).toBe(before);
+    expect(readdirSync(tmp).filter((f) => f.startsWith('dex-'))).toEqual([]); // tsx keeps its cache there too
   });
 });

@@ -1,12 +1,12 @@
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TaskResult } from '../core/task/task-types';
 import { completionTurn, toolTurn, usageTotals } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
-import { commitsOnBranch, sampleRepo, taskInput } from './dev-server-env';
+import { commitsOnBranch, fileAt, sampleRepo, taskInput } from './dev-server-env';
 import { crashWorker, killDexWorkers, requestsPerCall, spawnDexWorker } from './worker-process';
 
 const TASK = 'T-crash';
@@ -23,8 +23,20 @@ const CASSETTE = [
   completionTurn(TASK, { status: 'complete', summary: 'sum adds' }),
 ];
 
+// One turn of three tool calls: the fix, a command that appends a line, and a slow command the worker dies in.
+const TOOLS_TASK = 'T-crash-tools';
+const TOOLS_CASSETTE = [
+  toolTurn(
+    TOOLS_TASK,
+    ['edit_file', { path: 'src/math.js', old_string: 'return a - b;', new_string: 'return a + b;' }],
+    ['run_command', { command: 'echo once >> ran.txt' }],
+    ['run_command', { command: 'touch slow-started; sleep 8; rm slow-started' }],
+  ),
+  completionTurn(TOOLS_TASK, { status: 'complete', summary: 'sum adds' }),
+];
+
 // The workers are real `dex worker` processes, started and killed by the test.
-const dex = useDexEnvironment({ server: 'dev', cassette: CASSETTE });
+const dex = useDexEnvironment({ server: 'dev', cassette: [...CASSETTE, ...TOOLS_CASSETTE] });
 const dexHome = mkdtempSync(join(tmpdir(), 'dex-crash-home-'));
 
 /** A real `dex worker` process on this file's server, queues and fake. */
@@ -59,5 +71,31 @@ describe('a worker killed with SIGKILL in the middle of a task', () => {
     expect(perCall.size).toBe(4);
     // Each answered turn is counted once: the call that died unanswered costs nothing.
     expect(result.tokens).toEqual(usageTotals(CASSETTE));
+  }, 120_000);
+
+  it('in the middle of a turn\'s tool calls is replaced by one that runs only the calls that had not finished', async () => {
+    const queues = { taskQueue: 'dex-crash-tools', hostQueue: 'dex-crash-tools@host-a' };
+    const home = mkdtempSync(join(tmpdir(), 'dex-crash-tools-home-'));
+    const worker = () => spawnDexWorker({ address: dex.env.address, dexHome: home, ...queues, anthropicUrl: dex.fake.url });
+    const first = worker();
+    const repo = sampleRepo();
+    const handle = await dex.client.workflow.start('taskWorkflow', {
+      workflowId: `task-math-${TOOLS_TASK}-1`,
+      taskQueue: queues.taskQueue,
+      args: [taskInput(TOOLS_TASK, repo, queues.hostQueue)],
+    });
+    // The task's worktree, once dex made it; the slow command has started when its marker is there.
+    const worktree = () => execFileSync('git', ['-C', repo, 'worktree', 'list', '--porcelain'], { encoding: 'utf8' }).match(/^worktree (.+)$/gm)?.map((l) => l.slice(9)).find((p) => p !== repo);
+    await expect.poll(() => { const wt = worktree(); return wt !== undefined && existsSync(join(wt, 'slow-started')); }, { timeout: 60_000, interval: 100 }).toBe(true);
+    await crashWorker(first);
+
+    worker();
+    const result = (await handle.result()) as TaskResult;
+    expect(result.state).toBe('completed');
+    // The append ran once: its stored result stood for it; the slow command ran again, to its end.
+    expect(fileAt(repo, result.commit!, 'ran.txt')).toBe('once\n');
+    expect(() => fileAt(repo, result.commit!, 'slow-started')).toThrow();
+    // The turn's model call was not asked again: two calls, one request each.
+    expect([...requestsPerCall(dex.fake.requests.filter((r) => r.headers['x-dex-task'] === TOOLS_TASK)).values()]).toEqual([1, 1]);
   }, 120_000);
 });
