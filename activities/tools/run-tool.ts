@@ -54,16 +54,19 @@ function toResult(stored: { name: string; content: string; isError: boolean }): 
   return { name: stored.name, isError: stored.isError, preview: stored.content.slice(0, TOOL_PREVIEW_CHARS) };
 }
 
+/** Tools that only read the worktree and are quick: a reply asking for these alone has them run by its own model call (activities/model/reads-in-turn.ts). */
+export const QUICK_READS: ReadonlySet<string> = new Set(['read_file', 'list_files']);
+
 /** Tools that never change the worktree: no fingerprint is taken after them. */
-const READ_ONLY_TOOLS = new Set(['read_file', 'list_files', 'remember']);
+const READ_ONLY_TOOLS = new Set([...QUICK_READS, 'remember']);
 
-/** Whether a tool may have changed the worktree (then a fingerprint is taken after it). */
-export function mayChangeWorktree(toolName: string): boolean {
-  return !READ_ONLY_TOOLS.has(toolName);
-}
-
-/** The worktree's fingerprint, or none where it is not a git worktree (unit tests): runaway protection just sees no fingerprint. */
-export async function fingerprintOf(worktreePath: string): Promise<string | undefined> {
+/**
+ * The worktree's fingerprint after the tools `names` ran, when one of them may have changed it;
+ * none after read-only tools, or where it is not a git worktree (unit tests): runaway protection
+ * just sees no fingerprint.
+ */
+export async function fingerprintAfter(names: string[], worktreePath: string): Promise<string | undefined> {
+  if (names.every((name) => READ_ONLY_TOOLS.has(name))) return undefined;
   try {
     return await worktreeFingerprint(worktreePath);
   } catch {
@@ -72,8 +75,7 @@ export async function fingerprintOf(worktreePath: string): Promise<string | unde
 }
 
 async function withFingerprint(result: ToolCallResult, worktreePath: string): Promise<ToolCallResult> {
-  if (!mayChangeWorktree(result.name)) return result;
-  const fingerprint = await fingerprintOf(worktreePath);
+  const fingerprint = await fingerprintAfter([result.name], worktreePath);
   return fingerprint === undefined ? result : { ...result, fingerprint };
 }
 

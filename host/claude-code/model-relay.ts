@@ -48,6 +48,7 @@ export async function startModelRelay(
     onAnswer?: (answer: RelayedAnswer) => void;
   } & RelaySource,
 ): Promise<ModelRelay> {
+  const base = opts.upstream && new URL(opts.upstream.baseUrl.endsWith('/') ? opts.upstream.baseUrl : `${opts.upstream.baseUrl}/`);
   let forwarded = 0;
   const sockets = new Set<Socket>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -58,7 +59,7 @@ export async function startModelRelay(
     forwarded++;
     if (opts.answer) return void answerHere(req, res, opts.answer, opts.onAnswer, opts.onFailure);
     const { upstream: to } = opts;
-    const target = new URL(path, to.baseUrl.endsWith('/') ? to.baseUrl : `${to.baseUrl}/`);
+    const target = new URL(path, base);
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !DROPPED.has(name)) headers[name] = value;
     if (to.apiKey) headers['x-api-key'] = to.apiKey;
