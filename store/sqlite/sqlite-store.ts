@@ -31,6 +31,28 @@ CREATE TABLE IF NOT EXISTS cassette_claims (
   PRIMARY KEY (scope, cassette, line_no), UNIQUE (scope, cassette, call_key));
 `;
 
+const BUSY_TIMEOUT_MS = 15_000;
+
+/**
+ * Switches `db` to write-ahead logging, waiting for other processes that open the same new file
+ * at the same moment: SQLite answers this pragma's lock contention with SQLITE_BUSY at once, without
+ * its busy handler. Two `dex task` commands started together on a new DEX_HOME failed that way
+ * ("database is locked"); four processes opening new files together failed 17 to 27 opens in 160
+ * (test/sqlite-open-race.test.ts). The short random sleeps keep them from retrying in step.
+ */
+function useWriteAheadLog(db: Database.Database): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.random() * 20);
+    }
+  }
+}
+
 /**
  * The embedded store (SQLite through better-sqlite3): transcripts, tool results, artifacts,
  * model-call and phase records. Every write is keyed by a caller-chosen id and ignores a
@@ -42,10 +64,10 @@ export class Store {
   /** Opens (creating if needed) the store at `path`. */
   static open(path: string): Store {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path);
-    db.pragma('journal_mode = WAL');
+    // A writer waits up to BUSY_TIMEOUT_MS for another process's write (commands and workers share the file).
+    const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+    useWriteAheadLog(db);
     db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
     db.exec(SCHEMA);
     return new Store(db);
   }
