@@ -61,6 +61,16 @@ export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options'
   }
 }
 
+/**
+ * The options of a command that takes no other arguments: a stray word (`dex server stop`) is a
+ * usage error, not ignored, since the command would go on to do something the person did not ask for.
+ */
+export function parseOptionsOnly<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, usage: string) {
+  const { values, positionals } = parseCommandArgs(argv, options);
+  if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}": ${usage}`);
+  return values;
+}
+
 /** The one positional argument a command needs, or a usage error naming it. */
 export function onePositional(positionals: string[], name: string, usage: string): string {
   if (positionals.length !== 1) throw new UsageError(`expected ${name}: ${usage}`);

@@ -124,6 +124,17 @@ describe.concurrent('dex rejects bad input with exit 2 before starting anything'
     expect(run.dexHomeFiles).toEqual([]);
   });
 
+  // A command that takes only options refuses a stray word: `dex server stop` used to start a server (and hang when one ran).
+  it.each([['server', 'stop'], ['worker', 'now'], ['setup', 'all'], ['demo', 'please'], ['codec-server', 'start'], ['setup-namespace', 'dex'], ['list', 'all'], ['clean', 'everything'], ['memory', 'show']])(
+    'dex %s %s: one line naming the stray word, nothing started',
+    async (command, word) => {
+      const run = await dex([command, word]);
+      expect(run.stderr.trim().split('\n')).toEqual([expect.stringContaining(`unexpected argument "${word}": dex ${command}`)]);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.dexHomeFiles).toEqual([]);
+    },
+  );
+
   it('a Claude Code phase recording a cassette: one line, nothing started', async () => {
     const run = await dex(['task', 'x', '--repo', paths.claudeCodeRepo, '--llm', `record:${join(fixtures, 'rec.jsonl')}`], { ANTHROPIC_API_KEY: 'sk-test' });
     expect(run.stderr).toMatch(/agent claude-code cannot record a cassette yet/);

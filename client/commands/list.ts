@@ -1,5 +1,5 @@
 import { InvalidInput } from '../../core/run/invalid-input';
-import { parseCommandArgs, UsageError, type Output } from '../cli-context';
+import { parseOptionsOnly, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import { isDexRun, listQuery, renderRunList, runRow, type RunRow } from '../render/run-list';
 import { readSettings } from '../settings';
@@ -11,8 +11,7 @@ const unknownAttribute = (err: unknown): boolean => /search attribute|DexState|D
 
 /** `dex list [--state S] [--kind K] [--repo R] [--limit N]`: dex's runs, newest first, those waiting for a person first. */
 export async function listCommand(argv: string[], out: Output): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.list.options);
-  if (positionals.length) throw new UsageError(`no arguments expected: ${usageOf('list')}`);
+  const values = parseOptionsOnly(argv, COMMAND_HELP.list.options, usageOf('list'));
   const limit = values.limit === undefined ? 50 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new InvalidInput('--limit must be a positive whole number');
   const query = listQuery({ state: values.state, kind: values.kind, repo: values.repo });

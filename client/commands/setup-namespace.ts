@@ -1,4 +1,5 @@
-import { parseCommandArgs, type Output } from '../cli-context';
+import { parseOptionsOnly, type Output } from '../cli-context';
+import { COMMAND_HELP, usageOf } from '../command-help';
 import { connectSaying } from '../run/slow-wait';
 import { missingSearchAttributes, registerSearchAttributes } from '../server/search-attribute-setup';
 import { readSettings } from '../settings';
@@ -10,7 +11,7 @@ import { DEX_SEARCH_ATTRIBUTES } from '../../core/run/search-attributes';
  * carry them; on dex's embedded server they are registered at start.
  */
 export async function setupNamespaceCommand(argv: string[], out: Output): Promise<number> {
-  const { values } = parseCommandArgs(argv, { namespace: { type: 'string' } });
+  const values = parseOptionsOnly(argv, COMMAND_HELP['setup-namespace'].options, usageOf('setup-namespace'));
   const settings = { ...readSettings(), ...(values.namespace ? { namespace: values.namespace } : {}) };
   const conns = await connectSaying(settings, out.info);
   try {
