@@ -1,21 +1,18 @@
 // docs/claude-code.md as a person uses it: `agent: claude-code` in dex.config.yaml, `dex task`, then `dex log`.
-import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { completionTurn, toJsonl, toolTurn } from './cassette-builder';
 import { runDex } from './dex-cli';
 import { useDexEnvironment } from './dex-environment';
-import { sampleRepo } from './dev-server-env';
+import { claudeCodeSampleRepo } from './dev-server-env';
 
 const testEnv = useDexEnvironment({ server: 'dev' });
 
 describe('dex task with agent: claude-code in dex.config.yaml', () => {
   it('runs the phase as a Claude Code session from a replay cassette; dex log shows its turns and commands', async () => {
-    const repo = sampleRepo();
-    appendFileSync(join(repo, 'dex.config.yaml'), '\nagent: claude-code\n');
-    execFileSync('git', ['commit', '-qam', 'Claude Code works the phases'], { cwd: repo });
+    const repo = claudeCodeSampleRepo();
     const cassette = join(mkdtempSync(join(tmpdir(), 'dex-claude-cli-')), 'session.jsonl');
     const fix = "sed -i 's/return a - b;/return a + b;/' src/math.js";
     writeFileSync(cassette, toJsonl([toolTurn('*', ['Bash', { command: fix, description: 'fix sum' }]), completionTurn('*', { status: 'complete', summary: 'sum adds now' })]));

@@ -135,13 +135,6 @@ describe.concurrent('dex rejects bad input with exit 2 before starting anything'
     },
   );
 
-  it('a Claude Code phase recording a cassette: one line, nothing started', async () => {
-    const run = await dex(['task', 'x', '--repo', paths.claudeCodeRepo, '--llm', `record:${join(fixtures, 'rec.jsonl')}`], { ANTHROPIC_API_KEY: 'sk-test' });
-    expect(run.stderr).toMatch(/agent claude-code cannot record a cassette yet/);
-    expect(run.code, run.stderr).toBe(2);
-    expect(run.dexHomeFiles).toEqual([]);
-  });
-
   it.each([['0'], ['-1'], ['=-1'], ['abc'], ['1.5'], ['']])('dex run --max-tasks %s: one line saying what N must be, nothing started', async (value) => {
     const branches = execFileSync('git', ['branch', '--list'], { cwd: join(paths.goodRoadmap, '..'), encoding: 'utf8' });
     const option = value.startsWith('=') ? [`--max-tasks${value}`] : ['--max-tasks', value];

@@ -2,7 +2,7 @@ import type { DataConverter } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { appendFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDexWorker, hostDeps } from '../worker/start-worker';
@@ -97,6 +97,14 @@ export function sampleRepo(): string {
   const dir = join(mkdtempSync(join(tmpdir(), 'dex-repo-')), 'math');
   createSampleRepo(dir);
   return dir;
+}
+
+/** The sample repository with `agent: claude-code` committed in its dex.config.yaml (docs/claude-code.md). */
+export function claudeCodeSampleRepo(): string {
+  const repo = sampleRepo();
+  appendFileSync(join(repo, 'dex.config.yaml'), '\nagent: claude-code\n');
+  execFileSync('git', ['commit', '-qam', 'Claude Code works the phases'], { cwd: repo });
+  return repo;
 }
 
 /** A task input for the sample repository; verify runs its tests. */

@@ -24,8 +24,8 @@ import { startEgressProxy } from '../../host/sandbox/egress-proxy';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
 import { commandSetup } from '../../host/dependencies/setup-state';
 import type { ActivityDeps } from '../deps';
-import { CassetteFiles, cassetteReply } from '../model/cassette-replay';
-import { modelCallKey } from '../../core/run/ids';
+import { CassetteFiles } from '../model/cassette-replay';
+import { sessionAnswers } from './session-answers';
 import { classifySessionError } from './session-errors';
 import { SessionTranscript } from './session-transcript';
 import { protectedWrite, type ProtectedWrite } from './tool-permission';
@@ -93,7 +93,6 @@ async function runSession(deps: ActivityDeps, cassettes: CassetteFiles, input: C
   const kept = await store.getArtifact(resultId(input));
   if (kept) return JSON.parse(kept.content) as ClaudeSessionResult;
   const llm = input.llm;
-  if (llm.kind === 'record') throw nonRetryable(FAILURE.AgentUnavailable, 'agent claude-code cannot record a cassette yet: run it with --llm live, or replay a cassette written by hand');
   const policy = input.sandbox ?? DEFAULT_SANDBOX;
   if (policy.mode === 'off') throw nonRetryable(FAILURE.AgentUnavailable, 'agent claude-code runs in the sandbox only: sandbox.mode off is refused for it');
   assertSandboxAvailable(policy);
@@ -115,14 +114,11 @@ async function runSession(deps: ActivityDeps, cassettes: CassetteFiles, input: C
   let stop: ClaudeSessionResult['end'] = 'done';
   let asked: ProtectedWrite | undefined;
   const over = () => input.allowance !== undefined && !fits({ usd: transcript.costUsd, tokens: totalTokens(transcript.usage) }, input.allowance);
-  // A replay cassette answers in the relay, each call keyed by where its answer goes in the transcript, so a resumed session's call takes the line it took before.
+  // Live, the relay sends each request on with the worker's key; a cassette (replayed or being recorded) answers in the relay.
   const source: RelaySource =
-    llm.kind === 'replay'
-      ? {
-          answer: () => cassetteReply(store, cassettes, llm.path, { task: input.taskId, phase: input.phase, cassetteScope: input.cassetteScope, callKey: modelCallKey(input.transcriptId, transcript.nextSeq) }),
-          onFailure: (err) => (failure = err),
-        }
-      : { upstream: upstreamOf(deps.anthropicClient({ baseUrl: llm.baseUrl })) };
+    llm.kind === 'anthropic'
+      ? { upstream: upstreamOf(deps.anthropicClient({ baseUrl: llm.baseUrl })) }
+      : { answer: sessionAnswers(deps, cassettes, llm, input, () => transcript.nextSeq), onFailure: (err) => (failure = err) };
   const relay = await startModelRelay({
     socketPath: join(sockets, 'model.sock'),
     ...source,

@@ -22,6 +22,8 @@ export interface ModelRequest extends CassetteCall {
   llm: LlmSpec;
   /** The Messages API request body, sent when the model is called live. */
   params: Anthropic.MessageStreamParams;
+  /** The `anthropic-beta` header sent with it live (a Claude Code session's requests name the betas their bodies use). */
+  betas?: string;
 }
 
 /** Fails the call for good (UnknownModel) when `model` has no price: its cost could not be counted. */
@@ -111,7 +113,7 @@ async function streamedReply(
   try {
     // The model gets the redacted text too: a secret in a file the prompt quotes never leaves the host.
     const stream = client.messages.stream(redactDeep(request.params, redactorOf(deps)), {
-      headers: { 'x-dex-task': request.task, 'x-dex-phase': request.phase, 'x-dex-call': request.callKey },
+      headers: { 'x-dex-task': request.task, 'x-dex-phase': request.phase, 'x-dex-call': request.callKey, ...(request.betas ? { 'anthropic-beta': request.betas } : {}) },
       signal: AbortSignal.any([ctx.cancellationSignal, watchdog.signal]),
       middleware: [watchdog.middleware],
     });

@@ -18,7 +18,10 @@ export interface RelayUpstream {
  */
 export type RelaySource =
   | { upstream: RelayUpstream; answer?: never; onFailure?: never }
-  | { upstream?: never; answer: (body: Record<string, unknown>) => Promise<CassetteResponse>; onFailure?: (err: unknown) => void };
+  | { upstream?: never; answer: AnswerSource; onFailure?: (err: unknown) => void };
+
+/** Answers one Messages API request: its body, and the beta features it asked for in its `anthropic-beta` header. */
+export type AnswerSource = (body: Record<string, unknown>, betas: string | undefined) => Promise<CassetteResponse>;
 
 /** A running relay between a sandboxed Claude Code session and the model. */
 export interface ModelRelay {
@@ -106,7 +109,7 @@ let answered = 0;
 async function answerHere(
   req: IncomingMessage,
   res: ServerResponse,
-  answer: (body: Record<string, unknown>) => Promise<CassetteResponse>,
+  answer: AnswerSource,
   onAnswer: ((answer: RelayedAnswer) => void) | undefined,
   onFailure: ((err: unknown) => void) | undefined,
 ): Promise<void> {
@@ -114,7 +117,8 @@ async function answerHere(
   for await (const chunk of req) chunks.push(chunk as Buffer);
   try {
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-    const reply = await answer(body);
+    const beta = req.headers['anthropic-beta'];
+    const reply = await answer(body, Array.isArray(beta) ? beta.join(',') : beta);
     const message = { id: `msg_dex_${++answered}`, type: 'message', role: 'assistant', model: body.model, stop_sequence: null, ...reply };
     onAnswer?.({ messageId: message.id, model: message.model as string | undefined, usage: message.usage });
     if (body.stream) return writeMessageStream(res, message, `req_${message.id}`);

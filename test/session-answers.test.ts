@@ -1,0 +1,37 @@
+/** Which cassette line each request of a Claude Code session takes (activities/claude/session-answers.ts). */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sessionAnswers } from '../activities/claude/session-answers';
+import { CassetteFiles } from '../activities/model/cassette-replay';
+import type { CassetteResponse } from '../core/parsing/cassette';
+import { activityEnvironment, openFixture, plainReply, type ModelCallFixture } from './call-model-fixture';
+
+let fixture: ModelCallFixture;
+let path: string;
+beforeAll(() => {
+  fixture = openFixture();
+  path = join(fixture.dir, 'session.jsonl');
+  writeFileSync(path, ['one', 'two', 'three'].map((text) => JSON.stringify({ task: 'T1', phase: 'implement', response: plainReply(text) })).join('\n') + '\n');
+});
+afterAll(() => fixture.close());
+
+const textOf = (reply: unknown) => ((reply as CassetteResponse).content[0] as unknown as { text: string }).text;
+
+it('a second request before the answer is stored takes the next line; a resumed session takes the lines it took before', async () => {
+  const transcriptId = fixture.newTranscript();
+  const deps = { store: fixture.dexStore, dexHome: fixture.dir, dependencyCache: join(fixture.dir, 'deps'), anthropicClient: () => { throw new Error('replay calls no model'); } };
+  const call = { transcriptId, taskId: 'T1', phase: 'implement', cassetteScope: 'scope' };
+  const attempt = () => sessionAnswers(deps, new CassetteFiles(), { kind: 'replay', path }, call, () => 1);
+  const ask = (answer: ReturnType<typeof attempt>) => activityEnvironment().run(() => answer({ model: 'claude-sonnet-4-6', messages: [], stream: true }, undefined));
+
+  const first = attempt();
+  expect(textOf(await ask(first))).toBe('one');
+  // The transcript has not moved on (a side request, or the last answer's messages not yet taken): the next line, not the same one.
+  expect(textOf(await ask(first))).toBe('two');
+  // A retried attempt resumes the session and asks again at the same place: the same lines, none used up.
+  const resumed = attempt();
+  expect(textOf(await ask(resumed))).toBe('one');
+  expect(textOf(await ask(resumed))).toBe('two');
+  expect(textOf(await ask(resumed))).toBe('three');
+});
