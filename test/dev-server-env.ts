@@ -6,7 +6,8 @@ import { appendFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDexWorker, hostDeps } from '../worker/start-worker';
-import { ensureTemporalCli, ensureTestServer } from '../client/server/toolchain';
+import { ensureTemporalCli } from '../client/server/toolchain';
+import { startedAgainWhenSlow, startTimeSkippingEnvironment } from '../client/testing/test-server-start';
 import { createSampleRepo } from '../client/demo/sample-repo';
 import type { TaskInput } from '../core/task/task-types';
 import type { ActivityDeps } from '../activities';
@@ -34,24 +35,24 @@ export function quietRuntime(): void {
 /** A real Temporal dev server (the pinned Temporal CLI), one per test file. */
 export async function startDevServer(dataConverter?: DataConverter): Promise<TestWorkflowEnvironment> {
   quietRuntime();
-  return TestWorkflowEnvironment.createLocal({
-    client: { dataConverter },
-    server: {
-      executable: { type: 'existing-path', path: ensureTemporalCli() },
-      ip: '127.0.0.1',
-      searchAttributes: [...DEX_SEARCH_ATTRIBUTES],
-      // The dynamic config of `dex server` (client/server/dev-server.ts), so tests see the dispatch latency users do.
-      extraArgs: dynamicConfigArgs(),
-    },
-  });
+  return startedAgainWhenSlow(() =>
+    TestWorkflowEnvironment.createLocal({
+      client: { dataConverter },
+      server: {
+        executable: { type: 'existing-path', path: ensureTemporalCli() },
+        ip: '127.0.0.1',
+        searchAttributes: [...DEX_SEARCH_ATTRIBUTES],
+        // The dynamic config of `dex server` (client/server/dev-server.ts), so tests see the dispatch latency users do.
+        extraArgs: dynamicConfigArgs(),
+      },
+    }),
+  );
 }
 
 /** The real Java time-skipping test server, one per test file. */
 export async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
   quietRuntime();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: ensureTestServer() } },
-  });
+  const env = await startTimeSkippingEnvironment();
   // The test server takes no search attributes on its command line; dex's own are registered as on a cluster.
   await registerSearchAttributes(env.connection, 'default');
   return env;

@@ -5,7 +5,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainEnd } from '../client/testing/hand-over';
-import { ensureTestServer } from '../client/server/toolchain';
+import { startTimeSkippingEnvironment } from '../client/testing/test-server-start';
 import { bundleFixture, quietRuntime } from './dev-server-env';
 import { runQuery } from './fixtures/hand-over-workflows';
 
@@ -20,7 +20,7 @@ describe('a hand-over the test server breaks', () => {
   let client: Client;
   beforeAll(async () => {
     quietRuntime();
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: ensureTestServer() } } });
+    env = await startTimeSkippingEnvironment();
     const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
     worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await bundleFixture('hand-over-workflows.ts'), activities: { pause } });
     running = worker.run();

@@ -6,7 +6,7 @@
  */
 import { Client } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { ActivityDeps } from '../../activities';
 import { createDexWorker, hostDeps } from '../../worker/start-worker';
 import { registerSearchAttributes } from '../server/search-attribute-setup';
-import { ensureTestServer } from '../server/toolchain';
+import { startTimeSkippingEnvironment } from './test-server-start';
 
 /** The queue a host's workflows run on unless told otherwise. */
 export const TEST_TASK_QUEUE = 'dex-test';
@@ -70,7 +70,7 @@ export interface TimeSkippingHostOptions {
  */
 export async function startTimeSkippingHost(opts: TimeSkippingHostOptions = {}): Promise<TimeSkippingHost> {
   quietRuntime();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: ensureTestServer() } } });
+  const env = await startTimeSkippingEnvironment();
   const dexHome = opts.dexHome ?? mkdtempSync(join(tmpdir(), 'dex-test-home-'));
   const taskQueue = opts.taskQueue ?? TEST_TASK_QUEUE;
   const hostQueue = testHostQueue(taskQueue);
