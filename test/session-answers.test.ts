@@ -1,11 +1,13 @@
 /** Which cassette line each request of a Claude Code session takes (activities/claude/session-answers.ts). */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sessionAnswers } from '../activities/claude/session-answers';
 import { CassetteFiles } from '../activities/model/cassette-replay';
 import type { CassetteResponse } from '../core/parsing/cassette';
 import { activityEnvironment, openFixture, plainReply, type ModelCallFixture } from './call-model-fixture';
+import { startFakeAnthropic } from './fake-anthropic-server';
 
 let fixture: ModelCallFixture;
 let path: string;
@@ -34,4 +36,32 @@ it('a second request before the answer is stored takes the next line; a resumed 
   expect(textOf(await ask(resumed))).toBe('one');
   expect(textOf(await ask(resumed))).toBe('two');
   expect(textOf(await ask(resumed))).toBe('three');
+});
+
+it('recording: a resumed session asking again where it asked before gets the recorded answer, and the model is asked once', async () => {
+  const fake = await startFakeAnthropic({ answer: (task) => plainReply(`live answer for ${task}`) });
+  try {
+    const file = join(fixture.dir, 'recorded.jsonl');
+    const transcriptId = fixture.newTranscript();
+    const deps = {
+      store: fixture.dexStore,
+      dexHome: fixture.dir,
+      dependencyCache: join(fixture.dir, 'deps'),
+      anthropicClient: () => new Anthropic({ apiKey: 'test-key', baseURL: fake.url, maxRetries: 0 }),
+    };
+    const call = { transcriptId, taskId: 'T1', phase: 'implement', cassetteScope: 'record-scope' };
+    const attempt = () => sessionAnswers(deps, new CassetteFiles(), { kind: 'record', path: file }, call, () => 1);
+    const ask = (answer: ReturnType<typeof attempt>) =>
+      activityEnvironment().run(() => answer({ model: 'claude-sonnet-4-6', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], stream: true }, 'claude-code-20250219'));
+
+    expect(textOf(await ask(attempt()))).toBe('live answer for T1');
+    // The attempt died after recording, before the transcript kept the answer: the retry asks at the same place.
+    expect(textOf(await ask(attempt()))).toBe('live answer for T1');
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests[0].headers['anthropic-beta']).toBe('claude-code-20250219');
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { call: string; task: string; phase: string });
+    expect(lines).toEqual([expect.objectContaining({ call: `${transcriptId}#1`, task: 'T1', phase: 'implement' })]);
+  } finally {
+    await fake.close();
+  }
 });
