@@ -2,8 +2,8 @@
  * Starting the Java time-skipping test server through the SDK, again when it was too slow to answer.
  * The SDK gives a server it starts 5 s to take a connection (sdk-core's ephemeral_server, not
  * configurable), then kills it. The test server's JVM answered in 0.6 s here on a quiet machine and
- * in 2.7 s beside six busy processes, and once in CI, with several test files starting servers
- * together, not within the 5 s: that test failed though nothing was wrong with it.
+ * in 2.7 s beside six busy processes; with a whole CI run beside it, once not within the 5 s, and
+ * `dex replay-test` failed though nothing was wrong with the recording.
  */
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ensureTestServer } from '../server/toolchain';
