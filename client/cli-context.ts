@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { InvalidInput } from '../core/run/invalid-input';
+import { COMMAND_HELP, usageOf, type HelpTopic } from './command-help';
 
 /** How a command talks to the person: progress on stderr, the result on stdout (one JSON document with --json). */
 export interface Output {
@@ -61,13 +62,16 @@ export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options'
   }
 }
 
+/** The option values of command `K` as parsed from its help entry's options. */
+type OptionValues<K extends HelpTopic> = ReturnType<typeof parseCommandArgs<(typeof COMMAND_HELP)[K]['options']>>['values'];
+
 /**
- * The options of a command that takes no other arguments: a stray word (`dex server stop`) is a
+ * The options of `command`, which takes no other arguments: a stray word (`dex server stop`) is a
  * usage error, not ignored, since the command would go on to do something the person did not ask for.
  */
-export function parseOptionsOnly<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, usage: string) {
-  const { values, positionals } = parseCommandArgs(argv, options);
-  if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}": ${usage}`);
+export function parseOptionsOnly<K extends HelpTopic>(argv: string[], command: K): OptionValues<K> {
+  const { values, positionals } = parseCommandArgs<(typeof COMMAND_HELP)[K]['options']>(argv, COMMAND_HELP[command].options);
+  if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}": ${usageOf(command)}`);
   return values;
 }
 

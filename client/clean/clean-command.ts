@@ -1,5 +1,4 @@
 import { parseOptionsOnly, type Output } from '../cli-context';
-import { COMMAND_HELP, usageOf } from '../command-help';
 import { renderCleanReport, type CleanReport } from '../render/clean-report';
 import { connectSaying } from '../run/slow-wait';
 import { readSettings } from '../settings';
@@ -14,7 +13,7 @@ import { RunFates } from './run-fates';
  * something could not be removed.
  */
 export async function cleanCommand(argv: string[], out: Output): Promise<number> {
-  const values = parseOptionsOnly(argv, COMMAND_HELP.clean.options, usageOf('clean'));
+  const values = parseOptionsOnly(argv, 'clean');
   const dryRun = values['dry-run'] ?? false;
   const settings = readSettings();
   // Connected first: without the server's word on which runs are open, nothing goes.

@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { parseOptionsOnly, type Output } from '../cli-context';
 import { startCodecServer } from '../server/codec-server';
-import { COMMAND_HELP, usageOf } from '../command-help';
 import { CODEC_KEYS_ENV, codecFromEnv } from '../server/payload-codec';
 import { EMBEDDED_UI } from '../settings';
 
@@ -30,7 +29,7 @@ function originsOf(value: string | undefined): string[] {
  * (docs/production.md#payload-encryption).
  */
 export async function codecServerCommand(argv: string[], out: Output): Promise<number> {
-  const values = parseOptionsOnly(argv, COMMAND_HELP['codec-server'].options, usageOf('codec-server'));
+  const values = parseOptionsOnly(argv, 'codec-server');
   const port = portOf(values.port);
   const origins = originsOf(values.origin);
   const codec = codecFromEnv();

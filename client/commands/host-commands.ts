@@ -1,6 +1,5 @@
 import { once } from 'node:events';
 import { parseOptionsOnly, type Output } from '../cli-context';
-import { COMMAND_HELP, usageOf } from '../command-help';
 import { connectSaying } from '../run/slow-wait';
 import { installRuntimeLogging } from '../server/runtime-logging';
 import { runDevServerForeground } from '../server/dev-server';
@@ -16,7 +15,7 @@ import { sharedStoreQueue } from '../../store/dex-store';
 
 /** `dex setup`: installs (or finds in the cache) the Temporal CLI and the Java test server, and says whether a sandbox works here. */
 export async function setupCommand(argv: string[], out: Output): Promise<number> {
-  const values = parseOptionsOnly(argv, COMMAND_HELP.setup.options, usageOf('setup'));
+  const values = parseOptionsOnly(argv, 'setup');
   const log = (line: string) => out.info(line);
   const temporalCli = ensureTemporalCli(log);
   const testServer = ensureTestServer(log);
@@ -31,7 +30,7 @@ export async function setupCommand(argv: string[], out: Output): Promise<number>
 
 /** `dex server`: the embedded dev server with a persistent SQLite file and the Web UI, in the foreground, and a workflow host for it. */
 export async function serverCommand(argv: string[], out: Output): Promise<number> {
-  parseOptionsOnly(argv, COMMAND_HELP.server.options, usageOf('server'));
+  parseOptionsOnly(argv, 'server');
   const settings = readSettings();
   out.info(`Temporal dev server at ${EMBEDDED_ADDRESS}, Web UI at ${EMBEDDED_UI}, data in ${settings.dexHome}/temporal.db`);
   const child = runDevServerForeground(settings.dexHome);
@@ -61,7 +60,7 @@ export async function serverCommand(argv: string[], out: Output): Promise<number
 
 /** `dex worker`: serves every workflow and this host's activities until SIGINT or SIGTERM; with `--workflows-only`, workflows alone, without credentials. */
 export async function workerCommand(argv: string[], out: Output): Promise<number> {
-  const values = parseOptionsOnly(argv, COMMAND_HELP.worker.options, usageOf('worker'));
+  const values = parseOptionsOnly(argv, 'worker');
   // A long-running worker is an operator's process: its warnings belong in its log.
   installRuntimeLogging('WARN');
   const settings = readSettings();

@@ -1,6 +1,5 @@
 import { InvalidInput } from '../../core/run/invalid-input';
 import { parseOptionsOnly, type Output } from '../cli-context';
-import { COMMAND_HELP, usageOf } from '../command-help';
 import { isDexRun, listQuery, renderRunList, runRow, type RunRow } from '../render/run-list';
 import { readSettings } from '../settings';
 import { waitingListLink, webUiDetailsLink, webUiLink } from '../web-ui-links';
@@ -11,7 +10,7 @@ const unknownAttribute = (err: unknown): boolean => /search attribute|DexState|D
 
 /** `dex list [--state S] [--kind K] [--repo R] [--limit N]`: dex's runs, newest first, those waiting for a person first. */
 export async function listCommand(argv: string[], out: Output): Promise<number> {
-  const values = parseOptionsOnly(argv, COMMAND_HELP.list.options, usageOf('list'));
+  const values = parseOptionsOnly(argv, 'list');
   const limit = values.limit === undefined ? 50 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new InvalidInput('--limit must be a positive whole number');
   const query = listQuery({ state: values.state, kind: values.kind, repo: values.repo });

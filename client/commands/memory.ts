@@ -2,7 +2,7 @@ import { repoKeyOf } from '../../activities/roadmap/memory';
 import { cleanNote, type ProjectNote } from '../../core/roadmap/project-memory';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { parseOptionsOnly, UsageError, type Output } from '../cli-context';
-import { COMMAND_HELP, usageOf } from '../command-help';
+import { usageOf } from '../command-help';
 import { withStore } from '../command-store';
 import { readSettings } from '../settings';
 import { resolveRepository } from '../requests/task-request';
@@ -13,7 +13,7 @@ import { resolveRepository } from '../requests/task-request';
  * listed, added to or forgotten. No Temporal needed, as `dex insights`.
  */
 export async function memoryCommand(argv: string[], out: Output): Promise<number> {
-  const values = parseOptionsOnly(argv, COMMAND_HELP.memory.options, usageOf('memory'));
+  const values = parseOptionsOnly(argv, 'memory');
   if (values.add !== undefined && values.forget !== undefined) throw new UsageError(`--add or --forget, not both: ${usageOf('memory')}`);
   const repo = repoKeyOf(resolveRepository(values.repo ?? process.cwd()));
   return withStore(readSettings().dexHome, async ({ memory }) => {

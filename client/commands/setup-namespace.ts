@@ -1,5 +1,4 @@
 import { parseOptionsOnly, type Output } from '../cli-context';
-import { COMMAND_HELP, usageOf } from '../command-help';
 import { connectSaying } from '../run/slow-wait';
 import { missingSearchAttributes, registerSearchAttributes } from '../server/search-attribute-setup';
 import { readSettings } from '../settings';
@@ -11,7 +10,7 @@ import { DEX_SEARCH_ATTRIBUTES } from '../../core/run/search-attributes';
  * carry them; on dex's embedded server they are registered at start.
  */
 export async function setupNamespaceCommand(argv: string[], out: Output): Promise<number> {
-  const values = parseOptionsOnly(argv, COMMAND_HELP['setup-namespace'].options, usageOf('setup-namespace'));
+  const values = parseOptionsOnly(argv, 'setup-namespace');
   const settings = { ...readSettings(), ...(values.namespace ? { namespace: values.namespace } : {}) };
   const conns = await connectSaying(settings, out.info);
   try {

@@ -1,6 +1,5 @@
 import { join, resolve } from 'node:path';
 import { parseOptionsOnly, type Output } from '../cli-context';
-import { COMMAND_HELP, usageOf } from '../command-help';
 import type * as DriveTask from '../run/drive-task';
 import { describeTaskEnd } from '../render/task-end';
 import { DEMO_TASK, createSampleRepo } from './sample-repo';
@@ -14,7 +13,7 @@ export const DEMO_CASSETTE = join(__dirname, 'demo.cassette.jsonl');
 
 /** `dex demo`: makes a sample repository with a failing test and fixes it through a real taskWorkflow. */
 export async function demoCommand(argv: string[], out: Output): Promise<number> {
-  const values = parseOptionsOnly(argv, COMMAND_HELP.demo.options, usageOf('demo'));
+  const values = parseOptionsOnly(argv, 'demo');
   const settings = commandSettings(false);
   // A repository of its own making is recorded for `dex clean`; one in --dir is the person's.
   const dir = values.dir ? resolve(values.dir) : newDemoRepoPath(settings.dexHome);
