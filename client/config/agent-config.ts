@@ -43,7 +43,7 @@ export function parseClaudeSetup(raw: unknown, fail: Fail): ClaudeSetup {
  * Refuses, before anything starts, a run whose Claude Code phases could not run
  * (docs/claude-code.md#confined): without the sandbox (`--unsafe-no-sandbox`, `sandbox.mode: off`).
  */
-export function checkClaudeCodeRun(config: { agents?: Record<string, Agent>; agentsByWeight?: Partial<Record<Weight, Record<string, Agent>>> }, sandboxOff: boolean, llmKind: string): void {
+export function checkClaudeCodeRun(config: { agents?: Record<string, Agent>; agentsByWeight?: Partial<Record<Weight, Record<string, Agent>>> }, sandboxOff: boolean): void {
   const agents = [...Object.values(config.agents ?? {}), ...Object.values(config.agentsByWeight ?? {}).flatMap((byPhase) => Object.values(byPhase ?? {}))];
   if (!agents.includes('claude-code')) return;
   if (sandboxOff) throw new InvalidInput('agent claude-code runs in the sandbox only: drop --unsafe-no-sandbox (or sandbox.mode: off) for this repository');

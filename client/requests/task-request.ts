@@ -58,7 +58,7 @@ export function taskDefaultsFrom(
   unsafeNoSandbox?: boolean,
 ): RoadmapInput['taskDefaults'] {
   const sandbox = chooseSandbox(config.sandbox, unsafeNoSandbox);
-  checkClaudeCodeRun(config, sandbox.mode === 'off', llm.kind);
+  checkClaudeCodeRun(config, sandbox.mode === 'off');
   return {
     repoPath,
     hostQueue,
