@@ -9,6 +9,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import type { MockActivityEnvironment } from '@temporalio/testing';
 import { expect } from 'vitest';
+import type { ActivityDeps } from '../activities/deps';
 import { createModelActivities } from '../activities/model/call-model';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
@@ -34,7 +35,9 @@ export interface ModelCallFixture {
   store: Store;
   /** The same file as the activities use it. */
   dexStore: DexStore;
-  /** The activities with an Anthropic client for `baseURL` (the fake server when one runs). */
+  /** The activities' dependencies, with an Anthropic client for `baseURL` (the fake server when one runs). */
+  deps(client?: { baseURL?: string; timeout?: number }): ActivityDeps;
+  /** The model activities over `deps(client)`. */
   activities(client?: { baseURL?: string; timeout?: number }): ModelActivities;
   /** A fresh transcript whose first user message is stored, as the fetch activity leaves it. */
   newTranscript(prompt?: string): string;
@@ -47,18 +50,18 @@ export function openFixture(): ModelCallFixture {
   const store = Store.open(join(dir, 'dex.db'));
   const dexStore = openSqliteDexStore(join(dir, 'dex.db'));
   let transcripts = 0;
+  const deps = ({ baseURL, timeout }: { baseURL?: string; timeout?: number } = {}): ActivityDeps => ({
+    store: dexStore,
+    dexHome: dir,
+    dependencyCache: `${dir}/deps-cache`,
+    anthropicClient: ({ baseUrl }) => new Anthropic({ apiKey: 'test-key', baseURL: baseUrl ?? baseURL, maxRetries: 0, logLevel: 'off', timeout }),
+  });
   return {
     dir,
     store,
     dexStore,
-    activities: ({ baseURL, timeout } = {}) =>
-      createModelActivities({
-        store: dexStore,
-        dexHome: dir,
-        dependencyCache: `${dir}/deps-cache`,
-        anthropicClient: ({ baseUrl }) =>
-          new Anthropic({ apiKey: 'test-key', baseURL: baseUrl ?? baseURL, maxRetries: 0, logLevel: 'off', timeout }),
-      }),
+    deps,
+    activities: (client) => createModelActivities(deps(client)),
     newTranscript: (prompt = 'Add a sum function to src/math.js') => {
       const id = `${WORKFLOW_ID}/implement/${++transcripts}`;
       store.appendMessage(id, 0, 'user', prompt);

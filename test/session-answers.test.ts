@@ -1,11 +1,13 @@
 /** Which cassette line each request of a Claude Code session takes (activities/claude/session-answers.ts). */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sessionAnswers } from '../activities/claude/session-answers';
 import { CassetteFiles } from '../activities/model/cassette-replay';
+import type { ActivityDeps } from '../activities/deps';
 import type { CassetteResponse } from '../core/parsing/cassette';
+import type { LlmSpec } from '../core/run/run-types';
+import type { AnswerSource } from '../host/claude-code/model-relay';
 import { activityEnvironment, openFixture, plainReply, type ModelCallFixture } from './call-model-fixture';
 import { startFakeAnthropic } from './fake-anthropic-server';
 
@@ -20,12 +22,18 @@ afterAll(() => fixture.close());
 
 const textOf = (reply: unknown) => ((reply as CassetteResponse).content[0] as unknown as { text: string }).text;
 
-it('a second request before the answer is stored takes the next line; a resumed session takes the lines it took before', async () => {
+/** A session's requests from `llm` at transcript place 1: `attempt()` starts an activity attempt, `ask` sends one request in it. */
+function sessionAt(llm: Extract<LlmSpec, { kind: 'replay' | 'record' }>, deps: ActivityDeps) {
   const transcriptId = fixture.newTranscript();
-  const deps = { store: fixture.dexStore, dexHome: fixture.dir, dependencyCache: join(fixture.dir, 'deps'), anthropicClient: () => { throw new Error('replay calls no model'); } };
-  const call = { transcriptId, taskId: 'T1', phase: 'implement', cassetteScope: 'scope' };
-  const attempt = () => sessionAnswers(deps, new CassetteFiles(), { kind: 'replay', path }, call, () => 1);
-  const ask = (answer: ReturnType<typeof attempt>) => activityEnvironment().run(() => answer({ model: 'claude-sonnet-4-6', messages: [], stream: true }, undefined));
+  const call = { transcriptId, taskId: 'T1', phase: 'implement', cassetteScope: `scope-${transcriptId}` };
+  const attempt = () => sessionAnswers(deps, new CassetteFiles(), llm, call, () => 1);
+  const ask = (answer: AnswerSource) =>
+    activityEnvironment().run(() => answer({ model: 'claude-sonnet-4-6', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], stream: true }, 'claude-code-20250219'));
+  return { transcriptId, attempt, ask };
+}
+
+it('a second request before the answer is stored takes the next line; a resumed session takes the lines it took before', async () => {
+  const { attempt, ask } = sessionAt({ kind: 'replay', path }, fixture.deps());
 
   const first = attempt();
   expect(textOf(await ask(first))).toBe('one');
@@ -42,17 +50,7 @@ it('recording: a resumed session asking again where it asked before gets the rec
   const fake = await startFakeAnthropic({ answer: (task) => plainReply(`live answer for ${task}`) });
   try {
     const file = join(fixture.dir, 'recorded.jsonl');
-    const transcriptId = fixture.newTranscript();
-    const deps = {
-      store: fixture.dexStore,
-      dexHome: fixture.dir,
-      dependencyCache: join(fixture.dir, 'deps'),
-      anthropicClient: () => new Anthropic({ apiKey: 'test-key', baseURL: fake.url, maxRetries: 0 }),
-    };
-    const call = { transcriptId, taskId: 'T1', phase: 'implement', cassetteScope: 'record-scope' };
-    const attempt = () => sessionAnswers(deps, new CassetteFiles(), { kind: 'record', path: file }, call, () => 1);
-    const ask = (answer: ReturnType<typeof attempt>) =>
-      activityEnvironment().run(() => answer({ model: 'claude-sonnet-4-6', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], stream: true }, 'claude-code-20250219'));
+    const { transcriptId, attempt, ask } = sessionAt({ kind: 'record', path: file }, fixture.deps({ baseURL: fake.url }));
 
     expect(textOf(await ask(attempt()))).toBe('live answer for T1');
     // The attempt died after recording, before the transcript kept the answer: the retry asks at the same place.
