@@ -3,14 +3,17 @@ import { bundleWorkflowCode, Worker, type NativeConnectionOptions, type WorkerOp
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { ensureTemporalCli } from '../client/server/toolchain';
 import { DEV_SERVER_DYNAMIC_CONFIG, devServerEnv } from '../client/server/dev-server';
 import { quietRuntime } from '../test/dev-server-env';
 import { createBenchActivities } from './bench-activities';
 import { registerSearchAttributes } from '../client/server/search-attribute-setup';
 import { workerConnectionOptions } from '../client/server/worker-connection-options';
-import { WORKFLOW_TASK_SLOTS } from '../worker/start-worker';
+import { ACTIVITY_SLOTS, WORKFLOW_TASK_SLOTS } from '../worker/start-worker';
 
 /** A dev server for one benchmark run, and the pid of its process (for its CPU time). */
 export interface BenchServer {
@@ -97,14 +100,18 @@ export async function startBenchWorker(
   taskQueue: string,
   opts: { onStart?: (step: number) => void; options?: Partial<WorkerOptions> } = {},
 ): Promise<BenchWorker> {
+  // Where chained steps keep their answers, as a dex worker keeps its model replies.
+  const storeDir = mkdtempSync(join(tmpdir(), 'dex-bench-store-'));
+  const store = openSqliteDexStore(join(storeDir, 'dex.db'));
   const worker = await Worker.create({
     connection: env.nativeConnection,
     namespace: 'default',
     taskQueue,
     workflowBundle: await benchBundle(),
-    activities: createBenchActivities({ onStart: opts.onStart }),
+    activities: createBenchActivities({ onStart: opts.onStart, store }),
     // As dex's own workers (worker/start-worker.ts).
     maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
+    maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS,
     ...opts.options,
   });
   const running = worker.run();
@@ -113,6 +120,8 @@ export async function startBenchWorker(
     stop: async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
+      await store.close();
+      rmSync(storeDir, { recursive: true, force: true });
     },
   };
 }

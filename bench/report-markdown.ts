@@ -8,6 +8,7 @@ import { dispatchSection, targetsSection, turnSection } from './report-dispatch'
 import { readySection } from './report-ready';
 import { boundedHistorySection, scaleSection } from './report-scale';
 import { turnToolsSection } from './report-turn-tools';
+import { readingTurnsSection } from './report-reading-turns';
 
 const f = (x: number, digits = 1) => (x >= 100 ? Math.round(x).toString() : x.toFixed(digits));
 const ratio = (a: number, b: number) => `${f(a / b)}×`;
@@ -71,6 +72,7 @@ export function performanceMarkdown(doc: BenchDoc, before: B3Result, names: Reco
     ...b2.rows.map((r) => `| ${r.m} | ${r.wallMs.plain} | ${r.wallMs.langgraph} | ${r.wallMs.dex} | ${r.dexVsIdeal} | ${r.workerPeakRssMiB} | ${r.workerCpuSeconds} | ${r.devServerCpuSeconds ?? 'n/a'} | ${r.dexWarmUpMs === undefined ? '' : `(${r.dexWarmUpMs}) `}${(r.dexBatchesMs ?? [r.wallMs.dex]).join(', ')} |`),
     '',
     ...b2Gap(b2),
+    ...readingTurnsSection(doc),
     '## B3: SIGKILL of the worker',
     '',
     'A real `taskWorkflow` (fake Anthropic server, sample repository, 4 model turns) with `node bin/dex.js worker` as a child process; SIGKILL in the middle of a model call (the fake holds the reply), or between activities: while the run waits at a gate before its phase, approved right after the kill; a new worker is started at once.',
@@ -224,6 +226,7 @@ function designChanges(after: B3Result, before: B3Result, benchMinutes: number):
     '13. **The promise hook\'s stack traces formatted when read** (`patches/@temporalio+worker+1.24.0.patch`, "Promise hooks"): the workflow thread\'s busy time in B2 fell by a quarter; the stack-trace query answers as before.',
     '14. **Bench method**: each section in a process of its own (`bench/run-section.ts`), each B2 batch on a quiet server, and B3\'s between-activities crash at a gate, since killing right after an activity completed raced the next one\'s start and sometimes measured a second mid-activity crash (4.9 s instead of ~3 s).',
     '15. **A spare beside each dependency-cache entry** (`host/dependencies/dependency-cache.ts`, "Worktree ready time"): on this VM\'s root filesystem a copy of a 337-package node_modules took seconds (ext4 without a journal creates files slowly after many deletions), so the cache keeps one copy ready, made in the background after each use, and a worktree takes it with a rename: warm setup went from a copy of 2.5–3.3 s to 7 ms.',
+    '16. **Reading turns in one model call, and 1,000 activity slots per host worker** (`activities/model/reading-turns.ts`, `worker/start-worker.ts`, "Reading turns in one call"): B2\'s 256 runs with their steps chained as dex chains reading turns took 2.0× their ideal, a step per activity 5.09× (B2 alone, 2026-11-26; with the SDK\'s 100 activity slots the chained runs took 3.4×, 156 of the 256 waiting for a slot).',
     '',
     ...HEARTBEATS,
     '',

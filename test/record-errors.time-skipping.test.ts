@@ -24,7 +24,10 @@ async function runR1(workflowId: string, llm: LlmSpec) {
   return { handle, result };
 }
 
-/** The model calls of a run as attempts: each callModel activity's last attempt number, summed (a retried call counts each try). */
+/**
+ * The model calls of a run as attempts: each callModel activity's last attempt number, summed (a retried call counts each try),
+ * and the turns a call answered after its first (docs/performance.md#reading-turns-in-one-call).
+ */
 async function modelAttempts(workflowId: string): Promise<number> {
   const history = await dex.client.workflow.getHandle(workflowId).fetchHistory();
   const scheduled = new Map<number, string>();
@@ -34,6 +37,11 @@ async function modelAttempts(workflowId: string): Promise<number> {
     if (e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED) {
       const started = e.activityTaskStartedEventAttributes!;
       if (scheduled.get(Number(started.scheduledEventId)) === 'callModel') attempts += started.attempt ?? 1;
+    }
+    const completed = e.activityTaskCompletedEventAttributes;
+    if (completed && scheduled.get(Number(completed.scheduledEventId)) === 'callModel') {
+      const { turns } = JSON.parse(Buffer.from(completed.result!.payloads![0].data!).toString('utf8')) as { turns?: number };
+      attempts += (turns ?? 1) - 1;
     }
   }
   return attempts;

@@ -88,14 +88,23 @@ const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) => void }
       expect(activities(h)).toContain('commitCheckpoint');
     },
   },
-  // A turn of reads ran them within its model call, a turn of three tool calls ran them as one activity (docs/performance.md#tool-calls-of-one-turn).
+  // A turn of reads ran them within its model call, which answered the next turn too; a turn of three tool calls ran them as one activity (docs/performance.md#tool-calls-of-one-turn).
   'task-workflow-turn-tools.json': {
     recordedBy: 'turn-tools.integration.test.ts',
     covers: (h) => {
-      expect(patches(h)).toContain('turn-tools-in-one-activity');
-      expect(activities(h).filter((a) => a === 'callModel')).toHaveLength(3);
+      expect(patches(h)).toEqual(expect.arrayContaining(['turn-tools-in-one-activity', 'reading-turns-in-one-call']));
+      expect(activities(h).filter((a) => a === 'callModel')).toHaveLength(2);
       expect(activities(h).filter((a) => a === 'runTurnTools')).toHaveLength(1);
       expect(activities(h)).not.toContain('runTool');
+      expect(activities(h)).toContain('commitCheckpoint');
+    },
+  },
+  // Three reading turns and the fix in one model call, whose worker was SIGKILLed in the middle of it (docs/performance.md#reading-turns-in-one-call).
+  'task-workflow-reading-turns.json': {
+    recordedBy: 'reading-turns.integration.test.ts',
+    covers: (h) => {
+      expect(patches(h)).toContain('reading-turns-in-one-call');
+      expect(activities(h).filter((a) => a === 'callModel')).toHaveLength(2);
       expect(activities(h)).toContain('commitCheckpoint');
     },
   },

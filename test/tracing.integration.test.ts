@@ -52,8 +52,13 @@ describe('traces', () => {
     expect(run).toHaveLength(1);
     expect(run[0].parentSpanId).toBe(start!.spanContext().spanId);
 
-    // One span per model call, in the cassette's order, each with its tokens and cost.
-    const models = named('RunActivity:callModel').sort((a, b) => Number(a.startTime[0] - b.startTime[0]) || a.startTime[1] - b.startTime[1]);
+    // One span per model turn, in the cassette's order, each with its tokens and cost: a call's first turn on the activity's
+    // span, the edit the first call answered after its reading turn on a ModelTurn span within it.
+    const calls = named('RunActivity:callModel');
+    expect(calls).toHaveLength(2);
+    expect(named('ModelTurn')).toHaveLength(1);
+    expect(calls.map((c) => c.spanContext().spanId)).toContain(named('ModelTurn')[0].parentSpanId);
+    const models = [...calls, ...named('ModelTurn')].sort((a, b) => Number(a.startTime[0] - b.startTime[0]) || a.startTime[1] - b.startTime[1]);
     expect(models).toHaveLength(CASSETTE.length);
     models.forEach((span, i) => {
       const usage = CASSETTE[i].response.usage;
@@ -79,7 +84,7 @@ describe('traces', () => {
     expect(named('RunActivity:commitCheckpoint')).toHaveLength(1);
     // Each activity's span is a child of the workflow's span that scheduled it.
     const scheduled = new Set(named('StartActivity:callModel').map((s) => s.spanContext().spanId));
-    for (const span of models) expect(scheduled.has(span.parentSpanId!)).toBe(true);
+    for (const span of calls) expect(scheduled.has(span.parentSpanId!)).toBe(true);
     // Status queries stay out of the trace.
     expect(spans.some((s) => /Query/.test(s.name))).toBe(false);
   });

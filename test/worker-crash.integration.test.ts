@@ -7,7 +7,7 @@ import type { TaskResult } from '../core/task/task-types';
 import { completionTurn, toolTurn, usageTotals } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
 import { commitsOnBranch, fileAt, sampleRepo, taskInput } from './dev-server-env';
-import { crashWorker, killDexWorkers, requestsPerCall, spawnDexWorker } from './worker-process';
+import { crashWorker, killDexWorkers, requestsPerCall, resultThroughCrashInCall, spawnDexWorker } from './worker-process';
 
 const TASK = 'T-crash';
 const WORKFLOW_ID = `task-math-${TASK}-1`;
@@ -48,20 +48,9 @@ afterAll(() => killDexWorkers());
 
 describe('a worker killed with SIGKILL in the middle of a task', () => {
   it('is replaced by a new worker that finishes the task: one commit, no completed model turn requested again', async () => {
-    dex.fake.injectFault({ kind: 'timeout', match: { call: HANGING_CALL } });
-    const first = startWorkerProcess();
     const repo = sampleRepo();
-    const handle = await dex.client.workflow.start('taskWorkflow', {
-      workflowId: WORKFLOW_ID,
-      taskQueue: QUEUE,
-      args: [taskInput(TASK, repo, HOST_QUEUE)],
-    });
-
-    await expect.poll(() => dex.fake.requests.some((r) => r.headers['x-dex-call'] === HANGING_CALL), { timeout: 60_000, interval: 100 }).toBe(true);
-    await crashWorker(first);
-
-    startWorkerProcess();
-    const result = (await handle.result()) as TaskResult;
+    const start = () => dex.client.workflow.start('taskWorkflow', { workflowId: WORKFLOW_ID, taskQueue: QUEUE, args: [taskInput(TASK, repo, HOST_QUEUE)] });
+    const result = (await resultThroughCrashInCall(dex.fake, HANGING_CALL, startWorkerProcess, start)) as TaskResult;
 
     expect(result.state).toBe('completed');
     expect(commitsOnBranch(repo, result.branch)).toHaveLength(1);

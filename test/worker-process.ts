@@ -5,7 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import type { RecordedRequest } from './fake-anthropic-server';
+import { expect } from 'vitest';
+import type { FakeAnthropic, RecordedRequest } from './fake-anthropic-server';
 
 /** Where a worker process connects, what it serves, and the fake Messages API it calls. */
 export interface DexWorkerOptions {
@@ -44,6 +45,20 @@ export function spawnDexWorker(opts: DexWorkerOptions): ChildProcess {
 export async function crashWorker(worker: ChildProcess): Promise<void> {
   worker.kill('SIGKILL');
   await once(worker, 'exit');
+}
+
+/**
+ * Starts a worker and the run (`start`), kills the worker with SIGKILL once the model call `call`
+ * was asked (the fake never answers that request), starts another, and returns the run's result.
+ */
+export async function resultThroughCrashInCall(fake: FakeAnthropic, call: string, startWorker: () => ChildProcess, start: () => Promise<{ result(): Promise<unknown> }>): Promise<unknown> {
+  fake.injectFault({ kind: 'timeout', match: { call } });
+  const first = startWorker();
+  const handle = await start();
+  await expect.poll(() => fake.requests.some((r) => r.headers['x-dex-call'] === call), { timeout: 60_000, interval: 100 }).toBe(true);
+  await crashWorker(first);
+  startWorker();
+  return handle.result();
 }
 
 /** Kills every worker started by `spawnDexWorker` that still runs (for `afterAll`). */

@@ -48,8 +48,21 @@ export function onToolSpan(tool: string, isError?: boolean): void {
  * turn's calls share one activity; without tracing it just runs `fn`.
  */
 export function inToolSpan<T>(toolUseId: string, fn: () => Promise<T>): Promise<T> {
+  return inChildSpan('RunTool', { 'dex.tool.use_id': toolUseId }, fn);
+}
+
+/**
+ * Runs a model turn that a model call answers after its first (activities/model/reading-turns.ts)
+ * inside a span of its own (`ModelTurn`, a child of `RunActivity:callModel`), which onModelSpan
+ * then fills as it fills the activity's span for the first turn: each turn keeps its tokens and cost.
+ */
+export function inModelTurnSpan<T>(replySeq: number, fn: () => Promise<T>): Promise<T> {
+  return inChildSpan('ModelTurn', { 'dex.transcript.seq': replySeq }, fn);
+}
+
+function inChildSpan<T>(name: string, attributes: Record<string, string | number>, fn: () => Promise<T>): Promise<T> {
   if (!trace.getActiveSpan()) return fn();
-  return trace.getTracer('dex').startActiveSpan('RunTool', { attributes: { 'dex.tool.use_id': toolUseId } }, async (span) => {
+  return trace.getTracer('dex').startActiveSpan(name, { attributes }, async (span) => {
     try {
       return await fn();
     } finally {

@@ -109,6 +109,15 @@ const STICKY_QUEUE_TIMEOUT = '3s';
  */
 export const WORKFLOW_TASK_SLOTS = 100;
 
+/**
+ * Activities a host's worker runs at once (the SDK's default is 100). Most of an activity's time is a
+ * wait for the model, and how much work runs at once is already set by the runs (a task runs one
+ * activity at a time, a roadmap and a layer their `concurrency`): with 100, a host's 101st run at once
+ * waited for a slot, and 256 runs whose reading turns each held one call for 2 s took 3.4× their ideal
+ * instead of 1.x× (docs/performance.md#reading-turns-in-one-call). An idle slot costs nothing.
+ */
+export const ACTIVITY_SLOTS = 1_000;
+
 /** The longest gap between two heartbeats sent to the server (the SDK's default is up to 60 s). */
 const HEARTBEAT_THROTTLE = '1s';
 
@@ -129,6 +138,7 @@ export async function createDexWorker(placement: WorkerPlacement, deps: Activity
         // policies.ts can use a 4 s heartbeat timeout and a dead worker's activity is retried within seconds (docs/performance.md#b3-sigkill-of-the-worker).
         maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
         defaultHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
+        maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS,
         dataConverter,
         ...activityTracingOptions(),
       }),

@@ -17,9 +17,10 @@ import type { ActivityDeps } from '../deps';
 import { CassetteFiles } from './cassette-replay';
 import { modelReply, requirePrice, storeReply } from './model-reply';
 import type { DexStore } from '../../store/dex-store';
-import { onModelSpan } from '../../tracing/activity-spans';
+import { inModelTurnSpan, onModelSpan } from '../../tracing/activity-spans';
 import { ensureUserMessage, transcriptUpTo, usageOf, type Block } from './model-turn';
 import { runReadsOf, type ReadsPlace } from './reads-in-turn';
+import { goOnReading, type ReadingChain } from './reading-turns';
 
 const PREVIEW_CHARS = 200;
 const COMPLETION_CHARS = 2_000;
@@ -57,6 +58,8 @@ export interface ModelCallInput {
   thinkingBudget?: number;
   /** Where a reply that only reads (read_file, list_files) has its reads run by this call (activities/model/reads-in-turn.ts); absent, never. */
   reads?: ReadsPlace;
+  /** How far this call may go on answering after a reply whose reads it ran (activities/model/reading-turns.ts); absent, one turn. */
+  chain?: ReadingChain;
 }
 
 /** The answer when the call's worst case does not fit its allowance: no request was made. */
@@ -81,63 +84,78 @@ export interface ModelCallResult {
   reused: boolean;
   /** True when this call ran the reply's tool calls itself (all quick reads) and stored their results. */
   toolsRun?: boolean;
+  /**
+   * How many model turns the call made, when more than one: the turns before the last only read,
+   * and their reads are stored. The other fields describe the last reply; `usage` and `costUsd` are all the turns'.
+   */
+  turns?: number;
 }
 
 /** Builds the model activities over the host's dependencies. */
 export const createModelActivities = (deps: ActivityDeps) => {
   const cassettes = new CassetteFiles();
   return {
-    /** Answers the user message at `userSeq` (built from `followUp` if given); the reply is stored at `userSeq + 1`. */
+    /**
+     * Answers the user message at `userSeq` (built from `followUp` if given); the reply is stored at `userSeq + 1`.
+     * A reply that only reads may be followed by more turns within the call (`chain`).
+     */
     async callModel(input: ModelCallInput): Promise<ModelCallResult | ModelCallDeferred> {
-      const { store } = deps;
-      const { transcriptId, userSeq } = input;
-      const replySeq = userSeq + 1;
-      const callKey = modelCallKey(transcriptId, replySeq);
-
-      const followUp = input.followUp;
-      if (followUp) await ensureUserMessage(store, transcriptId, userSeq, () => followUpContent(store, transcriptId, followUp));
-      // Reads the reply asked for run here, after it is stored (activities/model/reads-in-turn.ts).
-      const withReads = async (result: ModelCallResult): Promise<ModelCallResult> =>
-        (await runReadsOf(deps, input.reads, { transcriptId, seq: replySeq, toolUses: result.toolUses })) ? { ...result, toolsRun: true } : result;
-      const stored = await store.getMessage(transcriptId, replySeq);
-      if (stored) return withReads(onModelSpan(await reusedReply(store, callKey, stored.role, stored.content)));
-
-      requirePrice(input.model);
-      const messages = await transcriptUpTo(store, transcriptId, userSeq);
-      const thinking = input.thinkingBudget ? { thinking: { type: 'enabled' as const, budget_tokens: input.thinkingBudget } } : {};
-      // The API counts thinking within max_tokens: the answer keeps its own `maxTokens` on top.
-      const maxTokens = input.maxTokens + (input.thinkingBudget ?? 0);
-      const params = {
-        model: input.model,
-        max_tokens: maxTokens,
-        ...thinking,
-        system: [{ type: 'text' as const, text: SYSTEM_PROMPT, cache_control: EPHEMERAL }],
-        tools: AGENT_TOOLS.map((tool, i) => (i === AGENT_TOOLS.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool)),
-        messages: withConversationBreakpoint(messages),
-      };
-      if (input.allowance) {
-        const worst = worstCaseOf(input.model, JSON.stringify(params).length, maxTokens);
-        if (!fits(worst, input.allowance)) return { deferred: true, worst };
-      }
-      const started = Date.now();
-      const reply = await modelReply(deps, cassettes, { llm: input.llm, cassetteScope: input.cassetteScope, task: input.taskId, phase: input.phase, callKey, params });
-
-      // A JSON round trip drops the SDK's non-enumerable helper fields, which the API would refuse.
-      const content = JSON.parse(JSON.stringify(reply.content)) as Block[];
-      // Claude sometimes ends a turn with no content, and the API refuses an empty assistant
-      // message in the history it is sent next turn.
-      if (content.length === 0) content.push({ type: 'text', text: EMPTY_REPLY });
-      const stopReason = reply.stop_reason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
-      const { usage, costUsd, model } = await storeReply(store, reply, { transcriptId, seq: replySeq, content, callKey, taskId: input.taskId, phase: input.phase, model: input.model, started, stopReason });
-      // An attempt Temporal gave up on may still have finished first and stored its reply; the
-      // stored reply is the one later turns send back, so it is the one to report.
-      const kept = await store.getMessage(transcriptId, replySeq);
-      if (kept && JSON.stringify(kept.content) !== JSON.stringify(content)) {
-        return withReads(onModelSpan(await reusedReply(store, callKey, kept.role, kept.content)));
-      }
-      return withReads(onModelSpan(summarize(content, { stopReason, usage, costUsd, model, reused: false })));
+      // The turns after the first each have a span of their own within the call's (tracing/activity-spans.ts).
+      const turn = (next: ModelCallInput) => (next.userSeq === input.userSeq ? oneTurn(next) : inModelTurnSpan(next.userSeq + 1, () => oneTurn(next)));
+      return goOnReading<ModelCallInput, ModelCallResult, ModelCallDeferred>(input, turn);
     },
   };
+
+  /** One model turn: the reply to the user message at `userSeq`, and its reads when it only reads. */
+  async function oneTurn(input: ModelCallInput): Promise<ModelCallResult | ModelCallDeferred> {
+    const { store } = deps;
+    const { transcriptId, userSeq } = input;
+    const replySeq = userSeq + 1;
+    const callKey = modelCallKey(transcriptId, replySeq);
+
+    const followUp = input.followUp;
+    if (followUp) await ensureUserMessage(store, transcriptId, userSeq, () => followUpContent(store, transcriptId, followUp));
+    // Reads the reply asked for run here, after it is stored (activities/model/reads-in-turn.ts).
+    const withReads = async (result: ModelCallResult): Promise<ModelCallResult> =>
+      (await runReadsOf(deps, input.reads, { transcriptId, seq: replySeq, toolUses: result.toolUses })) ? { ...result, toolsRun: true } : result;
+    const stored = await store.getMessage(transcriptId, replySeq);
+    if (stored) return withReads(onModelSpan(await reusedReply(store, callKey, stored.role, stored.content)));
+
+    requirePrice(input.model);
+    const messages = await transcriptUpTo(store, transcriptId, userSeq);
+    const thinking = input.thinkingBudget ? { thinking: { type: 'enabled' as const, budget_tokens: input.thinkingBudget } } : {};
+    // The API counts thinking within max_tokens: the answer keeps its own `maxTokens` on top.
+    const maxTokens = input.maxTokens + (input.thinkingBudget ?? 0);
+    const params = {
+      model: input.model,
+      max_tokens: maxTokens,
+      ...thinking,
+      system: [{ type: 'text' as const, text: SYSTEM_PROMPT, cache_control: EPHEMERAL }],
+      tools: AGENT_TOOLS.map((tool, i) => (i === AGENT_TOOLS.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool)),
+      messages: withConversationBreakpoint(messages),
+    };
+    if (input.allowance) {
+      const worst = worstCaseOf(input.model, JSON.stringify(params).length, maxTokens);
+      if (!fits(worst, input.allowance)) return { deferred: true, worst };
+    }
+    const started = Date.now();
+    const reply = await modelReply(deps, cassettes, { llm: input.llm, cassetteScope: input.cassetteScope, task: input.taskId, phase: input.phase, callKey, params });
+
+    // A JSON round trip drops the SDK's non-enumerable helper fields, which the API would refuse.
+    const content = JSON.parse(JSON.stringify(reply.content)) as Block[];
+    // Claude sometimes ends a turn with no content, and the API refuses an empty assistant
+    // message in the history it is sent next turn.
+    if (content.length === 0) content.push({ type: 'text', text: EMPTY_REPLY });
+    const stopReason = reply.stop_reason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
+    const { usage, costUsd, model } = await storeReply(store, reply, { transcriptId, seq: replySeq, content, callKey, taskId: input.taskId, phase: input.phase, model: input.model, started, stopReason });
+    // An attempt Temporal gave up on may still have finished first and stored its reply; the
+    // stored reply is the one later turns send back, so it is the one to report.
+    const kept = await store.getMessage(transcriptId, replySeq);
+    if (kept && JSON.stringify(kept.content) !== JSON.stringify(content)) {
+      return withReads(onModelSpan(await reusedReply(store, callKey, kept.role, kept.content)));
+    }
+    return withReads(onModelSpan(summarize(content, { stopReason, usage, costUsd, model, reused: false })));
+  }
 };
 
 /** The user message's content: tool results in the given order, then artifacts, then the note. */

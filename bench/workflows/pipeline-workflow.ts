@@ -12,16 +12,27 @@ export interface PipelineInput {
   steps: number;
   local: boolean;
   latencyMs: number;
+  /** Steps go on in one activity for up to this long, as dex's reading turns do (B2); absent, an activity each. */
+  chainMs?: number;
 }
 
 /** Runs the steps in order, each reading the previous step's answer (B1, B2). */
 export async function pipelineWorkflow(input: PipelineInput): Promise<ModelStepOutput> {
+  if (input.chainMs !== undefined) return chainedPipeline(input, input.chainMs);
   const { modelStep } = input.local ? local : remote;
   let reply: ModelStepOutput = { text: 'start', tokens: 0 };
   for (let step = 0; step < input.steps; step++) {
     reply = await modelStep({ step, prompt: reply.text, latencyMs: input.latencyMs });
   }
   return reply;
+}
+
+/** The same steps, as many in one activity as fit in `forMs` (activities/model/reading-turns.ts). */
+async function chainedPipeline(input: PipelineInput, forMs: number): Promise<ModelStepOutput> {
+  const runKey = workflowInfo().workflowId;
+  let done = { reply: { text: 'start', tokens: 0 }, next: 0 };
+  while (done.next < input.steps) done = await remote.modelSteps({ runKey, from: done.next, steps: input.steps, prompt: done.reply.text, latencyMs: input.latencyMs, forMs });
+  return done.reply;
 }
 
 /** Whether the run waits at its gate. */

@@ -27,6 +27,13 @@ export const llmPolicy: ActivityOptions = {
 };
 
 /**
+ * How long a model call goes on answering reading turns before it reports (activities/model/reading-turns.ts):
+ * a pause, a person watching the Web UI and `dex status` wait for the call's end, so at most about this long;
+ * an activity's own cost (~10 ms of CPU between server and worker) is then a thousandth of it at most.
+ */
+export const READING_CHAIN_MS = 10_000;
+
+/**
  * A stretch of a Claude Code session (docs/claude-code.md#durable-at-the-message): it may work for an hour; it heartbeats on every
  * message the session emits and every second while the session lives, so a dead worker's session is resumed within seconds, on
  * the same host (its session file is there). Its stored messages and Claude Code's own file make a retry cheap.

@@ -5,6 +5,7 @@ import { CHANGING_PHASES } from '../../../core/task/phases';
 import { thinkingBudget } from '../../../core/run/model-choice';
 import type { FollowUp, ModelCallInput, ModelCallResult } from '../../../activities/model/call-model';
 import { guardBudget } from '../../run/budget-guard';
+import { READING_CHAIN_MS } from '../../run/policies';
 import { RunawayWatch } from './runaway-watch';
 import type { PhaseAttempt } from '../task-run';
 import { plural } from '../../../core/text/plural';
@@ -55,17 +56,27 @@ export async function runAgentPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
   }, `${phase} · context`);
 
   if (agent === 'claude-code') return runClaudePhase(args, transcriptId, model, runaway);
+  const chained = patched(READING_TURNS_PATCH);
   let userSeq = 0;
   let followUp: FollowUp | undefined;
   for (let turn = 1; turn <= input.maxIterations; turn++) {
     await control.unpaused();
     if ((await guardBudget(progress.ledger, control, { taskId: input.taskId })) === 'rejected') return { kind: 'rejected', reason: 'budget not raised' };
     progress.at({ phase, turn, activity: 'model' });
-    const call = { transcriptId, userSeq, followUp, taskId: input.taskId, phase, model, maxTokens: input.maxTokens, llm: input.llm, cassetteScope, ...thinking, reads: { worktreePath, limits: input.toolLimits } };
+    const chain = chained ? { chain: { moreTurns: Math.min(input.maxIterations - turn, runaway.unchangedTurnsLeft()), forMs: READING_CHAIN_MS } } : {};
+    const call = { transcriptId, userSeq, followUp, taskId: input.taskId, phase, model, maxTokens: input.maxTokens, llm: input.llm, cassetteScope, ...thinking, reads: { worktreePath, limits: input.toolLimits }, ...chain };
     const reply = await reservedCall(args, call, `turn ${turn} · model ${model}`);
     if (reply === 'rejected') return { kind: 'rejected', reason: 'budget not raised' };
     progress.ledger.spend(reply.usage, reply.costUsd);
     await progress.parent.spent();
+    // The reading turns the call answered before its last reply, as if each had been a call of its own.
+    for (let more = 1; more < (reply.turns ?? 1); more++) {
+      const stopped = await stoppedAsRunaway({ ...args, transcriptId, turn, assistantSeq: userSeq + 1, runaway }, runaway.afterToolTurn(undefined));
+      if (stopped) return stopped;
+      turn++;
+      userSeq += 2;
+      progress.at({ phase, turn, activity: 'model' });
+    }
     const turnOf = { ...args, transcriptId, turn, assistantSeq: userSeq + 1, runaway };
     userSeq += 2;
     const next = reply.toolUses.length > 0 ? await runToolCalls(turnOf, reply.toolUses, reply.toolsRun) : await answerCompletion(turnOf, reply.completion);
@@ -75,6 +86,9 @@ export async function runAgentPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
   const lastFailure = progress.lastVerify && !progress.lastVerify.passed ? progress.lastVerify.tail : undefined;
   return { kind: 'failed', error: `phase ${phase} used all ${plural(input.maxIterations, 'turn')} without a verified completion`, output: lastFailure };
 }
+
+/** The patch from which a model call answers the reading turns after its reply itself (activities/model/reading-turns.ts). */
+const READING_TURNS_PATCH = 'reading-turns-in-one-call';
 
 /**
  * A model call within the budgets: the activity makes the call only when its worst case fits

@@ -32,6 +32,14 @@ export class RunawayWatch {
     return `${plural(this.limits.noChangeTurns, 'turn')} in a row without a change to the worktree`;
   }
 
+  /**
+   * How many tool turns in a row may leave the worktree as it is before the next one makes the
+   * phase a runaway; `Infinity` in a phase that changes no files, where such turns are the work.
+   */
+  unchangedTurnsLeft(): number {
+    return this.changesFiles ? this.limits.noChangeTurns - this.unchangedTurns - 1 : Infinity;
+  }
+
   /** After a failed verify; returns why the phase is a runaway, if it is. */
   afterVerifyFailure(tail: string): string | undefined {
     // Timings and counts differ between runs of the same failure: compare without numbers.
