@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TaskResult } from '../core/task/task-types';
-import { completionTurn, toolTurn, usageTotals } from './cassette-builder';
+import { completionTurn, TEST_MODEL, toolTurn, usageTotals } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
 import { commitsOnBranch, fileAt, sampleRepo, taskInput } from './dev-server-env';
 import { killDexWorkers, requestsPerCall, resultThroughCrashInCall, spawnDexWorker } from './worker-process';
@@ -30,6 +30,7 @@ const startWorkerProcess = () => spawnDexWorker({ address: dex.env.address, dexH
 
 type Event = {
   eventId?: unknown;
+  userMetadata?: { summary?: { data?: Uint8Array | null } | null } | null;
   activityTaskScheduledEventAttributes?: { activityType?: { name?: string } | null } | null;
   activityTaskCompletedEventAttributes?: { scheduledEventId?: unknown; result?: { payloads?: { data?: Uint8Array | null }[] | null } | null } | null;
 };
@@ -57,6 +58,8 @@ describe('reading turns in one model call', () => {
     const events = ((await dex.client.workflow.getHandle(WORKFLOW_ID).fetchHistory()).events ?? []) as Event[];
     const names = events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
     expect(names.filter((n) => n === 'callModel')).toHaveLength(2);
+    const summaries = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel').map((e) => Buffer.from(e.userMetadata!.summary!.data!).toString('utf8'));
+    expect(summaries).toEqual([`"turn 1 · model ${TEST_MODEL}, then any reading turns"`, `"turn 5 · model ${TEST_MODEL}, then any reading turns"`]);
     expect(names.filter((n) => n === 'runTurnTools')).toHaveLength(1);
     const modelCalls = new Set(events.flatMap((e, i) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel' ? [String(e.eventId ?? i + 1)] : [])));
     const reported = events

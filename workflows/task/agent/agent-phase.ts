@@ -63,9 +63,11 @@ export async function runAgentPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
     await control.unpaused();
     if ((await guardBudget(progress.ledger, control, { taskId: input.taskId })) === 'rejected') return { kind: 'rejected', reason: 'budget not raised' };
     progress.at({ phase, turn, activity: 'model' });
-    const chain = chained ? { chain: { moreTurns: Math.min(input.maxIterations - turn, runaway.unchangedTurnsLeft()), forMs: READING_CHAIN_MS } } : {};
+    const moreTurns = chained ? Math.min(input.maxIterations - turn, runaway.unchangedTurnsLeft()) : 0;
+    const chain = chained ? { chain: { moreTurns, forMs: READING_CHAIN_MS } } : {};
     const call = { transcriptId, userSeq, followUp, taskId: input.taskId, phase, model, maxTokens: input.maxTokens, llm: input.llm, cassetteScope, ...thinking, reads: { worktreePath, limits: input.toolLimits }, ...chain };
-    const reply = await reservedCall(args, call, `turn ${turn} · model ${model}`);
+    // The Web UI shows the summary: a call that may answer reading turns after its first says so, or the turn numbers would seem to jump.
+    const reply = await reservedCall(args, call, `turn ${turn} · model ${model}${moreTurns > 0 ? ', then any reading turns' : ''}`);
     if (reply === 'rejected') return { kind: 'rejected', reason: 'budget not raised' };
     progress.ledger.spend(reply.usage, reply.costUsd);
     await progress.parent.spent();
