@@ -160,7 +160,7 @@ export function useDexEnvironment(opts: DexEnvironmentOptions): DexEnvironment {
       const handle = await dex.start('taskWorkflow', `task-math-${taskId}-1`, taskInput(taskId, repo, dex.worker.hostQueue, overrides));
       return { repo, handle };
     },
-    requestsFor: (task) => dex.fake.requests.filter((r) => r.headers['x-dex-task'] === task),
+    requestsFor: (task) => dex.fake.requestsFor(task),
     temporal,
     recordHistory: (workflowId, file, runId) => void recorded.set(file, { workflowId, runId }),
     cliEnv: ({ workerQueues } = {}) => {

@@ -49,6 +49,8 @@ export interface FakeAnthropic {
   /** Base URL for the SDK's `baseURL`. */
   url: string;
   requests: RecordedRequest[];
+  /** The requests made for task `task` (its `x-dex-task` header), in order. */
+  requestsFor(task: string): RecordedRequest[];
   /** Queues a fault for the next matching request (first in, first out). */
   injectFault(fault: Fault): void;
   /** Holds the next request matching `match` before it is answered: `reached` once it came, answered after `release()`. */
@@ -155,6 +157,7 @@ export async function startFakeAnthropic(
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    requestsFor: (task) => requests.filter((r) => r.headers['x-dex-task'] === task),
     injectFault: (fault) => void faults.push(fault),
     holdRequest: (match) => {
       let reached!: () => void;

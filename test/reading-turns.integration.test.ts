@@ -6,6 +6,7 @@ import type { TaskResult } from '../core/task/task-types';
 import { completionTurn, TEST_MODEL, toolTurn, usageTotals } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
 import { commitsOnBranch, fileAt, sampleRepo, taskInput } from './dev-server-env';
+import { modelCallTurns } from './model-call-turns';
 import { killDexWorkers, requestsPerCall, resultThroughCrashInCall, spawnDexWorker } from './worker-process';
 
 const TASK = 'T-reading';
@@ -28,13 +29,6 @@ const dex = useDexEnvironment({ server: 'dev', cassette: CASSETTE });
 const dexHome = mkdtempSync(join(tmpdir(), 'dex-reading-home-'));
 const startWorkerProcess = () => spawnDexWorker({ address: dex.env.address, dexHome, ...QUEUES, anthropicUrl: dex.fake.url });
 
-type Event = {
-  eventId?: unknown;
-  userMetadata?: { summary?: { data?: Uint8Array | null } | null } | null;
-  activityTaskScheduledEventAttributes?: { activityType?: { name?: string } | null } | null;
-  activityTaskCompletedEventAttributes?: { scheduledEventId?: unknown; result?: { payloads?: { data?: Uint8Array | null }[] | null } | null } | null;
-};
-
 afterAll(() => killDexWorkers());
 
 describe('reading turns in one model call', () => {
@@ -55,17 +49,13 @@ describe('reading turns in one model call', () => {
     expect(result.turns).toBe(5);
 
     // Four turns in the first call (three reads, then the fix it leaves to runTurnTools), the completion in a second.
-    const events = ((await dex.client.workflow.getHandle(WORKFLOW_ID).fetchHistory()).events ?? []) as Event[];
+    const events = (await dex.client.workflow.getHandle(WORKFLOW_ID).fetchHistory()).events ?? [];
     const names = events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
     expect(names.filter((n) => n === 'callModel')).toHaveLength(2);
     const summaries = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel').map((e) => Buffer.from(e.userMetadata!.summary!.data!).toString('utf8'));
     expect(summaries).toEqual([`"turn 1 · model ${TEST_MODEL}, then any reading turns"`, `"turn 5 · model ${TEST_MODEL}, then any reading turns"`]);
     expect(names.filter((n) => n === 'runTurnTools')).toHaveLength(1);
-    const modelCalls = new Set(events.flatMap((e, i) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel' ? [String(e.eventId ?? i + 1)] : [])));
-    const reported = events
-      .filter((e) => modelCalls.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId)))
-      .map((e) => (JSON.parse(Buffer.from(e.activityTaskCompletedEventAttributes!.result!.payloads![0].data!).toString('utf8')) as { turns?: number }).turns);
-    expect(reported).toEqual([4, undefined]);
+    expect(modelCallTurns(events)).toEqual([4, undefined]);
     dex.recordHistory(WORKFLOW_ID, 'task-workflow-reading-turns.json');
   }, 120_000);
 });

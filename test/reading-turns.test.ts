@@ -35,7 +35,6 @@ afterAll(async () => {
 
 const llm = (): LlmSpec => ({ kind: 'anthropic', baseUrl: fake.url });
 const activities = () => fixture.activities({ baseURL: fake.url });
-const requestsFor = (task: string) => fake.requests.filter((r) => r.headers['x-dex-task'] === task);
 
 /** A call of `task` that may run its reads and go on for `moreTurns` turns within `forMs`. */
 function reading(transcriptId: string, task: string, moreTurns: number, extra: Partial<ModelCallInput> = {}): ModelCallInput {
@@ -52,17 +51,17 @@ describe('reading turns in one model call', () => {
     expect(result.usage).toEqual(usageTotals(chain));
     const costs = [2, 4, 6].map((seq) => fixture.store.getModelCall(`${transcriptId}#${seq - 1}`)!.costUsd);
     expect(result.costUsd).toBe(addUsd(...costs));
-    expect(requestsFor('chain')).toHaveLength(3);
+    expect(fake.requestsFor('chain')).toHaveLength(3);
 
     // Every turn is in the transcript as a call of its own would have left it: reply, then the reads' results.
     expect(fixture.store.listMessages(transcriptId, 10).map((m) => `${m.seq}:${m.role}`)).toEqual(['0:user', '1:assistant', '2:user', '3:assistant', '4:user', '5:assistant']);
-    const secondRequest = JSON.stringify(requestsFor('chain')[1].body?.messages?.at(-1));
+    const secondRequest = JSON.stringify(fake.requestsFor('chain')[1].body?.messages?.at(-1));
     expect(secondRequest).toContain('the notes say 42');
-    expect(JSON.stringify(requestsFor('chain')[2].body?.messages?.at(-1))).toContain('notes.txt');
+    expect(JSON.stringify(fake.requestsFor('chain')[2].body?.messages?.at(-1))).toContain('notes.txt');
 
     // A retry of the call after a crash reuses every stored turn: no model call is asked again.
     const again = await runCallModel(activities(), reading(transcriptId, 'chain', 5));
-    expect(requestsFor('chain')).toHaveLength(3);
+    expect(fake.requestsFor('chain')).toHaveLength(3);
     expect({ ...again, reused: false }).toEqual({ ...result, reused: false });
     expect(again.reused).toBe(true);
   });
@@ -72,13 +71,13 @@ describe('reading turns in one model call', () => {
     const two = await runCallModel(activities(), reading(transcriptId, 'capped', 1));
     expect(two.turns).toBe(2);
     expect(two.toolsRun).toBe(true);
-    expect(requestsFor('capped')).toHaveLength(2);
+    expect(fake.requestsFor('capped')).toHaveLength(2);
 
     const followUp = { toolUseIds: two.toolUses.map((u) => u.id) };
     const timedOut = await runCallModel(activities(), reading(transcriptId, 'capped', 5, { userSeq: 4, followUp, chain: { moreTurns: 5, forMs: 0 } }));
     expect(timedOut.turns).toBeUndefined();
     expect(timedOut.toolsRun).toBe(true);
-    expect(requestsFor('capped')).toHaveLength(3);
+    expect(fake.requestsFor('capped')).toHaveLength(3);
   });
 
   it('stops at a reply that asks for more than reads, and leaves its tools to the workflow', async () => {
@@ -98,6 +97,6 @@ describe('reading turns in one model call', () => {
     const result = (await runCallModelWithin(activities(), reading(transcriptId, 'tight', 5, { allowance: { tokens: deferred.worst.tokens + 100 } }))) as ModelCallResult;
     expect(result.turns).toBeUndefined();
     expect(result.toolsRun).toBe(true);
-    expect(requestsFor('tight')).toHaveLength(1);
+    expect(fake.requestsFor('tight')).toHaveLength(1);
   });
 });

@@ -12,6 +12,7 @@ import { fixSumTurns } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
 import { sampleRepo, taskInput } from './dev-server-env';
 import { startFakeAnthropic } from './fake-anthropic-server';
+import { modelCallTurns } from './model-call-turns';
 
 const dex = useDexEnvironment({ server: 'time-skipping', cassette: fixSumTurns('R1'), queue: 'dex-ts-record-errors' });
 
@@ -38,13 +39,8 @@ async function modelAttempts(workflowId: string): Promise<number> {
       const started = e.activityTaskStartedEventAttributes!;
       if (scheduled.get(Number(started.scheduledEventId)) === 'callModel') attempts += started.attempt ?? 1;
     }
-    const completed = e.activityTaskCompletedEventAttributes;
-    if (completed && scheduled.get(Number(completed.scheduledEventId)) === 'callModel') {
-      const { turns } = JSON.parse(Buffer.from(completed.result!.payloads![0].data!).toString('utf8')) as { turns?: number };
-      attempts += (turns ?? 1) - 1;
-    }
   }
-  return attempts;
+  return modelCallTurns(history.events ?? []).reduce<number>((sum, turns) => sum + (turns ?? 1) - 1, attempts);
 }
 
 describe('--llm record:FILE and the errors a call was retried after', () => {

@@ -85,6 +85,6 @@ describe('a worker killed with SIGKILL in the middle of a task', () => {
     expect(fileAt(repo, result.commit!, 'ran.txt')).toBe('once\n');
     expect(() => fileAt(repo, result.commit!, 'slow-started')).toThrow();
     // The turn's model call was not asked again: two calls, one request each.
-    expect([...requestsPerCall(dex.fake.requests.filter((r) => r.headers['x-dex-task'] === TOOLS_TASK)).values()]).toEqual([1, 1]);
+    expect([...requestsPerCall(dex.requestsFor(TOOLS_TASK)).values()]).toEqual([1, 1]);
   }, 120_000);
 });

@@ -48,16 +48,11 @@ export async function goOnReading<I extends ChainedInput, R extends ChainedResul
   for (let userSeq = input.userSeq + 2; last.toolsRun && turns <= moreTurns && Date.now() - started < forMs; userSeq += 2) {
     const followUp = { toolUseIds: last.toolUses.map((u) => u.id) };
     // A turn that no longer fits what is left of the allowance is left to the workflow, which reserves for it.
-    const next = await turn({ ...input, userSeq, followUp, allowance: leftAfter(input.allowance, spent) });
+    const next = await turn({ ...input, userSeq, followUp, allowance: input.allowance && leftOf(input.allowance, spent) });
     if ('deferred' in next) break;
     spent = { tokens: addUsage(spent.tokens, next.usage), costUsd: addUsd(spent.costUsd, next.costUsd), reused: spent.reused && next.reused };
     last = next;
     turns++;
   }
   return turns === 1 ? first : { ...last, usage: spent.tokens, costUsd: spent.costUsd, reused: spent.reused, turns };
-}
-
-/** What is left of `allowance` once the chain's turns spent `spent`. */
-function leftAfter(allowance: Allowance | undefined, spent: { tokens: TokenUsage; costUsd: number }): Allowance | undefined {
-  return allowance && leftOf(allowance, spent);
 }

@@ -57,6 +57,8 @@ export async function runAgentPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
 
   if (agent === 'claude-code') return runClaudePhase(args, transcriptId, model, runaway);
   const chained = patched(READING_TURNS_PATCH);
+  /** The turn whose user message is at `userSeq`, as the steps after its model call see it. */
+  const turnAt = (turn: number, userSeq: number): Turn => ({ ...args, transcriptId, turn, assistantSeq: userSeq + 1, runaway });
   let userSeq = 0;
   let followUp: FollowUp | undefined;
   for (let turn = 1; turn <= input.maxIterations; turn++) {
@@ -73,13 +75,13 @@ export async function runAgentPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
     await progress.parent.spent();
     // The reading turns the call answered before its last reply, as if each had been a call of its own.
     for (let more = 1; more < (reply.turns ?? 1); more++) {
-      const stopped = await stoppedAsRunaway({ ...args, transcriptId, turn, assistantSeq: userSeq + 1, runaway }, runaway.afterToolTurn(undefined));
+      const stopped = await stoppedAsRunaway(turnAt(turn, userSeq), runaway.afterToolTurn(undefined));
       if (stopped) return stopped;
       turn++;
       userSeq += 2;
       progress.at({ phase, turn, activity: 'model' });
     }
-    const turnOf = { ...args, transcriptId, turn, assistantSeq: userSeq + 1, runaway };
+    const turnOf = turnAt(turn, userSeq);
     userSeq += 2;
     const next = reply.toolUses.length > 0 ? await runToolCalls(turnOf, reply.toolUses, reply.toolsRun) : await answerCompletion(turnOf, reply.completion);
     if ('kind' in next) return next;
