@@ -3,7 +3,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { findOnPath } from '../find-on-path';
-import type { HostToolchains } from './ecosystems';
+import type { HostToolchains } from './ecosystem-plan';
 
 let found: HostToolchains | undefined;
 

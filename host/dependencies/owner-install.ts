@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EcosystemPlan } from './ecosystems';
+import type { EcosystemPlan } from './ecosystem-plan';
 
 /** npm's own record of what it installed (`node_modules/.package-lock.json`), by package path. */
 type Installed = Record<string, { version?: string; optional?: boolean; link?: boolean }>;

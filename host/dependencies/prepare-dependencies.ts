@@ -8,13 +8,14 @@ import type { SetupConfig, SetupStep } from '../../core/run/setup-types';
 import { runAgentCommand } from '../sandbox/run-agent-command';
 import { nodeInstallPrefix } from '../sandbox/bwrap-args';
 import { SANDBOX_PATH } from '../sandbox/sandbox-env';
-import { lastLines, type ShellCommandOptions, type ShellCommandResult } from '../shell/shell-command';
+import type { ShellCommandOptions, ShellCommandResult } from '../shell/shell-command';
 import { copyTree, dependencyKey, inputContents, type DependencyCache } from './dependency-cache';
-import { DOWNLOADS_INSIDE, detectEcosystems, type EcosystemPlan } from './ecosystems';
+import { DOWNLOADS_INSIDE, type EcosystemPlan } from './ecosystem-plan';
+import { detectEcosystems } from './ecosystems';
 import { hostToolchains } from './host-toolchains';
 import { binPaths, inWorktree, readSetupState, writeSetupState, type SetupState } from './setup-state';
 import { copyOwnerFiles } from './owner-files';
-import { SetupFailed } from './setup-failed';
+import { installFailed, type SetupFailed } from './setup-failed';
 import { ownerHasSame } from './owner-install';
 import { removeTree } from '../worktree/remove-tree';
 
@@ -190,28 +191,6 @@ async function install(plan: EcosystemPlan, request: PrepareRequest, sandbox: Sa
     readOnlyPaths: plan.toolchainPaths,
     writablePaths: [[request.downloads, DOWNLOADS_INSIDE]],
   });
-}
-
-/** How much of a failed install's output the task's failure carries. */
-const SETUP_TAIL = { lines: 15, chars: 1500 } as const;
-
-/** The line of an install's output that says what went wrong: an error line with words in it, else the last line. */
-function telling(output: string): string {
-  const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
-  const errors = lines.filter((l) => /\berror\b/i.test(l) && !/complete log/i.test(l));
-  return (errors.find((l) => l.length > 40) ?? errors[0] ?? lines.at(-1) ?? '').slice(0, 300);
-}
-
-function installFailed(plan: EcosystemPlan, run: ShellCommandResult, config: SetupConfig | undefined, sandbox: SandboxPolicy): SetupFailed {
-  const how = run.timedOut ? 'timed out' : run.exitCode === null ? `was killed by ${run.killedBy}` : `exited ${run.exitCode}`;
-  const lastLine = telling(run.output);
-  const offline =
-    config?.network === false
-      ? ' with no network allowed (setup.network: false) and nothing cached for these lockfiles'
-      : sandbox.mode === 'off'
-        ? ''
-        : ` (network only to ${[...plan.hosts, ...(config?.allowHosts ?? [])].join(', ') || 'nothing'})`;
-  return new SetupFailed(`setup failed: ${plan.ecosystem} \`${plan.command}\` ${how}${offline}${lastLine ? `: ${lastLine}` : ''}`, lastLines(run.output, SETUP_TAIL));
 }
 
 /** True when the worktree's lockfiles or manifests changed since its setup (the agent added a dependency). */

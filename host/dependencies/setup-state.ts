@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import type { SetupConfig } from '../../core/run/setup-types';
-import type { EcosystemPlan } from './ecosystems';
+import type { EcosystemPlan } from './ecosystem-plan';
 
 /** What setup left in a worktree, as later commands and a second setup need to know it. */
 export interface SetupState {

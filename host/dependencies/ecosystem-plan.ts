@@ -1,0 +1,49 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Where inside the sandbox setup finds its download caches (npm's, pip's, corepack's), bound from the host. */
+export const DOWNLOADS_INSIDE = '/home/dex/.cache/dex-downloads';
+
+/**
+ * How one ecosystem of a repository gets its dependencies (docs/real-repositories.md#what-is-detected):
+ * the install command in its locked form, the files whose content decides what it installs, and
+ * the folders of the worktree it fills. Paths are relative to the worktree, except `toolchainPaths`.
+ */
+export interface EcosystemPlan {
+  ecosystem: string;
+  /** The shell line setup runs in the worktree, in the sandbox. */
+  command: string;
+  /**
+   * The line run instead when the task itself changed a manifest (the agent added a dependency but
+   * could not update the lockfile without network): it brings the lockfile in line. @default command
+   */
+  updateCommand?: string;
+  /** Files (relative) whose content keys the cache: lockfiles and manifests. */
+  inputs: string[];
+  /** What the command fills (relative folders or files): cached, and copied into each worktree. */
+  outputs: string[];
+  /** Folders (relative) the toolchain writes as it works (a build cache): never cached, never committed. */
+  scratch?: string[];
+  /** Registries setup may reach for this ecosystem. */
+  hosts: string[];
+  /** Commands whose output names the toolchain (its versions key the cache). */
+  toolchain: string[];
+  /** Environment of setup's command; `{worktree}` stands for the worktree's path. */
+  setupEnv: Record<string, string>;
+  /** Environment of every later command (agent, verify); `{worktree}` as above. */
+  commandEnv: Record<string, string>;
+  /** Folders (relative to the worktree, or absolute for a toolchain's) put first on PATH of setup, verify and the agent's commands. */
+  binDirs: string[];
+  /** Host folders of the toolchain the sandbox mounts read-only (a toolchain outside /usr). */
+  toolchainPaths: string[];
+}
+
+/** The names of `names` that exist in `dir`. */
+export const present = (dir: string, names: string[]): string[] => names.filter((name) => existsSync(join(dir, name)));
+
+/** Where the host's Go and Rust toolchains live, when they are outside the system folders the sandbox mounts. */
+export interface HostToolchains {
+  goRoot?: string;
+  cargoHome?: string;
+  rustupHome?: string;
+}
