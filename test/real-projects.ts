@@ -16,17 +16,17 @@ export interface RealProject {
   fix: { path: string; old_string: string; new_string: string };
 }
 
-function writeFiles(dir: string, files: Record<string, string>): void {
+export function writeFiles(dir: string, files: Record<string, string>): void {
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), content);
   }
 }
 
-const git = (repo: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: repo, stdio: 'pipe' });
+export const git = (repo: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: repo, stdio: 'pipe' });
 
 /** A new git repository named `name` holding `files`, committed on main (after `prepare`, which may add a lockfile). */
-function commitProject(name: string, files: Record<string, string>, prepare?: (dir: string) => void): string {
+export function commitProject(name: string, files: Record<string, string>, prepare?: (dir: string) => void): string {
   const repo = join(mkdtempSync(join(tmpdir(), 'dex-real-')), name);
   mkdirSync(repo);
   writeFiles(repo, files);
@@ -38,7 +38,7 @@ function commitProject(name: string, files: Record<string, string>, prepare?: (d
 }
 
 /** Writes package-lock.json from the registry, as a developer's `npm install` would have. */
-const lockFromRegistry = (dir: string) => execFileSync('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'pipe' });
+export const lockFromRegistry = (dir: string) => execFileSync('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'pipe' });
 
 /** A CommonJS project: `ms` as a dependency, `uvu` (a devDependency) as its test runner; `toMs` adds 1. */
 export function npmProject(opts: { bug?: boolean; extra?: Record<string, string>; dependencies?: Record<string, string> } = {}): RealProject {
