@@ -49,4 +49,48 @@ describe('what made verify fail', () => {
     expect(failureCause('# tests 1\n# fail 0\nall good\n')).toBeUndefined();
     expect(failureCause(`Error: ${'x'.repeat(500)}`)!.length).toBeLessThanOrEqual(200);
   });
+
+  // Each fixture is a real runner's output, captured on a tiny broken project (test/fixtures/verify-output/).
+  it('names a module that is not there, for each ecosystem', () => {
+    expect(failureCause(output('python-no-pytest.txt'))).toBe('/usr/bin/python3: No module named pytest');
+    expect(failureCause(output('python-module-not-found.txt'))).toBe("ModuleNotFoundError: No module named 'notamodule_x'");
+    expect(failureCause(output('node-cannot-find-module.txt'))).toBe("Error: Cannot find module 'lodash-nope'");
+    expect(failureCause(output('node-err-module-not-found.txt'))).toBe("Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'chalk-nope' imported from /tmp/p/node-esm/index.js");
+    expect(failureCause(output('vitest-missing-import.txt'))).toBe("Error: Cannot find package 'date-nope' imported from /tmp/p/vt/parse.test.js");
+    expect(failureCause(output('cargo-unresolved-import.txt'))).toBe('error[E0432]: unresolved import `crate::parser`\n--> src/lib.rs:1:12');
+    expect(failureCause(output('go-no-required-module.txt'))).toBe('y.go:3:8: no required module provides package github.com/stretchr/testify/assert; to add it:\ngo get github.com/stretchr/testify/assert');
+    expect(failureCause(output('go-cannot-find-package.txt'))).toBe('main.go:3:8: cannot find package "github.com/foo/bar" in any of:');
+  });
+
+  it("names a test file pytest could not import by the line in pytest's E gutter", () => {
+    expect(failureCause(output('pytest-collect-error.txt'))).toBe("ERROR collecting test_a.py\nModuleNotFoundError: No module named 'requestz'");
+    expect(failureCause(output('pytest-import-error.txt'))).toBe("ERROR collecting test_calc.py\nImportError: cannot import name 'sub' from 'calc' (/tmp/p/py-importname/calc.py)");
+  });
+
+  it('names a compile error with where it is', () => {
+    expect(failureCause(output('cargo-compile-error.txt'))).toBe('error[E0425]: cannot find value `c` in this scope\n--> src/lib.rs:1:41');
+    expect(failureCause(output('tsc-error.txt'))).toBe("a.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'.");
+    // Not go's `FAIL example.com/x [build failed]` below it.
+    expect(failureCause(output('go-undefined.txt'))).toBe('./x.go:4:9: undefined: Foo');
+  });
+
+  it("names a failed test and its message, for each ecosystem's usual runners", () => {
+    expect(failureCause(output('pytest-assertion-message.txt'))).toBe('FAILED test_x.py::test_dates - AssertionError: dates differ');
+    const panic = "thread 'tests::adds' panicked at src/lib.rs:6:17:\nassertion `left == right` failed";
+    expect(failureCause(output('cargo-test-failed-verbose.txt'))).toBe(`test tests::adds ... FAILED\n${panic}`);
+    expect(failureCause(output('cargo-test-failed.txt'))).toBe(`tests::adds --- FAILED\n${panic}`);
+    expect(failuresOf(run(output('cargo-test-failed-verbose.txt'), 101), '/wt')).toEqual(['npm test: tests::adds']);
+    expect(failureCause(output('go-test-failed.txt'))).toBe('--- FAIL: TestSum (0.00s)\nz_test.go:7: Sum(1, 2) = -1, want 3');
+    expect(failureCause(output('vitest-failed.txt'))).toBe('× sum adds 7ms\nAssertionError: expected -1 to be 3 // Object.is equality');
+    expect(failureCause(output('jest-failed.txt'))).toBe('✕ adds (3 ms)\nexpect(received).toBe(expected) // Object.is equality');
+    expect(failureCause(output('mocha-failed.txt'))).toBe('AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n-1 !== 3');
+    expect(failureCause(output('uvu-failed.txt'))).toBe('FAIL  "sum adds"\nExpected values to be strictly equal:  (is)');
+  });
+
+  it('says a command the sandbox does not have is not found there (exit code 127)', () => {
+    expect(failureCause(output('sh-command-not-found.txt'))).toBe('cargo: command not found in the sandbox (`/bin/sh: 1: cargo: not found`)');
+    expect(failureCause(output('bash-command-not-found.txt'))).toBe('cargo: command not found in the sandbox (`bash: line 1: cargo: command not found`)');
+    // An HTTP test's `Error: not found` is not a shell's.
+    expect(failureCause('Error: not found\n')).toBe('Error: not found');
+  });
 });

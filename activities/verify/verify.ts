@@ -58,9 +58,10 @@ export interface VerifyResult {
 /** The last {@link VERIFY_TAIL} lines and characters of `output`. */
 export const tailOf = (output: string): string => lastLines(output, VERIFY_TAIL);
 
-/** The cause of a failed command: from its output, else its outcome (`timed out`, `exit code 2`). */
+/** The cause of a failed command: from its output, else its outcome (`timed out`, `exit code 2`; 127 is the shell's "not found"). */
 function causeOf(run: ShellCommandResult): { cause: string } {
-  return { cause: failureCause(run.output) ?? describeOutcome(run) };
+  const outcome = run.exitCode === 127 && !run.timedOut ? 'exit code 127: a command was not found in the sandbox' : describeOutcome(run);
+  return { cause: failureCause(run.output) ?? outcome };
 }
 
 function describeOutcome(run: ShellCommandResult): string {

@@ -11,12 +11,14 @@ export interface CommandRun {
   output: string;
 }
 
-/** Lines that name one failed test, by test runner: TAP (`node --test`, tape), pytest, jest/vitest, go test. */
+/** Lines that name one failed test, by test runner: TAP (`node --test`, tape), pytest, jest/vitest, go test, cargo test. */
 const FAILED_TEST_LINES: RegExp[] = [
   /^\s*not ok \d+ - (.+?)(?:\s+#\s.*)?$/, // TAP; a `# SKIP`/`# TODO` directive is not part of the name
   /^FAILED (\S+)/, // pytest -rf summary
   /^\s*[✕×] (.+?)(?: \(\d+ m?s\))?$/, // jest / vitest
   /^--- FAIL: (\S+)/, // go test
+  /^test (\S+) \.\.\. FAILED$/, // cargo test
+  /^(\S+) --- FAILED$/, // cargo test -q
 ];
 
 /**
@@ -47,40 +49,77 @@ export function splitByBaseline(failures: readonly string[], baseline: readonly 
 const ERROR_LINE = /\b(\w*Error|error|\w*Exception|assert\w*|fail(s|ed|ure)?|panic|fatal)\b/i;
 /** A line that starts with one: `Error: boom`, `AssertionError [ERR_ASSERTION]: …`, `panic: …`. */
 const ERROR_HEAD = /^(\w*Error|error|\w*Exception|assert\w*|fail(ed|ure)?|panic|fatal)\b/i;
-/** What a failed test's message looks like below its name: an error, an expectation, `file:line: …`. */
-const MESSAGE_LINE = /\b(\w*Error|error|\w*Exception|assert\w*|expected|received|panic)\b|!==|^[\w./-]+:\d+(:\d+)?: /i;
-/** Lines that never say the cause: counts (`# fail 1`, `0 failed`), stack frames, a YAML block's key alone (`error: |-`). */
-const NOISE = /^#\s*\w+\s+\d+$|^\d+ (failed|passed|errors?)\b|^at\s|^\S+\s\(\S+:\d+:\d+\)$|^node:internal\/|^\w+:\s*[|>]-?$/;
-/** A failed test's line, for a cause: the runners' lines above, and node's spec reporter's `✖ name` (not its summary's heading). */
-const CAUSE_TEST_LINES = [...FAILED_TEST_LINES, /^✖ (?!failing tests:)/];
+/** What a failed test's message looks like below its name: an error, an expectation, a panic, `file:line: …`. */
+const MESSAGE_LINE = /\b(\w*Error|error|\w*Exception|assert\w*|expected|received|panic|panicked)\b|!==|^[\w./-]+:\d+(:\d+)?: /i;
+/** Lines that never say the cause: counts (`# fail 1`, `0 failed`), stack frames, the source line a Node crash quotes (`throw …`), a YAML block's key alone (`error: |-`). */
+const NOISE = /^#\s*\w+\s+\d+$|^\d+ (failed|passed|errors?)\b|^at\s|^\S+\s\(\S+:\d+:\d+\)$|^node:internal\/|^throw\s|^\w+:\s*[|>]-?$/;
+/**
+ * A failed test's line, for a cause: the runners' lines above, node's spec reporter's `✖ name`
+ * (not its summary's heading), uvu's `FAIL "name"`, and pytest's `ERROR collecting file`, a
+ * test file that could not even be imported.
+ */
+const CAUSE_TEST_LINES = [...FAILED_TEST_LINES, /^✖ (?!failing tests:)/, /^FAIL\s+"/, /^ERROR collecting \S/];
+/**
+ * Lines that stop a whole suite before any test, whatever runner: a module that is not there (Python,
+ * Node's CommonJS and ES modules, TypeScript, Go), an import that fails, a compile error (rustc with
+ * its `-->` location below, tsc, Go's `file.go:line:col: …`).
+ */
+const SUITE_STOPPERS: RegExp[] = [
+  /No module named\b|^(E\s+)?ModuleNotFoundError\b|^(E\s+)?ImportError: /,
+  /Cannot find (module|package) ['"]|\bERR_MODULE_NOT_FOUND\b/,
+  /^error\[E\d+\]: /,
+  /\berror TS\d+: /,
+  /^\.?\/?[\w./-]+\.go:\d+:\d+: |cannot find package |no required module provides package |cannot find module providing package /,
+];
+/** What `/bin/sh` (dash), bash or busybox print for a command not on PATH: `/bin/sh: 1: cargo: not found`, `bash: line 1: cargo: command not found`. */
+const NOT_FOUND = /^(?:\/(?:usr\/)?bin\/)?(?:sh|bash|dash|ash)(?:: line \d+|: \d+)?: ([\w.+-]+): (?:command )?not found$/;
 /** How far below a failed test's name its message is looked for. */
 const MESSAGE_WITHIN = 20;
 /** At most this many characters of each line of a cause. */
 const CAUSE_LINE_CHARS = 200;
 
+/** A line as a cause shows it: without pytest's `____ … ____` rulers, its `E   ` gutter, or a thread's id in a Rust panic. */
+const tidy = (line: string): string =>
+  line
+    .replace(/^[_=!⎯]{3,}\s*|\s*[_=!⎯]{3,}$/g, '')
+    .replace(/^E\s{2,}/, '')
+    .replace(/^(thread '[^']*') \(\d+\) panicked/, '$1 panicked');
+
 /**
- * What made a verify command fail, in a line or three, for `dex status` and `dex log`: the first
- * failed test its output names (TAP, pytest, jest/vitest, go test) with the message under it, or
- * else the first line that reads as an error, with the line after it when it ends in a colon.
- * Undefined when the output says nothing of the kind. The output's tail stays the detail.
+ * What made a verify command fail, in a line or three, for `dex status`, `dex log` and the
+ * runaway gate: a command the sandbox does not have; else the first failed test its output names
+ * (TAP, pytest, jest/vitest, go test, cargo test, uvu, a pytest file that failed to import) with
+ * the message under it; else the first line that stops a whole suite (a missing module, an import
+ * error, a compile error, with rustc's location); else the first line that reads as an error,
+ * with the line after it when it ends in a colon. Undefined when the output says nothing of the
+ * kind. The output's tail stays the detail.
  */
 export function failureCause(output: string): string | undefined {
-  const lines = output.replace(/\x1b\[[0-9;]*m/g, '').split('\n').map((l) => l.trim());
+  const lines = output.replace(/\x1b\[[0-9;]*m/g, '').split('\n').map((l) => tidy(l.trim()));
   const said = (i: number) => lines[i] !== undefined && lines[i] !== '' && !NOISE.test(lines[i]);
   const withNext = (i: number): number[] => {
-    if (!lines[i].endsWith(':')) return [i];
     const next = lines.findIndex((l, j) => j > i && said(j));
-    return next > i && next <= i + 3 ? [i, next] : [i];
+    // A line that ends in a colon goes on below; rustc says where under its error (`--> src/lib.rs:1:41`).
+    // Go's `cannot find package "x" in any of:` goes on with the folders it looked in, which say nothing.
+    const goesOn = (lines[i].endsWith(':') && !lines[i].endsWith('in any of:')) || (/^error\[E\d+\]/.test(lines[i]) && lines[next]?.startsWith('-->'));
+    return goesOn && next > i && next <= i + 3 ? [i, next] : [i];
   };
+  const show = (picked: number[]) => picked.map((i) => (lines[i].length > CAUSE_LINE_CHARS ? `${lines[i].slice(0, CAUSE_LINE_CHARS - 1)}…` : lines[i])).join('\n');
+
+  const missing = lines.map((l) => NOT_FOUND.exec(l)).find(Boolean);
+  if (missing) return `${missing[1]}: command not found in the sandbox (\`${missing[0]}\`)`;
   const test = lines.findIndex((l, i) => said(i) && CAUSE_TEST_LINES.some((p) => p.test(l)));
-  let picked: number[] | undefined;
   if (test >= 0) {
-    const message = lines.findIndex((l, j) => j > test && j <= test + MESSAGE_WITHIN && said(j) && MESSAGE_LINE.test(l));
-    picked = message > test ? [test, ...withNext(message)] : [test];
-  } else {
-    const head = lines.findIndex((l, i) => said(i) && ERROR_HEAD.test(l));
-    const any = head >= 0 ? head : lines.findIndex((l, i) => said(i) && ERROR_LINE.test(l));
-    if (any >= 0) picked = withNext(any);
+    const within = (j: number) => j > test && j <= test + MESSAGE_WITHIN && said(j);
+    // pytest marks the line that says why with `E` in its gutter: that one, not its `ImportError while importing…` heading.
+    const gutter = output.replace(/\x1b\[[0-9;]*m/g, '').split('\n').map((l) => l.trim());
+    const marked = lines.findIndex((_, j) => within(j) && /^E\s+\w*(Error|Exception)\b/.test(gutter[j]));
+    const message = marked > test ? marked : lines.findIndex((l, j) => within(j) && MESSAGE_LINE.test(l));
+    return show(message > test ? [test, ...withNext(message)] : [test]);
   }
-  return picked?.map((i) => (lines[i].length > CAUSE_LINE_CHARS ? `${lines[i].slice(0, CAUSE_LINE_CHARS - 1)}…` : lines[i])).join('\n');
+  const stopper = SUITE_STOPPERS.map((p) => lines.findIndex((l, i) => said(i) && p.test(l))).find((i) => i >= 0);
+  if (stopper !== undefined) return show(withNext(stopper));
+  const head = lines.findIndex((l, i) => said(i) && ERROR_HEAD.test(l));
+  const any = head >= 0 ? head : lines.findIndex((l, i) => said(i) && ERROR_LINE.test(l));
+  return any >= 0 ? show(withNext(any)) : undefined;
 }

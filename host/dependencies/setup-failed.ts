@@ -17,11 +17,38 @@ export class SetupFailed extends Error {
 /** How much of a failed install's output the task's failure carries. */
 const SETUP_TAIL = { lines: 15, chars: 1500 } as const;
 
-/** The line of an install's output that says what went wrong: an error line with words in it, else the last line. */
-function telling(output: string): string {
-  const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
-  const errors = lines.filter((l) => /\berror\b/i.test(l) && !/complete log/i.test(l));
-  return (errors.find((l) => l.length > 40) ?? errors[0] ?? lines.at(-1) ?? '').slice(0, 300);
+/**
+ * Lines that explain an install's failure whatever else it printed, most telling first: corepack
+ * refusing a package manager it cannot verify, a TLS certificate the sandbox's network does not
+ * trust (a proxy's), pnpm's coded errors (docs/real-repositories.md#what-runs-with-network).
+ */
+const CAUSES: RegExp[] = [
+  /No compatible signature found|Cannot find matching keyid/i,
+  /UnknownIssuer|CERTIFICATE_VERIFY_FAILED|unable to get local issuer certificate|self[- ]signed certificate|certificate verify failed|invalid peer certificate/i,
+  /\bERR_PNPM_\w+/,
+];
+/** A line that starts as an error: `error: …` (uv, cargo), `ERROR: …` (pip), `Error: …`, `TypeError: …`, `npm error …`, `error[E…]`. */
+const ERROR_HEAD = /^(npm (error|ERR!) |error(\[\w+\])?:|ERROR:|fatal:|\w*Error\b( \[\w+\])?:)/i;
+/**
+ * Lines that never say why: a runtime's version banner (`Node.js v20.20.2`, the last line of a
+ * Node crash), npm's pointer to its log and its bare codes, stack frames, a crash's source excerpt.
+ */
+const NOT_TELLING = /^Node\.js v\d|complete log of this run|^npm (error|ERR!) (code|errno|syscall)\b|^at\s|^\^+$|^\S+:\d+$|^throw\b|\bthrow new \w*Error\(/i;
+/** At most this many characters of the line. */
+const TELLING_CHARS = 300;
+
+/**
+ * The line of an install's output that says what went wrong: a line of a known cause, else the
+ * first that starts as an error, else any line with "error" in it, else the last line; never a
+ * version banner or a log's pointer.
+ */
+export function telling(output: string): string {
+  const lines = output.replace(/\x1b\[[0-9;]*m/g, '').split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).filter((l) => l && !NOT_TELLING.test(l));
+  const known = CAUSES.map((cause) => lines.find((l) => cause.test(l))).find(Boolean);
+  const line = known ?? lines.find((l) => ERROR_HEAD.test(l)) ?? lines.find((l) => /\berror\b/i.test(l)) ?? lines.at(-1) ?? '';
+  // uv says a cause's chain as `cause: …` lines: the line itself is what matters.
+  const bare = line.replace(/^(cause|caused by):\s*/i, '');
+  return bare.length > TELLING_CHARS ? `${bare.slice(0, TELLING_CHARS - 1)}…` : bare;
 }
 
 /** The failure of `plan`'s install: its one line names the command, how it ended, where it could reach, and the line of output that says why. */
