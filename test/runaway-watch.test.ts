@@ -6,7 +6,16 @@ describe('runaway protection', () => {
     const watch = new RunawayWatch({ sameFailure: 3, noChangeTurns: 8 }, true);
     expect(watch.afterVerifyFailure('not ok 1 - sum (2.1ms)')).toBeUndefined();
     expect(watch.afterVerifyFailure('not ok 1 - sum (3.7ms)')).toBeUndefined();
-    expect(watch.afterVerifyFailure('not ok 1 - sum (1.0ms)')).toBe('the same verify failure 3 times in a row');
+    expect(watch.afterVerifyFailure('not ok 1 - sum (1.0ms)')).toBe('the same verify failure 3 times in a row: not ok 1 - sum (1.0ms)');
+  });
+
+  it('says which failure repeated: the cause verify named, on one line', () => {
+    const watch = new RunawayWatch({ sameFailure: 2, noChangeTurns: 8 }, true);
+    const cause = 'ERROR collecting test_a.py\nModuleNotFoundError: No module named \'requestz\'';
+    expect(watch.afterVerifyFailure('1 error in 0.08s', cause)).toBeUndefined();
+    expect(watch.afterVerifyFailure('1 error in 0.09s', cause)).toBe("the same verify failure 2 times in a row: ERROR collecting test_a.py — ModuleNotFoundError: No module named 'requestz'");
+    const plain = new RunawayWatch({ sameFailure: 1, noChangeTurns: 8 }, true);
+    expect(plain.afterVerifyFailure('all quiet')).toBe('the same verify failure 1 time in a row');
   });
 
   it('counts again from one when the failure changes', () => {

@@ -8,7 +8,7 @@ import type { DexStore } from '../../store/dex-store';
 import type { VerifyResult } from '../../activities/verify/verify';
 import type { GateDecision } from '../run-history';
 import { tokensIn } from '../../core/run/usage';
-import { failureCause } from '../../core/task/verify-failures';
+import { causeOnOneLine, failureCause } from '../../core/task/verify-failures';
 import { formatUsd } from '../../core/text/spending';
 
 /** How much of an argument list, a result or a text one step line shows. */
@@ -37,8 +37,6 @@ export function preview(text: string, chars = PREVIEW_CHARS): string {
   return line.length > chars ? `${line.slice(0, chars - 1)}…` : line;
 }
 
-/** A cause's lines as one: a line that ends in a colon runs on into the next, others are set apart by a dash. */
-const oneLine = (cause: string): string => cause.split('\n').reduce((line, next) => (line ? `${line}${line.endsWith(':') ? ' ' : ' — '}${next}` : next), '');
 
 const blocksOf = (content: unknown): Block[] => (Array.isArray(content) ? (content as Block[]) : []);
 const textOf = (blocks: Block[]): string[] => blocks.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text as string);
@@ -93,7 +91,7 @@ export async function transcriptSteps(store: DexStore, transcriptId: string): Pr
         // Reports of older releases have no cause: it is looked for in their tail.
         const cause = verify.passed ? undefined : (verify.cause ?? failureCause(verify.tail ?? ''));
         const commands = verify.commands.map((c) => c.command);
-        steps.push({ kind: 'verify', seq: message.seq, turn, passed: verify.passed, commands, ...(cause ? { cause: preview(oneLine(cause)) } : {}), ...(tail ? { tail: preview(tail) } : {}) });
+        steps.push({ kind: 'verify', seq: message.seq, turn, passed: verify.passed, commands, ...(cause ? { cause: preview(causeOnOneLine(cause)) } : {}), ...(tail ? { tail: preview(tail) } : {}) });
       }
     }
   }

@@ -123,3 +123,6 @@ export function failureCause(output: string): string | undefined {
   const any = head >= 0 ? head : lines.findIndex((l, i) => said(i) && ERROR_LINE.test(l));
   return any >= 0 ? show(withNext(any)) : undefined;
 }
+
+/** A cause's lines as one, for a one-line place (`dex log`, the runaway gate): a line that ends in a colon runs on into the next, others are set apart by a dash. */
+export const causeOnOneLine = (cause: string): string => cause.split('\n').reduce((line, next) => (line ? `${line}${line.endsWith(':') ? ' ' : ' — '}${next}` : next), '');

@@ -89,6 +89,6 @@ async function verifyCompletion(t: Turn, summary: string): Promise<TurnEnd> {
   }, `verify · ${stepText(input.verify.join(' && '))}`);
   progress.lastVerify = verify;
   if (verify.passed) return { kind: 'verified', summary, verify };
-  const stopped = await stoppedAsRunaway(t, t.runaway.afterVerifyFailure(verify.tail));
+  const stopped = await stoppedAsRunaway(t, t.runaway.afterVerifyFailure(verify.tail, verify.cause));
   return stopped ?? { followUp: { artifactIds: [verify.artifactId], text: 'Verification failed (output above). Fix the cause, then complete again.' } };
 }

@@ -1,6 +1,7 @@
 import { DEFAULT_RUNAWAY } from '../../../core/task/phases';
 import type { RunawayLimits } from '../../../core/task/task-types';
 import { plural } from '../../../core/text/plural';
+import { causeOnOneLine, failureCause } from '../../../core/task/verify-failures';
 
 /**
  * Notices a phase that goes round in circles: the same verify failure N times in a row, or N
@@ -40,14 +41,18 @@ export class RunawayWatch {
     return this.changesFiles ? this.limits.noChangeTurns - this.unchangedTurns - 1 : Infinity;
   }
 
-  /** After a failed verify; returns why the phase is a runaway, if it is. */
-  afterVerifyFailure(tail: string): string | undefined {
+  /**
+   * After a failed verify; returns why the phase is a runaway, if it is, with the cause that
+   * repeated (verify's `cause`, else the one its tail names), so the person at the gate can decide.
+   */
+  afterVerifyFailure(tail: string, cause?: string): string | undefined {
     // Timings and counts differ between runs of the same failure: compare without numbers.
     const failure = tail.replace(/\d+(\.\d+)?/g, 'N');
     this.sameFailures = failure === this.lastFailure ? this.sameFailures + 1 : 1;
     this.lastFailure = failure;
     if (this.sameFailures < this.limits.sameFailure) return undefined;
     this.sameFailures = 0;
-    return `the same verify failure ${this.limits.sameFailure} times in a row`;
+    const repeated = cause ?? failureCause(tail);
+    return `the same verify failure ${plural(this.limits.sameFailure, 'time')} in a row${repeated ? `: ${causeOnOneLine(repeated)}` : ''}`;
   }
 }
