@@ -30,6 +30,7 @@ describe('parseDexConfig', () => {
 
   const defaults = {
     verify: [],
+    detectVerify: true,
     models: { default: DEFAULT_MODEL },
     maxIterations: 20,
     maxRetries: 3,
@@ -81,6 +82,7 @@ describe('parseDexConfig', () => {
     ].join('\n');
     expect(parseDexConfig(text, repo)).toEqual({
       verify: ['npm run lint', 'npm test'],
+      detectVerify: false,
       models: { default: DEFAULT_MODEL, plan: 'claude-opus-4-1' },
       modelsByWeight: { large: { review: 'claude-opus-4-5' } },
       thinking: { phases: ['review'], budgetTokens: 2048 },
@@ -161,12 +163,11 @@ describe('parseDexConfig', () => {
     expect(rejection('- npm test').message).toMatch(/must be a map/);
   });
 
-  it('verifies with `npm test` when package.json has a test script, and with nothing when it has none', () => {
-    writeFileSync(join(repo, 'package.json'), JSON.stringify({ scripts: { build: 'tsc' } }));
-    expect(parseDexConfig('', repo).verify).toEqual([]);
+  it('leaves verify to be picked from the set-up worktree when the config has no `verify:`, and only then', () => {
     writeFileSync(join(repo, 'package.json'), JSON.stringify({ scripts: { test: 'vitest run' } }));
-    expect(parseDexConfig('', repo).verify).toEqual(['npm test']);
-    expect(parseDexConfig('verify: [make test]', repo).verify).toEqual(['make test']);
+    expect(parseDexConfig('', repo)).toMatchObject({ verify: [], detectVerify: true });
+    expect(parseDexConfig('verify: [make test]', repo)).toMatchObject({ verify: ['make test'], detectVerify: false });
+    expect(parseDexConfig('verify: []', repo)).toMatchObject({ verify: [], detectVerify: false });
   });
 
   it('loads dex.config.yaml from the repository root, or the defaults without one', () => {

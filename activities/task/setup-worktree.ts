@@ -1,7 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
-import { describeSetup, setupDidSomething, type SetupConfig, type SetupResult } from '../../core/run/setup-types';
+import { describeDetectedVerify, describeSetup, setupDidSomething, type SetupConfig, type SetupResult } from '../../core/run/setup-types';
+import { detectTestCommands } from '../../host/dependencies/test-command';
 import { DependencyCache } from '../../host/dependencies/dependency-cache';
 import { prepareDependencies } from '../../host/dependencies/prepare-dependencies';
 import { SetupFailed } from '../../host/dependencies/setup-failed';
@@ -24,6 +25,8 @@ export interface SetupWorktreeInput {
   sandbox?: SandboxPolicy;
   /** Id under which the report (every install's output) is stored, kind `setup`. */
   artifactId: string;
+  /** Pick the project's test commands from the worktree once it is set up: the config has no `verify:`. */
+  detectVerify?: boolean;
 }
 
 const hostCaches = new Map<string, { cache: DependencyCache; downloads: string }>();
@@ -68,11 +71,21 @@ export const createSetupActivities = (deps: ActivityDeps) => {
           downloads,
           command: { timeoutMs: SETUP_COMMAND_TIMEOUT_MS, signal: ctx.cancellationSignal },
         });
-        const result: SetupResult = { steps: outcome.steps, copied: outcome.copied, durationMs: Date.now() - started, artifactId: input.artifactId };
-        // The first line is what `dex log` shows; the install's output follows. A repository with nothing to set up has no report.
-        if (!setupDidSomething(result)) return { ...result, artifactId: '' };
-        await deps.store.putArtifact(input.artifactId, 'setup', redactor.redact([describeSetup(result), outcome.report].filter(Boolean).join('\n\n')));
-        return result;
+        // After setup, so the commands fit what it made (a venv's `python`).
+        const verify = input.detectVerify ? detectTestCommands(input.worktreePath) : [];
+        const result: SetupResult = {
+          steps: outcome.steps,
+          copied: outcome.copied,
+          durationMs: Date.now() - started,
+          artifactId: input.artifactId,
+          ...(verify.length ? { verify } : {}),
+        };
+        // The first lines are what `dex log` shows (what setup did, the verify it picked); the install's output follows.
+        // A repository with nothing to set up and no verify picked has no report.
+        const head = [describeSetup(result), ...(verify.length ? [`verify: ${describeDetectedVerify(verify)}`] : [])].join('\n');
+        if (!setupDidSomething(result) && !verify.length) return { ...result, artifactId: '' };
+        await deps.store.putArtifact(input.artifactId, 'setup', redactor.redact([head, outcome.report].filter(Boolean).join('\n\n')));
+        return setupDidSomething(result) ? result : { ...result, artifactId: '' };
       } catch (err) {
         if (!(err instanceof SetupFailed)) throw err;
         const [message, tail] = [redactor.redact(err.message), redactor.redact(err.tail)];

@@ -18,6 +18,8 @@ interface WorkflowLog {
   workflowId: string;
   /** What the task's setup did (the first line of its stored report), when it had one. */
   setup?: string;
+  /** The verify commands setup picked (the report's `verify:` line), when the config had none. */
+  verify?: string;
   transcripts: TranscriptLog[];
   /** Approvals and rejects with their notes and reasons, from the run's history (the run's own, not its children's). */
   decisions?: GateDecision[];
@@ -38,9 +40,11 @@ async function readLog(store: DexStore, workflowIds: string[], decisions: GateDe
     ids.forEach((t) => seen.add(t));
     const transcripts: TranscriptLog[] = [];
     for (const t of ids) transcripts.push({ id: t, steps: await transcriptSteps(store, t) });
-    const setup = (await store.getArtifact(setupReportId(workflowId)))?.content.split('\n')[0];
+    // The report's head, up to its first blank line: what setup did, then the verify it picked.
+    const [setup, ...head] = (await store.getArtifact(setupReportId(workflowId)))?.content.split('\n\n')[0].split('\n') ?? [];
+    const verify = head.find((line) => line.startsWith('verify: '));
     const own = log.length === 0 && decisions.length ? { decisions } : {};
-    log.push({ workflowId, ...(setup ? { setup } : {}), transcripts, ...own });
+    log.push({ workflowId, ...(setup ? { setup } : {}), ...(verify ? { verify } : {}), transcripts, ...own });
   }
   return log;
 }
@@ -52,7 +56,7 @@ const decisionsHeader = (workflowId: string): string => `── ${workflowId}: d
 function renderLog(log: WorkflowLog[]): string {
   return log
     .flatMap((w) => [
-      ...(w.setup ? [`── ${setupReportId(w.workflowId)}`, `  ${w.setup}`] : []),
+      ...(w.setup ? [`── ${setupReportId(w.workflowId)}`, `  ${w.setup}`, ...(w.verify ? [`  ${w.verify}`] : [])] : []),
       ...w.transcripts.flatMap((t) => [`── ${t.id}`, ...t.steps.map(renderStep)]),
       ...(w.decisions?.length ? [decisionsHeader(w.workflowId), ...w.decisions.map(renderDecision)] : []),
     ])
@@ -108,7 +112,7 @@ async function follow(out: Output, handle: WorkflowHandle, store: DexStore, id: 
     for (const w of log) {
       const setupKey = setupReportId(w.workflowId);
       if (w.setup && !printed.has(setupKey)) {
-        if (!out.json) process.stdout.write(`── ${setupKey}\n  ${w.setup}\n`);
+        if (!out.json) process.stdout.write(`── ${setupKey}\n  ${w.setup}\n${w.verify ? `  ${w.verify}\n` : ''}`);
         printed.add(setupKey);
         header = setupKey;
       }

@@ -22,8 +22,10 @@ import type { SetupConfig } from '../../core/run/setup-types';
 
 /** The settings a repository's optional `dex.config.yaml` can give (docs/interfaces.md#files). */
 export interface DexConfig {
-  /** Commands that must pass for a phase to count as done. @default ["npm test"] when package.json has a test script, else [] */
+  /** Commands that must pass for a phase to count as done. @default [] and `detectVerify` */
   verify: string[];
+  /** No `verify:`: setup picks the project's test commands from each worktree (docs/real-repositories.md#verify-without-configuration). */
+  detectVerify: boolean;
   /** Model per phase, `default` for the rest. @default { default: "claude-sonnet-4-6" } */
   models: Record<string, string>;
   /** Models per weight × phase (`models.large.review`), over `models`. */
@@ -114,16 +116,6 @@ function gate(v: unknown, key: string): GateConfig {
   return v.by === undefined || v.by === 'person' ? (v.by ? { ...person, by: 'person' } : person) : { ...person, ...modelGate(v, key, fail) };
 }
 
-function defaultVerify(repoPath: string): string[] {
-  const pkg = join(repoPath, 'package.json');
-  if (!existsSync(pkg)) return [];
-  try {
-    return JSON.parse(readFileSync(pkg, 'utf8'))?.scripts?.test ? ['npm test'] : [];
-  } catch {
-    return [];
-  }
-}
-
 /** Parses and checks a config document; unknown keys and wrong types are input errors naming the key. */
 export function parseDexConfig(text: string, repoPath: string): DexConfig {
   const raw = parseYamlInput(text, FILE).value ?? {};
@@ -131,7 +123,9 @@ export function parseDexConfig(text: string, repoPath: string): DexConfig {
   checkKeys(raw, TOP_KEYS, '');
 
   const config: DexConfig = {
-    verify: defaultVerify(repoPath),
+    // Picked by the host from the set-up worktree, where the tests will run (a venv's python, pnpm or npm).
+    verify: [],
+    detectVerify: raw.verify === undefined,
     models: { default: DEFAULT_MODEL },
     maxIterations: 20,
     maxRetries: 3,

@@ -26,8 +26,10 @@ export function taskFailureLines(r: TaskResult): string[] {
 }
 
 /** A task's type and steps, and its verify failures told apart (docs/roadmaps.md): from its status while it runs, its result once it ended. */
-export function taskShapeLines(r: Pick<TaskResult, 'type' | 'steps' | 'verify' | 'preExistingFailures'>): string[] {
+export function taskShapeLines(r: Pick<TaskResult, 'type' | 'steps' | 'verify' | 'preExistingFailures' | 'verifyDetected'>): string[] {
   const lines: string[] = [];
+  // Said like `setup:`: which commands verify runs when dex picked them (docs/real-repositories.md#verify-without-configuration).
+  if (r.verifyDetected) lines.push(`verify: ${r.verifyDetected}`);
   if (r.type || r.steps) {
     const s = r.steps;
     const steps = s

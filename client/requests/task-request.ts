@@ -70,6 +70,7 @@ export function taskDefaultsFrom(
     ...(config.planner ? { planner: config.planner } : {}),
     maxTokens: config.maxTokens,
     verify: config.verify,
+    ...(config.detectVerify ? { detectVerify: true } : {}),
     maxIterations: config.maxIterations,
     maxRetries: config.maxRetries,
     gates: config.gates,

@@ -110,6 +110,8 @@ export interface RunStatus {
   verify?: { preExisting: string[]; newFailures: string[] };
   /** A task's type, when the planner chose it (docs/roadmaps.md#the-planner-and-escalate). */
   type?: string;
+  /** A task whose config has no `verify:`: the commands setup picked, `npm test (detected)`. */
+  verifyDetected?: string;
   /** A rewound task (`dex retry`): the run and phase it took up. */
   retryOf?: { workflowId: string; phase: string };
   /** Set once the task's checkpoint commit exists. */

@@ -45,7 +45,16 @@ export interface SetupResult {
   durationMs: number;
   /** Id of the stored report (kind `setup`): this summary's line, then every install's output; empty when there was nothing to set up. */
   artifactId: string;
+  /**
+   * The project's test commands, picked from the set-up worktree when the task asked for them
+   * (`dex.config.yaml` has no `verify:`; docs/real-repositories.md#verify-without-configuration).
+   * Absent when none fits, when not asked, and in results of older releases.
+   */
+  verify?: string[];
 }
+
+/** How `dex status`, `dex log` and the Web UI name verify commands dex picked itself: `npm test (detected)`. */
+export const describeDetectedVerify = (commands: readonly string[]): string => `${commands.join(' && ')} (detected)`;
 
 /** True when setup installed, restored or copied anything: a repository with nothing to set up says nothing about it. */
 export const setupDidSomething = (result: SetupResult): boolean => result.steps.length > 0 || result.copied.length > 0;

@@ -41,6 +41,12 @@ export interface TaskInput {
   maxTokens: number;
   /** Shell commands that must all pass for the phase to count as done. */
   verify: string[];
+  /**
+   * `dex.config.yaml` has no `verify:`: setup picks the project's test commands from the worktree
+   * (docs/real-repositories.md#verify-without-configuration), which then stand in for `verify`.
+   * Absent in runs started before dex picked them, and with `setup: false` (nothing runs setup).
+   */
+  detectVerify?: boolean;
   /** Model turns a phase may take before it fails. */
   maxIterations: number;
   /** Retries of failed checks (through the retry map), and, counted apart, of rejects that ask for one (docs/roadmaps.md). */
@@ -137,6 +143,8 @@ export interface TaskResult {
   preExistingFailures?: string[];
   /** What setup did, in one line (`npm from cache 0.3 s`; docs/real-repositories.md). */
   setup?: string;
+  /** The verify commands setup picked, when the config had none: `npm test (detected)`. */
+  verifyDetected?: string;
   /** The tail of a failed setup's output (the task then stopped before any model call). */
   setupTail?: string;
 }

@@ -40,7 +40,7 @@ export async function runFinalize(run: TaskRun, request: FinalizeRequest): Promi
     if (merge.status === 'clean' && !failure) {
       const verify = await acts.verify({
         worktreePath: worktree.path,
-        commands: input.verify,
+        commands: run.verify,
         timeoutMs: 30 * 60_000,
         artifactId: verifyReportId(key, 0),
         sandbox: input.sandbox,

@@ -26,6 +26,8 @@ export class TaskProgress {
   setup?: SetupResult;
   /** The tail of the output of a setup that failed. */
   setupTail?: string;
+  /** The verify commands setup picked, as shown: `npm test (detected)`; undefined when the config named them or none fit. */
+  verifyDetected?: string;
   completedPhases: string[] = [];
   /** How the task's commands are confined; `off` is shown on every progress line. */
   sandbox: SandboxMode = 'bwrap';
@@ -78,13 +80,14 @@ export class TaskProgress {
       ...(this.retryOf ? { retryOf: this.retryOf } : {}),
       ...(this.type ? { type: this.type } : {}),
       ...(this.setup ? { setup: describeSetup(this.setup) } : {}),
+      ...(this.verifyDetected ? { verifyDetected: this.verifyDetected } : {}),
       ...(this.baseline ? { verify: verifyStatus(this.baseline, this.lastVerify) } : {}),
     });
   }
 }
 
 /** What a task's result keeps of its last status and verify, so `dex status` of an ended run still shows them (docs/interfaces.md). */
-export function endedFields(progress: TaskProgress): Pick<TaskResult, 'type' | 'steps' | 'verify' | 'verifyTail' | 'verifyCause'> {
+export function endedFields(progress: TaskProgress): Pick<TaskResult, 'type' | 'steps' | 'verify' | 'verifyTail' | 'verifyCause' | 'verifyDetected'> {
   const { type, steps, verify } = progress.status();
   const failed = progress.lastVerify && !progress.lastVerify.passed ? progress.lastVerify : undefined;
   return {
@@ -93,6 +96,7 @@ export function endedFields(progress: TaskProgress): Pick<TaskResult, 'type' | '
     ...(verify ? { verify } : {}),
     ...(failed ? { verifyTail: failed.tail } : {}),
     ...(failed?.cause ? { verifyCause: failed.cause } : {}),
+    ...(progress.verifyDetected ? { verifyDetected: progress.verifyDetected } : {}),
   };
 }
 

@@ -12,6 +12,11 @@ import type { TaskBudget } from './task-budget';
  */
 export class TaskRun {
   private made: Worktree | undefined;
+  /**
+   * The commands verify runs: the input's, or, when the config had none, those setup picked
+   * (startTask sets them; docs/real-repositories.md#verify-without-configuration).
+   */
+  verify: string[];
 
   /** @param steps the phases in order: the same array the run's progress reads for its status. */
   constructor(
@@ -22,7 +27,9 @@ export class TaskRun {
     readonly progress: TaskProgress,
     readonly budget: TaskBudget,
     readonly planner: TaskPlanner,
-  ) {}
+  ) {
+    this.verify = input.verify;
+  }
 
   /** The phases (or the task type's steps) in order. */
   get phases(): readonly string[] {

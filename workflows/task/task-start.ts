@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, patched, workflowInfo } from '@temporalio/workflow';
 import { FAILURE } from '../../core/run/failure-types';
-import { describeSetup } from '../../core/run/setup-types';
+import { describeDetectedVerify, describeSetup } from '../../core/run/setup-types';
 import { setupReportId, taskBranch, taskWorktreeName } from '../../core/run/ids';
 import type { SequenceStart } from './phase-sequence';
 import type { TaskRun } from './task-run';
@@ -39,15 +39,29 @@ export async function startTask(run: TaskRun): Promise<SequenceStart | undefined
   if (input.setup !== false && patched('worktree-setup')) {
     // An install can take minutes: a watcher sees it start, not only end.
     progress.ledger.step('setup · dependencies…');
-    const setup = { worktreePath: worktree.path, repoPath: input.repoPath, setup: input.setup, sandbox: input.sandbox, artifactId: setupReportId(workflowId) };
+    const setup = {
+      worktreePath: worktree.path,
+      repoPath: input.repoPath,
+      setup: input.setup,
+      sandbox: input.sandbox,
+      artifactId: setupReportId(workflowId),
+      ...(input.detectVerify ? { detectVerify: true } : {}),
+    };
     progress.setup = await acts.setupWorktree(setup, 'setup · dependencies').catch((err: unknown) => {
       progress.setupTail = setupTailOf(err);
       throw err;
     });
     progress.ledger.step(`setup · ${describeSetup(progress.setup)}`);
+    // Only a run whose input asks has them: runs recorded before (and their histories) replay as they ran.
+    const detected = input.detectVerify ? progress.setup.verify : undefined;
+    if (detected?.length) {
+      run.verify = detected;
+      progress.verifyDetected = describeDetectedVerify(detected);
+      progress.ledger.step(`verify · ${progress.verifyDetected}`);
+    }
   }
-  if (input.verifyBaseline && input.verify.length) {
-    const baseline = { repoPath: input.repoPath, baseSha: worktree.baseSha, commands: input.verify, timeoutMs: 30 * 60_000, sandbox: input.sandbox, setup: input.setup };
+  if (input.verifyBaseline && run.verify.length) {
+    const baseline = { repoPath: input.repoPath, baseSha: worktree.baseSha, commands: run.verify, timeoutMs: 30 * 60_000, sandbox: input.sandbox, setup: input.setup };
     progress.baseline = (await acts.verifyBaseline(baseline, `verify baseline · ${worktree.baseSha.slice(0, 10)}`)).failures;
   }
   if (!point || !rewind) {

@@ -47,7 +47,7 @@ export async function runAgentPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
     title: input.title,
     description: input.description,
     retryContext: args.retryContext,
-    verify: input.verify,
+    verify: args.run.verify,
     ...(progress.baseline?.length ? { preExistingFailures: progress.baseline } : {}),
     phase,
     artifacts: args.artifacts,

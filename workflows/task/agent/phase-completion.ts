@@ -76,17 +76,18 @@ async function verifyCompletion(t: Turn, summary: string): Promise<TurnEnd> {
     const artifactId = phaseArtifactId(workflowId, phase);
     await acts.keepPhaseArtifact({ transcriptId: t.transcriptId, seq: t.assistantSeq, artifactId, kind: phase }, `${phase} · keep artifact`);
   }
-  if (!CHANGING_PHASES.has(phase) || input.verify.length === 0) return { kind: 'verified', summary, verify: undefined };
+  const commands = t.run.verify;
+  if (!CHANGING_PHASES.has(phase) || commands.length === 0) return { kind: 'verified', summary, verify: undefined };
   await control.unpaused();
   progress.at({ phase, turn, activity: 'verify' });
   const verify = await acts.verify({
     worktreePath,
-    commands: input.verify,
+    commands,
     timeoutMs: 30 * 60_000,
     artifactId: verifyReportId(t.transcriptId, turn),
     sandbox: input.sandbox,
     ...(progress.baseline ? { baseline: progress.baseline } : {}),
-  }, `verify · ${stepText(input.verify.join(' && '))}`);
+  }, `verify · ${stepText(commands.join(' && '))}`);
   progress.lastVerify = verify;
   if (verify.passed) return { kind: 'verified', summary, verify };
   const stopped = await stoppedAsRunaway(t, t.runaway.afterVerifyFailure(verify.tail, verify.cause));
