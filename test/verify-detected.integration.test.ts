@@ -24,6 +24,8 @@ const CASSETTE = [
   // Without pytest no change helps: the same failure twice, and the runaway gate asks a person.
   completionTurn('V-nopytest', { status: 'complete', summary: 'done?' }),
   completionTurn('V-nopytest', { status: 'complete', summary: 'done now?' }),
+  completionTurn('V-turns', { status: 'complete', summary: 'done?' }),
+  completionTurn('V-turns', { status: 'complete', summary: 'done now?' }),
 ];
 
 const dex = useDexEnvironment({ server: 'dev', cassette: CASSETTE, queue: 'dex-it-verify-detected' });
@@ -89,5 +91,12 @@ describe('verify without configuration', () => {
     const result = failure.details?.[0] as TaskResult;
     expect(result.verifyCause).toBe('/usr/bin/python3: No module named pytest');
     expect(renderTaskResult(result)).toContain('verify failed: /usr/bin/python3: No module named pytest');
+  });
+
+  it("names the cause in the task's one line when the phase runs out of turns", async () => {
+    const repo = pythonWithoutPytest();
+    const { handle } = await dex.startTask('V-turns', { ...withoutVerify(repo), maxIterations: 2, runaway: { sameFailure: 5, noChangeTurns: 8 } });
+    const failure = await failureOf(handle);
+    expect(failure.message).toBe('phase implement used all 2 turns without a verified completion: verify failed: /usr/bin/python3: No module named pytest');
   });
 });

@@ -8,6 +8,7 @@ import { guardBudget } from '../../run/budget-guard';
 import { READING_CHAIN_MS } from '../../run/policies';
 import { RunawayWatch } from './runaway-watch';
 import type { PhaseAttempt } from '../task-run';
+import { causeOnOneLine } from '../../../core/task/verify-failures';
 import { plural } from '../../../core/text/plural';
 import { agentOf } from '../../../core/task/agent-engine';
 import { runClaudePhase } from './claude-phase';
@@ -87,8 +88,10 @@ export async function runAgentPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
     if ('kind' in next) return next;
     followUp = next.followUp;
   }
-  const lastFailure = progress.lastVerify && !progress.lastVerify.passed ? progress.lastVerify.tail : undefined;
-  return { kind: 'failed', error: `phase ${phase} used all ${plural(input.maxIterations, 'turn')} without a verified completion`, output: lastFailure };
+  const failed = progress.lastVerify && !progress.lastVerify.passed ? progress.lastVerify : undefined;
+  // The task's one line (the Web UI's failure, `dex status`) says what kept verify red, when verify named it.
+  const why = failed?.cause ? `: verify failed: ${causeOnOneLine(failed.cause)}` : '';
+  return { kind: 'failed', error: `phase ${phase} used all ${plural(input.maxIterations, 'turn')} without a verified completion${why}`, output: failed?.tail };
 }
 
 /** The patch from which a model call answers the reading turns after its reply itself (activities/model/reading-turns.ts). */
