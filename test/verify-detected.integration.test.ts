@@ -3,6 +3,7 @@ import { loadDexConfig } from '../client/config/config-file';
 import { renderTaskResult, taskShapeLines } from '../client/render/render-task';
 import { transcriptSteps } from '../client/render/run-log';
 import { setupReportId, workflowKeyPrefix } from '../core/run/ids';
+import { runDetails } from '../workflows/run/run-details';
 import type { RunStatus } from '../core/run/run-types';
 import type { TaskInput, TaskResult } from '../core/task/task-types';
 import { completionTurn, toolTurn } from './cassette-builder';
@@ -83,6 +84,11 @@ describe('verify without configuration', () => {
     expect(waiting.waitingFor?.reason).toBe('the same verify failure 2 times in a row: /usr/bin/python3: No module named pytest');
     const status = (await handle.query('status')) as RunStatus;
     expect(taskShapeLines(status)).toContain('verify: python3 -m pytest -q (detected)');
+    // The Web UI's current details: the gate's reason quoted, and which verify dex picked.
+    const details = runDetails(status, handle.workflowId);
+    expect(details).toContain('> the same verify failure 2 times in a row: /usr/bin/python3: No module named pytest');
+    expect(details).toContain('verify: python3 -m pytest -q (detected)');
+    expect(status.recent?.map((step) => step.text)).toContain('verify · python3 -m pytest -q (detected)');
     const steps = await verifySteps(handle.workflowId);
     expect(steps.map((s) => s.cause)).toEqual(['/usr/bin/python3: No module named pytest', '/usr/bin/python3: No module named pytest']);
     await handle.signal('reject', { reason: 'needs pytest' });

@@ -36,6 +36,8 @@ export function runDetails(s: RunStatus, workflowId: string): string {
   if (s.retryOf) parts.push(`Retry of \`${s.retryOf.workflowId}\` from phase \`${s.retryOf.phase}\``);
   if (s.sandbox === 'off') parts.push("**UNSANDBOXED**: the agent's commands run unconfined on the worker's host.");
   parts.push(whereLine(s));
+  // Which verify commands dex picked for a task whose config names none (docs/real-repositories.md#verify-without-configuration).
+  if (s.verifyDetected) parts.push(`verify: ${s.verifyDetected}`);
   const steps = (s.recent ?? []).slice(-DETAILS_STEPS);
   if (steps.length) parts.push(steps.map((step) => `- ${step.text}`).join('\n'));
   if (s.error) parts.push(`Error: ${clipText(s.error, DETAILS_QUOTE_BYTES)}`);
