@@ -29,6 +29,10 @@ describe("a failed setup's one line", () => {
     expect(telling('just the last line\n')).toBe('just the last line');
   });
 
+  it("is the error inside pip's failed build, not the `error: subprocess-exited-with-error` around it", () => {
+    expect(telling(output('pip-build-failed.txt'))).toBe('ERROR: Could not find a version that satisfies the requirement setuptools>=40.8.0 (from versions: none)');
+  });
+
   it('names the command, how it ended, where it could reach, and the cause', () => {
     const plan = { ecosystem: 'pnpm', command: 'corepack pnpm install --frozen-lockfile', hosts: ['registry.npmjs.org'] } as EcosystemPlan;
     const run = { exitCode: 1, timedOut: false, output: output('corepack-signature.txt'), durationMs: 10 } as Parameters<typeof installFailed>[1];

@@ -31,9 +31,10 @@ const CAUSES: RegExp[] = [
 const ERROR_HEAD = /^(npm (error|ERR!) |error(\[\w+\])?:|ERROR:|fatal:|\w*Error\b( \[\w+\])?:)/i;
 /**
  * Lines that never say why: a runtime's version banner (`Node.js v20.20.2`, the last line of a
- * Node crash), npm's pointer to its log and its bare codes, stack frames, a crash's source excerpt.
+ * Node crash), npm's pointer to its log and its bare codes, pip's frame around a failed build
+ * (`error: subprocess-exited-with-error`, whose cause is inside it), stack frames, a crash's source excerpt.
  */
-const NOT_TELLING = /^Node\.js v\d|complete log of this run|^npm (error|ERR!) (code|errno|syscall)\b|^at\s|^\^+$|^\S+:\d+$|^throw\b|\bthrow new \w*Error\(/i;
+const NOT_TELLING = /^Node\.js v\d|complete log of this run|subprocess-exited-with-error|^note: This error originates|^npm (error|ERR!) (code|errno|syscall)\b|^at\s|^\^+$|^\S+:\d+$|^throw\b|\bthrow new \w*Error\(/i;
 /** At most this many characters of the line. */
 const TELLING_CHARS = 300;
 
