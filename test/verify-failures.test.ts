@@ -83,7 +83,9 @@ describe('what made verify fail', () => {
     expect(failureCause(output('go-test-failed.txt'))).toBe('--- FAIL: TestSum (0.00s)\nz_test.go:7: Sum(1, 2) = -1, want 3');
     expect(failureCause(output('vitest-failed.txt'))).toBe('× sum adds 7ms\nAssertionError: expected -1 to be 3 // Object.is equality');
     expect(failureCause(output('jest-failed.txt'))).toBe('✕ adds (3 ms)\nexpect(received).toBe(expected) // Object.is equality');
-    expect(failureCause(output('mocha-failed.txt'))).toBe('AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n-1 !== 3');
+    expect(failureCause(output('mocha-failed.txt'))).toBe('1) adds\nAssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n-1 !== 3');
+    // Without mocha's `1 failing`, a numbered line is not a test.
+    expect(failureCause('1) first step\nError: boom\n')).toBe('Error: boom');
     expect(failureCause(output('uvu-failed.txt'))).toBe('FAIL  "sum adds"\nExpected values to be strictly equal:  (is)');
   });
 

@@ -59,6 +59,9 @@ const NOISE = /^#\s*\w+\s+\d+$|^\d+ (failed|passed|errors?)\b|^at\s|^\S+\s\(\S+:
  * test file that could not even be imported.
  */
 const CAUSE_TEST_LINES = [...FAILED_TEST_LINES, /^✖ (?!failing tests:)/, /^FAIL\s+"/, /^ERROR collecting \S/];
+/** mocha's count of failed tests, and its numbered failed test (`1) adds`). */
+const MOCHA_SUMMARY = /^\d+ failing$/;
+const MOCHA_TEST_LINE = /^\d+\) \S/;
 /**
  * Lines that stop a whole suite before any test, whatever runner: a module that is not there (Python,
  * Node's CommonJS and ES modules, TypeScript, Go), an import that fails, a compile error (rustc with
@@ -88,7 +91,7 @@ const tidy = (line: string): string =>
 /**
  * What made a verify command fail, in a line or three, for `dex status`, `dex log` and the
  * runaway gate: a command the sandbox does not have; else the first failed test its output names
- * (TAP, pytest, jest/vitest, go test, cargo test, uvu, a pytest file that failed to import) with
+ * (TAP, pytest, jest/vitest, go test, cargo test, mocha, uvu, a pytest file that failed to import) with
  * the message under it; else the first line that stops a whole suite (a missing module, an import
  * error, a compile error, with rustc's location); else the first line that reads as an error,
  * with the line after it when it ends in a colon. Undefined when the output says nothing of the
@@ -108,7 +111,9 @@ export function failureCause(output: string): string | undefined {
 
   const missing = lines.map((l) => NOT_FOUND.exec(l)).find(Boolean);
   if (missing) return `${missing[1]}: command not found in the sandbox (\`${missing[0]}\`)`;
-  const test = lines.findIndex((l, i) => said(i) && CAUSE_TEST_LINES.some((p) => p.test(l)));
+  // mocha numbers its failed tests (`1) adds`); a numbered line is one only where mocha's `1 failing` says so.
+  const testLines = lines.some((l) => MOCHA_SUMMARY.test(l)) ? [...CAUSE_TEST_LINES, MOCHA_TEST_LINE] : CAUSE_TEST_LINES;
+  const test = lines.findIndex((l, i) => said(i) && testLines.some((p) => p.test(l)));
   if (test >= 0) {
     const within = (j: number) => j > test && j <= test + MESSAGE_WITHIN && said(j);
     // pytest marks the line that says why with `E` in its gutter: that one, not its `ImportError while importing…` heading.
