@@ -1,58 +1,72 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DOWNLOADS_INSIDE, present, type EcosystemPlan } from './ecosystem-plan';
 
 const PYPI = ['pypi.org', 'files.pythonhosted.org'];
 
-/** Prints the requirements `pyproject.toml` names (its dependencies and its dev/test extras), one a line. */
-const PYPROJECT_REQUIREMENTS = [
-  'import tomllib',
-  'p = tomllib.load(open("pyproject.toml", "rb")).get("project", {})',
-  'extras = p.get("optional-dependencies", {})',
-  'print("\\n".join(p.get("dependencies", []) + [r for k in ("dev", "test", "tests") for r in extras.get(k, [])]))',
-].join('; ');
+/**
+ * What fills the venv (docs/real-repositories.md#python-projects): python-setup.py, beside this
+ * file, read once and handed to the sandbox's python3 in the environment, so the sandbox needs no
+ * path of dex's own. Its hash keys the cache, so a new version of it installs afresh.
+ */
+const SETUP_SCRIPT = readFileSync(join(__dirname, 'python-setup.py'), 'utf8');
+const SETUP_SCRIPT_ID = createHash('sha256').update(SETUP_SCRIPT).digest('hex').slice(0, 12);
+const runSetup = (mode: string) => `python3 -c "$DEX_PYTHON_SETUP" ${mode}`;
 
-/** The Python plan of `dir`: uv, poetry, requirements files or pyproject.toml (docs/real-repositories.md#what-is-detected). */
+/** Files whose content decides what python-setup.py installs, besides the lockfiles. */
+const MANIFESTS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'tox.ini', 'noxfile.py'];
+
+/** The requirements files python-setup.py reads: every top-level requirements*.txt and the test/dev lists under other names. */
+function requirementFiles(dir: string): string[] {
+  const top = readdirSync(dir).filter((name) => /^requirements.*\.txt$/.test(name) || ['test-requirements.txt', 'dev-requirements.txt'].includes(name));
+  const nested = existsSync(join(dir, 'requirements')) ? readdirSync(join(dir, 'requirements')).filter((name) => /^(test|dev).*\.txt$/.test(name)).map((name) => `requirements/${name}`) : [];
+  return [...top.sort(), ...nested.sort()];
+}
+
+/** A throwaway venv in the sandbox's /tmp holding one tool from PyPI (uv, poetry): never part of the project's venv. */
+const tool = (name: string) => `python3 -m venv /tmp/dex-${name} && /tmp/dex-${name}/bin/pip install -q ${name}`;
+
+/** The Python plan of `dir`: uv, poetry, pdm, requirements files, pyproject.toml or setup.py (docs/real-repositories.md#what-is-detected). */
 export function pythonPlan(dir: string): EcosystemPlan | undefined {
-  const requirements = readdirSync(dir).filter((name) => /^requirements.*\.txt$/.test(name)).sort();
+  const requirements = requirementFiles(dir);
+  const manifests = present(dir, MANIFESTS);
   const base = {
     ecosystem: 'python',
     outputs: ['.venv'],
     hosts: PYPI,
-    toolchain: ['python3 --version'],
-    setupEnv: { PIP_CACHE_DIR: `${DOWNLOADS_INSIDE}/pip`, PIP_DISABLE_PIP_VERSION_CHECK: '1', UV_CACHE_DIR: `${DOWNLOADS_INSIDE}/uv` },
+    toolchain: ['python3 --version', `echo python-setup.py ${SETUP_SCRIPT_ID}`],
+    setupEnv: {
+      DEX_PYTHON_SETUP: SETUP_SCRIPT,
+      PIP_CACHE_DIR: `${DOWNLOADS_INSIDE}/pip`,
+      PIP_DISABLE_PIP_VERSION_CHECK: '1',
+      UV_CACHE_DIR: `${DOWNLOADS_INSIDE}/uv`,
+      UV_PROJECT_ENVIRONMENT: '.venv',
+      UV_PYTHON_DOWNLOADS: 'never',
+      DEX_UV: '/tmp/dex-uv/bin/uv',
+      DEX_POETRY: '/tmp/dex-poetry/bin/poetry',
+      POETRY_CACHE_DIR: `${DOWNLOADS_INSIDE}/poetry`,
+    },
     commandEnv: { VIRTUAL_ENV: '{worktree}/.venv' },
     binDirs: ['.venv/bin'],
     toolchainPaths: [],
   };
-  const tool = (name: string) => `python3 -m venv /tmp/dex-${name} && /tmp/dex-${name}/bin/pip install -q ${name}`;
-  const uvSync = `${tool('uv')} && UV_PROJECT_ENVIRONMENT=.venv UV_PYTHON_DOWNLOADS=never /tmp/dex-uv/bin/uv sync`;
   if (existsSync(join(dir, 'uv.lock'))) {
     return {
       ...base,
-      command: `${uvSync} --frozen --no-install-project`,
-      updateCommand: `${uvSync} --no-install-project`,
-      inputs: present(dir, ['pyproject.toml', 'uv.lock']),
+      command: `${tool('uv')} && ${runSetup('uv')}`,
+      updateCommand: `${tool('uv')} && ${runSetup('uv --update')}`,
+      inputs: [...manifests, 'uv.lock'],
     };
   }
   if (existsSync(join(dir, 'poetry.lock'))) {
-    return {
-      ...base,
-      command: `${tool('poetry')} && POETRY_VIRTUALENVS_IN_PROJECT=true /tmp/dex-poetry/bin/poetry install --no-root --no-interaction`,
-      inputs: present(dir, ['pyproject.toml', 'poetry.lock']),
-    };
+    return { ...base, command: `${tool('poetry')} && ${runSetup('poetry')}`, inputs: [...manifests, 'poetry.lock'] };
   }
-  if (requirements.length) {
-    return { ...base, command: `python3 -m venv .venv && .venv/bin/pip install -q ${requirements.map((r) => `-r ${r}`).join(' ')}`, inputs: requirements };
+  if (existsSync(join(dir, 'pdm.lock'))) {
+    return { ...base, command: runSetup('pdm'), inputs: [...manifests, 'pdm.lock'] };
   }
-  if (existsSync(join(dir, 'pyproject.toml'))) {
-    const list = '/tmp/dex-requirements.txt';
-    return {
-      ...base,
-      command: `python3 -m venv .venv && .venv/bin/python -c '${PYPROJECT_REQUIREMENTS}' > ${list} && .venv/bin/pip install -q -r ${list}`,
-      inputs: ['pyproject.toml'],
-    };
+  if (requirements.length || manifests.some((name) => ['pyproject.toml', 'setup.py'].includes(name))) {
+    return { ...base, command: runSetup('pip'), inputs: [...manifests, ...requirements] };
   }
   return undefined;
 }
-
