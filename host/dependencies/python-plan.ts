@@ -24,7 +24,7 @@ function requirementFiles(dir: string): string[] {
   return [...top.sort(), ...nested.sort()];
 }
 
-/** A throwaway venv in the sandbox's /tmp holding one tool from PyPI (uv, poetry): never part of the project's venv. */
+/** A throwaway venv in the sandbox's /tmp holding one tool from PyPI (uv): never part of the project's venv. */
 const tool = (name: string) => `python3 -m venv /tmp/dex-${name} && /tmp/dex-${name}/bin/pip install -q ${name}`;
 
 /** The Python plan of `dir`: uv, poetry, pdm, requirements files, pyproject.toml or setup.py (docs/real-repositories.md#what-is-detected). */
@@ -43,9 +43,11 @@ export function pythonPlan(dir: string): EcosystemPlan | undefined {
       UV_CACHE_DIR: `${DOWNLOADS_INSIDE}/uv`,
       UV_PROJECT_ENVIRONMENT: '.venv',
       UV_PYTHON_DOWNLOADS: 'never',
+      // uv trusts only its bundled roots unless told to read the system's, which name a TLS-inspecting proxy's CA where there is one.
+      UV_SYSTEM_CERTS: '1',
+      // Files copied out of uv's cache, never hard links to it: a task writing into its venv must not reach the cache.
+      UV_LINK_MODE: 'copy',
       DEX_UV: '/tmp/dex-uv/bin/uv',
-      DEX_POETRY: '/tmp/dex-poetry/bin/poetry',
-      POETRY_CACHE_DIR: `${DOWNLOADS_INSIDE}/poetry`,
     },
     commandEnv: { VIRTUAL_ENV: '{worktree}/.venv' },
     binDirs: ['.venv/bin'],
@@ -60,7 +62,7 @@ export function pythonPlan(dir: string): EcosystemPlan | undefined {
     };
   }
   if (existsSync(join(dir, 'poetry.lock'))) {
-    return { ...base, command: `${tool('poetry')} && ${runSetup('poetry')}`, inputs: [...manifests, 'poetry.lock'] };
+    return { ...base, command: runSetup('poetry'), inputs: [...manifests, 'poetry.lock'] };
   }
   if (existsSync(join(dir, 'pdm.lock'))) {
     return { ...base, command: runSetup('pdm'), inputs: [...manifests, 'pdm.lock'] };

@@ -17,6 +17,7 @@ import configparser
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -103,6 +104,18 @@ class Project:
                 out.append(entry)
             elif isinstance(entry, dict) and "include-group" in entry:
                 out += self.group_requirements(entry["include-group"], (*seen, norm(name)))
+        return out
+
+    def extra_requirements(self, extra, seen=()):
+        """The requirements of extra `extra` of [project], the project's own extras it names resolved."""
+        extras = self.pyproject.get("project", {}).get("optional-dependencies", {})
+        requirements = next((v for k, v in extras.items() if norm(k) == norm(extra)), [])
+        if norm(extra) in seen:
+            return []
+        out = []
+        for requirement in requirements:
+            own = self.self_extras(requirement)
+            out += [r for e in own for r in self.extra_requirements(e, (*seen, norm(extra)))] if own is not None else [requirement]
         return out
 
     def test_groups(self):
@@ -194,12 +207,26 @@ class Plan:
             self.sources.append(source)
 
     def add_extras(self, extras):
+        if not self.project.is_package:
+            # A project that is not installed: the extras it asks of itself are their requirements.
+            for extra in extras:
+                self.add_all(self.project.extra_requirements(extra), f"extra {extra}")
+            return
         self.extras += [e for e in extras if e not in self.extras]
+
+    def add_all(self, requirements, source):
+        for requirement in requirements:
+            self.add(requirement, source)
 
     def gather(self, with_groups=True, with_files=True, with_tox=True):
         project = self.project
         if project.is_package:
             self.add_extras(project.test_extras())
+        else:
+            # Not a package (no build backend): nothing builds it, so its own lists are installed as they are.
+            self.add_all(project.pyproject.get("project", {}).get("dependencies", []), "[project] dependencies")
+            for extra in project.test_extras():
+                self.add_all(project.extra_requirements(extra), f"extra {extra}")
         if with_groups:
             for group in project.test_groups():
                 for requirement in project.group_requirements(group):
@@ -209,14 +236,13 @@ class Plan:
         if with_tox:
             deps, extras, groups = tox_env()
             for dep in deps:
-                if dep.startswith(("-r", "-c")):
+                if dep.startswith("-r"):
                     flag, _, path = dep.partition(" ") if " " in dep else (dep[:2], "", dep[2:])
                     if Path(path.strip()).exists() and path.strip() not in self.files:
                         self.files.append(path.strip())
                 elif not dep.startswith("-") and dep != ".":
                     self.add(dep, "tox deps")
-            if project.is_package:
-                self.add_extras(extras)
+            self.add_extras(extras)
             for group in groups:
                 for requirement in project.group_requirements(group):
                     self.add(requirement, f"dependency group {group} (tox)")
@@ -227,8 +253,7 @@ class Plan:
                     if Path(path).exists() and path not in self.files:
                         self.files.append(path)
                 elif arg.startswith(".["):
-                    if project.is_package:
-                        self.add_extras([e.strip() for e in arg[2:-1].split(",")])
+                    self.add_extras([e.strip() for e in arg[2:-1].split(",")])
                 elif not arg.startswith("-") and arg != "." and REQUIREMENT_NAME.match(arg):
                     self.add(arg, "noxfile")
         return self
@@ -241,7 +266,7 @@ def run(argv, env=None, dry=None):
     if dry is not None:
         dry.append(argv)
         return
-    print("$ " + " ".join(argv), flush=True)
+    print("$ " + shlex.join(argv), flush=True)
     code = subprocess.call(argv, env={**os.environ, **(env or {})})
     if code != 0:
         sys.exit(code)
@@ -337,37 +362,56 @@ def uv_mode(project, update, dry):
     return plan
 
 
-def poetry_mode(project, dry):
-    poetry = os.environ.get("DEX_POETRY", "poetry")
-    argv = [poetry, "install", "--no-interaction"]
-    groups = project.pyproject.get("tool", {}).get("poetry", {}).get("group", {})
-    optional = [g for g, spec in groups.items() if norm(g) in TEST_NAMES and spec.get("optional")]
-    if optional:
-        argv += ["--with", ",".join(optional)]
-    for extra in project.test_extras() if project.is_package else []:
-        argv += ["--extras", extra]
-    run(argv, env={"POETRY_VIRTUALENVS_IN_PROJECT": "true"}, dry=dry)
-    check_editable(project, dry)
-    ensure_pytest(project, [VENV_PYTHON, "-m", "pip", "install", "-q"], dry)
+def locked_requirement(package):
+    """A lock entry as pip's requirement: the locked version, or the git/url/path it came from, with its marker."""
+    source = package.get("source", {})
+    kind, url = source.get("type"), source.get("url", "")
+    if kind == "git":
+        requirement = f"{package['name']} @ git+{url}@{source.get('resolved_reference') or source.get('reference', '')}"
+    elif kind in ("url", "file", "directory"):
+        requirement = url if kind != "url" else f"{package['name']} @ {url}"
+    else:
+        requirement = f"{package['name']}=={package['version']}"
+    marker = package.get("marker") or package.get("markers")
+    return requirement + (f" ; {marker}" if isinstance(marker, str) and marker else "")
 
 
-def pdm_mode(project, dry):
-    """pdm.lock read into pip: every locked package at its locked version, then the project editable, without resolving again."""
-    lock = load_toml("pdm.lock")
-    pins = []
-    for package in lock.get("package", []):
-        if norm(package["name"]) == project.name:
-            continue
-        marker = package.get("marker")
-        pins.append(f"{package['name']}=={package['version']}" + (f" ; {marker}" if marker else ""))
+def install_locked(project, requirements, dry):
+    """Every locked package as locked, then the project editable, with no second resolve: the lock is the whole truth."""
     run(["python3", "-m", "venv", ".venv"], dry=dry)
     install = [VENV_PYTHON, "-m", "pip", "install", "-q"]
-    if pins:
-        run(install + ["--no-deps"] + pins, dry=dry)
+    if dry is None:
+        print(f"dex: installing {len(requirements)} locked packages" + ("; -e . (the worktree, editable)" if project.is_package else ""), flush=True)
+    if requirements:
+        run(install + ["--no-deps"] + requirements, dry=dry)
     if project.is_package:
         run(install + ["--no-deps", "-e", "."], dry=dry)
     check_editable(project, dry)
     ensure_pytest(project, install, dry)
+
+
+def poetry_mode(project, dry):
+    """poetry.lock read into pip, as `poetry install` would install it: the main group, every group not
+    optional and the optional test groups, the test extras' packages. Not poetry itself: poetry 2.x
+    asks PyPI's JSON API for each locked version (/pypi/<name>/<version>/json), which a mirror or a
+    proxy serving only the simple index does not answer."""
+    lock = load_toml("poetry.lock")
+    groups = project.pyproject.get("tool", {}).get("poetry", {}).get("group", {})
+    wanted = {"main"} | {norm(g) for g, spec in groups.items() if not spec.get("optional") or norm(g) in TEST_NAMES}
+    extras = {norm(p) for e, names in lock.get("extras", {}).items() if norm(e) in TEST_NAMES for p in names}
+    chosen = []
+    for package in lock.get("package", []):
+        in_groups = {norm(g) for g in package.get("groups", [])} & wanted if "groups" in package else package.get("category", "main") in ("main", "dev")
+        # An optional package belongs to an extra: only a test extra brings it.
+        if norm(package["name"]) != project.name and in_groups and (not package.get("optional") or norm(package["name"]) in extras):
+            chosen.append(locked_requirement(package))
+    install_locked(project, chosen, dry)
+
+
+def pdm_mode(project, dry):
+    """pdm.lock read into pip, as `pdm install` would install it: every locked group."""
+    lock = load_toml("pdm.lock")
+    install_locked(project, [locked_requirement(p) for p in lock.get("package", []) if norm(p["name"]) != project.name], dry)
 
 
 def main():
