@@ -36,27 +36,27 @@ describe('python-setup.py: what each project shape installs', () => {
     const pyproject = `${HATCH}[project]\nname = "Tally_Up"\nversion = "0.1.0"\ndependencies = ["attrs"]\n\n[dependency-groups]\ntest = ["pytest>=8", {include-group = "cov"}]\ncov = ["coverage"]\ndocs = ["sphinx"]\n`;
     const got = shape({ 'pyproject.toml': pyproject, 'src/tally_up/__init__.py': '', ...TEST });
     expect(got).toMatchObject({ mode: 'pip', name: 'tally-up', package: true });
-    expect(got.commands).toEqual([VENV, [...PIP, '-e', '.', 'pytest>=8', 'coverage'], [...PIP, 'pytest']]);
+    expect(got.commands).toEqual([VENV, [...PIP, '--use-pep517', '-e', '.', 'pytest>=8', 'coverage'], [...PIP, 'pytest']]);
   });
 
   it('an extra naming the project itself (`dev = ["pkg[tests]"]`): one install of the worktree with both extras, no requirement string for the index', () => {
     const pyproject = `${HATCH}[project]\nname = "humanize"\nversion = "4.9.0"\n\n[project.optional-dependencies]\ntests = ["pytest"]\ndev = ["humanize[tests]", "ruff"]\ndocs = ["mkdocs"]\n\n[dependency-groups]\ndev = ["humanize[tests]"]\n`;
     const got = shape({ 'pyproject.toml': pyproject });
-    expect(got.commands).toEqual([VENV, [...PIP, '-e', '.[tests,dev]']]);
+    expect(got.commands).toEqual([VENV, [...PIP, '--use-pep517', '-e', '.[tests,dev]']]);
   });
 
   it('a flat setuptools project tested by tox: its test env\'s deps and extras, conditional and substituted lines left out', () => {
     const tox = '[tox]\nenvlist = py311\n\n[testenv]\ndeps =\n    pytest\n    py38: mock\n    -rrequirements-test.txt\n    {[base]deps}\nextras = testing\ncommands = pytest\n';
     const pyproject = '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n\n[project]\nname = "money"\nversion = "1.0"\n\n[project.optional-dependencies]\ntesting = ["hypothesis"]\n';
     const got = shape({ 'pyproject.toml': pyproject, 'tox.ini': tox, 'requirements-test.txt': 'freezegun\n', 'money.py': '' });
-    expect(got.commands).toEqual([VENV, [...PIP, '-e', '.[testing]', '-r', 'requirements-test.txt', 'pytest']]);
+    expect(got.commands).toEqual([VENV, [...PIP, '--use-pep517', '-e', '.[testing]', '-r', 'requirements-test.txt', 'pytest']]);
   });
 
   it('[tool.tox] in pyproject.toml, and a noxfile\'s test session', () => {
     const pyproject = `${HATCH}[project]\nname = "p"\nversion = "1"\n\n[tool.tox.env_run_base]\ndeps = ["pytest-mock"]\n`;
     const nox = 'import nox\n\n@nox.session\ndef tests(session):\n    session.install(".[fast]", "pytest")\n    session.run("pytest")\n\n@nox.session\ndef lint(session):\n    session.install("ruff")\n';
     const got = shape({ 'pyproject.toml': pyproject, 'noxfile.py': nox });
-    expect(got.commands).toEqual([VENV, [...PIP, '-e', '.[fast]', 'pytest-mock', 'pytest']]);
+    expect(got.commands).toEqual([VENV, [...PIP, '--use-pep517', '-e', '.[fast]', 'pytest-mock', 'pytest']]);
   });
 
   it('requirements files of an application that is no package: the files, the test/dev lists under other names, no editable install', () => {
@@ -75,7 +75,7 @@ describe('python-setup.py: what each project shape installs', () => {
 
   it('setup.py alone: the project editable with every usual test extra (pip only warns about one it lacks)', () => {
     const got = shape({ 'setup.py': 'from setuptools import setup\nsetup(name="old")\n', ...TEST });
-    expect(got.commands).toEqual([VENV, [...PIP, '-e', '.[dev,test,testing,tests]'], [...PIP, 'pytest']]);
+    expect(got.commands).toEqual([VENV, [...PIP, '--use-pep517', '-e', '.[dev,test,testing,tests]'], [...PIP, 'pytest']]);
   });
 
   it('uv.lock: uv sync installs the project (editable) and the dev group; the test extras and other test groups by name', () => {
@@ -91,14 +91,14 @@ describe('python-setup.py: what each project shape installs', () => {
     const lock = [entry('attrs', ['main']), entry('pytest', ['test'], 'markers = "python_version >= \\"3.8\\""'), entry('sphinx', ['docs']), entry('ruff', ['lint']), entry('hypothesis', ['main'], 'optional'), entry('numpy', ['main'], 'optional')].join('\n');
     const got = shape({ 'pyproject.toml': pyproject, 'poetry.lock': `${lock}\n[extras]\ntest = ["hypothesis"]\nfast = ["numpy"]\n` });
     expect(got.mode).toBe('poetry');
-    expect(got.commands).toEqual([VENV, [...PIP, '--no-deps', 'attrs==1.0', 'pytest==1.0 ; python_version >= "3.8"', 'ruff==1.0', 'hypothesis==1.0'], [...PIP, '--no-deps', '-e', '.']]);
+    expect(got.commands).toEqual([VENV, [...PIP, '--no-deps', 'attrs==1.0', 'pytest==1.0 ; python_version >= "3.8"', 'ruff==1.0', 'hypothesis==1.0'], [...PIP, '--no-deps', '--use-pep517', '-e', '.']]);
   });
 
   it('pdm.lock: every locked package at its locked version (markers kept), then the project editable, with no second resolve', () => {
     const lock = '[metadata]\ngroups = ["default", "test"]\n\n[[package]]\nname = "attrs"\nversion = "24.2.0"\n\n[[package]]\nname = "colorama"\nversion = "0.4.6"\nmarker = "sys_platform == \\"win32\\""\n';
     const got = shape({ 'pyproject.toml': `${HATCH}[project]\nname = "t"\nversion = "1"\n`, 'pdm.lock': lock });
     expect(got.mode).toBe('pdm');
-    expect(got.commands).toEqual([VENV, [...PIP, '--no-deps', 'attrs==24.2.0', 'colorama==0.4.6 ; sys_platform == "win32"'], [...PIP, '--no-deps', '-e', '.']]);
+    expect(got.commands).toEqual([VENV, [...PIP, '--no-deps', 'attrs==24.2.0', 'colorama==0.4.6 ; sys_platform == "win32"'], [...PIP, '--no-deps', '--use-pep517', '-e', '.']]);
   });
 
   it('the plan keys the cache by every file the script reads, and by the script itself', () => {

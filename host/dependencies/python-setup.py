@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -275,11 +276,12 @@ def run(argv, env=None, dry=None):
 # Run with the venv's interpreter: the installed distribution of the project (by name, or any
 # editable one at the worktree when the name is unknown), and where it came from.
 CHECK = r"""
-import importlib.metadata as m, json, pathlib, re, sys
+import importlib.metadata as m, json, pathlib, re, site, sys
 norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
 want, root = sys.argv[1], pathlib.Path.cwd().resolve()
 found = []
-for d in m.distributions():
+# Only what is installed in the venv: an editable src layout also puts the worktree's own src/*.egg-info on sys.path.
+for d in m.distributions(path=site.getsitepackages()):
     name = norm(d.metadata["Name"] or "")
     try:
         url = json.loads(d.read_text("direct_url.json") or "{}")
@@ -293,8 +295,14 @@ print(json.dumps(found))
 """
 
 
-def check_editable(project, dry):
-    """Fails unless the venv's copy of the project is the worktree's own, installed editable."""
+def egg_infos():
+    return {str(p) for pattern in ("*.egg-info", "*/*.egg-info") for p in Path(".").glob(pattern) if p.is_dir()}
+
+
+def check_editable(project, dry, before=frozenset()):
+    """Fails unless the venv's copy of the project is the worktree's own, installed editable; then
+    removes the `*.egg-info` setuptools wrote into the worktree while building it (the venv's
+    dist-info is the installed record), so the worktree holds only the project's own files."""
     if dry is not None or not project.is_package:
         return
     out = subprocess.run([VENV_PYTHON, "-c", CHECK, project.name or ""], capture_output=True, text=True)
@@ -306,6 +314,8 @@ def check_editable(project, dry):
         if not editable:
             fail(f".venv has {name} {version} from {url}, not the worktree's editable install: its tests would test that release")
     print(f"dex: {found[0][0]} {found[0][1]} is installed editable from the worktree", flush=True)
+    for leftover in sorted(egg_infos() - before):
+        shutil.rmtree(leftover, ignore_errors=True)
 
 
 def ensure_pytest(project, install, dry):
@@ -331,17 +341,19 @@ def describe(plan):
 
 def pip_mode(project, dry):
     plan = Plan(project).gather()
+    before = egg_infos()
     run(["python3", "-m", "venv", ".venv"], dry=dry)
     install = [VENV_PYTHON, "-m", "pip", "install", "-q"]
     args = [a for f in plan.files for a in ("-r", f)] + plan.requirements
     if project.is_package:
         # One resolve with the worktree's project in it: a requirement naming the project is satisfied by it, not by the index.
-        args = ["-e", plan.project_arg()] + args
+        # --use-pep517: Debian's pip 23.0 would install a setup.py-only project by `setup.py develop` (an egg-link, no record of where it came from).
+        args = ["--use-pep517", "-e", plan.project_arg()] + args
     if dry is None:
         print(describe(plan), flush=True)
     if args:
         run(install + args, dry=dry)
-    check_editable(project, dry)
+    check_editable(project, dry, before)
     ensure_pytest(project, install, dry)
     return plan
 
@@ -355,8 +367,9 @@ def uv_mode(project, update, dry):
     for group in project.test_groups():
         if norm(group) != "dev":
             argv += ["--group", group]
+    before = egg_infos()
     run(argv, dry=dry)
-    check_editable(project, dry)
+    check_editable(project, dry, before)
     # Outside the lock, like a person's `uv pip install pytest`: a later `uv sync` would take it out again.
     ensure_pytest(project, [uv, "pip", "install", "--python", VENV_PYTHON], dry)
     return plan
@@ -378,6 +391,7 @@ def locked_requirement(package):
 
 def install_locked(project, requirements, dry):
     """Every locked package as locked, then the project editable, with no second resolve: the lock is the whole truth."""
+    before = egg_infos()
     run(["python3", "-m", "venv", ".venv"], dry=dry)
     install = [VENV_PYTHON, "-m", "pip", "install", "-q"]
     if dry is None:
@@ -385,8 +399,8 @@ def install_locked(project, requirements, dry):
     if requirements:
         run(install + ["--no-deps"] + requirements, dry=dry)
     if project.is_package:
-        run(install + ["--no-deps", "-e", "."], dry=dry)
-    check_editable(project, dry)
+        run(install + ["--no-deps", "--use-pep517", "-e", "."], dry=dry)
+    check_editable(project, dry, before)
     ensure_pytest(project, install, dry)
 
 
