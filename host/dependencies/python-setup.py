@@ -124,7 +124,7 @@ class Project:
 
     def test_extras(self):
         if self.declared_extras is None:
-            return sorted(n for n in TEST_NAMES if n in {"test", "tests", "testing", "dev"})
+            return ["dev", "test", "testing", "tests"]
         return [e for e in self.declared_extras if norm(e) in TEST_NAMES]
 
 
@@ -219,44 +219,36 @@ class Plan:
         for requirement in requirements:
             self.add(requirement, source)
 
-    def gather(self, with_groups=True, with_files=True, with_tox=True):
+    def gather(self):
         project = self.project
-        if project.is_package:
-            self.add_extras(project.test_extras())
-        else:
-            # Not a package (no build backend): nothing builds it, so its own lists are installed as they are.
+        if not project.is_package:
+            # Not a package (no build backend): nothing builds it, so its own dependencies are installed as listed.
             self.add_all(project.pyproject.get("project", {}).get("dependencies", []), "[project] dependencies")
-            for extra in project.test_extras():
-                self.add_all(project.extra_requirements(extra), f"extra {extra}")
-        if with_groups:
-            for group in project.test_groups():
-                for requirement in project.group_requirements(group):
-                    self.add(requirement, f"dependency group {group}")
-        if with_files:
-            self.files = requirement_files()
-        if with_tox:
-            deps, extras, groups = tox_env()
-            for dep in deps:
-                if dep.startswith("-r"):
-                    flag, _, path = dep.partition(" ") if " " in dep else (dep[:2], "", dep[2:])
-                    if Path(path.strip()).exists() and path.strip() not in self.files:
-                        self.files.append(path.strip())
-                elif not dep.startswith("-") and dep != ".":
-                    self.add(dep, "tox deps")
-            self.add_extras(extras)
-            for group in groups:
-                for requirement in project.group_requirements(group):
-                    self.add(requirement, f"dependency group {group} (tox)")
-            args = iter(nox_installs())
-            for arg in args:
-                if arg in ("-r", "--requirement"):
-                    path = next(args, "")
-                    if Path(path).exists() and path not in self.files:
-                        self.files.append(path)
-                elif arg.startswith(".["):
-                    self.add_extras([e.strip() for e in arg[2:-1].split(",")])
-                elif not arg.startswith("-") and arg != "." and REQUIREMENT_NAME.match(arg):
-                    self.add(arg, "noxfile")
+        self.add_extras(project.test_extras())
+        for group in project.test_groups():
+            self.add_all(project.group_requirements(group), f"dependency group {group}")
+        self.files = requirement_files()
+        deps, extras, groups = tox_env()
+        for dep in deps:
+            if dep.startswith("-r"):
+                path = dep[2:].strip()
+                if Path(path).exists() and path not in self.files:
+                    self.files.append(path)
+            elif not dep.startswith("-") and dep != ".":
+                self.add(dep, "tox deps")
+        self.add_extras(extras)
+        for group in groups:
+            self.add_all(project.group_requirements(group), f"dependency group {group} (tox)")
+        args = iter(nox_installs())
+        for arg in args:
+            if arg in ("-r", "--requirement"):
+                path = next(args, "")
+                if Path(path).exists() and path not in self.files:
+                    self.files.append(path)
+            elif arg.startswith(".["):
+                self.add_extras([e.strip() for e in arg[2:-1].split(",")])
+            elif not arg.startswith("-") and arg != "." and REQUIREMENT_NAME.match(arg):
+                self.add(arg, "noxfile")
         return self
 
     def project_arg(self):
@@ -355,14 +347,13 @@ def pip_mode(project, dry):
         run(install + args, dry=dry)
     check_editable(project, dry, before)
     ensure_pytest(project, install, dry)
-    return plan
 
 
 def uv_mode(project, update, dry):
     uv = os.environ.get("DEX_UV", "uv")
-    plan = Plan(project).gather(with_files=False, with_tox=False)
     argv = [uv, "sync"] + ([] if update else ["--frozen"])
-    for extra in project.test_extras() if project.is_package else []:
+    # uv installs a project's extras whether or not it builds it (a virtual project's too), and refuses one not declared.
+    for extra in project.test_extras() if project.declared_extras is not None else []:
         argv += ["--extra", extra]
     for group in project.test_groups():
         if norm(group) != "dev":
@@ -372,7 +363,6 @@ def uv_mode(project, update, dry):
     check_editable(project, dry, before)
     # Outside the lock, like a person's `uv pip install pytest`: a later `uv sync` would take it out again.
     ensure_pytest(project, [uv, "pip", "install", "--python", VENV_PYTHON], dry)
-    return plan
 
 
 def locked_requirement(package):

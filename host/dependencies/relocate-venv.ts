@@ -12,14 +12,17 @@ const MAX_TEXT = 1024 * 1024;
  * finders at the top of site-packages, and each `*.dist-info`'s `direct_url.json` and `RECORD`.
  * Only these: a venv holds thousands of files, and a restore must stay fast.
  */
-async function candidates(venv: string): Promise<string[]> {
+async function candidates(venv: string, from: string): Promise<string[]> {
   const list = async (dir: string) => (await readdir(dir).catch(() => [] as string[])).map((name) => join(dir, name));
   const files = [...(await list(join(venv, 'bin'))), join(venv, 'pyvenv.cfg')];
   for (const lib of await list(join(venv, 'lib'))) {
     for (const entry of await list(join(lib, 'site-packages'))) {
       const name = entry.slice(entry.lastIndexOf('/') + 1);
       if (name.endsWith('.pth') || name.endsWith('.egg-link') || (name.startsWith('__editable__') && name.endsWith('.py'))) files.push(entry);
-      else if (name.endsWith('.dist-info')) files.push(join(entry, 'direct_url.json'), join(entry, 'RECORD'));
+      // A dist-info names a folder only when it was installed from one (its direct_url.json says so): then its RECORD may too.
+      else if (name.endsWith('.dist-info') && (await readFile(join(entry, 'direct_url.json'), 'utf8').catch(() => '')).includes(from)) {
+        files.push(join(entry, 'direct_url.json'), join(entry, 'RECORD'));
+      }
     }
   }
   return files;
@@ -40,7 +43,7 @@ export async function relocateVenv(venv: string, from: string, to: string): Prom
   const toUrl = pathToFileURL(to).href;
   // The path as written in text, or as a file:// URL (direct_url.json), ending where a path component ends.
   const pattern = new RegExp(`(${escape(fromUrl)}|${escape(from)})(?![\\w.+-])`, 'g');
-  for (const file of await candidates(venv)) {
+  for (const file of await candidates(venv, from)) {
     const info = await lstat(file).catch(() => undefined);
     if (!info?.isFile() || info.size > MAX_TEXT) continue;
     const content = await readFile(file);
