@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pythonPlan } from '../host/dependencies/python-plan';
+import { ownerVenvConstraints, withOwnerVersions } from '../host/dependencies/python-owner-versions';
 import { relocateVenv } from '../host/dependencies/relocate-venv';
 
 /** A folder holding `files`. */
@@ -17,12 +18,12 @@ function folder(files: Record<string, string>): string {
 }
 
 /** What python-setup.py would run for the project `files` (its --dry-run, by this host's python3), and the plan's mode. */
-function shape(files: Record<string, string>): { mode: string; name: string | null; package: boolean; commands: string[][] } {
+function shape(files: Record<string, string>, env: Record<string, string> = {}): { mode: string; name: string | null; package: boolean; commands: string[][] } {
   const dir = folder(files);
   const plan = pythonPlan(dir)!;
   const mode = plan.command.split('"$DEX_PYTHON_SETUP" ')[1];
   const script = join(__dirname, '..', 'host', 'dependencies', 'python-setup.py');
-  const out = execFileSync('python3', [script, mode, '--dry-run'], { cwd: dir, encoding: 'utf8' });
+  const out = execFileSync('python3', [script, mode, '--dry-run'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env } });
   return { mode, ...(JSON.parse(out.trim().split('\n').at(-1)!) as { name: string | null; package: boolean; commands: string[][] }) };
 }
 
@@ -107,6 +108,32 @@ describe('python-setup.py: what each project shape installs', () => {
     expect(plan.toolchain.join('\n')).toMatch(/python-setup\.py [0-9a-f]{12}/);
     expect(plan.setupEnv.DEX_PYTHON_SETUP).toBe(readFileSync(join(__dirname, '..', 'host', 'dependencies', 'python-setup.py'), 'utf8'));
     expect(pythonPlan(folder({ 'setup.cfg': '[flake8]\n' }))).toBeUndefined();
+  });
+});
+
+describe("the owner's venv: its versions as constraints of an unlocked install", () => {
+  const owner = () =>
+    folder({
+      '.venv/pyvenv.cfg': 'home = /usr/bin\n',
+      '.venv/lib/python3.11/site-packages/attrs-24.2.0.dist-info/METADATA': '',
+      '.venv/lib/python3.11/site-packages/typing_extensions-4.12.2.dist-info/METADATA': '',
+      '.venv/lib/python3.11/site-packages/pip-24.0.dist-info/METADATA': '',
+      '.venv/lib/python3.11/site-packages/tally-0.1.0.dist-info/direct_url.json': '{"url": "file:///home/me/tally", "dir_info": {"editable": true}}',
+    });
+
+  it('reads what was installed from the index, not the packaging tools nor the project installed from its folder', () => {
+    expect(ownerVenvConstraints(owner())).toBe('attrs==24.2.0\ntyping_extensions==4.12.2');
+    expect(ownerVenvConstraints(folder({ 'README.md': '' }))).toBe('');
+  });
+
+  it('constrains the pip install of a project without a lockfile, the project\'s own name left out; a lockfile\'s plan is untouched', () => {
+    const pip = withOwnerVersions(pythonPlan(folder({ 'pyproject.toml': '' }))!, owner());
+    expect(pip.setupEnv.DEX_PYTHON_CONSTRAINTS).toBe('attrs==24.2.0\ntyping_extensions==4.12.2');
+    const uv = pythonPlan(folder({ 'pyproject.toml': '', 'uv.lock': '' }))!;
+    expect(withOwnerVersions(uv, owner())).toBe(uv);
+    const got = shape({ 'pyproject.toml': `${HATCH}[project]\nname = "attrs"\nversion = "1"\ndependencies = ["six"]\n` }, { DEX_PYTHON_CONSTRAINTS: 'attrs==24.2.0\nsix==1.16.0' });
+    expect(got.commands).toEqual([VENV, [...PIP, '-c', '/tmp/dex-owner-constraints.txt', '--use-pep517', '-e', '.']]);
+    expect(readFileSync('/tmp/dex-owner-constraints.txt', 'utf8')).toBe('six==1.16.0\n');
   });
 });
 

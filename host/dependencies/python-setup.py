@@ -255,14 +255,26 @@ class Plan:
         return f".[{','.join(self.extras)}]" if self.extras else "."
 
 
-def run(argv, env=None, dry=None):
+def run(argv, env=None, dry=None, check=True):
+    """Runs `argv` (or, dry, only records it); a failure ends setup with its exit code unless `check` is false."""
     if dry is not None:
         dry.append(argv)
-        return
+        return 0
     print("$ " + shlex.join(argv), flush=True)
     code = subprocess.call(argv, env={**os.environ, **(env or {})})
-    if code != 0:
+    if code != 0 and check:
         sys.exit(code)
+    return code
+
+
+def owner_constraints(project):
+    """The owner's venv versions (DEX_PYTHON_CONSTRAINTS, from dex) as a pip constraints file, the project's own name left out; None without."""
+    lines = [l for l in os.environ.get("DEX_PYTHON_CONSTRAINTS", "").splitlines() if l.strip() and project.self_extras(l) is None]
+    if not lines:
+        return None
+    path = "/tmp/dex-owner-constraints.txt"
+    Path(path).write_text("\n".join(lines) + "\n")
+    return path
 
 
 # Run with the venv's interpreter: the installed distribution of the project (by name, or any
@@ -343,7 +355,14 @@ def pip_mode(project, dry):
         args = ["--use-pep517", "-e", plan.project_arg()] + args
     if dry is None:
         print(describe(plan), flush=True)
-    if args:
+    constraints = owner_constraints(project) if args else None
+    if constraints:
+        # The versions the owner's tests pass with, where the project allows them; where it does not, the owner's venv is stale.
+        print(f"dex: preferring the versions of the owner's venv ({len(Path(constraints).read_text().splitlines())} packages)", flush=True)
+        if run(install + ["-c", constraints] + args, dry=dry, check=False) != 0:
+            print("dex: the owner's venv versions do not fit the project's requirements; installing without them", flush=True)
+            constraints = None
+    if args and not constraints:
         run(install + args, dry=dry)
     check_editable(project, dry, before)
     ensure_pytest(project, install, dry)
