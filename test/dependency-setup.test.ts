@@ -7,7 +7,7 @@ import { DependencyCache, dependencyKey } from '../host/dependencies/dependency-
 import { detectEcosystems } from '../host/dependencies/ecosystems';
 import { copyOwnerFiles } from '../host/dependencies/owner-files';
 import { ownerHasSame } from '../host/dependencies/owner-install';
-import { relocateVenv } from '../host/dependencies/relocate-venv';
+import { relocateVenv } from '../host/dependencies/python/relocate-venv';
 import { commandSetup, writeSetupState } from '../host/dependencies/setup-state';
 import { treeHash } from './real-projects';
 

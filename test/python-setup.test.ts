@@ -3,9 +3,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pythonPlan } from '../host/dependencies/python-plan';
-import { ownerVenvConstraints, withOwnerVersions } from '../host/dependencies/python-owner-versions';
-import { relocateVenv } from '../host/dependencies/relocate-venv';
+import { pythonPlan } from '../host/dependencies/python/python-plan';
+import { ownerVenvConstraints, withOwnerVersions } from '../host/dependencies/python/python-owner-versions';
+import { relocateVenv } from '../host/dependencies/python/relocate-venv';
 
 /** A folder holding `files`. */
 function folder(files: Record<string, string>): string {
@@ -22,7 +22,7 @@ function shape(files: Record<string, string>, env: Record<string, string> = {}):
   const dir = folder(files);
   const plan = pythonPlan(dir)!;
   const mode = plan.command.split('"$DEX_PYTHON_SETUP" ')[1];
-  const script = join(__dirname, '..', 'host', 'dependencies', 'python-setup.py');
+  const script = join(__dirname, '..', 'host', 'dependencies', 'python', 'python-setup.py');
   const out = execFileSync('python3', [script, mode, '--dry-run'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env } });
   return { mode, ...(JSON.parse(out.trim().split('\n').at(-1)!) as { name: string | null; package: boolean; commands: string[][] }) };
 }
@@ -106,7 +106,7 @@ describe('python-setup.py: what each project shape installs', () => {
     const plan = pythonPlan(folder({ 'pyproject.toml': '', 'setup.cfg': '', 'tox.ini': '', 'uv.lock': '' }))!;
     expect(plan.inputs).toEqual(['pyproject.toml', 'setup.cfg', 'tox.ini', 'uv.lock']);
     expect(plan.toolchain.join('\n')).toMatch(/python-setup\.py [0-9a-f]{12}/);
-    expect(plan.setupEnv.DEX_PYTHON_SETUP).toBe(readFileSync(join(__dirname, '..', 'host', 'dependencies', 'python-setup.py'), 'utf8'));
+    expect(plan.setupEnv.DEX_PYTHON_SETUP).toBe(readFileSync(join(__dirname, '..', 'host', 'dependencies', 'python', 'python-setup.py'), 'utf8'));
     expect(pythonPlan(folder({ 'setup.cfg': '[flake8]\n' }))).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@ import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { relocateVenv } from './relocate-venv';
+import { relocateVenv } from './python/relocate-venv';
 import { removeTree } from '../worktree/remove-tree';
 
 const execFileAsync = promisify(execFile);

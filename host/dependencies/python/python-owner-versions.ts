@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EcosystemPlan } from './ecosystem-plan';
+import type { EcosystemPlan } from '../ecosystem-plan';
 
 /** The packaging tools every venv has: their versions say nothing about the project. */
 const VENV_TOOLS = new Set(['pip', 'setuptools', 'wheel', 'distribute']);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DOWNLOADS_INSIDE, present, type EcosystemPlan } from './ecosystem-plan';
+import { DOWNLOADS_INSIDE, present, type EcosystemPlan } from '../ecosystem-plan';
 
 const PYPI = ['pypi.org', 'files.pythonhosted.org'];
 
