@@ -7,7 +7,7 @@ import { DependencyCache, dependencyKey } from '../host/dependencies/dependency-
 import { detectEcosystems } from '../host/dependencies/ecosystems';
 import { copyOwnerFiles } from '../host/dependencies/owner-files';
 import { ownerHasSame } from '../host/dependencies/owner-install';
-import { relocateVenv } from '../host/dependencies/relocate-venv';
+import { relocateVenv } from '../host/dependencies/python/relocate-venv';
 import { commandSetup, writeSetupState } from '../host/dependencies/setup-state';
 import { treeHash } from './real-projects';
 
@@ -30,10 +30,10 @@ describe('detectEcosystems', () => {
     ['pnpm', { 'package.json': PKG, 'pnpm-lock.yaml': '' }, 'corepack pnpm install --frozen-lockfile', ['package.json', 'pnpm-lock.yaml']],
     ['yarn classic', { 'package.json': PKG, 'yarn.lock': '' }, 'corepack yarn install --frozen-lockfile --non-interactive', ['package.json', 'yarn.lock']],
     ['yarn berry', { 'package.json': PKG, 'yarn.lock': '', '.yarnrc.yml': '' }, 'corepack yarn install --immutable', ['package.json', 'yarn.lock', '.yarnrc.yml']],
-    ['requirements files', { 'requirements.txt': 'attrs\n', 'requirements-dev.txt': 'pytest\n' }, 'python3 -m venv .venv && .venv/bin/pip install -q -r requirements-dev.txt -r requirements.txt', ['requirements-dev.txt', 'requirements.txt']],
-    ['uv', { 'pyproject.toml': '', 'uv.lock': '' }, '--frozen --no-install-project', ['pyproject.toml', 'uv.lock']],
-    ['poetry', { 'pyproject.toml': '', 'poetry.lock': '' }, 'poetry install --no-root --no-interaction', ['pyproject.toml', 'poetry.lock']],
-    ['pyproject.toml alone', { 'pyproject.toml': '[project]\n' }, 'import tomllib', ['pyproject.toml']],
+    ['requirements files', { 'requirements.txt': 'attrs\n', 'requirements-dev.txt': 'pytest\n' }, 'python3 -c "$DEX_PYTHON_SETUP" pip', ['requirements-dev.txt', 'requirements.txt']],
+    ['uv', { 'pyproject.toml': '', 'uv.lock': '' }, '/tmp/dex-uv/bin/pip install -q uv && python3 -c "$DEX_PYTHON_SETUP" uv', ['pyproject.toml', 'uv.lock']],
+    ['poetry', { 'pyproject.toml': '', 'poetry.lock': '' }, 'python3 -c "$DEX_PYTHON_SETUP" poetry', ['pyproject.toml', 'poetry.lock']],
+    ['pyproject.toml alone', { 'pyproject.toml': '[project]\n' }, 'python3 -c "$DEX_PYTHON_SETUP" pip', ['pyproject.toml']],
     ['go', { 'go.mod': 'module x\n', 'go.sum': '' }, 'go mod download', ['go.mod', 'go.sum']],
     ['rust', { 'Cargo.toml': '', 'Cargo.lock': '' }, 'cargo fetch --locked', ['Cargo.toml', 'Cargo.lock']],
   ])('%s: the locked install command and the files that key it', (_, files, command, inputs) => {

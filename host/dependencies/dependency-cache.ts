@@ -4,7 +4,7 @@ import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { relocateVenv } from './relocate-venv';
+import { relocateVenv } from './python/relocate-venv';
 import { removeTree } from '../worktree/remove-tree';
 
 const execFileAsync = promisify(execFile);
@@ -108,7 +108,8 @@ export class DependencyCache {
       const source = join(taken ?? join(entry, 'tree'), output);
       if (!exists(source)) continue;
       if (!taken || !(await moved(source, target))) await copyTree(source, target);
-      if (output === '.venv' && meta.builtAt !== worktree) await relocateVenv(target, join(meta.builtAt, output), target);
+      // Any cached venv (`.venv`, or `venv` of a configured setup): its scripts and editable installs name the worktree it was made in.
+      if (meta.builtAt !== worktree && existsSync(join(target, 'pyvenv.cfg'))) await relocateVenv(target, meta.builtAt, worktree);
     }
     if (taken) await rm(taken, { recursive: true, force: true });
     void this.prepareSpare(key);

@@ -1,6 +1,6 @@
 import { goPlan } from './go-plan';
 import { nodePlan } from './node-plan';
-import { pythonPlan } from './python-plan';
+import { pythonPlan } from './python/python-plan';
 import { rustPlan } from './rust-plan';
 import type { EcosystemPlan, HostToolchains } from './ecosystem-plan';
 

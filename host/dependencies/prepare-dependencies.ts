@@ -17,6 +17,7 @@ import { binPaths, inWorktree, readSetupState, writeSetupState, type SetupState 
 import { copyOwnerFiles } from './owner-files';
 import { installFailed, type SetupFailed } from './setup-failed';
 import { ownerHasSame } from './owner-install';
+import { withOwnerVersions } from './python/python-owner-versions';
 import { removeTree } from '../worktree/remove-tree';
 
 /** What setting up one worktree needs. */
@@ -128,7 +129,7 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
   const { worktree, config, cache } = request;
   const sandbox = request.sandbox ?? DEFAULT_SANDBOX;
   const copied = request.ownerDir && config?.copy?.length ? await copyOwnerFiles(request.ownerDir, worktree, config.copy) : [];
-  const plans = plansFor(worktree, config);
+  const plans = plansFor(worktree, config).map((plan) => withOwnerVersions(plan, request.ownerDir));
   const state: SetupState = { config, sandbox: request.sandbox, plans: [] };
   const steps: SetupStep[] = [];
   const report: string[] = [];

@@ -1,0 +1,458 @@
+"""Fills a Python project's .venv for dex, run by setup in the worktree, in the sandbox.
+
+What it installs, from where, for which project shape: docs/real-repositories.md#python-projects.
+In short: the project itself editable from the worktree when it is a package (never a release of it
+from the index), its dependencies, and its test dependencies from wherever the project keeps them
+(test extras, PEP 735 dependency groups, requirements files, tox, nox), then pytest when the
+project uses pytest but names it nowhere. Then it checks that the installed project is the
+worktree's editable install.
+
+    python3 python-setup.py pip|uv|poetry|pdm [--update] [--dry-run]
+
+--dry-run prints what it would run as JSON and runs nothing (the unit tests read it).
+"""
+
+import ast
+import configparser
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+# Extras and groups that hold test dependencies, by their normalized names.
+TEST_NAMES = {"test", "tests", "testing", "dev", "develop", "development"}
+VENV_PYTHON = ".venv/bin/python"
+REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[([^\]]*)\])?")
+# A tox deps line that only applies to some environments (`py38: mock`).
+TOX_FACTOR = re.compile(r"^[\w.,!-]+:\s")
+
+
+def fail(message):
+    print(f"error: {message}", flush=True)
+    sys.exit(1)
+
+
+def norm(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def load_toml(path):
+    try:
+        import tomllib
+    except ModuleNotFoundError:
+        fail(f"python3 {sys.version.split()[0]} cannot read {path}: it needs Python 3.11 or later (tomllib)")
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as err:
+        fail(f"{path} is not valid TOML: {err}")
+
+
+class Project:
+    """What the worktree's manifests say: its name, whether it is a package, its extras and groups."""
+
+    def __init__(self):
+        self.pyproject = load_toml("pyproject.toml") if Path("pyproject.toml").exists() else {}
+        self.setup_cfg = configparser.ConfigParser(interpolation=None)
+        if Path("setup.cfg").exists():
+            self.setup_cfg.read("setup.cfg")
+        project = self.pyproject.get("project", {})
+        poetry = self.pyproject.get("tool", {}).get("poetry", {})
+        name = project.get("name") or poetry.get("name") or self.setup_cfg.get("metadata", "name", fallback=None)
+        self.name = norm(name) if name else None
+        self.is_package = self._is_package()
+        if project:
+            dynamic = "optional-dependencies" in project.get("dynamic", [])
+            declared = None if dynamic else list(project.get("optional-dependencies", {}))
+        elif poetry:
+            declared = list(poetry.get("extras", {}))
+        elif self.setup_cfg.has_section("options.extras_require"):
+            declared = list(self.setup_cfg["options.extras_require"])
+        else:
+            declared = None if Path("setup.py").exists() else []
+        self.declared_extras = declared
+        self.groups = self.pyproject.get("dependency-groups", {})
+
+    def _is_package(self):
+        if Path("setup.py").exists() or self.setup_cfg.has_section("metadata"):
+            return True
+        if "build-system" not in self.pyproject:
+            return False
+        tool = self.pyproject.get("tool", {})
+        if tool.get("uv", {}).get("package") is False or tool.get("poetry", {}).get("package-mode") is False:
+            return False
+        return True
+
+    def self_extras(self, requirement):
+        """The extras `requirement` asks of the project itself (`pkg[tests]`), or None when it names another package."""
+        match = REQUIREMENT_NAME.match(requirement)
+        if not match or not self.name or norm(match.group(1)) != self.name:
+            return None
+        return [e.strip() for e in (match.group(2) or "").split(",") if e.strip()]
+
+    def group_requirements(self, name, seen=()):
+        """The requirement strings of dependency group `name`, its `{include-group = ...}` resolved."""
+        entries = next((v for k, v in self.groups.items() if norm(k) == norm(name)), None)
+        if entries is None or norm(name) in seen:
+            return []
+        out = []
+        for entry in entries:
+            if isinstance(entry, str):
+                out.append(entry)
+            elif isinstance(entry, dict) and "include-group" in entry:
+                out += self.group_requirements(entry["include-group"], (*seen, norm(name)))
+        return out
+
+    def extra_requirements(self, extra, seen=()):
+        """The requirements of extra `extra` of [project], the project's own extras it names resolved."""
+        extras = self.pyproject.get("project", {}).get("optional-dependencies", {})
+        requirements = next((v for k, v in extras.items() if norm(k) == norm(extra)), [])
+        if norm(extra) in seen:
+            return []
+        out = []
+        for requirement in requirements:
+            own = self.self_extras(requirement)
+            out += [r for e in own for r in self.extra_requirements(e, (*seen, norm(extra)))] if own is not None else [requirement]
+        return out
+
+    def test_groups(self):
+        return [g for g in self.groups if norm(g) in TEST_NAMES]
+
+    def test_extras(self):
+        if self.declared_extras is None:
+            return ["dev", "test", "testing", "tests"]
+        return [e for e in self.declared_extras if norm(e) in TEST_NAMES]
+
+
+def tox_env():
+    """The test environment of the project's tox config: its deps, extras and dependency groups."""
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        if Path("tox.ini").exists():
+            parser.read("tox.ini")
+        elif Path("pyproject.toml").exists():
+            tox = load_toml("pyproject.toml").get("tool", {}).get("tox", {})
+            if "legacy_tox_ini" in tox:
+                parser.read_string(tox["legacy_tox_ini"])
+            elif "env_run_base" in tox:
+                base = tox["env_run_base"]
+                deps = [d for d in base.get("deps", []) if isinstance(d, str)]
+                return deps, list(base.get("extras", [])), list(base.get("dependency_groups", []))
+    except configparser.Error:
+        return [], [], []
+    if not parser.has_section("testenv"):
+        return [], [], []
+    section = parser["testenv"]
+    deps = [l.strip() for l in section.get("deps", "").splitlines()]
+    deps = [l for l in deps if l and not l.startswith("#") and "{" not in l and not TOX_FACTOR.match(l)]
+    listed = lambda key: [v.strip() for v in re.split(r"[,\s]+", section.get(key, "")) if v.strip()]
+    return deps, listed("extras"), listed("dependency_groups")
+
+
+def nox_installs():
+    """What noxfile.py's test sessions install, when they name it in string literals (`session.install("pytest")`)."""
+    try:
+        tree = ast.parse(Path("noxfile.py").read_text())
+    except (OSError, SyntaxError):
+        return []
+    out = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef) or "test" not in fn.name:
+            continue
+        for call in ast.walk(fn):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "install":
+                out += [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    return out
+
+
+def requirement_files():
+    """Every top-level requirements*.txt, and the test/dev lists kept under other names."""
+    names = sorted(p.name for p in Path(".").glob("requirements*.txt"))
+    names += [n for n in ("test-requirements.txt", "dev-requirements.txt", "requirements_dev.txt") if Path(n).exists() and n not in names]
+    names += sorted(str(p) for p in Path("requirements").glob("*.txt") if re.match(r"(test|dev)", p.name)) if Path("requirements").is_dir() else []
+    return names
+
+
+def uses_pytest(project):
+    if any(Path(p).exists() for p in ("conftest.py", "pytest.ini", "tests/conftest.py", "test/conftest.py")):
+        return True
+    if "pytest" in project.pyproject.get("tool", {}) or project.setup_cfg.has_section("tool:pytest"):
+        return True
+    if Path("tox.ini").exists() and "[pytest]" in Path("tox.ini").read_text(errors="replace"):
+        return True
+    return any(any(Path(d).glob("**/test_*.py")) or any(Path(d).glob("**/*_test.py")) for d in ("tests", "test") if Path(d).is_dir())
+
+
+class Plan:
+    """What to install: the project (with extras), requirement strings and requirement files, and why."""
+
+    def __init__(self, project):
+        self.project = project
+        self.extras = []
+        self.requirements = []
+        self.files = []
+        self.sources = []
+
+    def add(self, requirement, source):
+        extras = self.project.self_extras(requirement)
+        if extras is not None:
+            # The project naming itself (`dev = ["pkg[tests]"]`): its extras, of the worktree's project, never a release.
+            self.add_extras(extras)
+        elif requirement not in self.requirements:
+            self.requirements.append(requirement)
+        if source not in self.sources:
+            self.sources.append(source)
+
+    def add_extras(self, extras):
+        if not self.project.is_package:
+            # A project that is not installed: the extras it asks of itself are their requirements.
+            for extra in extras:
+                self.add_all(self.project.extra_requirements(extra), f"extra {extra}")
+            return
+        self.extras += [e for e in extras if e not in self.extras]
+
+    def add_all(self, requirements, source):
+        for requirement in requirements:
+            self.add(requirement, source)
+
+    def gather(self):
+        project = self.project
+        if not project.is_package:
+            # Not a package (no build backend): nothing builds it, so its own dependencies are installed as listed.
+            self.add_all(project.pyproject.get("project", {}).get("dependencies", []), "[project] dependencies")
+        self.add_extras(project.test_extras())
+        for group in project.test_groups():
+            self.add_all(project.group_requirements(group), f"dependency group {group}")
+        self.files = requirement_files()
+        deps, extras, groups = tox_env()
+        for dep in deps:
+            if dep.startswith("-r"):
+                path = dep[2:].strip()
+                if Path(path).exists() and path not in self.files:
+                    self.files.append(path)
+            elif not dep.startswith("-") and dep != ".":
+                self.add(dep, "tox deps")
+        self.add_extras(extras)
+        for group in groups:
+            self.add_all(project.group_requirements(group), f"dependency group {group} (tox)")
+        args = iter(nox_installs())
+        for arg in args:
+            if arg in ("-r", "--requirement"):
+                path = next(args, "")
+                if Path(path).exists() and path not in self.files:
+                    self.files.append(path)
+            elif arg.startswith(".["):
+                self.add_extras([e.strip() for e in arg[2:-1].split(",")])
+            elif not arg.startswith("-") and arg != "." and REQUIREMENT_NAME.match(arg):
+                self.add(arg, "noxfile")
+        return self
+
+    def project_arg(self):
+        return f".[{','.join(self.extras)}]" if self.extras else "."
+
+
+def run(argv, env=None, dry=None, check=True):
+    """Runs `argv` (or, dry, only records it); a failure ends setup with its exit code unless `check` is false."""
+    if dry is not None:
+        dry.append(argv)
+        return 0
+    print("$ " + shlex.join(argv), flush=True)
+    code = subprocess.call(argv, env={**os.environ, **(env or {})})
+    if code != 0 and check:
+        sys.exit(code)
+    return code
+
+
+def owner_constraints(project):
+    """The owner's venv versions (DEX_PYTHON_CONSTRAINTS, from dex) as a pip constraints file, the project's own name left out; None without."""
+    lines = [l for l in os.environ.get("DEX_PYTHON_CONSTRAINTS", "").splitlines() if l.strip() and project.self_extras(l) is None]
+    if not lines:
+        return None
+    path = "/tmp/dex-owner-constraints.txt"
+    Path(path).write_text("\n".join(lines) + "\n")
+    return path
+
+
+# Run with the venv's interpreter: the installed distribution of the project (by name, or any
+# editable one at the worktree when the name is unknown), and where it came from.
+CHECK = r"""
+import importlib.metadata as m, json, pathlib, re, site, sys
+norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
+want, root = sys.argv[1], pathlib.Path.cwd().resolve()
+found = []
+# Only what is installed in the venv: an editable src layout also puts the worktree's own src/*.egg-info on sys.path.
+for d in m.distributions(path=site.getsitepackages()):
+    name = norm(d.metadata["Name"] or "")
+    try:
+        url = json.loads(d.read_text("direct_url.json") or "{}")
+    except ValueError:
+        url = {}
+    local = url.get("url", "").startswith("file://") and pathlib.Path(url["url"][7:]).resolve() == root
+    editable = local and url.get("dir_info", {}).get("editable", False)
+    if name == want or (not want and editable):
+        found.append((name, d.version, editable, url.get("url", "the package index")))
+print(json.dumps(found))
+"""
+
+
+def egg_infos():
+    return {str(p) for pattern in ("*.egg-info", "*/*.egg-info") for p in Path(".").glob(pattern) if p.is_dir()}
+
+
+def check_editable(project, dry, before=frozenset()):
+    """Fails unless the venv's copy of the project is the worktree's own, installed editable; then
+    removes the `*.egg-info` setuptools wrote into the worktree while building it (the venv's
+    dist-info is the installed record), so the worktree holds only the project's own files."""
+    if dry is not None or not project.is_package:
+        return
+    out = subprocess.run([VENV_PYTHON, "-c", CHECK, project.name or ""], capture_output=True, text=True)
+    found = json.loads(out.stdout or "[]") if out.returncode == 0 else []
+    label = project.name or "the project"
+    if not found:
+        fail(f"{label} is not installed in .venv after setup: its tests would not import the worktree's code")
+    for name, version, editable, url in found:
+        if not editable:
+            fail(f".venv has {name} {version} from {url}, not the worktree's editable install: its tests would test that release")
+    print(f"dex: {found[0][0]} {found[0][1]} is installed editable from the worktree", flush=True)
+    for leftover in sorted(egg_infos() - before):
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
+def ensure_pytest(project, install, dry):
+    """Installs pytest when the project uses it but its requirements did not bring it."""
+    if not uses_pytest(project):
+        return
+    if dry is None and subprocess.call([VENV_PYTHON, "-c", "import importlib.util, sys; sys.exit(importlib.util.find_spec('pytest') is None)"], stderr=subprocess.DEVNULL) == 0:
+        return
+    if dry is None:
+        print("dex: the project uses pytest but names it nowhere; installing pytest", flush=True)
+    run(install + ["pytest"], dry=dry)
+
+
+def describe(plan):
+    parts = []
+    if plan.project.is_package:
+        parts.append(f"-e {plan.project_arg()} (the worktree, editable)")
+    parts += [f"-r {f}" for f in plan.files]
+    if plan.requirements:
+        parts.append(f"{len(plan.requirements)} requirements from {', '.join(plan.sources)}")
+    return "dex: installing " + ("; ".join(parts) or "nothing but a venv")
+
+
+def pip_mode(project, dry):
+    plan = Plan(project).gather()
+    before = egg_infos()
+    run(["python3", "-m", "venv", ".venv"], dry=dry)
+    install = [VENV_PYTHON, "-m", "pip", "install", "-q"]
+    args = [a for f in plan.files for a in ("-r", f)] + plan.requirements
+    if project.is_package:
+        # One resolve with the worktree's project in it: a requirement naming the project is satisfied by it, not by the index.
+        # --use-pep517: Debian's pip 23.0 would install a setup.py-only project by `setup.py develop` (an egg-link, no record of where it came from).
+        args = ["--use-pep517", "-e", plan.project_arg()] + args
+    if dry is None:
+        print(describe(plan), flush=True)
+    constraints = owner_constraints(project) if args else None
+    if constraints:
+        # The versions the owner's tests pass with, where the project allows them; where it does not, the owner's venv is stale.
+        print(f"dex: preferring the versions of the owner's venv ({len(Path(constraints).read_text().splitlines())} packages)", flush=True)
+        if run(install + ["-c", constraints] + args, dry=dry, check=False) != 0:
+            print("dex: the owner's venv versions do not fit the project's requirements; installing without them", flush=True)
+            constraints = None
+    if args and not constraints:
+        run(install + args, dry=dry)
+    check_editable(project, dry, before)
+    ensure_pytest(project, install, dry)
+
+
+def uv_mode(project, update, dry):
+    uv = os.environ.get("DEX_UV", "uv")
+    argv = [uv, "sync"] + ([] if update else ["--frozen"])
+    # uv installs a project's extras whether or not it builds it (a virtual project's too), and refuses one not declared.
+    for extra in project.test_extras() if project.declared_extras is not None else []:
+        argv += ["--extra", extra]
+    for group in project.test_groups():
+        if norm(group) != "dev":
+            argv += ["--group", group]
+    before = egg_infos()
+    run(argv, dry=dry)
+    check_editable(project, dry, before)
+    # Outside the lock, like a person's `uv pip install pytest`: a later `uv sync` would take it out again.
+    ensure_pytest(project, [uv, "pip", "install", "--python", VENV_PYTHON], dry)
+
+
+def locked_requirement(package):
+    """A lock entry as pip's requirement: the locked version, or the git/url/path it came from, with its marker."""
+    source = package.get("source", {})
+    kind, url = source.get("type"), source.get("url", "")
+    if kind == "git":
+        requirement = f"{package['name']} @ git+{url}@{source.get('resolved_reference') or source.get('reference', '')}"
+    elif kind in ("url", "file", "directory"):
+        requirement = url if kind != "url" else f"{package['name']} @ {url}"
+    else:
+        requirement = f"{package['name']}=={package['version']}"
+    marker = package.get("marker") or package.get("markers")
+    return requirement + (f" ; {marker}" if isinstance(marker, str) and marker else "")
+
+
+def install_locked(project, requirements, dry):
+    """Every locked package as locked, then the project editable, with no second resolve: the lock is the whole truth."""
+    before = egg_infos()
+    run(["python3", "-m", "venv", ".venv"], dry=dry)
+    install = [VENV_PYTHON, "-m", "pip", "install", "-q"]
+    if dry is None:
+        print(f"dex: installing {len(requirements)} locked packages" + ("; -e . (the worktree, editable)" if project.is_package else ""), flush=True)
+    if requirements:
+        run(install + ["--no-deps"] + requirements, dry=dry)
+    if project.is_package:
+        run(install + ["--no-deps", "--use-pep517", "-e", "."], dry=dry)
+    check_editable(project, dry, before)
+    ensure_pytest(project, install, dry)
+
+
+def poetry_mode(project, dry):
+    """poetry.lock read into pip, as `poetry install` would install it: the main group, every group not
+    optional and the optional test groups, the test extras' packages. Not poetry itself: poetry 2.x
+    asks PyPI's JSON API for each locked version (/pypi/<name>/<version>/json), which a mirror or a
+    proxy serving only the simple index does not answer."""
+    lock = load_toml("poetry.lock")
+    groups = project.pyproject.get("tool", {}).get("poetry", {}).get("group", {})
+    wanted = {"main"} | {norm(g) for g, spec in groups.items() if not spec.get("optional") or norm(g) in TEST_NAMES}
+    extras = {norm(p) for e, names in lock.get("extras", {}).items() if norm(e) in TEST_NAMES for p in names}
+    chosen = []
+    for package in lock.get("package", []):
+        in_groups = {norm(g) for g in package.get("groups", [])} & wanted if "groups" in package else package.get("category", "main") in ("main", "dev")
+        # An optional package belongs to an extra: only a test extra brings it.
+        if norm(package["name"]) != project.name and in_groups and (not package.get("optional") or norm(package["name"]) in extras):
+            chosen.append(locked_requirement(package))
+    install_locked(project, chosen, dry)
+
+
+def pdm_mode(project, dry):
+    """pdm.lock read into pip, as `pdm install` would install it: every locked group."""
+    lock = load_toml("pdm.lock")
+    install_locked(project, [locked_requirement(p) for p in lock.get("package", []) if norm(p["name"]) != project.name], dry)
+
+
+def main():
+    args = sys.argv[1:]
+    mode = args[0] if args else "pip"
+    dry = [] if "--dry-run" in args else None
+    project = Project()
+    if mode == "uv":
+        uv_mode(project, "--update" in args, dry)
+    elif mode == "poetry":
+        poetry_mode(project, dry)
+    elif mode == "pdm":
+        pdm_mode(project, dry)
+    else:
+        pip_mode(project, dry)
+    if dry is not None:
+        print(json.dumps({"name": project.name, "package": project.is_package, "commands": dry}))
+
+
+if __name__ == "__main__":
+    main()
