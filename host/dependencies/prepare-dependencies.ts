@@ -10,8 +10,8 @@ import { nodeInstallPrefix } from '../sandbox/bwrap-args';
 import { SANDBOX_PATH } from '../sandbox/sandbox-env';
 import type { ShellCommandOptions, ShellCommandResult } from '../shell/shell-command';
 import { copyTree, dependencyKey, inputContents, type DependencyCache } from './dependency-cache';
-import { DOWNLOADS_INSIDE, type EcosystemPlan } from './ecosystem-plan';
-import { detectEcosystems } from './ecosystems';
+import { DOWNLOADS_INSIDE, type EcosystemPlan, type HostToolchains } from './ecosystem-plan';
+import { detectEcosystems, withToolchains } from './ecosystems';
 import { hostToolchains } from './host-toolchains';
 import { binPaths, inWorktree, readSetupState, writeSetupState, type SetupState } from './setup-state';
 import { copyOwnerFiles } from './owner-files';
@@ -105,9 +105,19 @@ function configuredPlan(config: SetupConfig, worktree: string): EcosystemPlan {
   };
 }
 
-/** The plans of `worktree`: the config's commands, or what detection finds. */
-export function plansFor(worktree: string, config: SetupConfig | undefined): EcosystemPlan[] {
-  return config?.commands?.length ? [configuredPlan(config, worktree)] : detectEcosystems(worktree, hostToolchains());
+/** The plans of `worktree`: the config's commands, or what detection finds; each with the owner's toolchains for it. */
+export function plansFor(worktree: string, config: SetupConfig | undefined, toolchains: HostToolchains): EcosystemPlan[] {
+  return config?.commands?.length ? [withToolchains(configuredPlan(config, worktree), toolchains)] : detectEcosystems(worktree, toolchains);
+}
+
+/**
+ * The owner's toolchains for the worktree's ecosystems: those its setup found, or found now in
+ * the owner's checkout (docs/real-repositories.md#toolchains), never by running what the agent
+ * may have written in the worktree (a `rust-toolchain.toml` naming a path) outside the sandbox.
+ */
+function toolchainsOf(worktree: string, ownerDir: string | undefined): HostToolchains {
+  const recorded = readSetupState(worktree)?.toolchains;
+  return recorded ?? hostToolchains(ownerDir ?? worktree, detectEcosystems(worktree).map((plan) => plan.ecosystem));
 }
 
 /** The cache key of `plan` in `worktree` as it is now; empty for commands that cache nothing. */
@@ -128,8 +138,9 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
   const { worktree, config, cache } = request;
   const sandbox = request.sandbox ?? DEFAULT_SANDBOX;
   const copied = request.ownerDir && config?.copy?.length ? await copyOwnerFiles(request.ownerDir, worktree, config.copy) : [];
-  const plans = plansFor(worktree, config);
-  const state: SetupState = { config, sandbox: request.sandbox, plans: [] };
+  const toolchains = toolchainsOf(worktree, request.ownerDir);
+  const plans = plansFor(worktree, config, toolchains);
+  const state: SetupState = { config, sandbox: request.sandbox, toolchains, plans: [] };
   const steps: SetupStep[] = [];
   const report: string[] = [];
   for (const plan of plans) {
@@ -197,7 +208,7 @@ async function install(plan: EcosystemPlan, request: PrepareRequest, sandbox: Sa
 export function dependenciesChanged(worktree: string): boolean {
   const state = readSetupState(worktree);
   if (!state) return false;
-  const now = plansFor(worktree, state.config);
+  const now = plansFor(worktree, state.config, state.toolchains ?? {});
   const before = new Map(state.plans.map((plan) => [plan.ecosystem, plan.key]));
   if (now.length !== state.plans.length) return true;
   return now.some((plan) => before.get(plan.ecosystem) !== planKey(plan, worktree));
