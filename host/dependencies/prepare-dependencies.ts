@@ -16,6 +16,7 @@ import { hostToolchains } from './host-toolchains';
 import { binPaths, inWorktree, readSetupState, writeSetupState, type SetupState } from './setup-state';
 import { copyOwnerFiles } from './owner-files';
 import { installFailed, type SetupFailed } from './setup-failed';
+import { certificateEnv } from './trusted-certificates';
 import { ownerHasSame } from './owner-install';
 import { removeTree } from '../worktree/remove-tree';
 
@@ -185,7 +186,8 @@ async function install(plan: EcosystemPlan, request: PrepareRequest, sandbox: Sa
   const { worktree, config } = request;
   await mkdir(request.downloads, { recursive: true });
   const confined = sandbox.mode !== 'off';
-  const env: Record<string, string> = {};
+  // The host's trusted authorities first: the plan's own settings win (docs/real-repositories.md#toolchains).
+  const env: Record<string, string> = confined ? certificateEnv() : {};
   for (const [name, value] of Object.entries(plan.setupEnv)) {
     // Unconfined, the download caches are the host folder itself.
     env[name] = inWorktree(confined ? value : value.split(DOWNLOADS_INSIDE).join(request.downloads), worktree);
