@@ -90,6 +90,24 @@ describe('hostToolchains: what the owner finds in the project folder', () => {
     expect(hostToolchains(project, ['npm'])).not.toHaveProperty('rustSysroot');
   });
 
+  it("finds an nvm-like Node by where the running node says it is, not by the shim or link on PATH", () => {
+    const root = mkdtempSync(join(tmpdir(), 'dex-nvm-'));
+    const version = join(root, '.nvm', 'versions', 'node', 'v22.1.0');
+    mkdirSync(join(version, 'bin'), { recursive: true });
+    writeFileSync(join(version, 'bin', 'node'), `#!/bin/sh\necho ${join(version, 'bin', 'node')}\n`);
+    chmodSync(join(version, 'bin', 'node'), 0o755);
+    const shims = join(root, 'shims');
+    mkdirSync(shims);
+    // A volta-like shim: a program of its own that runs the real node.
+    writeFileSync(join(shims, 'node'), `#!/bin/sh\nexec ${join(version, 'bin', 'node')} "$@"\n`);
+    chmodSync(join(shims, 'node'), 0o755);
+    process.env.PATH = `${shims}:/usr/bin:/bin`;
+    const found = hostToolchains(root, ['pnpm']);
+    expect(found).toEqual({ nodePrefix: version });
+    const plan = withToolchains({ ecosystem: 'pnpm', binDirs: ['node_modules/.bin'], toolchainPaths: [] } as never, found);
+    expect(plan).toMatchObject({ binDirs: ['node_modules/.bin', join(version, 'bin')], toolchainPaths: [version] });
+  });
+
   it.skipIf(!existsSync('/root/.pyenv/versions/3.12.1'))("pyenv's shims honour the project's .python-version: its version's prefix, not the shim", () => {
     const project = commitProject('pinned-python', { '.python-version': '3.12.1\n' });
     expect(hostToolchains(project, ['python']).pythonPrefix).toBe('/root/.pyenv/versions/3.12.1');

@@ -118,7 +118,8 @@ export function plansFor(worktree: string, config: SetupConfig | undefined, tool
  */
 function toolchainsOf(worktree: string, ownerDir: string | undefined): HostToolchains {
   const recorded = readSetupState(worktree)?.toolchains;
-  return recorded ?? hostToolchains(ownerDir ?? worktree, detectEcosystems(worktree).map((plan) => plan.ecosystem));
+  // Without the owner's checkout (a worktree set up before toolchains were recorded): the owner's defaults, found outside any project.
+  return recorded ?? hostToolchains(ownerDir ?? tmpdir(), detectEcosystems(worktree).map((plan) => plan.ecosystem));
 }
 
 /** The cache key of `plan` in `worktree` as it is now; empty for commands that cache nothing. */
