@@ -90,6 +90,24 @@ describe('hostToolchains: what the owner finds in the project folder', () => {
     expect(hostToolchains(project, ['npm'])).not.toHaveProperty('rustSysroot');
   });
 
+  it("finds rustup's ~/.cargo/bin when the worker's PATH lacks it (a service started without the owner's profile)", () => {
+    const cargoHome = mkdtempSync(join(tmpdir(), 'dex-cargo-home-'));
+    const sysroot = join(cargoHome, 'sysroot');
+    mkdirSync(join(cargoHome, 'bin'), { recursive: true });
+    mkdirSync(sysroot);
+    writeFileSync(join(cargoHome, 'bin', 'rustc'), `#!/bin/sh\necho ${sysroot}\n`);
+    chmodSync(join(cargoHome, 'bin', 'rustc'), 0o755);
+    const before = process.env.CARGO_HOME;
+    process.env.PATH = '/usr/bin:/bin';
+    process.env.CARGO_HOME = cargoHome;
+    try {
+      expect(hostToolchains(tmpdir(), ['rust'])).toEqual({ rustSysroot: sysroot });
+    } finally {
+      if (before === undefined) delete process.env.CARGO_HOME;
+      else process.env.CARGO_HOME = before;
+    }
+  });
+
   it("finds an nvm-like Node by where the running node says it is, not by the shim or link on PATH", () => {
     const root = mkdtempSync(join(tmpdir(), 'dex-nvm-'));
     const version = join(root, '.nvm', 'versions', 'node', 'v22.1.0');

@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { isSystemPath } from '../sandbox/bwrap-args';
 import { isWithin } from '../sandbox/repository-metadata';
+import { findOnPath } from '../find-on-path';
 import type { HostToolchains } from './ecosystem-plan';
 
 /**
@@ -20,6 +21,26 @@ const PROBES: Record<keyof HostToolchains, { ecosystems: string[]; argv: string[
   // The toolchain's own folder (~/.rustup/toolchains/<name>): cargo and rustc without rustup's proxies, ~/.cargo or RUSTUP_HOME.
   rustSysroot: { ecosystems: ['rust'], argv: ['rustc', '--print', 'sysroot'], folder: (out) => out },
 };
+
+/**
+ * Where the usual installers put each program, for a worker whose PATH lacks them (a service
+ * started without the owner's shell profile): rustup's ~/.cargo/bin, pyenv's shims, Go's
+ * tarball in /usr/local/go or ~/go, and the Node that runs dex.
+ */
+function fallbacks(program: string, env: NodeJS.ProcessEnv = process.env, home = homedir()): string[] {
+  switch (program) {
+    case 'rustc':
+      return [join(env.CARGO_HOME ?? join(home, '.cargo'), 'bin', 'rustc')];
+    case 'python3':
+      return [join(env.PYENV_ROOT ?? join(home, '.pyenv'), 'shims', 'python3')];
+    case 'go':
+      return ['/usr/local/go/bin/go', join(home, 'go', 'bin', 'go')];
+    case 'node':
+      return [process.execPath];
+    default:
+      return [];
+  }
+}
 
 /** Folders of the home that hold more than one toolchain's files (credentials among them): never mounted whole. */
 const SHARED_HOME_FOLDERS = ['.cargo', '.local', '.config', '.ssh', '.gnupg', '.aws', '.docker', '.kube', '.npm', '.cache'];
@@ -39,10 +60,12 @@ export function mountable(folder: string, home = homedir()): boolean {
   return !['credentials', 'credentials.toml', '.netrc', '.npmrc', '.pypirc'].some((name) => existsSync(join(folder, name)));
 }
 
-/** The first line `argv` prints run in `dir` with the owner's environment; undefined when it fails. */
+/** The first line `argv` prints run in `dir` with the owner's environment (its program from PATH, else where installers put it); undefined when it fails. */
 function probe(argv: string[], dir: string): string | undefined {
+  const program = findOnPath(argv[0]) ?? fallbacks(argv[0]).find((path) => existsSync(path));
+  if (!program) return undefined;
   try {
-    const out = execFileSync(argv[0], argv.slice(1), {
+    const out = execFileSync(program, argv.slice(1), {
       cwd: dir,
       // Never install or download a toolchain while looking for one.
       env: { ...process.env, RUSTUP_AUTO_INSTALL: '0', GOTOOLCHAIN: 'local' },
