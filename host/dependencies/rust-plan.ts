@@ -1,13 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { dexGitSync } from '../git/dex-git';
 import type { EcosystemPlan } from './ecosystem-plan';
 
-/** Git's answer in `dir` to `args` as paths, or undefined outside a git repository (git never runs the repository's fsmonitor here). */
+/** Git's answer in `dir` to `args` as paths (through dex's one door to git: host/git/dex-git.ts), or undefined outside a git repository. */
 function gitPaths(dir: string, args: string[]): string[] | undefined {
   try {
-    const out = execFileSync('git', ['-c', 'core.fsmonitor=false', ...args], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    return out.split('\0').filter(Boolean);
+    return dexGitSync(dir, args).split('\0').filter(Boolean);
   } catch {
     return undefined;
   }
