@@ -7,7 +7,7 @@ import { DependencyCache } from '../host/dependencies/dependency-cache';
 import { dependenciesChanged, prepareDependencies } from '../host/dependencies/prepare-dependencies';
 import { commandSetup, readSetupState } from '../host/dependencies/setup-state';
 import { runAgentCommand } from '../host/sandbox/run-agent-command';
-import { commitProject } from './real-projects';
+import { commitProject, writeFiles } from './real-projects';
 
 /** A crate without dependencies and without Cargo.lock: its lockfile resolves without network. */
 const CRATE = {
@@ -34,7 +34,7 @@ describe('setting up a Rust crate without Cargo.lock, in the sandbox, with the o
     expect(toolchainPaths).toHaveLength(1);
     expect(toolchainPaths[0]).not.toMatch(/\.cargo|\.rustup$/);
     expect(pathDirs).toEqual([join(toolchainPaths[0], 'bin')]);
-    const test = await runAgentCommand('cargo test -q 2>&1', first.worktree, undefined, { timeoutMs: 120_000 });
+    const test = await runAgentCommand('cargo test -q 2>&1', first.worktree, undefined, { timeoutMs: 120_000, outputLimitBytes: 64 * 1024 });
     expect(test.exitCode, test.output).toBe(0);
     // The lockfile setup wrote, and the build, are no change of the task's dependencies.
     expect(dependenciesChanged(first.worktree)).toBe(false);
@@ -44,5 +44,23 @@ describe('setting up a Rust crate without Cargo.lock, in the sandbox, with the o
     appendFileSync(join(second.worktree, 'Cargo.toml'), '\n[features]\nextra = []\n');
     expect(dependenciesChanged(second.worktree)).toBe(true);
     expect(readSetupState(second.worktree)?.toolchains?.rustSysroot).toBe(toolchainPaths[0]);
+  });
+
+  it('a crate the task added to a Go module gets the owner\'s Rust toolchain when verify sets the worktree up again', async () => {
+    const repo = commitProject('module', { 'go.mod': 'module example.com/m\n\ngo 1.21\n' });
+    const root = mkdtempSync(join(tmpdir(), 'dex-rust-added-'));
+    const worktree = join(root, 'wt');
+    execFileSync('git', ['worktree', 'add', '-q', '--detach', worktree], { cwd: repo });
+    const caches = { cache: new DependencyCache(join(root, 'cache')), downloads: join(root, 'downloads'), command: { timeoutMs: 120_000 } };
+    await prepareDependencies({ worktree, ownerDir: repo, ...caches });
+    expect(readSetupState(worktree)?.toolchains).not.toHaveProperty('rustSysroot');
+    writeFiles(worktree, CRATE);
+    expect(dependenciesChanged(worktree)).toBe(true);
+    // As verify's refresh does: no owner's checkout at hand.
+    const outcome = await prepareDependencies({ worktree, ...caches, update: true });
+    expect(outcome.steps.map((step) => [step.ecosystem, step.source])).toEqual([['go', 'cache'], ['rust', 'installed']]);
+    const test = await runAgentCommand('cargo test -q 2>&1', worktree, undefined, { timeoutMs: 120_000, outputLimitBytes: 64 * 1024 });
+    expect(test.exitCode, test.output).toBe(0);
+    expect(dependenciesChanged(worktree)).toBe(false);
   });
 });

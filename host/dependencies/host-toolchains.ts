@@ -83,12 +83,12 @@ function probe(argv: string[], dir: string): string | undefined {
  * Where the owner's toolchains for the project at `dir` (the owner's checkout) live, for the
  * ecosystems named: what the owner's shell finds there, resolved to the installation's own folder.
  * Only those the sandbox can use are kept: outside the system folders (which it mounts anyway)
- * they must be {@link mountable}.
+ * they must be {@link mountable}. Those `known` already are not looked for again.
  */
-export function hostToolchains(dir: string, ecosystems: string[]): HostToolchains {
+export function hostToolchains(dir: string, ecosystems: string[], known: (keyof HostToolchains)[] = []): HostToolchains {
   const found: HostToolchains = {};
   for (const [name, { ecosystems: users, argv, folder }] of Object.entries(PROBES) as [keyof HostToolchains, (typeof PROBES)[keyof HostToolchains]][]) {
-    if (!users.some((e) => ecosystems.includes(e))) continue;
+    if (known.includes(name) || !users.some((e) => ecosystems.includes(e))) continue;
     const out = probe(argv, dir);
     if (!out || !existsSync(out)) continue;
     const path = realpathSync(folder(realpathSync(out)));

@@ -117,9 +117,11 @@ export function plansFor(worktree: string, config: SetupConfig | undefined, tool
  * may have written in the worktree (a `rust-toolchain.toml` naming a path) outside the sandbox.
  */
 function toolchainsOf(worktree: string, ownerDir: string | undefined): HostToolchains {
-  const recorded = readSetupState(worktree)?.toolchains;
-  // Without the owner's checkout (a worktree set up before toolchains were recorded): the owner's defaults, found outside any project.
-  return recorded ?? hostToolchains(ownerDir ?? tmpdir(), detectEcosystems(worktree).map((plan) => plan.ecosystem));
+  const recorded = readSetupState(worktree)?.toolchains ?? {};
+  const ecosystems = detectEcosystems(worktree).map((plan) => plan.ecosystem);
+  // An ecosystem the task added (a Cargo.toml), or a worktree set up before toolchains were
+  // recorded: without the owner's checkout, the owner's defaults, found outside any project.
+  return { ...hostToolchains(ownerDir ?? tmpdir(), ecosystems, Object.keys(recorded) as (keyof HostToolchains)[]), ...recorded };
 }
 
 /** The cache key of `plan` in `worktree` as it is now; empty for commands that cache nothing. */
