@@ -16,7 +16,7 @@ import { hostToolchains } from './host-toolchains';
 import { binPaths, inWorktree, readSetupState, writeSetupState, type SetupState } from './setup-state';
 import { copyOwnerFiles } from './owner-files';
 import { installFailed, type SetupFailed } from './setup-failed';
-import { certificateEnv } from './trusted-certificates';
+import { certificateEnv } from '../sandbox/trusted-certificates';
 import { ownerHasSame } from './owner-install';
 import { removeTree } from '../worktree/remove-tree';
 

@@ -1,4 +1,4 @@
-import { isSystemPath } from '../sandbox/bwrap-args';
+import { isSystemPath } from './bwrap-args';
 
 /** The variables by which package managers are told which certificate authorities to trust (pip, requests, uv, OpenSSL, curl, Node). */
 const CERTIFICATE_ENV = ['SSL_CERT_FILE', 'SSL_CERT_DIR', 'PIP_CERT', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'NODE_EXTRA_CA_CERTS'];
