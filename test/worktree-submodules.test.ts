@@ -50,6 +50,14 @@ describe('a task worktree of a repository with submodules', () => {
     expect(show(worktree.path, 'status', '--porcelain')).toBe('');
     // The owner's config still names the library's real remote.
     expect(show(app, 'config', 'submodule.vendor/lib.url')).toBe(join(dir, 'lib'));
+    // A retry after a crash between `worktree add` and the submodules fills them; the agent's edits in one stay.
+    writeFileSync(join(worktree.path, 'vendor/lib/lib.txt'), 'edited\n');
+    git(worktree.path, 'submodule', 'deinit', '-q', '-f', 'vendor/lib');
+    const again = await prepare('T1');
+    expect(readFileSync(join(again.path, 'vendor/lib/lib.txt'), 'utf8')).toBe('v1\n');
+    writeFileSync(join(again.path, 'vendor/lib/lib.txt'), 'edited\n');
+    await prepare('T1');
+    expect(readFileSync(join(again.path, 'vendor/lib/lib.txt'), 'utf8')).toBe('edited\n');
   });
 
   it('checkpoints commit the task\'s work beside a submodule, but still refuse a repository the agent made', async () => {

@@ -158,6 +158,8 @@ export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWh
     const existing = existsSync(path) ? await worktreeBranch(git, path) : undefined;
     if (existing === input.branch) {
       const baseSha = (await readBase(path)) ?? (await git.raw(['merge-base', 'HEAD', input.branch])).trim();
+      // An attempt that crashed after `worktree add` left its submodules empty; those checked out stay as they are.
+      await checkOutSubmodules(path);
       return { path, branch: input.branch, baseSha };
     }
     if (existsSync(path)) {
