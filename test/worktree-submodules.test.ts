@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCheckpointActivities } from '../activities/task/checkpoint';
 import type { DexStore } from '../store/dex-store';
@@ -70,6 +70,11 @@ describe('a task worktree of a repository with submodules', () => {
     mkdirSync(join(worktree.path, 'evil'));
     writeFileSync(join(worktree.path, 'evil', '.git'), `gitdir: ${join(worktree.path, 'evil-git')}\n`);
     await expect(runActivity(acts.commitCheckpoint, [{ worktreePath: worktree.path, message: 'more', key: 'k2' }])).rejects.toThrow(/nested git repository at evil\/\.git/);
+    // Even pointing into the repository's own git folder, a `.git` where the commit records no submodule is refused.
+    const libGitDir = resolve(worktree.path, 'vendor/lib', readFileSync(join(worktree.path, 'vendor/lib/.git'), 'utf8').replace('gitdir:', '').trim());
+    expect(existsSync(join(libGitDir, 'HEAD'))).toBe(true);
+    writeFileSync(join(worktree.path, 'evil', '.git'), `gitdir: ${libGitDir}\n`);
+    await expect(runActivity(acts.commitCheckpoint, [{ worktreePath: worktree.path, message: 'more', key: 'k3' }])).rejects.toThrow(/nested git repository at evil\/\.git/);
   });
 
   it('leaves a submodule the owner never checked out empty, as git does', async () => {

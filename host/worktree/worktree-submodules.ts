@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { dexGit } from '../git/dex-git';
+import { dexGit, dexGitSync } from '../git/dex-git';
 import { isWithin, repositoryMetadata } from '../sandbox/repository-metadata';
 
 /** A submodule the commit records: its name in `.gitmodules` and its path in the tree. */
@@ -57,17 +57,20 @@ export async function checkOutSubmodules(worktree: string): Promise<string[]> {
 }
 
 /**
- * True when `dotGit` (a `.git` entry of the worktree, relative) is a submodule's as git made it: a
- * file pointing into the repository's own git folder, which the sandbox mounts read-only, so
- * nothing the agent ran can have made or changed what it points to. Any other nested `.git` is
- * a repository of the agent's, which dex does not commit.
+ * True when `dotGit` (a `.git` entry of the worktree, relative) is a submodule's as git made it:
+ * a file, at a path the commit records as a submodule (a gitlink), pointing into a `modules`
+ * folder of the repository's git folder, which the sandbox mounts read-only, so nothing the agent
+ * ran can have made or changed what it points to. Any other nested `.git` is a repository of the
+ * agent's, which dex does not commit.
  */
 export function isSubmoduleGitFile(worktree: string, dotGit: string): boolean {
-  const { commonDir } = repositoryMetadata(worktree);
+  const { commonDir, gitDir: ownGitDir } = repositoryMetadata(worktree);
   const at = join(worktree, dotGit);
-  if (!commonDir || !lstatSync(at).isFile()) return false;
+  const folder = dotGit.replace(/\/\.git$/i, '');
+  if (!commonDir || folder === dotGit || !lstatSync(at).isFile()) return false;
   const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(at, 'utf8'))?.[1]?.trim();
   if (!pointer) return false;
-  const gitDir = isAbsolute(pointer) ? pointer : resolve(join(worktree, dotGit, '..'), pointer);
-  return isWithin(gitDir, join(commonDir, 'worktrees')) || isWithin(gitDir, join(commonDir, 'modules'));
+  const gitDir = isAbsolute(pointer) ? pointer : resolve(join(worktree, folder), pointer);
+  const inModules = [commonDir, ownGitDir].some((dir) => dir && isWithin(gitDir, join(dir, 'modules')) && gitDir !== join(dir, 'modules'));
+  return inModules && dexGitSync(worktree, ['ls-tree', '-z', 'HEAD', '--', folder]).startsWith('160000 ');
 }
