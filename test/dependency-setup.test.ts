@@ -43,13 +43,13 @@ describe('detectEcosystems', () => {
   });
 
   it('finds each ecosystem of a mixed repository, and none where nothing needs installing', () => {
-    const mixed = detectEcosystems(folder({ 'package.json': PKG, 'package-lock.json': '{}', 'requirements.txt': '', 'go.sum': '' }), {});
+    const mixed = detectEcosystems(folder({ 'package.json': PKG, 'package-lock.json': '{}', 'requirements.txt': '', 'go.mod': 'module x\n', 'go.sum': '' }), {});
     expect(mixed.map((p) => p.ecosystem)).toEqual(['npm', 'python', 'go']);
     expect(detectEcosystems(folder({ 'README.md': '', 'package.json': '{"name":"x","scripts":{"test":"node --test"}}' }), {})).toEqual([]);
   });
 
   it('a toolchain outside the system folders is mounted and first on PATH; the agent gets no network for go', () => {
-    const [go] = detectEcosystems(folder({ 'go.sum': '' }), { goRoot: '/opt/go' });
+    const [go] = detectEcosystems(folder({ 'go.mod': 'module x\n' }), { goRoot: '/opt/go' });
     expect(go.toolchainPaths).toEqual(['/opt/go']);
     expect(go.binDirs).toEqual(['/opt/go/bin']);
     expect(go.commandEnv.GOPROXY).toBe('off');

@@ -15,6 +15,7 @@ import { removeTree } from '../../host/worktree/remove-tree';
 import { baseFileFor, worktreesDir } from '../../host/worktree/worktree-home';
 import { PATH_BYTES_LIMIT, PATH_DEPTH_LIMIT, shortQuoted } from '../../host/worktree/worktree-paths';
 import { scanWorktree } from '../../host/worktree/worktree-scan';
+import { checkOutSubmodules, isSubmoduleGitFile } from '../../host/worktree/worktree-submodules';
 
 /** The commit trailer that marks a checkpoint with its idempotency key. */
 export const CHECKPOINT_TRAILER = 'Dex-Checkpoint';
@@ -157,6 +158,8 @@ export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWh
     const existing = existsSync(path) ? await worktreeBranch(git, path) : undefined;
     if (existing === input.branch) {
       const baseSha = (await readBase(path)) ?? (await git.raw(['merge-base', 'HEAD', input.branch])).trim();
+      // An attempt that crashed after `worktree add` left its submodules empty; those checked out stay as they are.
+      await checkOutSubmodules(path);
       return { path, branch: input.branch, baseSha };
     }
     if (existsSync(path)) {
@@ -175,6 +178,8 @@ export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWh
     await git.raw(
       branchExists ? ['worktree', 'add', path, input.branch] : ['worktree', 'add', '-b', input.branch, path, input.start?.sha ?? baseSha],
     );
+    // git leaves a submodule's folder empty in a new worktree: it is filled from the owner's copy, without network.
+    await checkOutSubmodules(path);
     return { path, branch: input.branch, baseSha };
   },
 
@@ -206,10 +211,12 @@ export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWh
     const dependencies = commandSetup(input.worktreePath).dependencyPaths;
     const pathspec = withoutDependencies(await notIgnored(git, dependencies));
     const scan = await scanWorktree(input.worktreePath, dependencies);
-    if (scan.nestedGit.length) {
+    // A submodule's `.git` file as git made it is the repository's own, not a nested one of the agent's.
+    const nestedGit = scan.nestedGit.filter((path) => !isSubmoduleGitFile(input.worktreePath, path));
+    if (nestedGit.length) {
       throw nonRetryable(
         FAILURE.NestedGitRepository,
-        `the worktree holds a nested git repository at ${scan.nestedGit.join(', ')}; dex does not commit nested repositories`,
+        `the worktree holds a nested git repository at ${nestedGit.join(', ')}; dex does not commit nested repositories`,
       );
     }
     // git skips what lies past PATH_MAX without a word: a commit of such a tree would lose work silently.

@@ -41,9 +41,18 @@ export interface EcosystemPlan {
 /** The names of `names` that exist in `dir`. */
 export const present = (dir: string, names: string[]): string[] => names.filter((name) => existsSync(join(dir, name)));
 
-/** Where the host's Go and Rust toolchains live, when they are outside the system folders the sandbox mounts. */
+/**
+ * The installation folders of the owner's toolchains for a project, as the owner's shell finds
+ * them (host-toolchains.ts, docs/real-repositories.md#toolchains): each is mounted read-only in
+ * the sandbox (unless a system folder) and its `bin` put on PATH after the worktree's own.
+ */
 export interface HostToolchains {
+  /** `sys.base_prefix` of the owner's `python3` (a pyenv version, a uv-managed Python). */
+  pythonPrefix?: string;
+  /** The folder holding `bin/node` of the owner's `node` (nvm, fnm, volta). */
+  nodePrefix?: string;
+  /** `go env GOROOT`. */
   goRoot?: string;
-  cargoHome?: string;
-  rustupHome?: string;
+  /** `rustc --print sysroot`: the toolchain's own folder, without rustup or ~/.cargo. */
+  rustSysroot?: string;
 }

@@ -2,9 +2,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { present, type EcosystemPlan } from './ecosystem-plan';
 
-/** The Go plan of `dir`, for a module with dependencies (`go.sum`). */
-export function goPlan(dir: string, goRoot: string | undefined): EcosystemPlan | undefined {
-  if (!existsSync(join(dir, 'go.sum'))) return undefined;
+/**
+ * The Go plan of `dir`, for any module (`go.mod`): one without dependencies (no `go.sum`) still
+ * needs the toolchain on PATH and a build cache it may write.
+ */
+export function goPlan(dir: string): EcosystemPlan | undefined {
+  if (!existsSync(join(dir, 'go.mod'))) return undefined;
   // Modules and build cache live in the worktree's .dex folder (go ignores folders starting with a dot); no network after setup.
   const env = { GOMODCACHE: '{worktree}/.dex/gomod', GOCACHE: '{worktree}/.dex/gocache', GOFLAGS: '-modcacherw', GOTOOLCHAIN: 'local' };
   return {
@@ -17,8 +20,7 @@ export function goPlan(dir: string, goRoot: string | undefined): EcosystemPlan |
     toolchain: ['go version'],
     setupEnv: env,
     commandEnv: { ...env, GOPROXY: 'off' },
-    binDirs: goRoot ? [join(goRoot, 'bin')] : [],
-    toolchainPaths: goRoot ? [goRoot] : [],
+    binDirs: [],
+    toolchainPaths: [],
   };
 }
-

@@ -10,12 +10,13 @@ import { nodeInstallPrefix } from '../sandbox/bwrap-args';
 import { SANDBOX_PATH } from '../sandbox/sandbox-env';
 import type { ShellCommandOptions, ShellCommandResult } from '../shell/shell-command';
 import { copyTree, dependencyKey, inputContents, type DependencyCache } from './dependency-cache';
-import { DOWNLOADS_INSIDE, type EcosystemPlan } from './ecosystem-plan';
-import { detectEcosystems } from './ecosystems';
+import { DOWNLOADS_INSIDE, type EcosystemPlan, type HostToolchains } from './ecosystem-plan';
+import { detectEcosystems, withToolchains } from './ecosystems';
 import { hostToolchains } from './host-toolchains';
 import { binPaths, inWorktree, readSetupState, writeSetupState, type SetupState } from './setup-state';
 import { copyOwnerFiles } from './owner-files';
 import { installFailed, type SetupFailed } from './setup-failed';
+import { certificateEnv } from '../sandbox/trusted-certificates';
 import { ownerHasSame } from './owner-install';
 import { withOwnerVersions } from './python/python-owner-versions';
 import { removeTree } from '../worktree/remove-tree';
@@ -106,9 +107,22 @@ function configuredPlan(config: SetupConfig, worktree: string): EcosystemPlan {
   };
 }
 
-/** The plans of `worktree`: the config's commands, or what detection finds. */
-export function plansFor(worktree: string, config: SetupConfig | undefined): EcosystemPlan[] {
-  return config?.commands?.length ? [configuredPlan(config, worktree)] : detectEcosystems(worktree, hostToolchains());
+/** The plans of `worktree`: the config's commands, or what detection finds; each with the owner's toolchains for it. */
+export function plansFor(worktree: string, config: SetupConfig | undefined, toolchains: HostToolchains): EcosystemPlan[] {
+  return config?.commands?.length ? [withToolchains(configuredPlan(config, worktree), toolchains)] : detectEcosystems(worktree, toolchains);
+}
+
+/**
+ * The owner's toolchains for the worktree's ecosystems: those its setup found, or found now in
+ * the owner's checkout (docs/real-repositories.md#toolchains), never by running what the agent
+ * may have written in the worktree (a `rust-toolchain.toml` naming a path) outside the sandbox.
+ */
+function toolchainsOf(worktree: string, ownerDir: string | undefined): HostToolchains {
+  const recorded = readSetupState(worktree)?.toolchains ?? {};
+  const ecosystems = detectEcosystems(worktree).map((plan) => plan.ecosystem);
+  // An ecosystem the task added (a Cargo.toml), or a worktree set up before toolchains were
+  // recorded: without the owner's checkout, the owner's defaults, found outside any project.
+  return { ...hostToolchains(ownerDir ?? tmpdir(), ecosystems, Object.keys(recorded) as (keyof HostToolchains)[]), ...recorded };
 }
 
 /** The cache key of `plan` in `worktree` as it is now; empty for commands that cache nothing. */
@@ -129,8 +143,9 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
   const { worktree, config, cache } = request;
   const sandbox = request.sandbox ?? DEFAULT_SANDBOX;
   const copied = request.ownerDir && config?.copy?.length ? await copyOwnerFiles(request.ownerDir, worktree, config.copy) : [];
-  const plans = plansFor(worktree, config).map((plan) => withOwnerVersions(plan, request.ownerDir));
-  const state: SetupState = { config, sandbox: request.sandbox, plans: [] };
+  const toolchains = toolchainsOf(worktree, request.ownerDir);
+  const plans = plansFor(worktree, config, toolchains).map((plan) => withOwnerVersions(plan, request.ownerDir));
+  const state: SetupState = { config, sandbox: request.sandbox, toolchains, plans: [] };
   const steps: SetupStep[] = [];
   const report: string[] = [];
   for (const plan of plans) {
@@ -175,7 +190,8 @@ async function install(plan: EcosystemPlan, request: PrepareRequest, sandbox: Sa
   const { worktree, config } = request;
   await mkdir(request.downloads, { recursive: true });
   const confined = sandbox.mode !== 'off';
-  const env: Record<string, string> = {};
+  // The host's trusted authorities first: the plan's own settings win (docs/real-repositories.md#toolchains).
+  const env: Record<string, string> = confined ? certificateEnv() : {};
   for (const [name, value] of Object.entries(plan.setupEnv)) {
     // Unconfined, the download caches are the host folder itself.
     env[name] = inWorktree(confined ? value : value.split(DOWNLOADS_INSIDE).join(request.downloads), worktree);
@@ -198,7 +214,7 @@ async function install(plan: EcosystemPlan, request: PrepareRequest, sandbox: Sa
 export function dependenciesChanged(worktree: string): boolean {
   const state = readSetupState(worktree);
   if (!state) return false;
-  const now = plansFor(worktree, state.config);
+  const now = plansFor(worktree, state.config, state.toolchains ?? {});
   const before = new Map(state.plans.map((plan) => [plan.ecosystem, plan.key]));
   if (now.length !== state.plans.length) return true;
   return now.some((plan) => before.get(plan.ecosystem) !== planKey(plan, worktree));

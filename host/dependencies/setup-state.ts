@@ -3,12 +3,14 @@ import { writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import type { SetupConfig } from '../../core/run/setup-types';
-import type { EcosystemPlan } from './ecosystem-plan';
+import type { EcosystemPlan, HostToolchains } from './ecosystem-plan';
 
 /** What setup left in a worktree, as later commands and a second setup need to know it. */
 export interface SetupState {
   config?: SetupConfig;
   sandbox?: SandboxPolicy;
+  /** The owner's toolchains setup found (host-toolchains.ts): a later setup of this worktree uses the same. */
+  toolchains?: HostToolchains;
   /** The plans set up, each with the key it was set up for. */
   plans: (Pick<EcosystemPlan, 'ecosystem' | 'outputs' | 'scratch' | 'binDirs' | 'commandEnv' | 'toolchainPaths'> & { key: string })[];
 }

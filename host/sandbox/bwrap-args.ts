@@ -35,8 +35,11 @@ export interface BwrapMounts {
 /** The folder holding the running Node.js when it is not a system one (nvm, a tarball), so `npm test` finds it. */
 export function nodeInstallPrefix(): string | undefined {
   const prefix = dirname(dirname(realpathSync(process.execPath)));
-  return SYSTEM_FOLDERS.some((folder) => isWithin(prefix, folder)) ? undefined : prefix;
+  return isSystemPath(prefix) ? undefined : prefix;
 }
+
+/** True when `path` is within the system folders every sandbox mounts. */
+export const isSystemPath = (path: string): boolean => SYSTEM_FOLDERS.some((folder) => isWithin(path, folder));
 
 function systemFolderArgs(): string[] {
   const args: string[] = [];
