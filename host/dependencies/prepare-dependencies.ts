@@ -17,6 +17,7 @@ import { binPaths, inWorktree, readSetupState, writeSetupState, type SetupState 
 import { copyOwnerFiles } from './owner-files';
 import { installFailed, type SetupFailed } from './setup-failed';
 import { ownerHasSame } from './owner-install';
+import { setupTrust } from './trust-settings';
 import { removeTree } from '../worktree/remove-tree';
 
 /** What setting up one worktree needs. */
@@ -185,12 +186,21 @@ async function install(plan: EcosystemPlan, request: PrepareRequest, sandbox: Sa
   const hosts = offline ? [] : [...new Set([...plan.hosts, ...(config?.allowHosts ?? [])])];
   const policy: SandboxPolicy = { ...sandbox, allowHosts: hosts, env: [...sandbox.env, ...(config?.env ?? [])] };
   if (!confined) for (const name of config?.env ?? []) if (process.env[name] !== undefined) env[name] = process.env[name]!;
-  return runAgentCommand(plan.command, worktree, policy, { ...request.command, outputLimitBytes: SETUP_OUTPUT_LIMIT }, {
-    pathDirs: binPaths(plan.binDirs, worktree),
-    env,
-    readOnlyPaths: plan.toolchainPaths,
-    writablePaths: [[request.downloads, DOWNLOADS_INSIDE]],
-  });
+  // The machine's CAs, told to every package manager (unconfined, they read the worker's own settings).
+  const trust = confined ? setupTrust(worktree) : undefined;
+  try {
+    return await runAgentCommand(plan.command, worktree, policy, { ...request.command, outputLimitBytes: SETUP_OUTPUT_LIMIT }, {
+      pathDirs: binPaths(plan.binDirs, worktree),
+      env: { ...trust?.env, ...env },
+      readOnlyPaths: plan.toolchainPaths,
+      writablePaths: [[request.downloads, DOWNLOADS_INSIDE]],
+      readOnlyFiles: trust?.files,
+      // A private registry on this host: only as setup.allowHosts names it, with its port.
+      localHosts: hosts.filter((host) => /:\d+$/.test(host)),
+    });
+  } finally {
+    trust?.dispose();
+  }
 }
 
 /** True when the worktree's lockfiles or manifests changed since its setup (the agent added a dependency). */
