@@ -17,11 +17,21 @@ export class SetupFailed extends Error {
 /** How much of a failed install's output the task's failure carries. */
 const SETUP_TAIL = { lines: 15, chars: 1500 } as const;
 
-/** The line of an install's output that says what went wrong: an error line with words in it, else the last line. */
+/**
+ * A certificate problem in the words of the TLS library that met it (OpenSSL's, Node's, rustls'):
+ * often on a line of its own below the one that says what failed (docs/real-repositories.md#a-registry-behind-a-ca-of-its-own).
+ */
+const CERTIFICATE_PROBLEM =
+  /certificate verify failed: [^'"()]*[^'"() ]|invalid peer certificate: \w+|unable to (get|verify) [^,;'"()]*certificate|self[- ]signed certificate( in certificate chain)?|certificate has expired/i;
+
+/** The line of an install's output that says what went wrong: an error line with words in it, else the last line; with the certificate problem when one is below it. */
 function telling(output: string): string {
   const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
-  const errors = lines.filter((l) => /\berror\b/i.test(l) && !/complete log/i.test(l));
-  return (errors.find((l) => l.length > 40) ?? errors[0] ?? lines.at(-1) ?? '').slice(0, 300);
+  const errors = lines.filter((l) => /\berror\b|[a-z]Error:|\bERR_[A-Z]/i.test(l) && !/complete log/i.test(l));
+  const certificate = lines.map((l) => CERTIFICATE_PROBLEM.exec(l)?.[0]).find(Boolean);
+  const line = (certificate && errors.find((l) => l.includes(certificate))) || (errors.find((l) => l.length > 40) ?? errors[0] ?? lines.at(-1) ?? '');
+  if (!certificate || line.includes(certificate)) return line.slice(0, 300);
+  return `${line.slice(0, 300 - certificate.length - 3)} (${certificate})`;
 }
 
 /** The failure of `plan`'s install: its one line names the command, how it ended, where it could reach, and the line of output that says why. */

@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { rootCertificates } from 'node:tls';
 
 /**
@@ -59,7 +59,7 @@ function iniValue(file: string, key: string): string | undefined {
 /**
  * Every place the machine names a CA, in `env` (the worker's environment), pip's config files
  * (PIP_CONFIG_FILE, /etc/pip.conf, ~/.config/pip/pip.conf, ~/.pip/pip.conf: `cert =`) and npm's
- * (~/.npmrc and the project's `.npmrc`: `cafile =`).
+ * (its global npmrc, ~/.npmrc and the project's `.npmrc`: `cafile =`).
  */
 export function caSources(env: NodeJS.ProcessEnv, home: string, project?: string): CaSource[] {
   const sources: CaSource[] = [];
@@ -69,7 +69,11 @@ export function caSources(env: NodeJS.ProcessEnv, home: string, project?: string
     const cert = file && iniValue(file, 'cert');
     if (cert) sources.push({ from: `${file} cert`, path: cert });
   }
-  const npmrcs = [env.NPM_CONFIG_USERCONFIG ?? env.npm_config_userconfig ?? join(home, '.npmrc'), ...(project ? [join(project, '.npmrc')] : [])];
+  const npmrcs = [
+    env.NPM_CONFIG_GLOBALCONFIG ?? env.npm_config_globalconfig ?? join(dirname(dirname(process.execPath)), 'etc', 'npmrc'),
+    env.NPM_CONFIG_USERCONFIG ?? env.npm_config_userconfig ?? join(home, '.npmrc'),
+    ...(project ? [join(project, '.npmrc')] : []),
+  ];
   for (const file of npmrcs) {
     const cafile = iniValue(file, 'cafile');
     if (cafile) sources.push({ from: `${file} cafile`, path: isAbsolute(cafile) ? cafile : resolve(join(file, '..'), cafile.replace(/^~(?=\/)/, home)) });
