@@ -17,7 +17,7 @@ import { binPaths, inWorktree, readSetupState, writeSetupState, type SetupState 
 import { copyOwnerFiles } from './owner-files';
 import { installFailed, type SetupFailed } from './setup-failed';
 import { ownerHasSame } from './owner-install';
-import { setupTrust } from './trust-settings';
+import { setupTrust } from '../sandbox/machine-trust';
 import { removeTree } from '../worktree/remove-tree';
 
 /** What setting up one worktree needs. */

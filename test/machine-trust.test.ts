@@ -7,7 +7,7 @@ import { parseSandbox } from '../client/config/sandbox-config';
 import { parseSetup } from '../client/config/setup-config';
 import { DEFAULT_SANDBOX } from '../core/safety/sandbox-policy';
 import { installFailed } from '../host/dependencies/setup-failed';
-import { CA_BUNDLE_INSIDE, caBundle, caSources, setupTrust } from '../host/dependencies/trust-settings';
+import { CA_BUNDLE_INSIDE, caBundle, caSources, setupTrust } from '../host/sandbox/machine-trust';
 import { hostAllowed } from '../host/sandbox/egress-proxy';
 import { bypassesProxy, upstreamProxyFrom } from '../host/sandbox/upstream-proxy';
 
