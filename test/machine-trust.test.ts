@@ -8,7 +8,8 @@ import { parseSetup } from '../client/config/setup-config';
 import { DEFAULT_SANDBOX } from '../core/safety/sandbox-policy';
 import { installFailed } from '../host/dependencies/setup-failed';
 import { CA_BUNDLE_INSIDE, caBundle, caSources, setupTrust } from '../host/sandbox/machine-trust';
-import { hostAllowed } from '../host/sandbox/egress-proxy';
+import { HostLocalAddress, hostAllowed, startEgressProxy } from '../host/sandbox/egress-proxy';
+import { startUpstreamProxy } from './support-private-registry';
 import { bypassesProxy, upstreamProxyFrom } from '../host/sandbox/upstream-proxy';
 
 const fail = (key: string, problem: string): never => {
@@ -94,6 +95,41 @@ describe("the machine's proxy", () => {
     expect(bypassesProxy('registry.npmjs.org', 443, no)).toBe(false);
     expect(bypassesProxy('127.0.0.1', 4873, [])).toBe(true);
     expect(bypassesProxy('anything', 443, ['*'])).toBe(true);
+  });
+});
+
+/** The egress proxy's answer to `CONNECT target`, on its Unix socket. */
+async function connectVia(socketPath: string, target: string): Promise<string> {
+  const { connect } = await import('node:net');
+  return new Promise((resolve) => {
+    const socket = connect(socketPath, () => socket.write(`CONNECT ${target} HTTP/1.1\r\nhost: ${target}\r\n\r\n`));
+    socket.once('data', (d) => {
+      resolve(String(d).split('\r\n')[0]);
+      socket.destroy();
+    });
+  });
+}
+
+describe("the egress proxy through the machine's proxy", () => {
+  it('tunnels a name this host cannot resolve through it, and refuses one that resolves to this host', async () => {
+    const upstream = await startUpstreamProxy();
+    const dir = mkdtempSync(join(tmpdir(), 'dex-proxy-test-'));
+    // As DNS would answer: loop.test is this host, far.test is unknown here (the machine's proxy resolves it).
+    const resolve = async (host: string, local?: boolean) => {
+      if (host === 'far.test') throw new Error('getaddrinfo ENOTFOUND far.test');
+      if (!local) throw new HostLocalAddress(`${host} resolves to 127.0.0.1, an address of this host`);
+      return '127.0.0.1';
+    };
+    const proxy = await startEgressProxy(['far.test', 'loop.test'], join(dir, 'p.sock'), { resolve, upstream: { https: new URL(upstream.url), noProxy: [] } });
+    try {
+      expect(await connectVia(proxy.socketPath, 'loop.test:443')).toBe('HTTP/1.1 403 Forbidden');
+      // The machine's proxy cannot reach it either: its refusal is the answer.
+      expect(await connectVia(proxy.socketPath, 'far.test:443')).toBe('HTTP/1.1 403 Forbidden');
+      expect([...upstream.tunnels.keys()]).toEqual(['far.test:443']);
+    } finally {
+      await proxy.close();
+      await upstream.stop();
+    }
   });
 });
 

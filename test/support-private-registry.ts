@@ -213,7 +213,7 @@ export async function startUpstreamProxy(): Promise<UpstreamProxyServer> {
       upstream.write(head);
       upstream.pipe(client).pipe(upstream);
     });
-    upstream.on('error', () => client.destroy());
+    upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
     client.on('error', () => upstream.destroy());
   });
   server.on('connection', (socket: Socket) => {

@@ -103,5 +103,7 @@ export function tunnelThrough(proxy: URL, host: string, port: number): Promise<S
     const onError = (err: Error) => reject(new Error(`the machine's proxy ${proxy.host} cannot be reached: ${err.message}`));
     socket.on('data', onData);
     socket.once('error', onError);
+    // Settled already when the tunnel opened; before that, a proxy that hangs up has refused.
+    socket.once('close', () => reject(new Error(`the machine's proxy ${proxy.host} closed the connection to ${target}`)));
   });
 }
