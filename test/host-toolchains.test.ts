@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { detectEcosystems, withToolchains } from '../host/dependencies/ecosystems';
 import { hostToolchains, mountable } from '../host/dependencies/host-toolchains';
-import { certificateEnv } from '../host/sandbox/trusted-certificates';
 import { commitProject, git, writeFiles } from './real-projects';
 
 const CRATE = { 'Cargo.toml': '[package]\nname = "x"\nversion = "0.1.0"\n\n[dependencies]\nitoa = "1"\n', 'src/lib.rs': '' };
@@ -132,12 +131,5 @@ describe('hostToolchains: what the owner finds in the project folder', () => {
     expect(hostToolchains(project, ['python']).pythonPrefix).toBe('/root/.pyenv/versions/3.12.1');
     git(project, 'rm', '-q', '.python-version');
     expect(hostToolchains(project, ['python']).pythonPrefix).toBe(execFileSync('python3', ['-c', 'import sys; print(sys.base_prefix)'], { cwd: tmpdir(), encoding: 'utf8' }).trim());
-  });
-});
-
-describe('certificateEnv', () => {
-  it("gives setup the worker's trusted authorities when the sandbox can read the file they name", () => {
-    const env = certificateEnv({ SSL_CERT_FILE: '/etc/ssl/certs/ca-certificates.crt', PIP_CERT: '/home/o/corp-ca.pem', NODE_EXTRA_CA_CERTS: '/usr/local/share/ca-certificates/corp.crt', HOME: '/home/o' });
-    expect(env).toEqual({ SSL_CERT_FILE: '/etc/ssl/certs/ca-certificates.crt', NODE_EXTRA_CA_CERTS: '/usr/local/share/ca-certificates/corp.crt' });
   });
 });

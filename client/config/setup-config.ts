@@ -3,7 +3,8 @@ import type { SetupConfig } from '../../core/run/setup-types';
 import { isRecord, knownKeys, type Fail } from './config-section';
 
 const SETUP_KEYS = ['commands', 'cache', 'inputs', 'allowHosts', 'env', 'copy', 'network'];
-const HOST = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
+/** A host name or `*.domain`; `host:port` names one port only, and may be a registry on this host (docs/real-repositories.md#a-registry-behind-a-ca-of-its-own). */
+const HOST = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/i;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** A list of strings each `valid`, or a failure naming `key`. */
@@ -31,7 +32,7 @@ export function parseSetup(v: unknown, fail: Fail): SetupConfig | false {
   if (v.inputs !== undefined) config.inputs = list(v.inputs, 'setup.inputs', fail, repositoryPath, 'files of the repository');
   if ((config.cache || config.inputs) && !config.commands) fail(config.cache ? 'setup.cache' : 'setup.inputs', 'needs setup.commands (detected ecosystems know their own)');
   if (config.cache && !config.inputs) fail('setup.cache', 'needs setup.inputs: the files whose content decides what the commands produce');
-  if (v.allowHosts !== undefined) config.allowHosts = list(v.allowHosts, 'setup.allowHosts', fail, (s) => HOST.test(s), 'host names (or *.domain)');
+  if (v.allowHosts !== undefined) config.allowHosts = list(v.allowHosts, 'setup.allowHosts', fail, (s) => HOST.test(s), 'host names (or *.domain, or host:port)');
   if (v.env !== undefined) {
     config.env = list(v.env, 'setup.env', fail, (s) => ENV_NAME.test(s), 'environment variable names');
     const secret = config.env.find((name) => HIDDEN_ENV.test(name));

@@ -16,8 +16,8 @@ import { hostToolchains } from './host-toolchains';
 import { binPaths, inWorktree, readSetupState, writeSetupState, type SetupState } from './setup-state';
 import { copyOwnerFiles } from './owner-files';
 import { installFailed, type SetupFailed } from './setup-failed';
-import { certificateEnv } from '../sandbox/trusted-certificates';
 import { ownerHasSame } from './owner-install';
+import { setupTrust } from '../sandbox/machine-trust';
 import { withOwnerVersions } from './python/python-owner-versions';
 import { removeTree } from '../worktree/remove-tree';
 
@@ -190,8 +190,7 @@ async function install(plan: EcosystemPlan, request: PrepareRequest, sandbox: Sa
   const { worktree, config } = request;
   await mkdir(request.downloads, { recursive: true });
   const confined = sandbox.mode !== 'off';
-  // The host's trusted authorities first: the plan's own settings win (docs/real-repositories.md#toolchains).
-  const env: Record<string, string> = confined ? certificateEnv() : {};
+  const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(plan.setupEnv)) {
     // Unconfined, the download caches are the host folder itself.
     env[name] = inWorktree(confined ? value : value.split(DOWNLOADS_INSIDE).join(request.downloads), worktree);
@@ -202,12 +201,21 @@ async function install(plan: EcosystemPlan, request: PrepareRequest, sandbox: Sa
   const hosts = offline ? [] : [...new Set([...plan.hosts, ...(config?.allowHosts ?? [])])];
   const policy: SandboxPolicy = { ...sandbox, allowHosts: hosts, env: [...sandbox.env, ...(config?.env ?? [])] };
   if (!confined) for (const name of config?.env ?? []) if (process.env[name] !== undefined) env[name] = process.env[name]!;
-  return runAgentCommand(plan.command, worktree, policy, { ...request.command, outputLimitBytes: SETUP_OUTPUT_LIMIT }, {
-    pathDirs: binPaths(plan.binDirs, worktree),
-    env,
-    readOnlyPaths: plan.toolchainPaths,
-    writablePaths: [[request.downloads, DOWNLOADS_INSIDE]],
-  });
+  // The machine's CAs, told to every package manager (unconfined, they read the worker's own settings).
+  const trust = confined ? setupTrust(worktree) : undefined;
+  try {
+    return await runAgentCommand(plan.command, worktree, policy, { ...request.command, outputLimitBytes: SETUP_OUTPUT_LIMIT }, {
+      pathDirs: binPaths(plan.binDirs, worktree),
+      env: { ...trust?.env, ...env },
+      readOnlyPaths: plan.toolchainPaths,
+      writablePaths: [[request.downloads, DOWNLOADS_INSIDE]],
+      readOnlyFiles: trust?.files,
+      // A private registry on this host: only as setup.allowHosts names it, with its port.
+      localHosts: hosts.filter((host) => /:\d+$/.test(host)),
+    });
+  } finally {
+    trust?.dispose();
+  }
 }
 
 /** True when the worktree's lockfiles or manifests changed since its setup (the agent added a dependency). */

@@ -19,14 +19,19 @@ const SETUP_TAIL = { lines: 15, chars: 1500 } as const;
 
 /**
  * Lines that explain an install's failure whatever else it printed, most telling first: corepack
- * refusing a package manager it cannot verify, a TLS certificate the sandbox's network does not
- * trust (a proxy's), pnpm's coded errors (docs/real-repositories.md#what-runs-with-network).
+ * refusing a package manager it cannot verify, pnpm's coded errors (docs/real-repositories.md#what-runs-with-network).
  */
 const CAUSES: RegExp[] = [
   /No compatible signature found|Cannot find matching keyid/i,
-  /UnknownIssuer|CERTIFICATE_VERIFY_FAILED|unable to get local issuer certificate|self[- ]signed certificate|certificate verify failed|invalid peer certificate/i,
   /\bERR_PNPM_\w+/,
 ];
+/**
+ * A certificate problem in the words of the TLS library that met it (OpenSSL's, Node's, rustls'):
+ * often on a line of its own (pip's retry warnings) below the one that says what failed, so it is
+ * added to that line (docs/real-repositories.md#a-registry-behind-a-ca-of-its-own).
+ */
+const CERTIFICATE_PROBLEM =
+  /certificate verify failed: [^'"()]*[^'"() ]|invalid peer certificate: \w+|unable to (get|verify) [^,;'"()]*certificate|self[- ]signed certificate( in certificate chain)?|certificate has expired|UnknownIssuer/i;
 /** A line that starts as an error: `error: …` (uv, cargo), `ERROR: …` (pip), `Error: …`, `TypeError: …`, `npm error …`, `error[E…]`. */
 const ERROR_HEAD = /^(npm (error|ERR!) |error(\[\w+\])?:|ERROR:|fatal:|\w*Error\b( \[\w+\])?:)/i;
 /**
@@ -45,11 +50,15 @@ const TELLING_CHARS = 300;
  */
 export function telling(output: string): string {
   const lines = output.replace(/\x1b\[[0-9;]*m/g, '').split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).filter((l) => l && !NOT_TELLING.test(l));
+  const certificate = lines.map((l) => CERTIFICATE_PROBLEM.exec(l)?.[0]).find(Boolean);
   const known = CAUSES.map((cause) => lines.find((l) => cause.test(l))).find(Boolean);
-  const line = known ?? lines.find((l) => ERROR_HEAD.test(l)) ?? lines.find((l) => /\berror\b/i.test(l)) ?? lines.at(-1) ?? '';
+  const line =
+    known ?? (certificate && lines.find((l) => l.includes(certificate) && ERROR_HEAD.test(l))) ?? lines.find((l) => ERROR_HEAD.test(l)) ?? lines.find((l) => /\berror\b/i.test(l)) ?? lines.at(-1) ?? '';
   // uv says a cause's chain as `cause: …` lines: the line itself is what matters.
   const bare = line.replace(/^(cause|caused by):\s*/i, '');
-  return bare.length > TELLING_CHARS ? `${bare.slice(0, TELLING_CHARS - 1)}…` : bare;
+  const shown = bare.length > TELLING_CHARS ? `${bare.slice(0, TELLING_CHARS - 1)}…` : bare;
+  if (!certificate || shown.includes(certificate)) return shown;
+  return `${shown.slice(0, TELLING_CHARS - certificate.length - 3)} (${certificate})`;
 }
 
 /** The failure of `plan`'s install: its one line names the command, how it ended, where it could reach, and the line of output that says why. */

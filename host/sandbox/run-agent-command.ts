@@ -14,6 +14,10 @@ import { commandSetup } from '../dependencies/setup-state';
 export interface CommandExtras extends ProcessExtras {
   /** Host folders mounted read-write at a path of the sandbox's own: `[hostPath, sandboxPath]` (setup's download caches). */
   writablePaths?: [string, string][];
+  /** Host files mounted read-only at a path of the sandbox's own: `[hostPath, sandboxPath]` (setup's CA bundle). */
+  readOnlyFiles?: [string, string][];
+  /** `host:port` entries of the allowed hosts that may be an address of this host (setup's private registry; never the agent's). */
+  localHosts?: string[];
 }
 
 const MIB = 1024 * 1024;
@@ -81,11 +85,11 @@ export async function runAgentCommand(
   let proxyDir: string | undefined;
   let cgroup: PidsCgroup | undefined;
   try {
-    const extraFiles: [string, string][] = [];
+    const extraFiles: [string, string][] = [...(extras.readOnlyFiles ?? [])];
     let inner = ['/bin/sh', '-c', command];
     if (sandbox.allowHosts.length > 0) {
       proxyDir = mkdtempSync(join(tmpdir(), 'dex-proxy-'));
-      proxy = await startEgressProxy(sandbox.allowHosts, join(proxyDir, 'proxy.sock'));
+      proxy = await startEgressProxy(sandbox.allowHosts, join(proxyDir, 'proxy.sock'), { localHosts: extras.localHosts });
       extraFiles.push([proxy.socketPath, PROXY_SOCKET_INSIDE], [bridgeScriptPath(), BRIDGE_PATH_INSIDE]);
       Object.assign(env, PROXY_ENV);
       inner = withBridge([`3128=${PROXY_SOCKET_INSIDE}`], inner);
