@@ -18,6 +18,11 @@ export interface EcosystemPlan {
    * could not update the lockfile without network): it brings the lockfile in line. @default command
    */
   updateCommand?: string;
+  /**
+   * A shell line run just before the install command, in the same sandbox and network: it puts a
+   * tool the command needs in the worktree (pnpm or yarn at the version the project pins).
+   */
+  prepare?: string;
   /** Files (relative) whose content keys the cache: lockfiles and manifests. */
   inputs: string[];
   /** What the command fills (relative folders or files): cached, and copied into each worktree. */
