@@ -89,7 +89,8 @@ export function yarnOf(dir: string): PackageManager {
     return { name: 'yarn', version, from: 'yarnPath', berry: true, yarnPath };
   }
   if (pin) return { name: 'yarn', ...pin, from: 'packageManager', berry: !pin.version.startsWith('1.') };
-  if (metadata) return { name: 'yarn', version: yarnBerryFor(Number(metadata[1])), from: 'lockfile', berry: true };
+  // A lockfile with `__metadata`, or yarn 2+'s own config file, is berry's.
+  if (metadata || existsSync(join(dir, '.yarnrc.yml'))) return { name: 'yarn', version: yarnBerryFor(Number(metadata?.[1] ?? 8)), from: 'lockfile', berry: true };
   return { name: 'yarn', version: YARN_CLASSIC, from: 'lockfile', berry: false };
 }
 
@@ -123,14 +124,14 @@ export function placePackageManager(pm: PackageManager): string {
   const fetch = [
     `mkdir -p ${PM_DOWNLOADS}`,
     `t=$(mktemp -d "${folder}.XXXXXX")`,
-    `(cd "$t" && npm pack ${spec} --ignore-scripts --silent --cache ${DOWNLOADS_INSIDE}/npm >/dev/null)`,
+    `(cd "$t" && npm pack ${spec} --ignore-scripts --loglevel=error --cache ${DOWNLOADS_INSIDE}/npm >/dev/null)`,
     `tar -xzf "$t"/*.tgz -C "$t"`,
     // Two setups fetching at once: the first rename wins, the other's copy is dropped.
     `{ mv -T "$t" "${folder}" 2>/dev/null || rm -rf "$t"; }`,
   ].join(' && ');
   const failed = (what: string) => `{ echo "error: ${what}" >&2; exit 1; }`;
   const lines = [
-    `{ [ -e "${folder}/package/${bin}" ] || { ${fetch}; } || { rm -rf "$t"; ${failed(`could not fetch ${spec} from the npm registry (npm's own error is above)`)}; }; }`,
+    `{ [ -e "${folder}/package/${bin}" ] || { ${fetch}; } || { rm -rf "$t"; ${failed(`could not fetch ${spec} from the npm registry (npm says why above)`)}; }; }`,
   ];
   if (pm.hash) {
     const { algorithm, hex } = pm.hash;
