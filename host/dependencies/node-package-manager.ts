@@ -104,9 +104,31 @@ function npmPackage(pm: PackageManager): { spec: string; bin: string } {
 export const packageManagerId = (pm: PackageManager): string =>
   `${pm.name}@${pm.version}${pm.hash ? `+${pm.hash.algorithm}.${pm.hash.hex}` : ''}${pm.yarnPath ? ` (${pm.yarnPath})` : ''}`;
 
-/** A `#!/bin/sh` program in PM_DIR/bin running `target` (relative to the worktree) with node: a worktree can move, so the path is found from the program's own. */
-const shim = (name: string, target: string) =>
-  `printf '%s\\n' '#!/bin/sh' 'exec node "$(dirname "$0")/../../../${target}" "$@"' > ${PM_DIR}/bin/${name} && chmod +x ${PM_DIR}/bin/${name}`;
+/**
+ * Yarn 2+ reaches the registry through a proxy only when told in its own settings, never from
+ * HTTPS_PROXY: setup's sandbox has no other way out (docs/security.md).
+ */
+const BERRY_PROXY = ['[ -z "$HTTPS_PROXY" ] || export YARN_HTTPS_PROXY="${YARN_HTTPS_PROXY:-$HTTPS_PROXY}"', '[ -z "$HTTP_PROXY" ] || export YARN_HTTP_PROXY="${YARN_HTTP_PROXY:-$HTTP_PROXY}"'];
+
+/**
+ * A `#!/bin/sh` program in PM_DIR/bin running `target` (relative to the worktree) with node: a
+ * worktree can move, so the path is found from the program's own. Node runs without WebAssembly's
+ * trap handler where it has the flag (20.15 and later): the handler reserves more address space
+ * per Wasm memory than the sandbox's limit (sandbox.limits.memoryMb), and yarn 2+ unzips its
+ * cache with Wasm (docs/real-repositories.md#package-managers).
+ */
+const shim = (pm: PackageManager, target: string) => {
+  const file = `${PM_DIR}/bin/${pm.name}`;
+  const lines = (shellLines: string[]) => `printf '%s\\n' ${shellLines.map((line) => `'${line}'`).join(' ')} >> ${file}`;
+  return [
+    `f=$(node --disable-wasm-trap-handler -e 0 2>/dev/null && echo yes || true)`,
+    lines(['#!/bin/sh', ...(pm.berry ? BERRY_PROXY : [])]),
+    // In NODE_OPTIONS, not node's arguments: yarn's worker threads refuse it there.
+    `{ [ -z "$f" ] || ${lines(['export NODE_OPTIONS="--disable-wasm-trap-handler${NODE_OPTIONS:+ $NODE_OPTIONS}"'])}; }`,
+    lines([`exec node "$(dirname "$0")/../../../${target}" "$@"`]),
+    `chmod +x ${file}`,
+  ].join(' && ');
+};
 
 /**
  * The shell line setup runs before the install, in the sandbox, that puts `pm` in the worktree's
@@ -118,7 +140,7 @@ const shim = (name: string, target: string) =>
  */
 export function placePackageManager(pm: PackageManager): string {
   const reset = `rm -rf ${PM_DIR} && mkdir -p ${PM_DIR}/bin`;
-  if (pm.yarnPath) return `${reset} && ${shim('yarn', pm.yarnPath)}`;
+  if (pm.yarnPath) return `${reset} && ${shim(pm, pm.yarnPath)}`;
   const { spec, bin } = npmPackage(pm);
   const folder = `${PM_DOWNLOADS}/${spec.replace('/', '+')}`;
   const fetch = [
@@ -140,6 +162,6 @@ export function placePackageManager(pm: PackageManager): string {
     const check = pm.berry ? `{ ${sum(`$(ls "${folder}"/*.tgz)`)} || ${sum(`${folder}/package/${bin}`)}; }` : sum(`$(ls "${folder}"/*.tgz)`);
     lines.push(`${check} || ${failed(`${spec} from the npm registry does not match the ${algorithm} hash package.json's packageManager pins`)}`);
   }
-  lines.push(reset, `cp -a "${folder}/package" ${PM_DIR}/${pm.name}`, shim(pm.name, `${PM_DIR}/${pm.name}/${bin}`));
+  lines.push(reset, `cp -a "${folder}/package" ${PM_DIR}/${pm.name}`, shim(pm, `${PM_DIR}/${pm.name}/${bin}`));
   return `(${lines.join(' && ')})`;
 }
