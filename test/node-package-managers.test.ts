@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -63,8 +64,8 @@ describe('the pnpm and yarn plans', () => {
     const pinned = nodePlan(folder({ 'package.json': pkg({ packageManager: `pnpm@10.34.9+sha512.${HEX}` }), 'pnpm-lock.yaml': PNPM9_LOCK }))!;
     const older = nodePlan(folder({ 'package.json': pkg({ packageManager: 'pnpm@9.15.0' }), 'pnpm-lock.yaml': PNPM9_LOCK }))!;
     expect(pinned.command).toBe('pnpm install --frozen-lockfile');
-    expect(pinned.toolchain).toEqual(['node --version', `echo pnpm@10.34.9+sha512.${HEX}`]);
-    expect(older.toolchain).toEqual(['node --version', 'echo pnpm@9.15.0']);
+    expect(pinned.toolchain).toEqual(['node --version', `echo 'pnpm@10.34.9+sha512.${HEX}'`]);
+    expect(older.toolchain).toEqual(['node --version', "echo 'pnpm@9.15.0'"]);
     expect(pinned.binDirs).toEqual(['node_modules/.bin', '.dex/package-manager/bin']);
     expect(pinned.outputs).toEqual(['node_modules', '.dex/package-manager']);
     // Fetched with npm (which checks the registry's integrity), and checked against the pinned hash.
@@ -83,8 +84,9 @@ describe('the pnpm and yarn plans', () => {
     const shipped = nodePlan(folder({ 'package.json': pkg(), 'yarn.lock': berryLock(8), '.yarnrc.yml': 'yarnPath: .yarn/releases/yarn-4.5.1.cjs\n', '.yarn/releases/yarn-4.5.1.cjs': '' }))!;
     expect(shipped.prepare).not.toContain('npm pack');
     expect(shipped.prepare).toContain('.yarn/releases/yarn-4.5.1.cjs');
-    // The shipped release keys the cache by its content too.
+    // The shipped release keys the cache by its content too, and its name by the toolchain line as the shell prints it.
     expect(shipped.inputs).toContain('.yarn/releases/yarn-4.5.1.cjs');
+    expect(execFileSync('/bin/sh', ['-c', shipped.toolchain[1]], { encoding: 'utf8' }).trim()).toBe('yarn@4.5.1 (.yarn/releases/yarn-4.5.1.cjs)');
   });
 
   it('a workspace monorepo keeps each package\'s node_modules, and keys by each package\'s manifest', () => {

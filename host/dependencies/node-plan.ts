@@ -27,7 +27,7 @@ function packageManagerPlan(dir: string, pm: PackageManager): EcosystemPlan {
   const nested = workspaces.map((rel) => `${rel}/node_modules`);
   const manifests = workspaces.map((rel) => `${rel}/package.json`);
   const common = {
-    toolchain: ['node --version', `echo ${packageManagerId(pm)}`],
+    toolchain: ['node --version', `echo '${packageManagerId(pm)}'`],
     binDirs: [...NODE_BIN, `${PM_DIR}/bin`],
     commandEnv: {},
     toolchainPaths: [],
