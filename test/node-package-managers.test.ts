@@ -105,6 +105,9 @@ describe('the pnpm and yarn plans', () => {
     expect(plan.inputs).toEqual(['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', 'packages/a/package.json', 'packages/b/package.json', 'tools/cli/package.json']);
     const yarn = nodePlan(folder({ 'package.json': pkg({ workspaces: ['libs/**'] }), 'yarn.lock': YARN1_LOCK, 'libs/x/package.json': pkg(), 'libs/y/z/package.json': pkg() }))!;
     expect(yarn.outputs).toEqual(['node_modules', '.dex/package-manager', 'libs/x/node_modules', 'libs/y/z/node_modules']);
+    const npm = nodePlan(folder({ 'package.json': pkg({ workspaces: { packages: ['apps/*'] } }), 'package-lock.json': '{}', 'apps/web/package.json': pkg() }))!;
+    expect(npm.outputs).toEqual(['node_modules', 'apps/web/node_modules']);
+    expect(npm.inputs).toEqual(['package.json', 'package-lock.json', 'apps/web/package.json']);
   });
 });
 

@@ -64,16 +64,21 @@ export function nodePlan(dir: string): EcosystemPlan | undefined {
   if (!existsSync(join(dir, 'package.json'))) return undefined;
   if (existsSync(join(dir, 'pnpm-lock.yaml'))) return packageManagerPlan(dir, pnpmOf(dir));
   if (existsSync(join(dir, 'yarn.lock'))) return packageManagerPlan(dir, yarnOf(dir));
-  const base = { outputs: NODE_OUTPUTS, binDirs: NODE_BIN, toolchain: NODE_TOOLCHAIN, commandEnv: {}, toolchainPaths: [] };
   const lock = present(dir, ['npm-shrinkwrap.json', 'package-lock.json']);
   if (!lock.length && !declaresDependencies(join(dir, 'package.json'))) return undefined;
+  // npm hoists a workspace's dependencies to the root, except a version that conflicts: that one is in the package's own node_modules.
+  const workspaces = workspacePackages(dir);
   return {
-    ...base,
+    outputs: [...NODE_OUTPUTS, ...workspaces.map((rel) => `${rel}/node_modules`)],
+    binDirs: NODE_BIN,
+    toolchain: NODE_TOOLCHAIN,
+    commandEnv: {},
+    toolchainPaths: [],
     ecosystem: 'npm',
     // Without a lockfile only package.json says what to install; `npm install` then writes no lockfile into the worktree.
     command: lock.length ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund --no-package-lock',
     updateCommand: lock.length ? 'npm install --no-audit --no-fund' : undefined,
-    inputs: present(dir, ['package.json', ...lock, '.npmrc']),
+    inputs: present(dir, ['package.json', ...lock, '.npmrc', ...workspaces.map((rel) => `${rel}/package.json`)]),
     hosts: [NPM_REGISTRY],
     setupEnv: { npm_config_cache: `${DOWNLOADS_INSIDE}/npm`, npm_config_update_notifier: 'false' },
   };
