@@ -1,14 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { SetupConfig } from '../core/run/setup-types';
 import type { TaskResult } from '../core/task/task-types';
 import { completionTurn, toolTurn } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
 import { fileAt } from './dev-server-env';
 import type { RealProject } from './real-projects';
-import { PINNED_PNPM, YARN_CLASSIC, pnpmProject, pnpmWorkspaceProject, yarnClassicProject } from './real-projects-node';
+import { PINNED_PNPM, SHIPPED_YARN, YARN_CLASSIC, pnpmProject, pnpmWorkspaceProject, yarnBerryProject, yarnClassicProject } from './real-projects-node';
 
 const FIX = { path: 'src/duration.js', old_string: 'ms(text) + 1', new_string: 'ms(text)' };
 const WS_FIX = { path: 'packages/duration/index.js', old_string: 'ms(text) + 1', new_string: 'ms(text)' };
@@ -23,6 +24,7 @@ const CASSETTE = [
   ...fixTurns('N-yarn-again', FIX),
   ...fixTurns('N-ws', WS_FIX),
   ...fixTurns('N-ws-again', WS_FIX),
+  ...fixTurns('N-berry', FIX),
 ];
 
 const dex = useDexEnvironment({ server: 'dev', cassette: CASSETTE, queue: 'dex-it-node-pm' });
@@ -35,8 +37,8 @@ function cloneOf(repo: string): string {
 }
 
 /** Runs task `id` on `repo` with `verify`, expects it completed with the fix landed and nothing setup filled committed; returns its result. */
-async function fixes(id: string, repo: string, fix: RealProject['fix'], verify: string[]): Promise<TaskResult> {
-  const { handle } = await dex.startTask(id, { repoPath: repo, verify });
+async function fixes(id: string, repo: string, fix: RealProject['fix'], verify: string[], setup?: SetupConfig): Promise<TaskResult> {
+  const { handle } = await dex.startTask(id, { repoPath: repo, verify, setup });
   const result = (await handle.result()) as TaskResult;
   expect(result.state, JSON.stringify(result)).toBe('completed');
   expect(result.verifyPassed).toBe(true);
@@ -49,11 +51,12 @@ async function fixes(id: string, repo: string, fix: RealProject['fix'], verify: 
 }
 
 describe('pnpm and yarn projects on the machine\'s Node, with no configuration (docs/real-repositories.md#package-managers)', () => {
-  let pnpm: RealProject, yarn: RealProject, workspace: RealProject;
+  let pnpm: RealProject, yarn: RealProject, workspace: RealProject, berry: RealProject;
   beforeAll(() => {
     pnpm = pnpmProject();
     yarn = yarnClassicProject();
     workspace = pnpmWorkspaceProject();
+    berry = yarnBerryProject();
   });
 
   it(`a project pinning pnpm ${PINNED_PNPM} with corepack's hash: setup fetches that pnpm, verify runs \`pnpm test\`, the next checkout restores from the cache`, async () => {
@@ -77,5 +80,15 @@ describe('pnpm and yarn projects on the machine\'s Node, with no configuration (
     // Only packages/duration/node_modules has ms: the restored checkout's tests pass only if it came back too.
     const again = await fixes('N-ws-again', cloneOf(workspace.repo), workspace.fix, ['pnpm test', 'test ! -e node_modules/ms']);
     expect(again.setup).toMatch(/^pnpm from cache/);
+  });
+
+  it(`a yarn ${SHIPPED_YARN} project shipping its release (yarnPath): that release installs it, nothing fetched, verify runs \`yarn test\``, async () => {
+    // yarn 2+ reads no npmrc: a network that inspects TLS (this test's, perhaps) names its CA to Node (`setup.env`), as its owner would.
+    const first = await fixes('N-berry', berry.repo, berry.fix, ['yarn test', `yarn --version | grep -qx ${SHIPPED_YARN}`], { env: ['NODE_EXTRA_CA_CERTS'] });
+    expect(first.setup).toMatch(/^yarn installed/);
+    // Its download cache is there (yarn's own packages went into it), but no yarn was fetched.
+    expect(existsSync(join(dex.worker.dexHome, 'deps-cache', '.downloads', 'yarn'))).toBe(true);
+    const fetched = join(dex.worker.dexHome, 'deps-cache', '.downloads', 'package-managers');
+    expect((existsSync(fetched) ? readdirSync(fetched) : []).filter((name) => name.startsWith('@yarnpkg'))).toEqual([]);
   });
 });

@@ -4,13 +4,16 @@
  * by the real package manager from the registry (on the host, as a developer would have).
  */
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { commitProject, type RealProject } from './real-projects';
 
 /** The pnpm release the pnpm project pins: a current 10.x, which Node 20's corepack cannot set up in the sandbox. */
 export const PINNED_PNPM = '10.34.9';
 export const YARN_CLASSIC = '1.22.22';
+/** The yarn 2+ release the berry project ships in .yarn/releases. */
+export const SHIPPED_YARN = '4.18.1';
 
 const npx = (dir: string, ...args: string[]) => execFileSync('npx', ['-y', ...args], { cwd: dir, stdio: 'pipe' });
 
@@ -78,4 +81,37 @@ export function pnpmWorkspaceProject(): RealProject {
     (dir) => npx(dir, `pnpm@${PINNED_PNPM}`, 'install', '--lockfile-only'),
   );
   return { repo, fix: { path: 'packages/duration/index.js', old_string: 'ms(text) + 1', new_string: 'ms(text)' } };
+}
+
+/** Yarn 2+'s own release file, `bin/yarn.js` of @yarnpkg/cli-dist at `version`, fetched with npm from the registry. */
+function yarnRelease(version: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dex-yarn-release-'));
+  execFileSync('npm', ['pack', `@yarnpkg/cli-dist@${version}`, '--silent'], { cwd: dir, stdio: 'pipe' });
+  execFileSync('tar', ['-xzf', readdirSync(dir).find((name) => name.endsWith('.tgz'))!], { cwd: dir });
+  return join(dir, 'package', 'bin', 'yarn.js');
+}
+
+/**
+ * A yarn 4 project that ships its release (`yarnPath` in .yarnrc.yml, as `yarn set version` leaves
+ * it) with the node-modules linker; its lockfile made by that release.
+ */
+export function yarnBerryProject(): RealProject {
+  const release = `.yarn/releases/yarn-${SHIPPED_YARN}.cjs`;
+  const repo = commitProject(
+    'durations-berry',
+    {
+      'package.json': manifest('durations-berry'),
+      '.yarnrc.yml': `nodeLinker: node-modules\nyarnPath: ${release}\n`,
+      '.gitignore': 'node_modules/\n.yarn/*\n!.yarn/releases\n',
+      'src/duration.js': DURATION(true),
+      'test/duration.test.js': DURATION_TEST,
+    },
+    (dir) => {
+      mkdirSync(join(dir, '.yarn', 'releases'), { recursive: true });
+      copyFileSync(yarnRelease(SHIPPED_YARN), join(dir, release));
+      execFileSync('node', [release, 'install', '--mode=update-lockfile'], { cwd: dir, stdio: 'pipe', env: { ...process.env, YARN_ENABLE_TELEMETRY: '0' } });
+      rmSync(join(dir, 'node_modules'), { recursive: true, force: true });
+    },
+  );
+  return { repo, fix: FIX };
 }
