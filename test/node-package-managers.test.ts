@@ -81,6 +81,9 @@ describe('the pnpm and yarn plans', () => {
     const berry = nodePlan(folder({ 'package.json': pkg(), 'yarn.lock': berryLock(8), '.yarnrc.yml': '' }))!;
     expect(berry.prepare).toContain('npm pack @yarnpkg/cli-dist@4.18.1');
     expect(berry.command).toBe('yarn install --immutable');
+    // yarn 2+ takes a proxy only from its own settings, and unzips with Wasm: its program is told both.
+    expect(berry.prepare).toContain('export YARN_HTTPS_PROXY="${YARN_HTTPS_PROXY:-$HTTPS_PROXY}"');
+    expect(berry.prepare).toContain('--disable-wasm-trap-handler');
     const shipped = nodePlan(folder({ 'package.json': pkg(), 'yarn.lock': berryLock(8), '.yarnrc.yml': 'yarnPath: .yarn/releases/yarn-4.5.1.cjs\n', '.yarn/releases/yarn-4.5.1.cjs': '' }))!;
     expect(shipped.prepare).not.toContain('npm pack');
     expect(shipped.prepare).toContain('.yarn/releases/yarn-4.5.1.cjs');
@@ -142,5 +145,19 @@ describe('the failure line of an install that crashed', () => {
     const plan = nodePlan(folder({ 'package.json': pkg(), 'pnpm-lock.yaml': PNPM9_LOCK }))!;
     const failed = installFailed(plan, { exitCode: 1, killedBy: null, timedOut: false, output, durationMs: 900 } as never, undefined, DEFAULT_SANDBOX);
     expect(failed.message).toMatch(/: \[cause\]: Error: No compatible signature found in package metadata$/);
+  });
+
+  it("names yarn 2+'s error, not its closing summary", () => {
+    // What yarn 4 printed in the sandbox on a network that inspects TLS, without NODE_EXTRA_CA_CERTS.
+    const output = [
+      '➤ YN0000: ┌ Fetch step',
+      '➤ YN0001: │ RequestError: self-signed certificate in certificate chain',
+      '    at ClientRequest.<anonymous> (/w/.yarn/releases/yarn-4.18.1.cjs:148:14258)',
+      '➤ YN0000: └ Completed in 0s 550ms',
+      '➤ YN0000: · Failed with errors in 0s 632ms',
+    ].join('\n');
+    const plan = nodePlan(folder({ 'package.json': pkg(), 'yarn.lock': berryLock(8), '.yarnrc.yml': '' }))!;
+    const failed = installFailed(plan, { exitCode: 1, killedBy: null, timedOut: false, output, durationMs: 900 } as never, undefined, DEFAULT_SANDBOX);
+    expect(failed.message).toMatch(/: ➤ YN0001: │ RequestError: self-signed certificate in certificate chain$/);
   });
 });

@@ -19,12 +19,12 @@ const SETUP_TAIL = { lines: 15, chars: 1500 } as const;
 
 /**
  * The line of an install's output that says what went wrong: an uncaught exception's own line
- * (`RangeError: …`, its innermost `[cause]: Error: …`), not the runtime's version banner after it;
+ * (`RangeError: …`, its innermost `[cause]: Error: …`, yarn's `➤ YN0001: │ RequestError: …`), not the runtime's version banner after it;
  * else an error line with words in it, else the last line.
  */
 function telling(output: string): string {
   const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
-  const thrown = lines.filter((l) => /^(\[cause\]: )?\w*Error: /.test(l)).at(-1);
+  const thrown = lines.filter((l) => /(^|\s)(\[cause\]: )?\w*Error: /.test(l)).at(-1);
   const errors = lines.filter((l) => /\berror\b/i.test(l) && !/complete log/i.test(l));
   return (thrown ?? errors.find((l) => l.length > 40) ?? errors[0] ?? lines.at(-1) ?? '').slice(0, 300);
 }
