@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Where inside the sandbox setup finds its download caches (npm's, pip's, corepack's), bound from the host. */
+/** Where inside the sandbox setup finds its download caches (npm's, pip's, the package managers dex fetches), bound from the host. */
 export const DOWNLOADS_INSIDE = '/home/dex/.cache/dex-downloads';
 
 /**
