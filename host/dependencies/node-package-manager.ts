@@ -21,8 +21,13 @@ export interface PackageManager {
 
 /** Where the package manager is placed in the worktree: cached with node_modules, on PATH for setup, verify and the agent. */
 export const PM_DIR = '.dex/package-manager';
+/**
+ * The variable naming setup's download cache in the prepare line: the sandbox's path, or the
+ * host's when the sandbox is off (setupEnv's values are mapped, a command's text is not).
+ */
+export const DOWNLOADS_ENV = { DEX_DOWNLOADS: DOWNLOADS_INSIDE };
 /** Where fetched package managers are kept between installs, one folder per version. */
-const PM_DOWNLOADS = `${DOWNLOADS_INSIDE}/package-managers`;
+const PM_DOWNLOADS = '$DEX_DOWNLOADS/package-managers';
 
 /** The version dex installs for a lockfile format when nothing pins one: the last release of the major that writes it. */
 const PNPM_FOR_LOCKFILE: [RegExp, string][] = [
@@ -144,9 +149,9 @@ export function placePackageManager(pm: PackageManager): string {
   const { spec, bin } = npmPackage(pm);
   const folder = `${PM_DOWNLOADS}/${spec.replace('/', '+')}`;
   const fetch = [
-    `mkdir -p ${PM_DOWNLOADS}`,
+    `mkdir -p "${PM_DOWNLOADS}"`,
     `t=$(mktemp -d "${folder}.XXXXXX")`,
-    `(cd "$t" && npm pack ${spec} --ignore-scripts --loglevel=error --cache ${DOWNLOADS_INSIDE}/npm >/dev/null)`,
+    `(cd "$t" && npm pack ${spec} --ignore-scripts --loglevel=error --cache "$DEX_DOWNLOADS/npm" >/dev/null)`,
     `tar -xzf "$t"/*.tgz -C "$t"`,
     // Two setups fetching at once: the first rename wins, the other's copy is dropped.
     `{ mv -T "$t" "${folder}" 2>/dev/null || rm -rf "$t"; }`,

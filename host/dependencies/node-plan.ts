@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DOWNLOADS_INSIDE, present, type EcosystemPlan } from './ecosystem-plan';
-import { PM_DIR, packageManagerId, placePackageManager, pnpmOf, yarnOf, type PackageManager } from './node-package-manager';
+import { DOWNLOADS_ENV, PM_DIR, packageManagerId, placePackageManager, pnpmOf, yarnOf, type PackageManager } from './node-package-manager';
 import { workspacePackages } from './node-workspaces';
 
 const NPM_REGISTRY = 'registry.npmjs.org';
@@ -43,7 +43,7 @@ function packageManagerPlan(dir: string, pm: PackageManager): EcosystemPlan {
       outputs: [...NODE_OUTPUTS, PM_DIR, ...nested],
       hosts: [NPM_REGISTRY],
       // Files copied out of pnpm's store, never hard links to it: a task writing into node_modules must not reach the store.
-      setupEnv: { npm_config_store_dir: `${DOWNLOADS_INSIDE}/pnpm-store`, npm_config_package_import_method: 'copy', npm_config_update_notifier: 'false' },
+      setupEnv: { ...DOWNLOADS_ENV, npm_config_store_dir: `${DOWNLOADS_INSIDE}/pnpm-store`, npm_config_package_import_method: 'copy', npm_config_update_notifier: 'false' },
     };
   }
   const berryOutputs = ['.pnp.cjs', '.pnp.loader.mjs', '.yarn/unplugged', '.yarn/install-state.gz'];
@@ -55,7 +55,7 @@ function packageManagerPlan(dir: string, pm: PackageManager): EcosystemPlan {
     inputs: present(dir, ['package.json', 'yarn.lock', '.yarnrc.yml', '.yarnrc', '.npmrc', ...(pm.yarnPath ? [pm.yarnPath] : []), ...manifests]),
     outputs: [...NODE_OUTPUTS, PM_DIR, ...(pm.berry ? berryOutputs : []), ...nested],
     hosts: [NPM_REGISTRY, 'registry.yarnpkg.com', 'repo.yarnpkg.com'],
-    setupEnv: { YARN_CACHE_FOLDER: `${DOWNLOADS_INSIDE}/yarn`, YARN_ENABLE_GLOBAL_CACHE: 'false' },
+    setupEnv: { ...DOWNLOADS_ENV, YARN_CACHE_FOLDER: `${DOWNLOADS_INSIDE}/yarn`, YARN_ENABLE_GLOBAL_CACHE: 'false' },
   };
 }
 
