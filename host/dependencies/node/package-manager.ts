@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DOWNLOADS_INSIDE } from './ecosystem-plan';
+import { DOWNLOADS_INSIDE } from '../ecosystem-plan';
 
 /**
  * The pnpm or yarn a project is installed with (docs/real-repositories.md#package-managers): the
