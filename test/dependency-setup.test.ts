@@ -27,9 +27,9 @@ describe('detectEcosystems', () => {
   it.each([
     ['npm', { 'package.json': PKG, 'package-lock.json': '{}' }, 'npm ci --no-audit --no-fund', ['package.json', 'package-lock.json']],
     ['npm without a lockfile', { 'package.json': PKG }, 'npm install --no-audit --no-fund --no-package-lock', ['package.json']],
-    ['pnpm', { 'package.json': PKG, 'pnpm-lock.yaml': '' }, 'corepack pnpm install --frozen-lockfile', ['package.json', 'pnpm-lock.yaml']],
-    ['yarn classic', { 'package.json': PKG, 'yarn.lock': '' }, 'corepack yarn install --frozen-lockfile --non-interactive', ['package.json', 'yarn.lock']],
-    ['yarn berry', { 'package.json': PKG, 'yarn.lock': '', '.yarnrc.yml': '' }, 'corepack yarn install --immutable', ['package.json', 'yarn.lock', '.yarnrc.yml']],
+    ['pnpm', { 'package.json': PKG, 'pnpm-lock.yaml': '' }, 'pnpm install --frozen-lockfile', ['package.json', 'pnpm-lock.yaml']],
+    ['yarn classic', { 'package.json': PKG, 'yarn.lock': '' }, 'yarn install --frozen-lockfile --non-interactive', ['package.json', 'yarn.lock']],
+    ['yarn berry', { 'package.json': PKG, 'yarn.lock': '', '.yarnrc.yml': '' }, 'yarn install --immutable', ['package.json', 'yarn.lock', '.yarnrc.yml']],
     ['requirements files', { 'requirements.txt': 'attrs\n', 'requirements-dev.txt': 'pytest\n' }, 'python3 -c "$DEX_PYTHON_SETUP" pip', ['requirements-dev.txt', 'requirements.txt']],
     ['uv', { 'pyproject.toml': '', 'uv.lock': '' }, '/tmp/dex-uv/bin/pip install -q uv && python3 -c "$DEX_PYTHON_SETUP" uv', ['pyproject.toml', 'uv.lock']],
     ['poetry', { 'pyproject.toml': '', 'poetry.lock': '' }, 'python3 -c "$DEX_PYTHON_SETUP" poetry', ['pyproject.toml', 'poetry.lock']],

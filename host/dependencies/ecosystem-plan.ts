@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Where inside the sandbox setup finds its download caches (npm's, pip's, corepack's), bound from the host. */
+/** Where inside the sandbox setup finds its download caches (npm's, pip's, the package managers dex fetches), bound from the host. */
 export const DOWNLOADS_INSIDE = '/home/dex/.cache/dex-downloads';
 
 /**
@@ -18,6 +18,11 @@ export interface EcosystemPlan {
    * could not update the lockfile without network): it brings the lockfile in line. @default command
    */
   updateCommand?: string;
+  /**
+   * A shell line run just before the install command, in the same sandbox and network: it puts a
+   * tool the command needs in the worktree (pnpm or yarn at the version the project pins).
+   */
+  prepare?: string;
   /** Files (relative) whose content keys the cache: lockfiles and manifests. */
   inputs: string[];
   /** What the command fills (relative folders or files): cached, and copied into each worktree. */

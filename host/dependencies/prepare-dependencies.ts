@@ -162,7 +162,7 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
       source = 'owner';
     } else {
       for (const output of plan.outputs) await removeTree(join(worktree, output));
-      const run = await install({ ...plan, command }, request, sandbox);
+      const run = await install({ ...plan, command: plan.prepare ? `${plan.prepare} && ${command}` : command }, request, sandbox);
       report.push(`$ ${command}\n(exit code ${run.exitCode}, ${run.durationMs} ms)\n${run.output}`.trimEnd());
       if (run.exitCode !== 0 || run.timedOut) throw installFailed({ ...plan, command }, run, request.config, sandbox);
       // An update rewrote the lockfile: the dependencies are kept under the key of the files as they are now.

@@ -40,6 +40,8 @@ const ERROR_HEAD = /^(npm (error|ERR!) |error(\[\w+\])?:|ERROR:|fatal:|\w*Error\
  * (`error: subprocess-exited-with-error`, whose cause is inside it), stack frames, a crash's source excerpt.
  */
 const NOT_TELLING = /^Node\.js v\d|complete log of this run|subprocess-exited-with-error|^note: This error originates|^npm (error|ERR!) (code|errno|syscall)\b|^at\s|^\^+$|^\S+:\d+$|^throw\b|\bthrow new \w*Error\(/i;
+/** A line an uncaught exception printed: `RangeError: …`, `[cause]: Error: …`, after a prefix of the tool's. */
+const THROWN = /(^|\s)(\[cause\]: )?\w*Error: /;
 /** At most this many characters of the line. */
 const TELLING_CHARS = 300;
 
@@ -52,8 +54,16 @@ export function telling(output: string): string {
   const lines = output.replace(/\x1b\[[0-9;]*m/g, '').split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).filter((l) => l && !NOT_TELLING.test(l));
   const certificate = lines.map((l) => CERTIFICATE_PROBLEM.exec(l)?.[0]).find(Boolean);
   const known = CAUSES.map((cause) => lines.find((l) => cause.test(l))).find(Boolean);
+  // An uncaught exception's own line, its innermost cause last (`[cause]: Error: …`, yarn's `➤ YN0001: │ RequestError: …`).
+  const thrown = lines.filter((l) => THROWN.test(l)).at(-1);
   const line =
-    known ?? (certificate && lines.find((l) => l.includes(certificate) && ERROR_HEAD.test(l))) ?? lines.find((l) => ERROR_HEAD.test(l)) ?? lines.find((l) => /\berror\b/i.test(l)) ?? lines.at(-1) ?? '';
+    known ??
+    (certificate && lines.find((l) => l.includes(certificate) && ERROR_HEAD.test(l))) ??
+    thrown ??
+    lines.find((l) => ERROR_HEAD.test(l)) ??
+    lines.find((l) => /\berror\b/i.test(l)) ??
+    lines.at(-1) ??
+    '';
   // uv says a cause's chain as `cause: …` lines: the line itself is what matters.
   const bare = line.replace(/^(cause|caused by):\s*/i, '');
   const shown = bare.length > TELLING_CHARS ? `${bare.slice(0, TELLING_CHARS - 1)}…` : bare;
