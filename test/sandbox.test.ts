@@ -143,6 +143,14 @@ describe('runAgentCommand in bubblewrap', () => {
     const bomb = await run('for i in $(seq 1 200); do sleep 5 & done; echo spawned', { ...DEFAULT_SANDBOX, limits: { ...DEFAULT_SANDBOX.limits, processes: 20 } }, 10_000);
     if (existsSync('/sys/fs/cgroup/pids/cgroup.procs')) expect(bomb.output).toMatch(/Cannot fork|Resource temporarily unavailable/);
   });
+
+  // Node's WebAssembly (and so its fetch) reserves more address space than the limit: without the flag dex sets, both fail.
+  it("runs Node's WebAssembly and fetch under the address-space limit", async () => {
+    const wasm = await run(`node -e "new WebAssembly.Memory({ initial: 1 }); fetch('http://127.0.0.1:9/').catch((e) => console.log('fetch:', e.cause?.code ?? e.message)).finally(() => console.log('wasm ok', process.execArgv.join(' '), process.env.NODE_OPTIONS))"`);
+    expect(wasm.output, wasm.output).toMatch(/^wasm ok/m);
+    expect(wasm.output).not.toMatch(/Out of memory/);
+    expect(wasm.output).toMatch(/^fetch: /m);
+  });
 });
 
 describe('the egress proxy', () => {

@@ -3,6 +3,7 @@ import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import { nodeInstallPrefix } from './bwrap-args';
 import { BRIDGE_PATH_INSIDE, PROXY_URL_INSIDE } from './egress-proxy';
 import { sandboxEnv } from './sandbox-env';
+import { wasmNodeOptions } from './node-wasm-options';
 
 /** What a sandboxed process gets beside its policy: the worktree's dependencies' PATH and environment, and toolchains to read. */
 export interface ProcessExtras {
@@ -23,7 +24,9 @@ export interface ProcessExtras {
 export function sandboxPlacement(policy: SandboxPolicy, extras: ProcessExtras = {}): { env: Record<string, string>; readOnlyPaths: string[] } {
   const nodePrefix = nodeInstallPrefix();
   const pathPrefix = [...(extras.pathDirs ?? []), ...(nodePrefix ? [join(nodePrefix, 'bin')] : [])].join(':');
-  const env = { ...(sandboxEnv(policy.env, { pathPrefix: pathPrefix || undefined }) as Record<string, string>), ...extras.env };
+  const base = sandboxEnv(policy.env, { pathPrefix: pathPrefix || undefined }) as Record<string, string>;
+  const env = { ...base, ...extras.env };
+  Object.assign(env, wasmNodeOptions(env.PATH, env.NODE_OPTIONS));
   const readOnlyPaths = [...(nodePrefix ? [nodePrefix] : []), ...policy.readOnlyPaths, ...(extras.readOnlyPaths ?? [])];
   return { env, readOnlyPaths };
 }
