@@ -19,8 +19,8 @@ const pkg = (scripts: Record<string, string>) => JSON.stringify({ name: 'p', scr
 describe("the project's own test commands, when the config names none", () => {
   it("is the package's test script, by the package manager its lockfile names, and not npm's placeholder", () => {
     expect(detectTestCommands(project({ 'package.json': pkg({ test: 'node --test' }) }))).toEqual(['npm test']);
-    expect(detectTestCommands(project({ 'package.json': pkg({ test: 'vitest run' }), 'pnpm-lock.yaml': '' }))).toEqual(['corepack pnpm test']);
-    expect(detectTestCommands(project({ 'package.json': pkg({ test: 'jest' }), 'yarn.lock': '' }))).toEqual(['corepack yarn test']);
+    expect(detectTestCommands(project({ 'package.json': pkg({ test: 'vitest run' }), 'pnpm-lock.yaml': '' }))).toEqual(['pnpm test']);
+    expect(detectTestCommands(project({ 'package.json': pkg({ test: 'jest' }), 'yarn.lock': '' }))).toEqual(['yarn test']);
     expect(detectTestCommands(project({ 'package.json': pkg({ test: 'echo "Error: no test specified" && exit 1' }) }))).toEqual([]);
     expect(detectTestCommands(project({ 'package.json': pkg({ build: 'tsc' }) }))).toEqual([]);
     expect(detectTestCommands(project({ 'package.json': '{ not json' }))).toEqual([]);

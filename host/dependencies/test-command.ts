@@ -23,8 +23,8 @@ const read = (path: string): string | undefined => {
 };
 
 /**
- * `npm test`, or `corepack pnpm test` / `corepack yarn test` when a pnpm or yarn lockfile says so
- * (through corepack, as setup installs them: neither is on the sandbox's PATH).
+ * `npm test`, or `pnpm test` / `yarn test` when a pnpm or yarn lockfile says so: setup puts the
+ * version the project pins on PATH (docs/real-repositories.md#package-managers).
  */
 function nodeTest(dir: string): string | undefined {
   const text = read(join(dir, 'package.json'));
@@ -36,8 +36,8 @@ function nodeTest(dir: string): string | undefined {
     return undefined;
   }
   if (typeof test !== 'string' || !test.trim() || NPM_PLACEHOLDER.test(test)) return undefined;
-  if (existsSync(join(dir, 'pnpm-lock.yaml'))) return 'corepack pnpm test';
-  if (existsSync(join(dir, 'yarn.lock'))) return 'corepack yarn test';
+  if (existsSync(join(dir, 'pnpm-lock.yaml'))) return 'pnpm test';
+  if (existsSync(join(dir, 'yarn.lock'))) return 'yarn test';
   return 'npm test';
 }
 
