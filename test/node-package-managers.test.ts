@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX } from '../core/safety/sandbox-policy';
-import { nodePlan } from '../host/dependencies/node-plan';
+import { nodePlan } from '../host/dependencies/node/node-plan';
 import { pnpmOf, yarnOf } from '../host/dependencies/node/package-manager';
 import { installFailed } from '../host/dependencies/setup-failed';
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { SANDBOX_PATH } from '../sandbox/sandbox-env';
 import { isSystemPath } from '../sandbox/bwrap-args';
 import { goPlan } from './go-plan';
-import { nodePlan } from './node-plan';
+import { nodePlan } from './node/node-plan';
 import { pythonPlan } from './python/python-plan';
 import { rustPlan } from './rust-plan';
 import type { EcosystemPlan, HostToolchains } from './ecosystem-plan';

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DOWNLOADS_INSIDE, present, type EcosystemPlan } from './ecosystem-plan';
-import { DOWNLOADS_ENV, PM_DIR, packageManagerId, placePackageManager, pnpmOf, yarnOf, type PackageManager } from './node/package-manager';
-import { workspacePackages } from './node/workspaces';
+import { DOWNLOADS_INSIDE, present, type EcosystemPlan } from '../ecosystem-plan';
+import { DOWNLOADS_ENV, PM_DIR, packageManagerId, placePackageManager, pnpmOf, yarnOf, type PackageManager } from './package-manager';
+import { workspacePackages } from './workspaces';
 
 const NPM_REGISTRY = 'registry.npmjs.org';
 const NODE_OUTPUTS = ['node_modules'];
