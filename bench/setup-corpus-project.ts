@@ -38,6 +38,8 @@ export interface CorpusLimits {
   setupTimeoutMs: number;
   /** Each verify command's time before it is killed. */
   verifyTimeoutMs: number;
+  /** The sandbox's address-space limit instead of the project's (to see what fails past it); the baseline keeps dex's. */
+  memoryMb?: number;
 }
 
 /** What one project's run found. */
@@ -99,7 +101,8 @@ function causeOf(run: ShellCommandResult): string {
 export async function runCorpusProject(name: string, clone: string, entry: CorpusEntry, work: string, limits: CorpusLimits, say: (line: string) => void): Promise<CorpusResult> {
   const log: string[] = [];
   const logPath = join(work, '..', `${name}.log`);
-  const config = loadDexConfig(clone);
+  const loaded = loadDexConfig(clone);
+  const config = limits.memoryMb ? { ...loaded, sandbox: { ...loaded.sandbox, limits: { ...loaded.sandbox.limits, memoryMb: limits.memoryMb } } } : loaded;
   // `setup: false` in a project's own dex.config.yaml turns setup off: nothing is detected then.
   const setup = config.setup || undefined;
   const detected = config.verify;

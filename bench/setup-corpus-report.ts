@@ -11,7 +11,8 @@ const code = (text: string) => (text ? `\`${text.replace(/`/g, "'")}\`` : '');
 /** Why a project did not pass, in one line; empty when it passed. */
 export function whyNot(r: CorpusResult): string {
   if (r.excluded) return `excluded: ${r.excluded}`;
-  if (r.setupError) return r.setupError;
+  // The install command is in the plan's column already: the line keeps how it ended and why.
+  if (r.setupError) return r.setupError.replace(/^(warm: )?setup failed: (\S+) `.*?` (exited \d+|timed out|was killed by \S+)( \(network only to [^)]*\))?/, '$1setup: $2 $3');
   if (r.verifyFailure) {
     const restored = r.coldVerifyPassed ? ' (passes in the cold worktree: the restore from the cache broke it)' : '';
     return `${r.verifyFailure.command ? `${code(r.verifyFailure.command)}: ` : ''}${r.verifyFailure.cause}${restored}`;
@@ -31,6 +32,15 @@ export function successRate(results: CorpusResult[]): { counted: number; passed:
   };
 }
 
+/**
+ * A plan's install, short: its last step (`uv sync --frozen` of a line that first installs uv),
+ * without its environment assignments and with programs by name. The results keep the whole line.
+ */
+export function shortPlan(plan: { ecosystem: string; command: string }): string {
+  const last = plan.command.split('&&').at(-1)!.trim().replace(/^([A-Z_]+=\S+ )+/, '').replace(/^\S*\//, '');
+  return `${plan.ecosystem}: ${last}`;
+}
+
 const secondsCell = (s: number | undefined) => (s === undefined ? '–' : s.toFixed(1));
 
 /** The markdown table of `results` (sorted by kind, then name) and its success rate. */
@@ -47,7 +57,7 @@ export function corpusMarkdown(results: CorpusResult[]): string {
       [
         r.repo ? `[${r.name}](https://github.com/${r.repo})` : r.name,
         r.kind ?? '',
-        r.plan.map((p) => code(p.command)).join('<br>') || 'nothing',
+        r.plan.map((p) => code(shortPlan(p))).join('<br>') || 'nothing',
         r.verify.length ? `${r.verify.map(code).join('<br>')}${r.verifySource === 'manifest' ? ' (manifest)' : ''}` : 'none detected',
         secondsCell(r.coldSeconds),
         secondsCell(r.warmSeconds),

@@ -1,16 +1,20 @@
 /**
- * `npm run bench:corpus -- --corpus=DIR [--only=a,b] [--resume] [--report]`: the set-up corpus.
+ * `npm run bench:corpus -- --corpus=DIR [--only=a,b] [--resume] [--report] [--results=FILE] [--memory-mb=N]`: the set-up corpus.
  * For each git clone of a public project in DIR (clones live outside this repository; the
  * manifest, bench/setup-corpus.yaml, names each one's `owner/name`), it sets up a worktree as a
  * task's setupWorktree does, cold then warm, and runs the project's suite as verify does, in the
  * sandbox (bench/setup-corpus-project.ts). Results go to bench/results/setup-corpus.json, one
  * entry per project, written after each, so a run can be resumed or a project rerun alone;
  * the markdown table goes to stdout. Not a section of `npm run bench`: CI has no clones.
+ * `--memory-mb` overrides the sandbox's address-space limit, to see what fails past it (with
+ * `--results` elsewhere: the baseline is dex as it is).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { loadDexConfig } from '../client/config/config-file';
+import { plansFor } from '../host/dependencies/prepare-dependencies';
 import { corpusMarkdown, successRate, whyNot } from './setup-corpus-report';
 import { runCorpusProject, type CorpusEntry, type CorpusResult } from './setup-corpus-project';
 
@@ -32,6 +36,13 @@ function readManifest(path: string): Record<string, CorpusEntry> {
 
 function readResults(path: string): Record<string, CorpusResult> {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { projects: Record<string, CorpusResult> }).projects : {};
+}
+
+/** A project left out by the manifest: what dex would detect in it, and why it is out. */
+function excludedResult(name: string, clone: string, entry: CorpusEntry): CorpusResult {
+  const setup = loadDexConfig(clone).setup;
+  const plan = setup === false ? [] : plansFor(clone, setup).map((p) => ({ ecosystem: p.ecosystem, command: p.command }));
+  return { name, repo: entry.repo, kind: entry.kind, commit: '', plan, verify: entry.verify ?? [], verifySource: 'manifest', passed: false, excluded: entry.exclude, notes: entry.notes, log: '', ranAt: new Date().toISOString() };
 }
 
 async function main(): Promise<number> {
@@ -62,6 +73,7 @@ async function main(): Promise<number> {
   const limits = {
     setupTimeoutMs: Number(option(args, 'setup-timeout') ?? 900) * 1000,
     verifyTimeoutMs: Number(option(args, 'verify-timeout') ?? 300) * 1000,
+    memoryMb: option(args, 'memory-mb') ? Number(option(args, 'memory-mb')) : undefined,
   };
   const work = resolve(option(args, 'work') ?? join(tmpdir(), 'dex-setup-corpus'));
   mkdirSync(work, { recursive: true });
@@ -71,7 +83,7 @@ async function main(): Promise<number> {
     const started = Date.now();
     log(`[${i + 1}/${chosen.length}] ${name}${entry.repo ? ` (${entry.repo})` : ''}`);
     const result: CorpusResult = entry.exclude
-      ? { name, repo: entry.repo, kind: entry.kind, commit: '', plan: [], verify: entry.verify ?? [], verifySource: 'manifest', passed: false, excluded: entry.exclude, notes: entry.notes, log: '', ranAt: new Date().toISOString() }
+      ? excludedResult(name, join(corpus, name), entry)
       : await runCorpusProject(name, join(corpus, name), entry, join(work, name), limits, (line) => log(`  ${line}`));
     results[name] = result;
     // Written after every project: a run stopped half-way keeps what it measured (`--resume` goes on from there).
