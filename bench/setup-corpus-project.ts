@@ -40,6 +40,8 @@ export interface CorpusLimits {
   verifyTimeoutMs: number;
   /** The sandbox's address-space limit instead of the project's (to see what fails past it); the baseline keeps dex's. */
   memoryMb?: number;
+  /** Worker environment variables setup gets (`setup.env`), to see what fails past a missing one; the baseline passes none. */
+  setupEnv?: string[];
 }
 
 /** What one project's run found. */
@@ -104,7 +106,7 @@ export async function runCorpusProject(name: string, clone: string, entry: Corpu
   const loaded = loadDexConfig(clone);
   const config = limits.memoryMb ? { ...loaded, sandbox: { ...loaded.sandbox, limits: { ...loaded.sandbox.limits, memoryMb: limits.memoryMb } } } : loaded;
   // `setup: false` in a project's own dex.config.yaml turns setup off: nothing is detected then.
-  const setup = config.setup || undefined;
+  const setup = config.setup === false ? undefined : limits.setupEnv?.length ? { ...config.setup, env: [...(config.setup?.env ?? []), ...limits.setupEnv] } : config.setup;
   const detected = config.verify;
   const verify = entry.verify?.length ? entry.verify : detected;
   const result: CorpusResult = {

@@ -1,13 +1,14 @@
 /**
- * `npm run bench:corpus -- --corpus=DIR [--only=a,b] [--resume] [--report] [--results=FILE] [--memory-mb=N]`: the set-up corpus.
+ * `npm run bench:corpus -- --corpus=DIR [--only=a,b] [--resume] [--report] [--results=FILE] [--memory-mb=N] [--setup-env=A,B]`: the set-up corpus.
  * For each git clone of a public project in DIR (clones live outside this repository; the
  * manifest, bench/setup-corpus.yaml, names each one's `owner/name`), it sets up a worktree as a
  * task's setupWorktree does, cold then warm, and runs the project's suite as verify does, in the
  * sandbox (bench/setup-corpus-project.ts). Results go to bench/results/setup-corpus.json, one
  * entry per project, written after each, so a run can be resumed or a project rerun alone;
  * the markdown table goes to stdout. Not a section of `npm run bench`: CI has no clones.
- * `--memory-mb` overrides the sandbox's address-space limit, to see what fails past it (with
- * `--results` elsewhere: the baseline is dex as it is).
+ * `--memory-mb` (the sandbox's address-space limit) and `--setup-env` (`setup.env`: variables of
+ * this environment setup gets) are to see what fails past a first failure, with `--results`
+ * elsewhere: the baseline is dex as it is, with nothing written.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,6 +75,7 @@ async function main(): Promise<number> {
     setupTimeoutMs: Number(option(args, 'setup-timeout') ?? 900) * 1000,
     verifyTimeoutMs: Number(option(args, 'verify-timeout') ?? 300) * 1000,
     memoryMb: option(args, 'memory-mb') ? Number(option(args, 'memory-mb')) : undefined,
+    setupEnv: option(args, 'setup-env')?.split(',').filter(Boolean),
   };
   const work = resolve(option(args, 'work') ?? join(tmpdir(), 'dex-setup-corpus'));
   mkdirSync(work, { recursive: true });
