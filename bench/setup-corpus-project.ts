@@ -67,6 +67,8 @@ export interface CorpusResult {
   verifyFailure?: { command: string; cause: string };
   /** With a failed warm verify: whether the same commands passed in the cold worktree (a restore that broke what the install made). */
   coldVerifyPassed?: boolean;
+  /** How it ran: dex's setup and verify functions, or two real `dex task` runs (bench/setup-corpus-task.ts). */
+  via?: 'functions' | 'dex task';
   /** Set up and passed its suite with no `setup:` written. */
   passed: boolean;
   excluded?: string;
@@ -96,13 +98,10 @@ function causeOf(run: ShellCommandResult): string {
 }
 
 /**
- * Runs project `name` (a clone at `clone`) in `work` (a scratch folder of its own, removed
- * afterwards): two worktrees of its HEAD, set up one after the other from one empty cache, then its
- * verify in the warm one (and in the cold one too when that fails). `log` gets every command's output.
+ * What a run of project `name` starts from: what dex detects in the clone (its plans, its verify or
+ * the manifest's), and the config the run uses (the project's own, with the limits' overrides).
  */
-export async function runCorpusProject(name: string, clone: string, entry: CorpusEntry, work: string, limits: CorpusLimits, say: (line: string) => void): Promise<CorpusResult> {
-  const log: string[] = [];
-  const logPath = join(work, '..', `${name}.log`);
+export async function baseResult(name: string, clone: string, entry: CorpusEntry, limits: CorpusLimits, log: string) {
   const loaded = loadDexConfig(clone);
   const config = limits.memoryMb ? { ...loaded, sandbox: { ...loaded.sandbox, limits: { ...loaded.sandbox.limits, memoryMb: limits.memoryMb } } } : loaded;
   // `setup: false` in a project's own dex.config.yaml turns setup off: nothing is detected then.
@@ -118,10 +117,24 @@ export async function runCorpusProject(name: string, clone: string, entry: Corpu
     verify,
     verifySource: entry.verify?.length ? 'manifest' : detected.length ? 'detected' : 'none',
     passed: false,
+    via: 'functions',
     notes: entry.notes,
-    log: logPath,
+    log,
     ranAt: new Date().toISOString(),
   };
+  return { result, config, setup };
+}
+
+/**
+ * Runs project `name` (a clone at `clone`) in `work` (a scratch folder of its own, removed
+ * afterwards): two worktrees of its HEAD, set up one after the other from one empty cache, then its
+ * verify in the warm one (and in the cold one too when that fails). `log` gets every command's output.
+ */
+export async function runCorpusProject(name: string, clone: string, entry: CorpusEntry, work: string, limits: CorpusLimits, say: (line: string) => void): Promise<CorpusResult> {
+  const log: string[] = [];
+  const { result, config, setup } = await baseResult(name, clone, entry, limits, join(work, '..', `${name}.log`));
+  const logPath = result.log;
+  const verify = result.verify;
   await removeTree(work);
   await mkdir(work, { recursive: true });
   // A cache of this project's own, empty: the cold setup downloads everything, as on a new machine.

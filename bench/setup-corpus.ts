@@ -1,11 +1,13 @@
 /**
- * `npm run bench:corpus -- --corpus=DIR [--only=a,b] [--resume] [--report] [--results=FILE] [--memory-mb=N] [--setup-env=A,B]`: the set-up corpus.
+ * `npm run bench:corpus -- --corpus=DIR [--only=a,b] [--resume] [--report] [--results=FILE] [--task] [--memory-mb=N] [--setup-env=A,B]`: the set-up corpus.
  * For each git clone of a public project in DIR (clones live outside this repository; the
  * manifest, bench/setup-corpus.yaml, names each one's `owner/name`), it sets up a worktree as a
  * task's setupWorktree does, cold then warm, and runs the project's suite as verify does, in the
  * sandbox (bench/setup-corpus-project.ts). Results go to bench/results/setup-corpus.json, one
  * entry per project, written after each, so a run can be resumed or a project rerun alone;
  * the markdown table goes to stdout. Not a section of `npm run bench`: CI has no clones.
+ * With `--task` each project runs as two real `dex task` runs instead (bench/setup-corpus-task.ts):
+ * slower, and what a person sees; the default calls setup's and verify's functions directly.
  * `--memory-mb` (the sandbox's address-space limit) and `--setup-env` (`setup.env`: variables of
  * this environment setup gets) are to see what fails past a first failure, with `--results`
  * elsewhere: the baseline is dex as it is, with nothing written.
@@ -17,7 +19,8 @@ import { parse } from 'yaml';
 import { loadDexConfig } from '../client/config/config-file';
 import { plansFor } from '../host/dependencies/prepare-dependencies';
 import { corpusMarkdown, successRate, whyNot } from './setup-corpus-report';
-import { runCorpusProject, type CorpusEntry, type CorpusResult } from './setup-corpus-project';
+import { baseResult, runCorpusProject, type CorpusEntry, type CorpusResult } from './setup-corpus-project';
+import { runCorpusTask } from './setup-corpus-task';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -86,7 +89,9 @@ async function main(): Promise<number> {
     log(`[${i + 1}/${chosen.length}] ${name}${entry.repo ? ` (${entry.repo})` : ''}`);
     const result: CorpusResult = entry.exclude
       ? excludedResult(name, join(corpus, name), entry)
-      : await runCorpusProject(name, join(corpus, name), entry, join(work, name), limits, (line) => log(`  ${line}`));
+      : args.includes('--task')
+        ? await runCorpusTask(name, join(corpus, name), entry, join(work, name), limits, { ...(await baseResult(name, join(corpus, name), entry, limits, '')).result, via: 'dex task' }, (line) => log(`  ${line}`))
+        : await runCorpusProject(name, join(corpus, name), entry, join(work, name), limits, (line) => log(`  ${line}`));
     results[name] = result;
     // Written after every project: a run stopped half-way keeps what it measured (`--resume` goes on from there).
     writeFileSync(resultsPath, `${JSON.stringify({ corpus: resolve(corpus), projects: results }, null, 2)}\n`);
