@@ -80,6 +80,10 @@ async function main(): Promise<number> {
     memoryMb: option(args, 'memory-mb') ? Number(option(args, 'memory-mb')) : undefined,
     setupEnv: option(args, 'setup-env')?.split(',').filter(Boolean),
   };
+  if (args.includes('--task') && (limits.memoryMb || limits.setupEnv)) {
+    log('bench:corpus: --memory-mb and --setup-env change the functions\' run only: a dex task reads its limits from the project\'s dex.config.yaml');
+    return 2;
+  }
   const work = resolve(option(args, 'work') ?? join(tmpdir(), 'dex-setup-corpus'));
   mkdirSync(work, { recursive: true });
   mkdirSync(join(resultsPath, '..'), { recursive: true });
