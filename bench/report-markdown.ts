@@ -6,6 +6,7 @@ import { checkpointSection, eagerStartSection, watchdogSection } from './report-
 import { compressionSection, firstTaskSection, promiseHookSection } from './report-b2-worker';
 import { dispatchSection, targetsSection, turnSection } from './report-dispatch';
 import { readySection } from './report-ready';
+import { corpusSection } from './report-corpus';
 import { boundedHistorySection, scaleSection } from './report-scale';
 import { turnToolsSection } from './report-turn-tools';
 import { readingTurnsSection } from './report-reading-turns';
@@ -115,6 +116,7 @@ export function performanceMarkdown(doc: BenchDoc, before: B3Result, names: Reco
     ...turnSection(doc),
     ...turnToolsSection(),
     ...readySection(doc),
+    ...corpusSection(),
     ...scaleSection(doc),
   );
   out(...meaning(doc, med, big), ...designChanges(b3, before, Math.ceil(doc.seconds / 60)));
@@ -233,6 +235,6 @@ function designChanges(after: B3Result, before: B3Result, benchMinutes: number):
     '## Running it',
     '',
     `\`npm run bench\` (about ${benchMinutes} minutes here), ` +
-      '`npm run bench -- --quick` (under two minutes; CI runs it and it exits non-zero when a section fails or a B1 system has no number), `npm run -s bench -- --json` for the JSON document alone on stdout, `npm run bench -- --only=b2,b3` for some sections alone. Then `npx tsx bench/write-report.ts` regenerates this page. Each section runs in a process of its own (`bench/run-section.ts`; `npx tsx bench/run-section.ts b2` prints one section\'s JSON). Roadmap and layer benchmarks are added as further entries of `SECTIONS` in `bench/sections.ts`; bench-only workflows go in `bench/workflows/`.',
+      '`npm run bench -- --quick` (under two minutes; CI runs it and it exits non-zero when a section fails or a B1 system has no number), `npm run -s bench -- --json` for the JSON document alone on stdout, `npm run bench -- --only=b2,b3` for some sections alone. Then `npx tsx bench/write-report.ts` regenerates this page. Each section runs in a process of its own (`bench/run-section.ts`; `npx tsx bench/run-section.ts b2` prints one section\'s JSON). Roadmap and layer benchmarks are added as further entries of `SECTIONS` in `bench/sections.ts`; bench-only workflows go in `bench/workflows/`. The set-up corpus is not a section (CI has no clones of public projects): `npm run bench:corpus -- --corpus=DIR` writes `bench/results/setup-corpus.json`, which this page reads.',
   ];
 }
