@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { loadDexConfig } from '../client/config/config-file';
 import type { SetupStep } from '../core/run/setup-types';
 import { failureCause } from '../core/task/verify-failures';
+import { detectTestCommands } from '../host/dependencies/test-command';
 import { DependencyCache } from '../host/dependencies/dependency-cache';
 import { plansFor, prepareDependencies } from '../host/dependencies/prepare-dependencies';
 import { SetupFailed } from '../host/dependencies/setup-failed';
@@ -113,7 +114,7 @@ export async function baseResult(name: string, clone: string, entry: CorpusEntry
     repo: entry.repo,
     kind: entry.kind,
     commit: await git(clone, 'rev-parse', 'HEAD'),
-    plan: (config.setup === false ? [] : plansFor(clone, setup)).map((p) => ({ ecosystem: p.ecosystem, command: p.command })),
+    plan: (config.setup === false ? [] : plansFor(clone, setup, {})).map((p) => ({ ecosystem: p.ecosystem, command: p.command })),
     verify,
     verifySource: entry.verify?.length ? 'manifest' : detected.length ? 'detected' : 'none',
     passed: false,
@@ -134,7 +135,7 @@ export async function runCorpusProject(name: string, clone: string, entry: Corpu
   const log: string[] = [];
   const { result, config, setup } = await baseResult(name, clone, entry, limits, join(work, '..', `${name}.log`));
   const logPath = result.log;
-  const verify = result.verify;
+  let verify = result.verify;
   await removeTree(work);
   await mkdir(work, { recursive: true });
   // A cache of this project's own, empty: the cold setup downloads everything, as on a new machine.
@@ -184,6 +185,13 @@ export async function runCorpusProject(name: string, clone: string, entry: Corpu
     result.warmSeconds = seconds(warm.ms);
     result.warmSteps = warm.steps;
     say(`${name}: warm setup ${result.warmSeconds} s`);
+    // As a task does: with no verify configured, the project's own suite, picked once setup made the worktree ready.
+    if (result.verifySource !== 'manifest' && config.detectVerify && config.setup !== false) {
+      verify = detectTestCommands(worktrees.warm);
+      result.verify = verify;
+      result.verifySource = verify.length ? 'detected' : 'none';
+      say(`${name}: verify ${verify.join(' && ') || 'none'} (${result.verifySource})`);
+    }
     if (!verify.length) {
       result.verifyFailure = { command: '', cause: 'no verify: dex detects none and the manifest gives none' };
       return result;

@@ -45,7 +45,7 @@ function readResults(path: string): Record<string, CorpusResult> {
 /** A project left out by the manifest: what dex would detect in it, and why it is out. */
 function excludedResult(name: string, clone: string, entry: CorpusEntry): CorpusResult {
   const { setup, verify } = loadDexConfig(clone);
-  const plan = setup === false ? [] : plansFor(clone, setup).map((p) => ({ ecosystem: p.ecosystem, command: p.command }));
+  const plan = setup === false ? [] : plansFor(clone, setup, {}).map((p) => ({ ecosystem: p.ecosystem, command: p.command }));
   const given = !!entry.verify?.length;
   return { name, repo: entry.repo, kind: entry.kind, commit: '', plan, verify: given ? entry.verify! : verify, verifySource: given ? 'manifest' : verify.length ? 'detected' : 'none', passed: false, excluded: entry.exclude, notes: entry.notes, log: '', ranAt: new Date().toISOString() };
 }
