@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DependencyCache, dependencyKey } from '../host/dependencies/dependency-cache';
 import { detectEcosystems } from '../host/dependencies/ecosystems';
@@ -9,17 +9,10 @@ import { copyOwnerFiles } from '../host/dependencies/owner-files';
 import { ownerHasSame } from '../host/dependencies/owner-install';
 import { relocateVenv } from '../host/dependencies/python/relocate-venv';
 import { commandSetup, writeSetupState } from '../host/dependencies/setup-state';
-import { treeHash } from './real-projects';
+import { folderWith, treeHash } from './real-projects';
 
 /** A folder holding `files`. */
-function folder(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dex-detect-'));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-}
+const folder = (files: Record<string, string>) => folderWith(files, 'dex-detect-');
 
 const PKG = JSON.stringify({ name: 'x', dependencies: { ms: '2.1.3' } });
 

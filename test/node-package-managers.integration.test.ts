@@ -5,18 +5,15 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SetupConfig } from '../core/run/setup-types';
 import type { TaskResult } from '../core/task/task-types';
-import { completionTurn, toolTurn } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
 import { fileAt } from './dev-server-env';
-import type { RealProject } from './real-projects';
+import { fixTurns, type RealProject } from './real-projects';
 import { PINNED_PNPM, SHIPPED_YARN, YARN_CLASSIC, pnpmProject, pnpmWorkspaceProject, yarnBerryProject, yarnClassicProject } from './real-projects-node';
 
 const FIX = { path: 'src/duration.js', old_string: 'ms(text) + 1', new_string: 'ms(text)' };
 const WS_FIX = { path: 'packages/duration/index.js', old_string: 'ms(text) + 1', new_string: 'ms(text)' };
 
 /** The turns that fix a project's planted bug: one edit, then complete. */
-const fixTurns = (task: string, fix: RealProject['fix']) => [toolTurn(task, ['edit_file', fix]), completionTurn(task, { status: 'complete', summary: `fixed ${fix.path}` })];
-
 const CASSETTE = [
   ...fixTurns('N-pnpm', FIX),
   ...fixTurns('N-pnpm-again', FIX),

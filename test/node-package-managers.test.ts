@@ -1,22 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX } from '../core/safety/sandbox-policy';
 import { nodePlan } from '../host/dependencies/node/node-plan';
 import { pnpmOf, yarnOf } from '../host/dependencies/node/package-manager';
 import { installFailed } from '../host/dependencies/setup-failed';
+import { folderWith } from './real-projects';
 
 /** A folder holding `files`. */
-function folder(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dex-pm-'));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-}
+const folder = (files: Record<string, string>) => folderWith(files, 'dex-pm-');
 
 const pkg = (extra: Record<string, unknown> = {}) => JSON.stringify({ name: 'x', dependencies: { ms: '2.1.3' }, ...extra });
 const HEX = 'f49b5a8ea0fdedb44bb3c0c1d6575092a53c2950d95b7ad15df11f17974877a2de3a01c07e934e9b28ce716e51c09a94962c7306d09be2e1e4b18a8c8762fd32';

@@ -6,10 +6,8 @@ import type { TaskResult } from '../core/task/task-types';
 import { completionTurn, toolTurn } from './cassette-builder';
 import { failureOf, useDexEnvironment } from './dex-environment';
 import { fileAt } from './dev-server-env';
-import type { RealProject } from './real-projects';
+import { fixTurns } from './real-projects';
 import { configuredEditableProject, selfNamingProject, srcLayoutProject, uvProject } from './real-projects-python';
-
-const fixTurns = (task: string, fix: RealProject['fix']) => [toolTurn(task, ['edit_file', fix]), completionTurn(task, { status: 'complete', summary: `fixed ${fix.path}` })];
 
 const SHELF_FIX = { path: 'src/shelf/__init__.py', old_string: 'self.pages[:-1]', new_string: 'self.pages' };
 const TALLY_FIX = { path: 'src/tally/__init__.py', old_string: 'len(items) + 1', new_string: 'len(items)' };

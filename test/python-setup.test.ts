@@ -1,21 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pythonPlan } from '../host/dependencies/python/python-plan';
 import { ownerVenvConstraints, withOwnerVersions } from '../host/dependencies/python/python-owner-versions';
 import { relocateVenv } from '../host/dependencies/python/relocate-venv';
+import { folderWith } from './real-projects';
 
 /** A folder holding `files`. */
-function folder(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dex-pyshape-'));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-}
+const folder = (files: Record<string, string>) => folderWith(files, 'dex-pyshape-');
 
 /** What python-setup.py would run for the project `files` (its --dry-run, by this host's python3), and the plan's mode. */
 function shape(files: Record<string, string>, env: Record<string, string> = {}): { mode: string; name: string | null; package: boolean; commands: string[][] } {

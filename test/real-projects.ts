@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { completionTurn, toolTurn } from './cassette-builder';
 
 /** A project: where it is, and what fixes its planted bug. */
 export interface RealProject {
@@ -24,6 +25,19 @@ export function writeFiles(dir: string, files: Record<string, string>): void {
 }
 
 export const git = (repo: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: repo, stdio: 'pipe' });
+
+/** A new temporary folder holding `files` (path → content), not a repository: for detection's unit tests. */
+export function folderWith(files: Record<string, string>, prefix = 'dex-files-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  writeFiles(dir, files);
+  return dir;
+}
+
+/** The cassette turns that fix a project's planted bug: one edit, then complete. */
+export const fixTurns = (task: string, fix: RealProject['fix']) => [
+  toolTurn(task, ['edit_file', fix]),
+  completionTurn(task, { status: 'complete', summary: `fixed ${fix.path}` }),
+];
 
 /** A new git repository named `name` holding `files`, committed on main (after `prepare`, which may add a lockfile). */
 export function commitProject(name: string, files: Record<string, string>, prepare?: (dir: string) => void): string {

@@ -9,15 +9,9 @@ import type { TaskResult } from '../core/task/task-types';
 import { completionTurn, toolTurn } from './cassette-builder';
 import { useDexEnvironment } from './dex-environment';
 import { fileAt } from './dev-server-env';
-import { npmProject, pythonProject, typescriptProject, type RealProject } from './real-projects';
+import { fixTurns, npmProject, pythonProject, typescriptProject, type RealProject } from './real-projects';
 import { startRoadmap } from './roadmap-fixture';
 import { runDex } from './dex-cli';
-
-/** The turns that fix a project's planted bug: one edit, then complete. */
-const fixTurns = (task: string, fix: RealProject['fix']) => [
-  toolTurn(task, ['edit_file', fix]),
-  completionTurn(task, { status: 'complete', summary: `fixed ${fix.path}` }),
-];
 
 const write = (task: string, path: string, content: string) => [
   toolTurn(task, ['write_file', { path, content }]),

@@ -1,18 +1,9 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectTestCommands } from '../host/dependencies/test-command';
+import { folderWith } from './real-projects';
 
-/** A folder holding `files` (path → content). */
-function project(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dex-test-command-'));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-}
+/** A folder holding `files`. */
+const project = (files: Record<string, string>) => folderWith(files, 'dex-test-command-');
 
 const pkg = (scripts: Record<string, string>) => JSON.stringify({ name: 'p', scripts });
 
