@@ -57,6 +57,14 @@ const OFFLINE_ENV: Record<string, string> = {
   CARGO_NET_OFFLINE: 'true',
 };
 
+/**
+ * The least address space each install process gets, in MiB. Installers reserve far more than
+ * they use: uv aborts (exit 134) after installing a 32-package lock under the 4 GiB the agent's
+ * commands get, and passes under 8 GiB (docs/real-repositories.md#what-runs-with-network). The
+ * limit bounds reservations, not memory in use; installs are bounded by their time as well.
+ */
+const SETUP_ADDRESS_SPACE_MB = 16 * 1024;
+
 /** Bytes of each install command's output kept for the report. */
 const SETUP_OUTPUT_LIMIT = 64 * 1024;
 
@@ -199,7 +207,8 @@ async function install(plan: EcosystemPlan, request: PrepareRequest, sandbox: Sa
   // Offline, the package managers work from their download caches and fail at once instead of retrying a network that is not there.
   if (offline) Object.assign(env, OFFLINE_ENV);
   const hosts = offline ? [] : [...new Set([...plan.hosts, ...(config?.allowHosts ?? [])])];
-  const policy: SandboxPolicy = { ...sandbox, allowHosts: hosts, env: [...sandbox.env, ...(config?.env ?? [])] };
+  const limits = { ...sandbox.limits, memoryMb: Math.max(sandbox.limits.memoryMb, SETUP_ADDRESS_SPACE_MB) };
+  const policy: SandboxPolicy = { ...sandbox, limits, allowHosts: hosts, env: [...sandbox.env, ...(config?.env ?? [])] };
   if (!confined) for (const name of config?.env ?? []) if (process.env[name] !== undefined) env[name] = process.env[name]!;
   // The machine's CAs, told to every package manager (unconfined, they read the worker's own settings).
   const trust = confined ? setupTrust(worktree) : undefined;
