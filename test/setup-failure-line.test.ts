@@ -27,6 +27,9 @@ describe("a failed setup's one line", () => {
     expect(telling(output('cargo-locked.txt'))).toBe('error: cannot update the lock file /tmp/p/rs-fail/Cargo.lock because --locked was passed to prevent this');
     expect(telling('npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/nope\nnpm error A complete log of this run can be found in: /x.log\n')).toBe('npm error 404 Not Found - GET https://registry.npmjs.org/nope');
     expect(telling('just the last line\n')).toBe('just the last line');
+    // uv killed after its install list: the line dex's setup script says, never a `+ name==version` of the list.
+    expect(telling('Installed 32 packages in 2.52s\n + pytest==9.0.2\n + pyyaml==6.0.3\n +\nuv was killed by SIGABRT\n')).toBe('uv was killed by SIGABRT');
+    expect(telling('Installed 32 packages in 2.52s\n + pytest==9.0.2\n +\n')).toBe('Installed 32 packages in 2.52s');
   });
 
   it("is the error inside pip's failed build, not the `error: subprocess-exited-with-error` around it", () => {

@@ -37,9 +37,10 @@ const ERROR_HEAD = /^(npm (error|ERR!) |error(\[\w+\])?:|ERROR:|fatal:|\w*Error\
 /**
  * Lines that never say why: a runtime's version banner (`Node.js v20.20.2`, the last line of a
  * Node crash), npm's pointer to its log and its bare codes, pip's frame around a failed build
- * (`error: subprocess-exited-with-error`, whose cause is inside it), stack frames, a crash's source excerpt.
+ * (`error: subprocess-exited-with-error`, whose cause is inside it), stack frames, a crash's source excerpt,
+ * uv's list of what it installed (`+ pytest==9.0.2`).
  */
-const NOT_TELLING = /^Node\.js v\d|complete log of this run|subprocess-exited-with-error|^note: This error originates|^npm (error|ERR!) (code|errno|syscall)\b|^at\s|^\^+$|^\S+:\d+$|^throw\b|\bthrow new \w*Error\(/i;
+const NOT_TELLING = /^[+-]( \S+==\S+)?$|^Node\.js v\d|complete log of this run|subprocess-exited-with-error|^note: This error originates|^npm (error|ERR!) (code|errno|syscall)\b|^at\s|^\^+$|^\S+:\d+$|^throw\b|\bthrow new \w*Error\(/i;
 /** A line an uncaught exception printed: `RangeError: …`, `[cause]: Error: …`, after a prefix of the tool's. */
 const THROWN = /(^|\s)(\[cause\]: )?\w*Error: /;
 /** At most this many characters of the line. */

@@ -19,6 +19,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -262,6 +263,10 @@ def run(argv, env=None, dry=None, check=True):
         return 0
     print("$ " + shlex.join(argv), flush=True)
     code = subprocess.call(argv, env={**os.environ, **(env or {})})
+    if code < 0:
+        # Killed by a signal (uv aborting): say which, and exit as a shell would (128 + the signal), not 256 - it.
+        print(f"{os.path.basename(argv[0])} was killed by {signal.Signals(-code).name}", flush=True)
+        code = 128 - code
     if code != 0 and check:
         sys.exit(code)
     return code
