@@ -57,8 +57,12 @@ describe('the pnpm and yarn plans', () => {
     expect(pinned.command).toBe('pnpm install --frozen-lockfile');
     expect(pinned.toolchain).toEqual(['node --version', `echo 'pnpm@10.34.9+sha512.${HEX}'`]);
     expect(older.toolchain).toEqual(['node --version', "echo 'pnpm@9.15.0'"]);
-    expect(pinned.binDirs).toEqual(['node_modules/.bin', '.dex/package-manager/bin']);
-    expect(pinned.outputs).toEqual(['node_modules', '.dex/package-manager']);
+    expect(pinned.binDirs).toEqual(['node_modules/.bin', 'node_modules/.dex-package-manager/bin']);
+    expect(pinned.outputs).toEqual(['node_modules']);
+    // Where no tool walks (`eslint .` linted it in .dex/), and where yarn 2+ keeps it: it removes node_modules under Plug'n'Play.
+    const berry = nodePlan(folder({ 'package.json': pkg({ packageManager: 'yarn@4.18.1' }), 'yarn.lock': '__metadata:\n  version: 8\n', '.yarnrc.yml': '' }))!;
+    expect(berry.binDirs).toEqual(['node_modules/.bin', '.yarn/.dex-package-manager/bin']);
+    expect(berry.outputs).toContain('.yarn/.dex-package-manager');
     // Fetched with npm (which checks the registry's integrity), and checked against the pinned hash.
     expect(pinned.prepare).toContain('npm pack pnpm@10.34.9');
     expect(pinned.prepare).toContain(`sha512sum`);
@@ -95,10 +99,10 @@ describe('the pnpm and yarn plans', () => {
       'tools/cli/package.json': pkg(),
     });
     const plan = nodePlan(dir)!;
-    expect(plan.outputs).toEqual(['node_modules', '.dex/package-manager', 'packages/a/node_modules', 'packages/b/node_modules', 'tools/cli/node_modules']);
+    expect(plan.outputs).toEqual(['node_modules', 'packages/a/node_modules', 'packages/b/node_modules', 'tools/cli/node_modules']);
     expect(plan.inputs).toEqual(['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', 'packages/a/package.json', 'packages/b/package.json', 'tools/cli/package.json']);
     const yarn = nodePlan(folder({ 'package.json': pkg({ workspaces: ['libs/**'] }), 'yarn.lock': YARN1_LOCK, 'libs/x/package.json': pkg(), 'libs/y/z/package.json': pkg() }))!;
-    expect(yarn.outputs).toEqual(['node_modules', '.dex/package-manager', 'libs/x/node_modules', 'libs/y/z/node_modules']);
+    expect(yarn.outputs).toEqual(['node_modules', 'libs/x/node_modules', 'libs/y/z/node_modules']);
     const npm = nodePlan(folder({ 'package.json': pkg({ workspaces: { packages: ['apps/*'] } }), 'package-lock.json': '{}', 'apps/web/package.json': pkg() }))!;
     expect(npm.outputs).toEqual(['node_modules', 'apps/web/node_modules']);
     expect(npm.inputs).toEqual(['package.json', 'package-lock.json', 'apps/web/package.json']);

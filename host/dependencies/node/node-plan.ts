@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DOWNLOADS_INSIDE, present, type EcosystemPlan } from '../ecosystem-plan';
-import { DOWNLOADS_ENV, PM_DIR, packageManagerId, placePackageManager, pnpmOf, yarnOf, type PackageManager } from './package-manager';
+import { DOWNLOADS_ENV, packageManagerId, pmDir, placePackageManager, pnpmOf, yarnOf, type PackageManager } from './package-manager';
 import { workspacePackages } from './workspaces';
 
 const NPM_REGISTRY = 'registry.npmjs.org';
@@ -28,7 +28,7 @@ function packageManagerPlan(dir: string, pm: PackageManager): EcosystemPlan {
   const manifests = workspaces.map((rel) => `${rel}/package.json`);
   const common = {
     toolchain: ['node --version', `echo '${packageManagerId(pm)}'`],
-    binDirs: [...NODE_BIN, `${PM_DIR}/bin`],
+    binDirs: [...NODE_BIN, `${pmDir(pm)}/bin`],
     commandEnv: {},
     toolchainPaths: [],
     prepare: placePackageManager(pm),
@@ -40,20 +40,20 @@ function packageManagerPlan(dir: string, pm: PackageManager): EcosystemPlan {
       command: 'pnpm install --frozen-lockfile',
       updateCommand: 'pnpm install --no-frozen-lockfile',
       inputs: present(dir, ['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', '.npmrc', ...manifests]),
-      outputs: [...NODE_OUTPUTS, PM_DIR, ...nested],
+      outputs: [...NODE_OUTPUTS, ...nested],
       hosts: [NPM_REGISTRY],
       // Files copied out of pnpm's store, never hard links to it: a task writing into node_modules must not reach the store.
       setupEnv: { ...DOWNLOADS_ENV, npm_config_store_dir: `${DOWNLOADS_INSIDE}/pnpm-store`, npm_config_package_import_method: 'copy', npm_config_update_notifier: 'false' },
     };
   }
-  const berryOutputs = ['.pnp.cjs', '.pnp.loader.mjs', '.yarn/unplugged', '.yarn/install-state.gz'];
+  const berryOutputs = ['.pnp.cjs', '.pnp.loader.mjs', '.yarn/unplugged', '.yarn/install-state.gz', pmDir(pm)];
   return {
     ...common,
     ecosystem: 'yarn',
     command: pm.berry ? 'yarn install --immutable' : 'yarn install --frozen-lockfile --non-interactive',
     updateCommand: pm.berry ? 'yarn install' : 'yarn install --non-interactive',
     inputs: present(dir, ['package.json', 'yarn.lock', '.yarnrc.yml', '.yarnrc', '.npmrc', ...(pm.yarnPath ? [pm.yarnPath] : []), ...manifests]),
-    outputs: [...NODE_OUTPUTS, PM_DIR, ...(pm.berry ? berryOutputs : []), ...nested],
+    outputs: [...NODE_OUTPUTS, ...(pm.berry ? berryOutputs : []), ...nested],
     hosts: [NPM_REGISTRY, 'registry.yarnpkg.com', 'repo.yarnpkg.com'],
     setupEnv: { ...DOWNLOADS_ENV, YARN_CACHE_FOLDER: `${DOWNLOADS_INSIDE}/yarn`, YARN_ENABLE_GLOBAL_CACHE: 'false' },
   };

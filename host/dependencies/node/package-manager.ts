@@ -19,8 +19,14 @@ export interface PackageManager {
   yarnPath?: string;
 }
 
-/** Where the package manager is placed in the worktree: cached with node_modules, on PATH for setup, verify and the agent. */
-export const PM_DIR = '.dex/package-manager';
+/**
+ * Where the package manager is placed in the worktree: cached with the dependencies, on PATH for
+ * setup, verify and the agent. Inside node_modules, which every tool leaves alone (in a folder of
+ * its own, `.dex/`, a project's `eslint .` linted pnpm's 23 MB bundle: destr's suite failed with
+ * 11,264 errors); for yarn 2+, which removes node_modules under Plug'n'Play, inside `.yarn/`, where
+ * such projects keep their own yarn release already.
+ */
+export const pmDir = (pm: PackageManager): string => (pm.berry ? '.yarn/.dex-package-manager' : 'node_modules/.dex-package-manager');
 /**
  * The variable naming setup's download cache in the prepare line: the sandbox's path, or the
  * host's when the sandbox is off (setupEnv's values are mapped, a command's text is not).
@@ -116,35 +122,37 @@ export const packageManagerId = (pm: PackageManager): string =>
 const BERRY_PROXY = ['[ -z "$HTTPS_PROXY" ] || export YARN_HTTPS_PROXY="${YARN_HTTPS_PROXY:-$HTTPS_PROXY}"', '[ -z "$HTTP_PROXY" ] || export YARN_HTTP_PROXY="${YARN_HTTP_PROXY:-$HTTP_PROXY}"'];
 
 /**
- * A `#!/bin/sh` program in PM_DIR/bin running `target` (relative to the worktree) with node: a
+ * A `#!/bin/sh` program in pmDir/bin running `target` (relative to the worktree) with node: a
  * worktree can move, so the path is found from the program's own. Node runs without WebAssembly's
  * trap handler where it has the flag (20.15 and later): the handler reserves more address space
  * per Wasm memory than the sandbox's limit (sandbox.limits.memoryMb), and yarn 2+ unzips its
  * cache with Wasm (docs/real-repositories.md#package-managers).
  */
 const shim = (pm: PackageManager, target: string) => {
-  const file = `${PM_DIR}/bin/${pm.name}`;
+  const dir = pmDir(pm);
+  const file = `${dir}/bin/${pm.name}`;
   const lines = (shellLines: string[]) => `printf '%s\\n' ${shellLines.map((line) => `'${line}'`).join(' ')} >> ${file}`;
   return [
     `f=$(node --disable-wasm-trap-handler -e 0 2>/dev/null && echo yes || true)`,
     lines(['#!/bin/sh', ...(pm.berry ? BERRY_PROXY : [])]),
     // In NODE_OPTIONS, not node's arguments: yarn's worker threads refuse it there.
     `{ [ -z "$f" ] || ${lines(['export NODE_OPTIONS="--disable-wasm-trap-handler${NODE_OPTIONS:+ $NODE_OPTIONS}"'])}; }`,
-    lines([`exec node "$(dirname "$0")/../../../${target}" "$@"`]),
+    lines([`exec node "$(dirname "$0")/${'../'.repeat(dir.split('/').length + 1)}${target}" "$@"`]),
     `chmod +x ${file}`,
   ].join(' && ');
 };
 
 /**
  * The shell line setup runs before the install, in the sandbox, that puts `pm` in the worktree's
- * PM_DIR with a `pnpm`/`yarn` program in PM_DIR/bin. A yarn the project ships is used as it is.
+ * pmDir with a `pnpm`/`yarn` program in its bin/. A yarn the project ships is used as it is.
  * Otherwise the package manager's own npm package is fetched with `npm pack` (npm checks the
  * registry's integrity hash) into the download cache once per version, its tarball checked
  * against packageManager's hash when it pins one, every time, then copied into the worktree.
  * Nothing here uses corepack: see docs/real-repositories.md#package-managers for why.
  */
 export function placePackageManager(pm: PackageManager): string {
-  const reset = `rm -rf ${PM_DIR} && mkdir -p ${PM_DIR}/bin`;
+  const dir = pmDir(pm);
+  const reset = `rm -rf ${dir} && mkdir -p ${dir}/bin`;
   if (pm.yarnPath) return `${reset} && ${shim(pm, pm.yarnPath)}`;
   const { spec, bin } = npmPackage(pm);
   const folder = `${PM_DOWNLOADS}/${spec.replace('/', '+')}`;
@@ -167,6 +175,6 @@ export function placePackageManager(pm: PackageManager): string {
     const check = pm.berry ? `{ ${sum(`$(ls "${folder}"/*.tgz)`)} || ${sum(`${folder}/package/${bin}`)}; }` : sum(`$(ls "${folder}"/*.tgz)`);
     lines.push(`${check} || ${failed(`${spec} from the npm registry does not match the ${algorithm} hash package.json's packageManager pins`)}`);
   }
-  lines.push(reset, `cp -a "${folder}/package" ${PM_DIR}/${pm.name}`, shim(pm, `${PM_DIR}/${pm.name}/${bin}`));
+  lines.push(reset, `cp -a "${folder}/package" ${dir}/${pm.name}`, shim(pm, `${dir}/${pm.name}/${bin}`));
   return `(${lines.join(' && ')})`;
 }
