@@ -81,7 +81,7 @@ describe('pnpm and yarn projects on the machine\'s Node, with no configuration (
 
   it(`a yarn ${SHIPPED_YARN} project shipping its release (yarnPath): that release installs it, nothing fetched, verify runs \`yarn test\``, async () => {
     // yarn 2+ reads no npmrc: a network that inspects TLS (this test's, perhaps) names its CA to Node (`setup.env`), as its owner would.
-    const first = await fixes('N-berry', berry.repo, berry.fix, ['yarn test', `yarn --version | grep -qx ${SHIPPED_YARN}`], { env: ['NODE_EXTRA_CA_CERTS'] });
+    const first = await fixes('N-berry', berry.repo, berry.fix, ['yarn test', `yarn --version | grep -qx ${SHIPPED_YARN}`]);
     expect(first.setup).toMatch(/^yarn installed/);
     // Its download cache is there (yarn's own packages went into it), but no yarn was fetched.
     expect(existsSync(join(dex.worker.dexHome, 'deps-cache', '.downloads', 'yarn'))).toBe(true);
