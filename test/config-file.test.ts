@@ -168,6 +168,8 @@ describe('parseDexConfig', () => {
     expect(parseDexConfig('', repo)).toMatchObject({ verify: [], detectVerify: true });
     expect(parseDexConfig('verify: [make test]', repo)).toMatchObject({ verify: ['make test'], detectVerify: false });
     expect(parseDexConfig('verify: []', repo)).toMatchObject({ verify: [], detectVerify: false });
+    // With setup off nothing picks them from a worktree: they come from the checkout.
+    expect(parseDexConfig('setup: false', repo)).toMatchObject({ verify: ['npm test'], detectVerify: false });
   });
 
   it('loads dex.config.yaml from the repository root, or the defaults without one', () => {

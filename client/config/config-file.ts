@@ -18,6 +18,7 @@ import { parseYamlInput } from '../../core/parsing/yaml-input';
 import { parseProtectedPaths, parseSandbox } from './sandbox-config';
 import { isRecord, knownKeys } from './config-section';
 import { parseSetup } from './setup-config';
+import { detectTestCommands } from '../../host/dependencies/test-command';
 import type { SetupConfig } from '../../core/run/setup-types';
 
 /** The settings a repository's optional `dex.config.yaml` can give (docs/interfaces.md#files). */
@@ -181,6 +182,11 @@ export function parseDexConfig(text: string, repoPath: string): DexConfig {
   parseRoadmapSettings(raw, config);
   if (raw.sandbox !== undefined) config.sandbox = parseSandbox(raw.sandbox, fail);
   if (raw.setup !== undefined) config.setup = parseSetup(raw.setup, fail);
+  // No setup runs to pick the commands from the worktree: they are picked from the checkout, as they would be there.
+  if (config.setup === false && config.detectVerify) {
+    config.verify = detectTestCommands(repoPath);
+    config.detectVerify = false;
+  }
   if (raw.protectedPaths !== undefined) config.protectedPaths = parseProtectedPaths(raw.protectedPaths, fail);
   config.land = parseLandConfig(raw.land, raw.landCommand, fail);
   if (raw.memory !== undefined) config.memory = parseMemoryConfig(raw.memory, fail);
