@@ -143,6 +143,8 @@ export async function runCorpusProject(name: string, clone: string, entry: Corpu
   const downloads = join(work, 'cache', '.downloads');
   const worktrees = { cold: join(work, 'cold'), warm: join(work, 'warm') };
   const setUp = async (worktree: string): Promise<{ ms: number; steps?: SetupStep[]; error?: string }> => {
+    // A run killed before its clean-up left the worktree registered: forget it (its folder is gone).
+    await git(clone, 'worktree', 'prune');
     await git(clone, 'worktree', 'add', '-q', '--detach', worktree, 'HEAD');
     try {
       const { ms, value } = await timed(() =>
