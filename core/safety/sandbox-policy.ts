@@ -17,7 +17,11 @@ export type SandboxMode = 'bwrap' | 'off';
 export interface SandboxLimits {
   /** Processes and threads the command may have at once (enforced where a pids cgroup can be made). @default 256 */
   processes: number;
-  /** Address space of each process, in MiB. @default 4096 */
+  /**
+   * Address space of each process, in MiB: reservations, not memory in use. Runtimes reserve far
+   * more than they touch (V8's code range, WebAssembly's guard regions): a jest suite's node failed
+   * under 4 GiB with "Failed to reserve virtual memory for CodeRange". @default 16384
+   */
   memoryMb: number;
   /** Largest file a process may write, in MiB. @default 512 */
   fileSizeMb: number;
@@ -36,7 +40,7 @@ export interface SandboxPolicy {
 }
 
 /** Limits when the config sets none. */
-export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { processes: 256, memoryMb: 4096, fileSizeMb: 512 };
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { processes: 256, memoryMb: 16384, fileSizeMb: 512 };
 
 /** The policy when the config says nothing: bubblewrap, no extra env, no network. */
 export const DEFAULT_SANDBOX: SandboxPolicy = {
