@@ -58,9 +58,9 @@ const OFFLINE_ENV: Record<string, string> = {
 };
 
 /**
- * The least address space each install process gets, in MiB. Installers reserve far more than
- * they use: uv aborts (exit 134) after installing a 32-package lock under the 4 GiB the agent's
- * commands get, and passes under 8 GiB (docs/real-repositories.md#what-runs-with-network). The
+ * The least address space each install process gets, in MiB, whatever the config gives the
+ * agent's commands. Installers reserve far more than they use: uv aborts (exit 134) after
+ * installing a 32-package lock under 4 GiB, and passes under 8 GiB (docs/real-repositories.md#what-runs-with-network). The
  * limit bounds reservations, not memory in use; installs are bounded by their time as well.
  */
 const SETUP_ADDRESS_SPACE_MB = 16 * 1024;

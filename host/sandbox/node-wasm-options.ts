@@ -4,10 +4,10 @@ import { join } from 'node:path';
 
 /**
  * Node's WebAssembly reserves about 10 GiB of address space for each memory (its trap handler's
- * guard regions), more than the sandbox lets a process have (`limits.memoryMb`, 4 GiB by default):
- * without this flag `fetch` (undici's parser is WebAssembly) and any wasm fail in the sandbox with
- * "WebAssembly.instantiate(): Out of memory" (docs/security.md#1-every-command-the-agent-causes-runs-in-bubblewrap). Bounds checks in code cost a
- * little speed; the limit stays.
+ * guard regions), more than a config's `limits.memoryMb` may let a process have (dex's default was
+ * 4 GiB): without this flag `fetch` (undici's parser is WebAssembly) and any wasm fail there with
+ * "WebAssembly.instantiate(): Out of memory" (docs/security.md#1-every-command-the-agent-causes-runs-in-bubblewrap).
+ * Bounds checks in code cost a little speed; the limit stays.
  */
 const FLAG = '--disable-wasm-trap-handler';
 
