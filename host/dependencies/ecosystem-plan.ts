@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Where inside the sandbox setup finds its download caches (npm's, pip's, the package managers dex fetches), bound from the host. */
@@ -45,6 +45,15 @@ export interface EcosystemPlan {
 
 /** The names of `names` that exist in `dir`. */
 export const present = (dir: string, names: string[]): string[] => names.filter((name) => existsSync(join(dir, name)));
+
+/** The text of the file at `path`, or undefined when it cannot be read (a project file detection may find absent). */
+export function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The installation folders of the owner's toolchains for a project, as the owner's shell finds

@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { readText } from './ecosystem-plan';
 
 /**
  * The project's own test commands, picked from a set-up worktree when `dex.config.yaml` has no
@@ -14,20 +15,12 @@ export function detectTestCommands(worktree: string): string[] {
 /** What `npm init` writes as the test script: a placeholder that always fails, not a test suite. */
 const NPM_PLACEHOLDER = /no test specified/;
 
-const read = (path: string): string | undefined => {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-};
-
 /**
  * `npm test`, or `pnpm test` / `yarn test` when a pnpm or yarn lockfile says so: setup puts the
  * version the project pins on PATH (docs/real-repositories.md#package-managers).
  */
 function nodeTest(dir: string): string | undefined {
-  const text = read(join(dir, 'package.json'));
+  const text = readText(join(dir, 'package.json'));
   if (text === undefined) return undefined;
   let test: unknown;
   try {
@@ -60,11 +53,11 @@ const PYTEST_DECLARED = /(^|["'\s,[])pytest\b/m;
  */
 function pythonTest(dir: string): string | undefined {
   const configured = PYTEST_CONFIG.some(([file, section]) => {
-    const text = read(join(dir, file));
+    const text = readText(join(dir, file));
     return text !== undefined && (!section || section.test(text));
   });
   const manifests = [...filesIn(dir).filter((f) => /^requirements.*\.txt$/.test(f)), 'pyproject.toml', 'setup.cfg', 'setup.py'];
-  const declared = manifests.some((f) => PYTEST_DECLARED.test(read(join(dir, f)) ?? ''));
+  const declared = manifests.some((f) => PYTEST_DECLARED.test(readText(join(dir, f)) ?? ''));
   const testFiles = ['.', 'tests', 'test'].some((sub) => hasTestFile(join(dir, sub), sub === '.' ? 0 : 2));
   if (!configured && !declared && !testFiles) return undefined;
   return existsSync(join(dir, '.venv', 'bin', 'python')) ? 'python -m pytest -q' : 'python3 -m pytest -q';

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { DOWNLOADS_INSIDE } from '../ecosystem-plan';
+import { DOWNLOADS_INSIDE, readText } from '../ecosystem-plan';
 
 /**
  * The pnpm or yarn a project is installed with (docs/real-repositories.md#package-managers): the
@@ -53,19 +53,11 @@ const PACKAGE_MANAGER_FIELD = /^(pnpm|yarn)@(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)(
 /** A relative path of plain names, safe in a shell line unquoted. */
 const SAFE_PATH = /^[\w@.+-]+(\/[\w@.+-]+)*$/;
 
-function read(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
 /** package.json's `packageManager` for `name`; undefined when it names another manager or a form dex does not fetch (a URL). */
 function pinned(dir: string, name: PackageManager['name']): Pick<PackageManager, 'version' | 'hash'> | undefined {
   let field: unknown;
   try {
-    field = (JSON.parse(read(join(dir, 'package.json')) ?? '{}') as { packageManager?: unknown }).packageManager;
+    field = (JSON.parse(readText(join(dir, 'package.json')) ?? '{}') as { packageManager?: unknown }).packageManager;
   } catch {
     return undefined;
   }
@@ -76,7 +68,7 @@ function pinned(dir: string, name: PackageManager['name']): Pick<PackageManager,
 
 /** `.yarnrc.yml`'s `yarnPath` when the file it names is in the worktree. */
 function shippedYarn(dir: string): string | undefined {
-  const path = /^yarnPath:\s*["']?([^"'\s#]+)/m.exec(read(join(dir, '.yarnrc.yml')) ?? '')?.[1];
+  const path = /^yarnPath:\s*["']?([^"'\s#]+)/m.exec(readText(join(dir, '.yarnrc.yml')) ?? '')?.[1];
   // The path goes into shell lines: plain relative names only.
   return path && SAFE_PATH.test(path) && !path.split('/').includes('..') && existsSync(join(dir, path)) ? path : undefined;
 }
@@ -85,14 +77,14 @@ function shippedYarn(dir: string): string | undefined {
 export function pnpmOf(dir: string): PackageManager {
   const pin = pinned(dir, 'pnpm');
   if (pin) return { name: 'pnpm', ...pin, from: 'packageManager', berry: false };
-  const lockfileVersion = /^lockfileVersion:\s*['"]?([\d.]+)/m.exec(read(join(dir, 'pnpm-lock.yaml')) ?? '')?.[1] ?? '';
+  const lockfileVersion = /^lockfileVersion:\s*['"]?([\d.]+)/m.exec(readText(join(dir, 'pnpm-lock.yaml')) ?? '')?.[1] ?? '';
   const version = PNPM_FOR_LOCKFILE.find(([format]) => format.test(lockfileVersion))?.[1] ?? PNPM_LATEST_KNOWN;
   return { name: 'pnpm', version, from: 'lockfile', berry: false };
 }
 
 /** The yarn `dir` is installed with: the release it ships (yarnPath), else packageManager's, else the one for yarn.lock's format. */
 export function yarnOf(dir: string): PackageManager {
-  const metadata = /^__metadata:\s*\n\s+version:\s*(\d+)/m.exec(read(join(dir, 'yarn.lock')) ?? '');
+  const metadata = /^__metadata:\s*\n\s+version:\s*(\d+)/m.exec(readText(join(dir, 'yarn.lock')) ?? '');
   const pin = pinned(dir, 'yarn');
   const yarnPath = shippedYarn(dir);
   if (yarnPath) {
