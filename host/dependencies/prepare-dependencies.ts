@@ -115,9 +115,13 @@ function configuredPlan(config: SetupConfig, worktree: string): EcosystemPlan {
   };
 }
 
-/** The plans of `worktree`: the config's commands, or what detection finds; each with the owner's toolchains for it. */
-export function plansFor(worktree: string, config: SetupConfig | undefined, toolchains: HostToolchains): EcosystemPlan[] {
-  return config?.commands?.length ? [withToolchains(configuredPlan(config, worktree), toolchains)] : detectEcosystems(worktree, toolchains);
+/**
+ * The plans of `worktree`: the config's commands, or what detection finds (`found`, when the
+ * caller has detected already); each with the owner's toolchains for it.
+ */
+export function plansFor(worktree: string, config: SetupConfig | undefined, toolchains: HostToolchains, found?: EcosystemPlan[]): EcosystemPlan[] {
+  const plans = config?.commands?.length ? [configuredPlan(config, worktree)] : (found ?? detectEcosystems(worktree));
+  return plans.map((plan) => withToolchains(plan, toolchains));
 }
 
 /**
@@ -125,9 +129,8 @@ export function plansFor(worktree: string, config: SetupConfig | undefined, tool
  * the owner's checkout (docs/real-repositories.md#toolchains), never by running what the agent
  * may have written in the worktree (a `rust-toolchain.toml` naming a path) outside the sandbox.
  */
-function toolchainsOf(worktree: string, ownerDir: string | undefined): HostToolchains {
+function toolchainsOf(worktree: string, ownerDir: string | undefined, ecosystems: string[]): HostToolchains {
   const recorded = readSetupState(worktree)?.toolchains ?? {};
-  const ecosystems = detectEcosystems(worktree).map((plan) => plan.ecosystem);
   // An ecosystem the task added (a Cargo.toml), or a worktree set up before toolchains were
   // recorded: without the owner's checkout, the owner's defaults, found outside any project.
   return { ...hostToolchains(ownerDir ?? tmpdir(), ecosystems, Object.keys(recorded) as (keyof HostToolchains)[]), ...recorded };
@@ -151,8 +154,10 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
   const { worktree, config, cache } = request;
   const sandbox = request.sandbox ?? DEFAULT_SANDBOX;
   const copied = request.ownerDir && config?.copy?.length ? await copyOwnerFiles(request.ownerDir, worktree, config.copy) : [];
-  const toolchains = toolchainsOf(worktree, request.ownerDir);
-  const plans = plansFor(worktree, config, toolchains).map((plan) => withOwnerVersions(plan, request.ownerDir));
+  // Detected once: the ecosystems say which toolchains to look up, and are the plans unless the config has commands.
+  const found = detectEcosystems(worktree);
+  const toolchains = toolchainsOf(worktree, request.ownerDir, found.map((plan) => plan.ecosystem));
+  const plans = plansFor(worktree, config, toolchains, found).map((plan) => withOwnerVersions(plan, request.ownerDir));
   const state: SetupState = { config, sandbox: request.sandbox, toolchains, plans: [] };
   const steps: SetupStep[] = [];
   const report: string[] = [];
