@@ -8,6 +8,8 @@ import type { LandConfig, RoadmapInput } from '../../core/roadmap/roadmap-types'
 import { InvalidInput } from '../../core/run/invalid-input';
 import { dexGitSync } from '../../host/git/dex-git';
 import { loadDexConfig } from '../config/config-file';
+import type { LandSettings } from '../config/land-config';
+import { pullRequestLanding } from '../config/pull-request-config';
 import { parseLlmSpec } from './llm-spec';
 import type { Settings } from '../settings';
 import { resolveRepository, taskDefaultsFrom } from './task-request';
@@ -83,16 +85,22 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
       continueAsNewAfterTasks: config.continueAsNewAfterTasks,
       taskBudget: config.budgets.task,
       runBudget: config.budgets.run,
-      ...(config.land ? { land: checkedLand(config.land, repoPath) } : {}),
+      ...(config.land ? { land: checkedLand(config.land, repoPath, env) } : {}),
       ...(maxTasks !== undefined ? { maxTasks } : {}),
     },
   };
 }
 
-/** `land:` with its remote checked: a remote the repository does not configure is bad input (exit 2). */
-function checkedLand(land: LandConfig, repoPath: string): LandConfig {
+/**
+ * `land:` with its remote checked: a remote the repository does not configure is bad input (exit 2);
+ * in `pr` mode the remote's URL names the repository on the forge, and the forge token must be set
+ * (docs/landing-through-prs.md#configuration).
+ */
+function checkedLand(land: LandSettings, repoPath: string, env: NodeJS.ProcessEnv): LandConfig {
   if (land.remote && !dexGitSync(repoPath, ['remote']).split('\n').includes(land.remote)) {
     throw new InvalidInput(`dex.config.yaml: land.remote: the repository has no remote "${land.remote}" (git remote add ${land.remote} URL)`);
   }
-  return land;
+  const { pr, ...rest } = land;
+  if (!pr || !land.remote) return rest;
+  return { ...rest, pr: pullRequestLanding(pr, land.remote, dexGitSync(repoPath, ['remote', 'get-url', land.remote]).trim(), env) };
 }
