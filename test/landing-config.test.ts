@@ -163,6 +163,15 @@ describe('a roadmap that lands through pull requests, as it starts', () => {
     expect(start(repo, { GITHUB_TOKEN: 'ghp_x' }).input.land?.pr).toMatchObject({ owner: 'octo', repo: 'hello', apiUrl: 'http://127.0.0.1:41234/api/v3' });
   });
 
+  it("refuses to run the agent's commands unconfined beside the forge token", () => {
+    const repo = repoWith('land: { remote: origin, mode: pr }\n', 'https://github.com/octo/hello.git');
+    const unconfined = () =>
+      buildRoadmapInput({ roadmap: join(repo, 'ROADMAP.md'), llm: 'anthropic', unsafeNoSandbox: true }, readSettings({}), { ANTHROPIC_API_KEY: 'k', GITHUB_TOKEN: 'ghp_x' });
+    expect(unconfined).toThrow("land.mode pr needs the sandbox: without it the agent's commands would see GITHUB_TOKEN, the forge token");
+    writeFileSync(join(repo, 'dex.config.yaml'), 'land: { remote: origin, mode: pr }\nsandbox: { mode: "off" }\n');
+    expect(() => start(repo, { GITHUB_TOKEN: 'ghp_x' })).toThrow('land.mode pr needs the sandbox');
+  });
+
   it.each([
     ['land: { remote: origin, mode: pr }\n', 'https://github.com/octo/hello.git', {}, 'dex.config.yaml: land.pr: GITHUB_TOKEN is not set: the forge token'],
     ['land: { remote: origin, mode: pr, pr: { tokenEnv: GH_TOKEN } }\n', 'https://github.com/octo/hello.git', { GITHUB_TOKEN: 'ghp_x', GH_TOKEN: ' ' }, 'land.pr: GH_TOKEN is not set'],
