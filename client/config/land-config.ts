@@ -8,9 +8,10 @@ const LAND_KEYS = ['remote', 'branch', 'mode', 'finalizeAttempts', 'pr'];
 export type LandSettings = Omit<LandConfig, 'pr'> & { pr?: PullRequestSettings };
 
 /**
- * `land:` and `landCommand:` of dex.config.yaml (docs/roadmaps.md#landing-on-a-remote); `fail`
- * names the key and throws InvalidInput (exit 2). Whether the remote exists is checked when a
- * roadmap starts (client/requests/roadmap-request.ts).
+ * `land:` and `landCommand:` of dex.config.yaml (docs/roadmaps.md#landing-on-a-remote; `mode: pr`:
+ * docs/landing-through-prs.md); `fail` names the key and throws InvalidInput (exit 2). Whether the
+ * remote exists, and in `pr` mode which repository it names and whether the token is set, is
+ * checked when a roadmap starts (client/requests/roadmap-request.ts).
  */
 export function parseLandConfig(land: unknown, landCommand: unknown, fail: Fail): LandSettings | undefined {
   if (land === undefined && landCommand === undefined) return undefined;
