@@ -110,6 +110,9 @@ describe("the forge repository, from the remote's URL", () => {
     ['https://ghe.example.com/octo/hello.git', 'https://ghe.example.com/api/v3'],
     ['git@ghe.example.com:octo/hello.git', 'https://ghe.example.com/api/v3'],
     ['http://127.0.0.1:41234/octo/hello.git', 'http://127.0.0.1:41234/api/v3'],
+    // A fake forge serving its API over http and git over https, each on a port of its own.
+    ['https://127.0.0.1:41235/octo/hello.git', 'http://127.0.0.1:41234/api/v3'],
+    ['https://GitHub.com/octo/hello.git', undefined],
   ])('%s (apiUrl %s) is octo/hello', (url, apiUrl) => {
     expect(forgeRepository('origin', url, apiUrl)).toEqual({ owner: 'octo', repo: 'hello' });
   });
@@ -121,7 +124,8 @@ describe("the forge repository, from the remote's URL", () => {
     ['https://github.com/octo', undefined, 'not a github.com repository'],
     ['https://github.com/octo/hello/tree/main', undefined, 'not a github.com repository'],
     ['https://github.com/octo/hello.git', 'https://ghe.example.com/api/v3', 'not a repository on ghe.example.com (the host of land.pr.apiUrl)'],
-    ['http://127.0.0.1:41235/octo/hello.git', 'http://127.0.0.1:41234/api/v3', 'not a repository on 127.0.0.1:41234'],
+    ['https://127.0.0.2:41234/octo/hello.git', 'http://127.0.0.1:41234/api/v3', 'not a repository on 127.0.0.1 (the host of land.pr.apiUrl)'],
+    ['git@github.com:octo/hello.git', 'https://ghe.example.com/api/v3', 'not a repository on ghe.example.com'],
     ['https://me:ghp_planted0000000000@gitlab.com/octo/hello.git', undefined, 'is https://***@gitlab.com/octo/hello.git, not'],
   ])('refuses %s (apiUrl %s)', (url, apiUrl, message) => {
     expect(() => forgeRepository('origin', url, apiUrl)).toThrow(message);

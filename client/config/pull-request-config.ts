@@ -80,14 +80,14 @@ function shown(url: string): string {
   return url.replace(/^([a-z+]+:\/\/)[^@/]*@/i, '$1***@');
 }
 
-/** The host and path a remote URL names: https://, http://, ssh:// and git@host:path (scp-like) forms; undefined for a local path. */
-function hostAndPath(url: string): { host: string; hostname: string; path: string; web: boolean } | undefined {
+/** The host name and path a remote URL names: https://, http://, ssh:// and git@host:path (scp-like) forms; undefined for a local path. */
+function hostAndPath(url: string): { hostname: string; path: string } | undefined {
   const scp = /^(?:[^@/:]+@)?([^/:]+):(?!\/\/)(.+)$/.exec(url);
-  if (scp) return { host: scp[1], hostname: scp[1], path: scp[2], web: false };
+  if (scp) return { hostname: scp[1], path: scp[2] };
   try {
     const u = new URL(url);
     if (!/^(https?|ssh|git\+ssh|ssh\+git|git):$/.test(u.protocol) || !u.hostname) return undefined;
-    return { host: u.host, hostname: u.hostname, path: decodeURIComponent(u.pathname), web: /^https?:$/.test(u.protocol) };
+    return { hostname: u.hostname, path: decodeURIComponent(u.pathname) };
   } catch {
     return undefined;
   }
@@ -95,19 +95,19 @@ function hostAndPath(url: string): { host: string; hostname: string; path: strin
 
 /**
  * The repository on the forge that `url` (the remote `remote`'s) names, on github.com or, with
- * `apiUrl`, on that API's host; anything else is an input error that shows the URL (its password hidden).
+ * `apiUrl`, on that API's host (by name: git and the API may listen on different ports and
+ * schemes, as ssh and https do); anything else is an input error that shows the URL (its password hidden).
  */
 export function forgeRepository(remote: string, url: string, apiUrl: string | undefined): { owner: string; repo: string } {
   const api = apiUrl ? new URL(apiUrl) : undefined;
   // github.com's API lives on api.github.com; an Enterprise server (or a test's fake forge) serves both on one host.
-  const forgeHost = !api || api.host === 'api.github.com' ? 'github.com' : api.host;
-  const where = api && forgeHost !== 'github.com' ? `a repository on ${forgeHost} (the host of land.pr.apiUrl)` : 'a github.com repository';
+  const forgeHost = !api || api.hostname === 'api.github.com' ? 'github.com' : api.hostname;
+  const where = forgeHost !== 'github.com' ? `a repository on ${forgeHost} (the host of land.pr.apiUrl)` : 'a github.com repository';
   const bad = (): never => {
     throw new InvalidInput(`dex.config.yaml: land.remote ${remote} is ${shown(url)}, not ${where}: land.mode pr needs OWNER/REPO on the forge`);
   };
   const at = hostAndPath(url.trim()) ?? bad();
-  const sameHost = at.web ? at.host === forgeHost : at.hostname === forgeHost.replace(/:\d+$/, '');
-  if (!sameHost) bad();
+  if (at.hostname.toLowerCase() !== forgeHost.toLowerCase()) bad();
   const parts = at.path.replace(/^\/+|\/+$/g, '').replace(/\.git$/, '').split('/');
   if (parts.length !== 2 || !parts.every((p) => /^[\w.-]+$/.test(p) && p !== '.' && p !== '..')) bad();
   return { owner: parts[0], repo: parts[1] };
