@@ -5,6 +5,7 @@ import type { Agent } from '../task/agent-engine';
  */
 import type { Budget, RunState, TokenUsage } from '../run/run-types';
 import type { TaskInput } from '../task/task-types';
+import type { PullRequestLanding } from './pull-request-types';
 
 /** Everything a roadmap run needs, decided by the client before it starts. */
 export interface RoadmapInput {
@@ -60,9 +61,11 @@ export interface LandConfig {
   /** The remote's branch. @default the base branch */
   branch?: string;
   /** `push`: push the verified landing commit; `branch`: push the task's branch and describe a merge request. @default push */
-  mode?: 'push' | 'branch';
+  mode?: 'push' | 'branch' | 'pr';
   /** `branch` mode: a shell command run after the push (env DEX_BRANCH, DEX_TITLE, DEX_DESCRIPTION_FILE …), e.g. to open a pull request. */
   command?: string;
+  /** `pr` mode: the forge, the repository on it and how the pull request is merged (docs/landing-through-prs.md). */
+  pr?: PullRequestLanding;
 }
 
 /** A roadmap task's state in the run. */

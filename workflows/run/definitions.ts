@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApproveInput, RejectInput, RunState, RunStatus, TokenUsage } from '../../core/run/run-types';
+import type { CiChanged } from '../../core/roadmap/pull-request-types';
 
 /** Passes the gate the run waits at (docs/interfaces.md#people-in-the-loop). */
 export const approveSignal = defineSignal<[ApproveInput?]>('approve');
@@ -60,3 +61,6 @@ export const budgetRequestSignal = defineSignal<[{ taskId: string; usd: number; 
 
 /** A roadmap's answer to a task's request: its grant in all, or `denied` when a person would not raise the run budget. */
 export const budgetGrantSignal = defineSignal<[{ usd: number } | { denied: true }]>('budgetGrant');
+
+/** From `dex webhook`: CI changed on a branch or commit of a forge repository; a roadmap not waiting on it ignores it (docs/landing-through-prs.md#webhooks). */
+export const ciChangedSignal = defineSignal<[CiChanged]>('ciChanged');
