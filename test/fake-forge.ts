@@ -5,11 +5,18 @@
 // repository, merges are real commits there, and CI runs real checks in real checkouts
 // (test/fake-forge-ci.ts).
 //
+// Git is served over HTTPS too (`remoteUrl`, a certificate made for this run): dex's remote git
+// allows file, ssh and https only (host/git/dex-git.ts dexRemoteGit). `trustIn(repo)` makes a
+// repository's git trust that certificate, as an owner with a private CA would configure it.
+//
 // It serves from the test's own process: push with asynchronous git (simple-git, execFile), never
 // execFileSync, or the push waits on a server that cannot answer.
 
+import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -46,8 +53,14 @@ export interface RecordedRequest {
 export interface FakeForge {
   /** http://127.0.0.1:PORT/api/v3: the ForgeTarget's apiUrl. */
   apiUrl: string;
-  /** http://127.0.0.1:PORT/OWNER/REPO.git: the remote dex pushes to. */
+  /** https://127.0.0.1:PORT/OWNER/REPO.git: the remote dex pushes to (after `trustIn` of the repository). */
   remoteUrl: string;
+  /** http://127.0.0.1:PORT/OWNER/REPO.git: the same repository over plain HTTP, for a test's own git. */
+  httpRemoteUrl: string;
+  /** The certificate `remoteUrl` is served with (PEM). */
+  caFile: string;
+  /** Makes git in `repoPath` trust the fake's certificate for `remoteUrl` (`http.<url>.sslCAInfo` in its config). */
+  trustIn(repoPath: string): Promise<void>;
   /** The bare repository on disk. */
   bare: string;
   owner: string;
@@ -108,10 +121,22 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const gitPath = `/${owner}/${repo}.git`;
+  const caFile = join(root, 'cert.pem');
+  const keyFile = join(root, 'key.pem');
+  await new Promise<void>((resolve, reject) =>
+    execFile('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', caFile,
+      '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], (err) => (err ? reject(err) : resolve())),
+  );
+  const secure = createHttpsServer({ key: await readFile(keyFile), cert: await readFile(caFile) }, (req, res) => void handle(req, res));
+  await new Promise<void>((resolve) => secure.listen(0, '127.0.0.1', resolve));
+  const secureOrigin = `https://127.0.0.1:${(secure.address() as AddressInfo).port}`;
 
   const forge: FakeForge = {
     apiUrl: `${origin}/api/v3`,
-    remoteUrl: `${origin}${gitPath}`,
+    remoteUrl: `${secureOrigin}${gitPath}`,
+    httpRemoteUrl: `${origin}${gitPath}`,
+    caFile,
+    trustIn: (repoPath) => git(repoPath, ['config', `http.${secureOrigin}/.sslCAInfo`, caFile]).then(() => undefined),
     bare, owner, repo, base, ci, pulls, requests, pushes,
     protection: options.protection === undefined ? { requiredChecks: checks.map((c) => c.name), strict: true } : options.protection,
     pullsCreated: () => created,
@@ -121,8 +146,10 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
     ciIdle: () => ci.idle(),
     head: (branch) => git(bare, ['rev-parse', `refs/heads/${branch}`]),
     async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      for (const listening of [server, secure]) {
+        listening.closeAllConnections();
+        await new Promise((resolve) => listening.close(resolve));
+      }
       await ci.idle();
       await rm(root, { recursive: true, force: true });
     },

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLandingBranchActivities } from '../activities/roadmap/landing-branch';
 import { CHECK_LOG_BYTES, createForgeActivities } from '../activities/roadmap/landing-forge';
 import type { ForgeTarget } from '../core/roadmap/pull-request-types';
 import type { DexStore } from '../store/dex-store';
@@ -34,13 +35,19 @@ describe('the GitHub forge against the fake forge, over real git', () => {
     ];
   };
 
-  /** Commits `files` on branch `dex/T1` of the clone and pushes it (asynchronous git: the fake serves from this process). */
-  const pushTask = async (files: Record<string, string>, branch = 'dex/T1') => {
+  /** Commits `files` on the task branch of the clone and pushes it to `dex/T1` as branch-mode landing does (dex's own git, over HTTPS). */
+  const pushTask = async (files: Record<string, string>) => {
     for (const [path, content] of Object.entries(files)) writeFileSync(join(clone, path), content);
     await git(clone, ['add', '-A']);
     await git(clone, ['commit', '-q', '-m', `change ${Object.keys(files).join(' ')}`]);
-    await git(clone, ['push', '-q', 'origin', `HEAD:refs/heads/${branch}`]);
-    return git(clone, ['rev-parse', 'HEAD']);
+    return proposal();
+  };
+  const proposal = async () => {
+    const pushed = await runActivity(createLandingBranchActivities(offlineDeps(store, dir)).pushProposal, [
+      { repoPath: clone, remote: 'origin', taskBranch: 'dex/task-T1', proposedBranch: 'dex/T1' },
+    ]);
+    if (pushed.status !== 'pushed') throw new Error(pushed.reason);
+    return pushed.sha;
   };
   const open = () => runActivity(acts.openPullRequest, [{ target, head: 'dex/T1', base: 'main', title: 'T1: add a', descriptionPath: join(dir, 'description.md') }]);
   const readChecks = (pr: number, sha: string) => runActivity(acts.readChecks, [{ target, pr, sha }]);
@@ -52,7 +59,8 @@ describe('the GitHub forge against the fake forge, over real git', () => {
     flakyRuns = 0;
     forge = await startFakeForge({ token: TOKEN, checks: checks() });
     clone = join(dir, 'clone');
-    await git(dir, ['clone', '-q', forge.remoteUrl, clone]);
+    await git(dir, ['-c', `http.sslCAInfo=${forge.caFile}`, 'clone', '-q', forge.remoteUrl, clone]);
+    await forge.trustIn(clone);
     await git(clone, ['checkout', '-q', '-b', 'dex/task-T1']);
     store = openSqliteDexStore(join(dir, 'dex.db'));
     acts = createForgeActivities(offlineDeps(store, dir));
@@ -75,6 +83,10 @@ describe('the GitHub forge against the fake forge, over real git', () => {
     expect(forge.pullsCreated()).toBe(1);
     expect(forge.pulls[0].body).toBe('# T1\n\nadds a\n');
     expect(forge.pushesOf(sha)).toBe(1);
+    // Pushed again (a retried landing step): git sends nothing, the forge sees no second push.
+    expect(await proposal()).toBe(sha);
+    expect(forge.pushesOf(sha)).toBe(1);
+    expect(forge.pushes).toEqual([{ old: '0'.repeat(40), sha, ref: 'refs/heads/dex/T1' }]);
   });
 
   it('reads the required checks pending then passed and failed, and a re-run of the flaky one passes', async () => {
@@ -156,8 +168,7 @@ describe('the GitHub forge against the fake forge, over real git', () => {
     expect(moved).toEqual({ status: 'base-moved', reason: 'Base branch was modified. Review and try the merge again.' });
     await git(clone, ['fetch', '-q', 'origin', 'main']);
     await git(clone, ['merge', '-q', '--no-edit', 'origin/main']);
-    await git(clone, ['push', '-q', 'origin', 'HEAD:refs/heads/dex/T1']);
-    const finalized = await git(clone, ['rev-parse', 'HEAD']);
+    const finalized = await proposal();
     expect((await open()).headSha).toBe(finalized);
     await forge.ciIdle();
     expect((await readChecks(pr.number, finalized)).checks).toMatchObject([{ name: 'build', state: 'passed' }]);
