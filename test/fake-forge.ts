@@ -82,6 +82,11 @@ export interface FakeForge {
   commit(branch: string, files: Record<string, string>, message?: string): Promise<string>;
   /** Runs `action` when the next merge request arrives, before it is decided: e.g. move the base (a racing merge). */
   beforeNextMerge(action: () => Promise<unknown>): void;
+  /**
+   * The next `count` API requests (after the token check) answer `status` with GitHub's `message`
+   * and `headers`: a 502 of a forge in trouble, a 403 of a rate limit (`x-ratelimit-remaining: 0`).
+   */
+  failNext(count: number, status: number, message?: string, headers?: Record<string, string>): void;
   /** Resolves once every check started so far has completed. */
   ciIdle(): Promise<void>;
   /** The commit `branch` is at in the bare repository. */
@@ -113,6 +118,7 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
   const pushCount = new Map<string, number>();
   let created = 0;
   let mergeHook: (() => Promise<unknown>) | undefined;
+  let failing: { count: number; status: number; message: string; headers: Record<string, string> } = { count: 0, status: 0, message: '', headers: {} };
   const requests: RecordedRequest[] = [];
   const pushes: RefUpdate[] = [];
   const pulls: PullRecord[] = [];
@@ -143,6 +149,7 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
     pushesOf: (sha) => pushCount.get(sha) ?? 0,
     commit: (branch, files, message = `commit to ${branch}`) => commitFiles(bare, branch, files, message),
     beforeNextMerge: (action) => void (mergeHook = action),
+    failNext: (count, status, message = 'Server Error', headers = {}) => void (failing = { count, status, message, headers }),
     ciIdle: () => ci.idle(),
     head: (branch) => git(bare, ['rev-parse', `refs/heads/${branch}`]),
     async close() {
@@ -178,6 +185,10 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
       if (!url.pathname.startsWith('/api/v3/')) return json(res, 404, { message: 'Not Found' });
       if (!authorized(req.headers.authorization)) {
         return json(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
+      }
+      if (failing.count > 0) {
+        failing.count -= 1;
+        return void res.writeHead(failing.status, { 'content-type': 'application/json; charset=utf-8', ...failing.headers }).end(JSON.stringify({ message: failing.message }));
       }
       const answer = await routeApi(
         { forge, origin, takeMergeHook: () => [mergeHook, (mergeHook = undefined)][0], created: () => (created += 1) },

@@ -141,11 +141,13 @@ describe('the GitHub forge against the fake forge, over real git', () => {
     const sha = await pushTask({ 'a.txt': 'a\n' });
     const pr = await open();
     const base = await forge.head('main');
+    const merge = { target, pr: pr.number, sha, method: 'merge' as const, title: 'dex: land T1' };
+    expect(await runActivity(acts.mergePullRequest, [merge])).toEqual({ status: 'refused', reason: 'Required status check "build" is expected.' });
     releaseBuild();
     await forge.ciIdle();
+    expect(await runActivity(acts.mergePullRequest, [merge])).toEqual({ status: 'refused', reason: 'Required status check "flaky" is failing.' });
     await runActivity(acts.rerunCheck, [{ target, checkId: (await readChecks(pr.number, sha)).checks.find((c) => c.name === 'flaky')!.id }]);
     await forge.ciIdle();
-    const merge = { target, pr: pr.number, sha, method: 'merge' as const, title: 'dex: land T1' };
     const merged = await runActivity(acts.mergePullRequest, [merge]);
     expect(merged.status).toBe('merged');
     const mergeSha = merged.status === 'merged' ? merged.sha : '';
@@ -189,6 +191,19 @@ describe('the GitHub forge against the fake forge, over real git', () => {
     expect(conflict).toEqual({ status: 'conflict', reason: 'Pull Request is not mergeable' });
   });
 
+  it('rebases: the task commits replayed onto a base that moved, no merge commit', async () => {
+    forge.protection = null;
+    await pushTask({ 'a.txt': 'a\n' });
+    const sha = await pushTask({ 'b.txt': 'b\n' });
+    const theirs = await forge.commit('main', { 'other.txt': 'theirs\n' });
+    const pr = await open();
+    const merged = await runActivity(acts.mergePullRequest, [{ target, pr: pr.number, sha, method: 'rebase', title: 'dex: land T1' }]);
+    expect(merged).toEqual({ status: 'merged', sha: await forge.head('main') });
+    expect(await git(forge.bare, ['log', '--format=%s', 'main'])).toBe('change b.txt\nchange a.txt\ncommit to main\ninitial commit');
+    expect(await git(forge.bare, ['rev-parse', 'main~2'])).toBe(theirs);
+    expect(await git(forge.bare, ['ls-tree', '--name-only', 'main'])).toBe('README.md\na.txt\nb.txt\nother.txt');
+  });
+
   it('fails without retry on a wrong or missing token: one line naming the variable, never the token', async () => {
     await pushTask({ 'a.txt': 'a\n' });
     process.env[TOKEN_ENV] = 'wrong-token-value-987654321';
@@ -206,5 +221,63 @@ describe('the GitHub forge against the fake forge, over real git', () => {
     // The token went in Authorization headers only: never in a URL or a body.
     expect(forge.requests.some((r) => r.url.includes(TOKEN) || r.body.includes(TOKEN))).toBe(false);
     expect(forge.requests.filter((r) => r.url.startsWith('/api/v3')).every((r) => r.headers.authorization !== undefined)).toBe(true);
+  });
+});
+
+describe('the GitHub forge, when GitHub is in trouble or another app reports a check', () => {
+  let dir: string;
+  let forge: FakeForge;
+  let store: DexStore;
+  let acts: ReturnType<typeof createForgeActivities>;
+  let target: ForgeTarget;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'dex-github-forge-'));
+    process.env[TOKEN_ENV] = TOKEN;
+    let attempts = 0;
+    forge = await startFakeForge({
+      token: TOKEN,
+      checks: [{ name: 'external-ci', app: 'circleci-checks', run: async () => ({ ok: ++attempts > 1, log: `run ${attempts}: ${TOKEN} leaked\n` }) }],
+    });
+    store = openSqliteDexStore(join(dir, 'dex.db'));
+    acts = createForgeActivities(offlineDeps(store, dir));
+    target = { forge: 'github', apiUrl: forge.apiUrl, tokenEnv: TOKEN_ENV, owner: forge.owner, repo: forge.repo };
+  });
+  afterEach(async () => {
+    delete process.env[TOKEN_ENV];
+    await forge.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const refusal = (status: number, message?: string, headers?: Record<string, string>) => {
+    forge.failNext(1, status, message, headers);
+    return runActivity(acts.deletePullBranch, [{ target, branch: 'gone' }]).then(() => undefined, (err: unknown) => err as ApplicationFailure);
+  };
+
+  it('retries a 5xx, a 429, a rate-limited 403 and an unreachable forge; a refused request does not retry', async () => {
+    expect(await refusal(502, 'Server Error')).toMatchObject({ type: 'ForgeUnavailable', nonRetryable: false, message: 'GitHub answered HTTP 502 to delete branch gone on octo/demo: Server Error' });
+    expect(await refusal(429, 'Too many')).toMatchObject({ type: 'ForgeUnavailable', nonRetryable: false });
+    expect(await refusal(403, 'API rate limit exceeded for user.', { 'x-ratelimit-remaining': '0' })).toMatchObject({ type: 'ForgeUnavailable', nonRetryable: false });
+    expect(await refusal(403, 'Must have admin rights to Repository.')).toMatchObject({ type: 'ForgeAuth', nonRetryable: true });
+    expect(await refusal(400, 'Problems parsing JSON')).toMatchObject({ type: 'ForgeRequestRefused', nonRetryable: true });
+    // Deleting a branch already gone is done (GitHub's 422 "Reference does not exist").
+    expect(await refusal(422, 'Reference does not exist')).toBeUndefined();
+    const closed = { ...target, apiUrl: 'http://127.0.0.1:9/api/v3' };
+    await expect(runActivity(acts.rerunCheck, [{ target: closed, checkId: '1' }])).rejects.toMatchObject({ type: 'ForgeUnavailable', nonRetryable: false });
+  });
+
+  it('re-requests another app check and reads its log from the check run output, redacted', async () => {
+    const sha = await forge.commit('feature', { 'b.txt': 'b\n' });
+    const first = await runActivity(acts.readChecks, [{ target, pr: 0, sha, checks: ['external-ci'] }]);
+    await forge.ciIdle();
+    const failed = (await runActivity(acts.readChecks, [{ target, pr: 0, sha, checks: ['external-ci'] }])).checks[0];
+    expect([first.checks[0]?.state ?? 'missing', failed.state]).toEqual([expect.stringMatching(/pending|missing/), 'failed']);
+    const log = await runActivity(acts.readCheckLog, [{ target, check: failed, key: 'k' }]);
+    expect(log.excerpt).toContain(`run 1: [REDACTED:${TOKEN_ENV}] leaked`);
+    await runActivity(acts.rerunCheck, [{ target, checkId: failed.id }]);
+    await forge.ciIdle();
+    expect((await runActivity(acts.readChecks, [{ target, pr: 0, sha, checks: ['external-ci'] }])).checks[0].state).toBe('passed');
+    expect(forge.requests.some((r) => r.url.endsWith(`/check-runs/${failed.id}/rerequest`))).toBe(true);
   });
 });

@@ -146,7 +146,11 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
       const { data } = await call(`read ${branch}'s protection`, () => octokit.rest.repos.getBranch({ owner, repo, branch }));
       const rsc = data.protection?.required_status_checks;
       const names = new Set<string>([...(rsc?.contexts ?? []), ...(rsc?.checks ?? []).map((c) => c.context)]);
-      const rules = await call(`read ${branch}'s rules`, () => octokit.rest.repos.getBranchRules({ owner, repo, branch, per_page: 100 }));
+      // Rulesets: a GitHub Enterprise Server older than 3.9 has no such endpoint (404): protection alone then.
+      const rules = await octokit.rest.repos.getBranchRules({ owner, repo, branch, per_page: 100 }).catch((err: unknown) => {
+        if (statusOf(err) === 404) return { data: [] };
+        throw forgeFailure(err, target, `read ${branch}'s rules`);
+      });
       for (const rule of rules.data) {
         if (rule.type !== 'required_status_checks') continue;
         for (const check of rule.parameters?.required_status_checks ?? []) names.add(check.context);
