@@ -5,7 +5,7 @@
 // a required check (405), else a real commit moves the base.
 
 import type { FakeCheckRun } from './fake-forge-ci';
-import type { FakeForge } from './fake-forge';
+import type { FakeForge, FakeStatus } from './fake-forge';
 import { conflicts, git, isAncestor, mergeCommit, moveRef, revParse } from './fake-forge-git';
 
 /** A pull request as the fake keeps it. */
@@ -72,6 +72,18 @@ export async function routeApi(ctx: ApiContext, method: string, path: string, qu
     const name = query.get('check_name');
     const shown = runs.filter((r) => !name || r.name === name);
     return { status: 200, body: { total_count: shown.length, check_runs: shown.map((r) => checkRunJson(ctx, r)) } };
+  }
+  if ((m = route(/^\/commits\/([^/]+)\/status$/, 'GET'))) {
+    const sha = await revParse(forge.bare, m[1]);
+    if (!sha) return { status: 422, body: { message: `No commit found for SHA: ${m[1]}` } };
+    const latest = latestStatuses(forge, sha);
+    const state = latest.some((st) => st.state === 'failure' || st.state === 'error') ? 'failure' : latest.every((st) => st.state === 'success') && latest.length ? 'success' : 'pending';
+    return { status: 200, body: { state, sha, total_count: latest.length, statuses: latest.map((st) => statusJson(ctx, st)), repository: repoJson(ctx) } };
+  }
+  if ((m = route(/^\/statuses\/([0-9a-f]{40})$/, 'POST'))) {
+    if (!['pending', 'success', 'failure', 'error'].includes(String(body.state))) return invalid('Validation Failed', [{ resource: 'Status', field: 'state', code: 'custom' }]);
+    const st = forge.setStatus(m[1], String(body.context ?? 'default'), body.state as FakeStatus['state'], body.description as string | undefined);
+    return { status: 201, body: statusJson(ctx, st) };
   }
   if ((m = route(/^\/check-runs\/(\d+)$/, 'GET'))) {
     const run = forge.ci.byId(Number(m[1]));
@@ -151,7 +163,10 @@ async function blocked(ctx: ApiContext, pull: PullRecord, baseSha: string): Prom
   if (rules?.strict && !(await isAncestor(forge.bare, baseSha, pull.headSha))) {
     return { message: 'Base branch was modified. Review and try the merge again.', state: 'behind' };
   }
-  const runs = forge.ci.onSha(pull.headSha);
+  const runs: { name: string; status: string; conclusion: string | null }[] = [
+    ...forge.ci.onSha(pull.headSha),
+    ...latestStatuses(forge, pull.headSha).map((st) => ({ name: st.context, status: st.state === 'pending' ? 'in_progress' : 'completed', conclusion: st.state })),
+  ];
   for (const name of rules?.requiredChecks ?? []) {
     const run = runs.find((r) => r.name === name);
     if (!run || run.status !== 'completed') return { message: `Required status check "${name}" is expected.`, state: 'blocked' };
@@ -232,5 +247,20 @@ function checkRunJson({ forge, origin }: ApiContext, run: FakeCheckRun) {
       text: actions || !done ? null : run.log, annotations_count: 0, annotations_url: '',
     },
     check_suite: { id: 7_000_000 + run.attempt }, app, pull_requests: [],
+  };
+}
+
+/** The newest status of each context on `sha` (GitHub's combined status). */
+function latestStatuses(forge: FakeForge, sha: string): FakeStatus[] {
+  const latest = new Map<string, FakeStatus>();
+  for (const st of forge.statuses) if (st.sha === sha) latest.set(st.context, st);
+  return [...latest.values()];
+}
+
+function statusJson({ forge, origin }: ApiContext, st: FakeStatus) {
+  return {
+    id: st.id, node_id: `SC_${st.id}`, url: `${forge.apiUrl}/repos/${forge.owner}/${forge.repo}/statuses/${st.sha}`, state: st.state,
+    description: st.description, target_url: `${origin}/ci/${st.id}`, context: st.context, created_at: st.createdAt, updated_at: st.createdAt,
+    avatar_url: null, creator: { login: 'ci-bot', id: 3, type: 'Bot' },
   };
 }

@@ -64,9 +64,10 @@ export async function mergeCommit(bare: string, base: string, head: string, meth
 /** Moves `branch` from `from` to `to`, only if it is still at `from` (git's compare-and-swap). */
 export const moveRef = (bare: string, branch: string, to: string, from: string) => git(bare, ['update-ref', `refs/heads/${branch}`, to, from]);
 
-/** Commits `files` onto `branch` of `bare` directly (another person's push); returns the new commit. */
-export async function commitFiles(bare: string, branch: string, files: Record<string, string>, message: string): Promise<string> {
-  const parent = await revParse(bare, `refs/heads/${branch}`);
+/** Commits `files` onto `branch` of `bare` directly (another person's push; a new branch starts at `from`); returns the new commit. */
+export async function commitFiles(bare: string, branch: string, files: Record<string, string>, message: string, from?: string): Promise<string> {
+  const tip = await revParse(bare, `refs/heads/${branch}`);
+  const parent = tip ?? (from ? await revParse(bare, `refs/heads/${from}`) : undefined);
   const dir = await mkdtemp(join(tmpdir(), 'fake-forge-index-'));
   const env = { GIT_INDEX_FILE: join(dir, 'index') };
   try {
@@ -78,7 +79,7 @@ export async function commitFiles(bare: string, branch: string, files: Record<st
     }
     const tree = await git(bare, ['write-tree'], env);
     const commit = await git(bare, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message]);
-    await git(bare, ['update-ref', `refs/heads/${branch}`, commit, parent ?? '0'.repeat(40)]);
+    await git(bare, ['update-ref', `refs/heads/${branch}`, commit, tip ?? '0'.repeat(40)]);
     return commit;
   } finally {
     await rm(dir, { recursive: true, force: true });

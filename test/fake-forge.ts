@@ -42,6 +42,15 @@ export interface FakeForgeOptions {
   gitAuth?: boolean;
 }
 
+export interface FakeStatus {
+  id: number;
+  sha: string;
+  context: string;
+  state: 'pending' | 'success' | 'failure' | 'error';
+  description: string | null;
+  createdAt: string;
+}
+
 /** One request as the fake received it, for tests that look for what should never be sent. */
 export interface RecordedRequest {
   method: string;
@@ -78,7 +87,7 @@ export interface FakeForge {
   /** Every ref update pushes asked for, in order. */
   pushes: RefUpdate[];
   protection: { requiredChecks: string[]; strict: boolean } | null;
-  /** Commits `files` onto `branch` in the bare repository, as another person's push; returns the commit. */
+  /** Commits `files` onto `branch` in the bare repository (a new branch starts at the base), as another person's push; returns the commit. */
   commit(branch: string, files: Record<string, string>, message?: string): Promise<string>;
   /** Runs `action` when the next merge request arrives, before it is decided: e.g. move the base (a racing merge). */
   beforeNextMerge(action: () => Promise<unknown>): void;
@@ -87,6 +96,10 @@ export interface FakeForge {
    * and `headers`: a 502 of a forge in trouble, a 403 of a rate limit (`x-ratelimit-remaining: 0`).
    */
   failNext(count: number, status: number, message?: string, headers?: Record<string, string>): void;
+  /** Commit statuses (the older status API, as Jenkins or CircleCI report), newest last. */
+  statuses: FakeStatus[];
+  /** Sets a commit status on `sha` (what `POST /repos/{o}/{r}/statuses/{sha}` does). */
+  setStatus(sha: string, context: string, state: FakeStatus['state'], description?: string): FakeStatus;
   /** Resolves once every check started so far has completed. */
   ciIdle(): Promise<void>;
   /** The commit `branch` is at in the bare repository. */
@@ -122,6 +135,7 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
   const requests: RecordedRequest[] = [];
   const pushes: RefUpdate[] = [];
   const pulls: PullRecord[] = [];
+  const statuses: FakeStatus[] = [];
 
   const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -143,11 +157,16 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
     httpRemoteUrl: `${origin}${gitPath}`,
     caFile,
     trustIn: (repoPath) => git(repoPath, ['config', `http.${secureOrigin}/.sslCAInfo`, caFile]).then(() => undefined),
-    bare, owner, repo, base, ci, pulls, requests, pushes,
+    bare, owner, repo, base, ci, pulls, requests, pushes, statuses,
+    setStatus(sha, context, state, description) {
+      const status: FakeStatus = { id: 9_000_001 + statuses.length, sha, context, state, description: description ?? null, createdAt: new Date().toISOString() };
+      statuses.push(status);
+      return status;
+    },
     protection: options.protection === undefined ? { requiredChecks: checks.map((c) => c.name), strict: true } : options.protection,
     pullsCreated: () => created,
     pushesOf: (sha) => pushCount.get(sha) ?? 0,
-    commit: (branch, files, message = `commit to ${branch}`) => commitFiles(bare, branch, files, message),
+    commit: (branch, files, message = `commit to ${branch}`) => commitFiles(bare, branch, files, message, base),
     beforeNextMerge: (action) => void (mergeHook = action),
     failNext: (count, status, message = 'Server Error', headers = {}) => void (failing = { count, status, message, headers }),
     ciIdle: () => ci.idle(),

@@ -7,6 +7,7 @@ import { createLandingBranchActivities } from '../activities/roadmap/landing-bra
 import { CHECK_LOG_BYTES, createForgeActivities } from '../activities/roadmap/landing-forge';
 import type { ForgeTarget } from '../core/roadmap/pull-request-types';
 import type { DexStore } from '../store/dex-store';
+import { githubForge } from '../host/forge/github-forge';
 import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { startFakeForge, type FakeCheck, type FakeForge } from './fake-forge';
 import { git } from './fake-forge-git';
@@ -279,5 +280,42 @@ describe('the GitHub forge, when GitHub is in trouble or another app reports a c
     await forge.ciIdle();
     expect((await runActivity(acts.readChecks, [{ target, pr: 0, sha, checks: ['external-ci'] }])).checks[0].state).toBe('passed');
     expect(forge.requests.some((r) => r.url.endsWith(`/check-runs/${failed.id}/rerequest`))).toBe(true);
+  });
+
+  it('counts a required commit status as a check: pending, failed with its description as the log, blocking the merge until it passes', async () => {
+    forge.protection = { requiredChecks: ['jenkins'], strict: true };
+    writeFileSync(join(dir, 'description.md'), 'feature\n');
+    const sha = await forge.commit('feature', { 'b.txt': 'b\n' });
+    const pr = await runActivity(acts.openPullRequest, [{ target, head: 'feature', base: 'main', title: 'feature', descriptionPath: join(dir, 'description.md') }]);
+    const read = () => runActivity(acts.readChecks, [{ target, pr: pr.number, sha }]);
+    expect(await read()).toEqual({ sha, checks: [], missing: ['jenkins'] });
+    forge.setStatus(sha, 'jenkins', 'pending');
+    expect((await read()).checks).toMatchObject([{ name: 'jenkins', state: 'pending' }]);
+    forge.setStatus(sha, 'jenkins', 'failure', '3 tests failed');
+    const [failed] = (await read()).checks;
+    expect(failed.state).toBe('failed');
+    expect((await runActivity(acts.readCheckLog, [{ target, check: failed, key: 'k' }])).excerpt).toMatch(/^commit status jenkins: failure: 3 tests failed\nhttp/);
+    await runActivity(acts.rerunCheck, [{ target, checkId: failed.id }]);
+    const merge = { target, pr: pr.number, sha, method: 'merge' as const, title: 'feature' };
+    expect(await runActivity(acts.mergePullRequest, [merge])).toEqual({ status: 'refused', reason: 'Required status check "jenkins" is failing.' });
+    forge.setStatus(sha, 'jenkins', 'success');
+    expect((await read()).checks).toMatchObject([{ name: 'jenkins', state: 'passed' }]);
+    expect((await runActivity(acts.mergePullRequest, [merge])).status).toBe('merged');
+  });
+
+  it('finds the pull request an earlier attempt opened when the forge refuses a second one', async () => {
+    writeFileSync(join(dir, 'description.md'), 'feature\n');
+    await forge.commit('feature', { 'b.txt': 'b\n' });
+    const input = { target, head: 'feature', base: 'main', title: 'feature', descriptionPath: join(dir, 'description.md') };
+    const first = await runActivity(acts.openPullRequest, [input]);
+    // A forge whose first look misses the open pull request (a lost reply, a lagging search): the create is refused, the second look finds it.
+    let missed = false;
+    const lagging = createForgeActivities(offlineDeps(store, dir), async (t) => {
+      const real = await githubForge(t);
+      return { ...real, findOpenPullRequest: (head, base) => (missed ? real.findOpenPullRequest(head, base) : ((missed = true), Promise.resolve(undefined))) };
+    });
+    expect(await runActivity(lagging.openPullRequest, [input])).toEqual(first);
+    expect(forge.pullsCreated()).toBe(1);
+    expect(forge.requests.filter((r) => r.method === 'POST' && r.url.endsWith('/pulls'))).toHaveLength(2);
   });
 });

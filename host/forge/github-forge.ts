@@ -8,6 +8,7 @@
 // Actions job is re-run with actions reRunJobForWorkflowRun (an Actions check run's id is its job's
 // id; `checks/rerequest` refuses personal tokens) and its log read with
 // downloadJobLogsForWorkflowRun; another app's check with checks rerequestRun and its output text;
+// commit statuses (repos getCombinedStatusForRef) as checks that cannot be re-run;
 // required checks from repos getBranch (protection, readable without admin) and getBranchRules
 // (rulesets); git deleteRef.
 
@@ -20,6 +21,9 @@ import type { Forge, ForgeCheckRun, ForgePullRequest, MergeRequest } from './for
 export const GITHUB_API = 'https://api.github.com';
 /** One request's limit: a hung connection fails and Temporal retries the activity. */
 export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** The id prefix of a commit status reported as a check. */
+const STATUS = 'status:';
 
 type ApiPull = { number: number; html_url: string; state: string; head: { ref: string; sha: string }; base: { ref: string } };
 
@@ -34,8 +38,11 @@ function statusOf(err: unknown): number | undefined {
 /** GitHub's own message of a refused request (its JSON `message`), never the request (it holds the token). */
 function messageOf(err: unknown): string {
   const data = (err as { response?: { data?: unknown } })?.response?.data;
-  const message = data && typeof data === 'object' ? (data as { message?: unknown }).message : undefined;
-  return typeof message === 'string' ? message.split('\n')[0].slice(0, 300) : '';
+  const { message, errors } = (data && typeof data === 'object' ? data : {}) as { message?: unknown; errors?: unknown };
+  // A 422's details ("A pull request already exists for …") ride in `errors`.
+  const details = Array.isArray(errors) ? errors.map((e: { message?: unknown }) => e?.message).filter((m): m is string => typeof m === 'string') : [];
+  const text = [typeof message === 'string' ? message : '', ...details].filter(Boolean).join(': ');
+  return text.replace(/\s+/g, ' ').trim().slice(0, 300);
 }
 
 function rateLimited(err: unknown): boolean {
@@ -57,7 +64,11 @@ export function forgeFailure(err: unknown, target: ForgeTarget, doing: string): 
     return ApplicationFailure.create({ type: FAILURE.ForgeAuth, nonRetryable: true, message: `GitHub refused the token in ${target.tokenEnv} (HTTP ${status}) ${doing} on ${repo}${why}` });
   }
   if (status === 404) {
-    return ApplicationFailure.create({ type: FAILURE.ForgeNotFound, nonRetryable: true, message: `GitHub found no ${repo} (or nothing to ${doing} there) with the token in ${target.tokenEnv} (HTTP 404)${why}` });
+    return ApplicationFailure.create({
+      type: FAILURE.ForgeNotFound,
+      nonRetryable: true,
+      message: `GitHub found nothing to ${doing} on ${repo} (HTTP 404: it does not exist, or the token in ${target.tokenEnv} cannot see it)${why}`,
+    });
   }
   if (status !== undefined && status >= 400 && status < 500 && status !== 429 && !rateLimited(err)) {
     return ApplicationFailure.create({ type: FAILURE.ForgeRequestRefused, nonRetryable: true, message: `GitHub refused to ${doing} on ${repo} (HTTP ${status})${why}` });
@@ -132,7 +143,7 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
       const runs = await call(`list the checks of ${sha.slice(0, 12)}`, () =>
         octokit.paginate(octokit.rest.checks.listForRef, { owner, repo, ref: sha, filter: 'latest', per_page: 100 }),
       );
-      return runs.map((run): ForgeCheckRun => ({
+      const checks = runs.map((run): ForgeCheckRun => ({
         id: String(run.id),
         name: run.name,
         headSha: run.head_sha,
@@ -140,6 +151,19 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
         conclusion: run.conclusion ?? undefined,
         url: run.html_url ?? undefined,
       }));
+      // Commit statuses (CI that reports through the older status API) count as checks too: a
+      // required context may be one. Their ids say so: `status:<sha>:<id>`.
+      const { data } = await call(`read the statuses of ${sha.slice(0, 12)}`, () => octokit.rest.repos.getCombinedStatusForRef({ owner, repo, ref: sha, per_page: 100 }));
+      for (const st of data.statuses) {
+        if (checks.some((c) => c.name === st.context)) continue;
+        checks.push({
+          id: `${STATUS}${sha}:${st.id}`, name: st.context, headSha: sha,
+          status: st.state === 'pending' ? 'in_progress' : 'completed',
+          conclusion: st.state === 'pending' ? undefined : st.state,
+          url: st.target_url ?? undefined,
+        });
+      }
+      return checks;
     },
 
     async requiredChecks(branch) {
@@ -159,6 +183,8 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
     },
 
     async rerunCheck(id) {
+      // A commit status cannot be re-run through GitHub: the CI that set it decides; the next read shows it as it is.
+      if (id.startsWith(STATUS)) return;
       const run = await checkRun(id);
       if (byActions(run)) {
         await call(`re-run job ${id}`, () => octokit.rest.actions.reRunJobForWorkflowRun({ owner, repo, job_id: Number(id) }));
@@ -168,6 +194,12 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
     },
 
     async readCheckLog(id) {
+      if (id.startsWith(STATUS)) {
+        const [sha, statusId] = id.slice(STATUS.length).split(':');
+        const { data } = await call(`read the statuses of ${sha.slice(0, 12)}`, () => octokit.rest.repos.getCombinedStatusForRef({ owner, repo, ref: sha, per_page: 100 }));
+        const st = data.statuses.find((x) => String(x.id) === statusId);
+        return st ? `commit status ${st.context}: ${st.state}${st.description ? `: ${st.description}` : ''}${st.target_url ? `\n${st.target_url}` : ''}` : '';
+      }
       const run = await checkRun(id);
       if (!byActions(run)) return [run.output?.title, run.output?.summary, run.output?.text].filter(Boolean).join('\n\n');
       const { data } = await call(`read job ${id}'s log`, () => octokit.rest.actions.downloadJobLogsForWorkflowRun({ owner, repo, job_id: Number(id) }));
