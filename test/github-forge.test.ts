@@ -8,6 +8,7 @@ import { CHECK_LOG_BYTES, createForgeActivities } from '../activities/roadmap/la
 import type { ForgeTarget } from '../core/roadmap/pull-request-types';
 import type { DexStore } from '../store/dex-store';
 import { githubForge } from '../host/forge/github-forge';
+import { keptLog, streamTail, textTail } from '../host/forge/log-tail';
 import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { startFakeForge, type FakeCheck, type FakeForge } from './fake-forge';
 import { git } from './fake-forge-git';
@@ -118,7 +119,7 @@ describe('the GitHub forge against the fake forge, over real git', () => {
   });
 
   it('keeps a failed check log bounded to its tail and redacted, the forge token included, once', async () => {
-    forge.ci.checks.push({ name: 'lint', run: async () => ({ ok: false, log: `${'x'.repeat(99) + '\n'}`.repeat(1000) + `token was ${TOKEN}\nalso ghp_0123456789abcdefghijABCDEFGHIJ012345\nlint: 3 errors\n` }) });
+    forge.ci.checks.push({ name: 'lint', run: async () => ({ ok: false, log: `${'x'.repeat(99) + '\n'}`.repeat(20_000) + `token was ${TOKEN}\nalso ghp_0123456789abcdefghijABCDEFGHIJ012345\nlint: 3 errors\n` }) });
     const sha = await pushTask({ 'a.txt': 'a\n' });
     releaseBuild();
     await forge.ciIdle();
@@ -127,7 +128,7 @@ describe('the GitHub forge against the fake forge, over real git', () => {
     const log = await runActivity(acts.readCheckLog, [{ target, check: lint, key: 'roadmap-x/T1' }]);
     const stored = (await store.getArtifact(log.ref))!.content;
     expect(Buffer.byteLength(stored)).toBeLessThanOrEqual(CHECK_LOG_BYTES + 100);
-    expect(stored).toContain('earlier bytes of the log not kept');
+    expect(stored).toMatch(/^\[… \d+ earlier bytes of the log not kept\]\nx{99}\n/);
     expect(stored).not.toContain(TOKEN);
     expect(stored).toContain(`token was [REDACTED:${TOKEN_ENV}]`);
     expect(stored).toContain('[REDACTED:github-token]');
@@ -222,6 +223,21 @@ describe('the GitHub forge against the fake forge, over real git', () => {
     // The token went in Authorization headers only: never in a URL or a body.
     expect(forge.requests.some((r) => r.url.includes(TOKEN) || r.body.includes(TOKEN))).toBe(false);
     expect(forge.requests.filter((r) => r.url.startsWith('/api/v3')).every((r) => r.headers.authorization !== undefined)).toBe(true);
+  });
+});
+
+describe('a log tail', () => {
+  it('keeps the last bytes of a stream read chunk by chunk, and says how many went before', async () => {
+    async function* chunks() {
+      for (let i = 0; i < 10_000; i++) yield Buffer.from(`line ${String(i).padStart(5, '0')} ${'y'.repeat(1000)}\n`);
+    }
+    const tail = await streamTail(chunks(), CHECK_LOG_BYTES);
+    expect(Buffer.byteLength(tail.text)).toBe(CHECK_LOG_BYTES);
+    expect(tail.droppedBytes + CHECK_LOG_BYTES).toBe(10_000 * 1012);
+    const kept = keptLog(tail);
+    expect(kept.split('\n')[1]).toMatch(/^line 09\d{3} y{1000}$/);
+    expect(kept.trimEnd().split('\n').at(-1)).toMatch(/^line 09999 /);
+    expect(keptLog(textTail('short\n', CHECK_LOG_BYTES))).toBe('short\n');
   });
 });
 

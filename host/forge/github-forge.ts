@@ -17,6 +17,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../core/run/failure-types';
 import type { ForgeTarget, MergeOutcome, PullRequestRef } from '../../core/roadmap/pull-request-types';
 import type { Forge, ForgeCheckRun, ForgePullRequest, MergeRequest } from './forge';
+import { streamTail, textTail } from './log-tail';
 
 export const GITHUB_API = 'https://api.github.com';
 /** One request's limit: a hung connection fails and Temporal retries the activity. */
@@ -193,17 +194,22 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
       }
     },
 
-    async readCheckLog(id) {
+    async readCheckLog(id, maxBytes) {
       if (id.startsWith(STATUS)) {
         const [sha, statusId] = id.slice(STATUS.length).split(':');
         const { data } = await call(`read the statuses of ${sha.slice(0, 12)}`, () => octokit.rest.repos.getCombinedStatusForRef({ owner, repo, ref: sha, per_page: 100 }));
         const st = data.statuses.find((x) => String(x.id) === statusId);
-        return st ? `commit status ${st.context}: ${st.state}${st.description ? `: ${st.description}` : ''}${st.target_url ? `\n${st.target_url}` : ''}` : '';
+        return textTail(st ? `commit status ${st.context}: ${st.state}${st.description ? `: ${st.description}` : ''}${st.target_url ? `\n${st.target_url}` : ''}` : '', maxBytes);
       }
       const run = await checkRun(id);
-      if (!byActions(run)) return [run.output?.title, run.output?.summary, run.output?.text].filter(Boolean).join('\n\n');
-      const { data } = await call(`read job ${id}'s log`, () => octokit.rest.actions.downloadJobLogsForWorkflowRun({ owner, repo, job_id: Number(id) }));
-      return typeof data === 'string' ? data : Buffer.from(data as ArrayBuffer).toString('utf8');
+      if (!byActions(run)) return textTail([run.output?.title, run.output?.summary, run.output?.text].filter(Boolean).join('\n\n'), maxBytes);
+      // The log's body as a stream (GitHub answers with a redirect to it), read to its end keeping only the tail.
+      return call(`read job ${id}'s log`, async () => {
+        const { data } = await octokit.rest.actions.downloadJobLogsForWorkflowRun({ owner, repo, job_id: Number(id), request: { parseSuccessResponseBody: false } });
+        const body = data as unknown;
+        if (typeof body === 'string') return textTail(body, maxBytes);
+        return body ? streamTail(body as AsyncIterable<Uint8Array>, maxBytes) : { text: '', droppedBytes: 0 };
+      });
     },
 
     async merge({ number, sha, method, title }: MergeRequest): Promise<MergeOutcome> {
