@@ -22,6 +22,8 @@ export interface PullRecord {
   createdAt: string;
   /** The head's commit when last seen (kept once the branch is deleted). */
   headSha: string;
+  /** The base and head commits whose mergeability GitHub has worked out (`base:head`). */
+  mergeabilityOf?: string;
 }
 
 export interface ApiContext {
@@ -225,9 +227,13 @@ async function pullJson(ctx: ApiContext, pull: PullRecord, full: boolean) {
   };
   if (!full) return json;
   const why = pull.state === 'open' && baseSha ? await blocked(ctx, pull, baseSha) : undefined;
+  // As GitHub: the first read after the head or the base moved starts the background job and says null.
+  const pair = `${baseSha}:${pull.headSha}`;
+  const known = pull.state === 'open' && pull.mergeabilityOf === pair;
+  pull.mergeabilityOf = pair;
   return {
-    ...json, merged: pull.merged, mergeable: pull.state === 'open' ? !why?.conflict : null, rebaseable: pull.state === 'open' ? !why?.conflict : null,
-    mergeable_state: pull.state === 'open' ? why?.state ?? 'clean' : 'unknown', merged_by: pull.merged ? user : null,
+    ...json, merged: pull.merged, mergeable: known ? !why?.conflict : null, rebaseable: known ? !why?.conflict : null,
+    mergeable_state: known ? why?.state ?? 'clean' : 'unknown', merged_by: pull.merged ? user : null,
     comments: 0, review_comments: 0, commits: 1, additions: 0, deletions: 0, changed_files: 0,
   };
 }

@@ -23,6 +23,8 @@ export const GITHUB_API = 'https://api.github.com';
 /** One request's limit: a hung connection fails and Temporal retries the activity. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 
+const MERGEABILITY_READS = 3;
+
 /** The id prefix of a commit status reported as a check. */
 const STATUS = 'status:';
 
@@ -122,6 +124,19 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
     };
   };
 
+  /**
+   * The pull request once GitHub knows whether it conflicts: `mergeable` is null while its
+   * background job computes it after a push to the head or the base; read again up to 3 times, 1 s apart.
+   */
+  const mergeability = async (number: number): Promise<ForgePullRequest> => {
+    let pr = await getPullRequest(number);
+    for (let i = 0; i < MERGEABILITY_READS && pr.state === 'open' && pr.mergeable === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      pr = await getPullRequest(number);
+    }
+    return pr;
+  };
+
   /** The check run `id`, with the app that reports it: GitHub Actions' runs are jobs. */
   const checkRun = (id: string) => call(`read check run ${id}`, () => octokit.rest.checks.get({ owner, repo, check_run_id: Number(id) })).then((r) => r.data);
   const byActions = (run: { app?: { slug?: string } | null }) => run.app?.slug === 'github-actions';
@@ -219,7 +234,7 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
         const { data } = await octokit.rest.pulls.merge({ owner, repo, pull_number: number, sha, merge_method: method, commit_title: title });
         return { status: 'merged', sha: data.sha };
       } catch (err) {
-        return refusedMerge(err, await getPullRequest(number), target);
+        return refusedMerge(err, await mergeability(number), target);
       }
     },
 
