@@ -213,7 +213,7 @@ describe('the GitHub forge against the fake forge, over real git', () => {
     expect(refused).toBeInstanceOf(ApplicationFailure);
     const failure = refused as ApplicationFailure;
     expect(failure).toMatchObject({ type: 'ForgeAuth', nonRetryable: true });
-    expect(failure.message).toBe(`GitHub refused the token in ${TOKEN_ENV} (HTTP 401) list pull requests of dex/T1 on octo/demo: Bad credentials`);
+    expect(failure.message).toBe(`GitHub refused the token in ${TOKEN_ENV} (HTTP 401) to list pull requests of dex/T1 on octo/demo: Bad credentials`);
     expect(failure.message).not.toContain('wrong-token-value');
     delete process.env[TOKEN_ENV];
     await expect(open()).rejects.toMatchObject({ type: 'ForgeAuth', nonRetryable: true, message: `${TOKEN_ENV} is not set on the worker: landing through pull requests needs a GitHub token there` });
@@ -275,6 +275,8 @@ describe('the GitHub forge, when GitHub is in trouble or another app reports a c
   it('retries a 5xx, a 429, a rate-limited 403 and an unreachable forge; a refused request does not retry', async () => {
     expect(await refusal(502, 'Server Error')).toMatchObject({ type: 'ForgeUnavailable', nonRetryable: false, message: 'GitHub answered HTTP 502 to delete branch gone on octo/demo: Server Error' });
     expect(await refusal(429, 'Too many')).toMatchObject({ type: 'ForgeUnavailable', nonRetryable: false });
+    // A proxy in between that echoes the token: it is not in the failure.
+    expect((await refusal(502, `upstream rejected token ${TOKEN}`))?.message).toBe(`GitHub answered HTTP 502 to delete branch gone on octo/demo: upstream rejected token [REDACTED:${TOKEN_ENV}]`);
     expect(await refusal(403, 'API rate limit exceeded for user.', { 'x-ratelimit-remaining': '0' })).toMatchObject({ type: 'ForgeUnavailable', nonRetryable: false });
     expect(await refusal(403, 'Must have admin rights to Repository.')).toMatchObject({ type: 'ForgeAuth', nonRetryable: true });
     expect(await refusal(400, 'Problems parsing JSON')).toMatchObject({ type: 'ForgeRequestRefused', nonRetryable: true });

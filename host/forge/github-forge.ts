@@ -58,13 +58,14 @@ function rateLimited(err: unknown): boolean {
  * 401/403: the token (rate limits excepted); 404: the repository or what was asked for; other
  * 4xx: refused; 5xx, 429, rate limits and network errors: retried.
  */
-export function forgeFailure(err: unknown, target: ForgeTarget, doing: string): ApplicationFailure {
+export function forgeFailure(err: unknown, target: ForgeTarget, doing: string, token?: string): ApplicationFailure {
   const status = statusOf(err);
   const repo = `${target.owner}/${target.repo}`;
-  const said = messageOf(err);
+  // GitHub never echoes a token; a proxy in between might: it goes whatever it says.
+  const said = token ? messageOf(err).split(token).join(`[REDACTED:${target.tokenEnv}]`) : messageOf(err);
   const why = said ? `: ${said}` : '';
   if ((status === 401 || status === 403) && !rateLimited(err)) {
-    return ApplicationFailure.create({ type: FAILURE.ForgeAuth, nonRetryable: true, message: `GitHub refused the token in ${target.tokenEnv} (HTTP ${status}) ${doing} on ${repo}${why}` });
+    return ApplicationFailure.create({ type: FAILURE.ForgeAuth, nonRetryable: true, message: `GitHub refused the token in ${target.tokenEnv} (HTTP ${status}) to ${doing} on ${repo}${why}` });
   }
   if (status === 404) {
     return ApplicationFailure.create({
@@ -109,7 +110,7 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
     try {
       return await request();
     } catch (err) {
-      throw forgeFailure(err, target, doing);
+      throw forgeFailure(err, target, doing, token);
     }
   };
 
@@ -189,7 +190,7 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
       // Rulesets: a GitHub Enterprise Server older than 3.9 has no such endpoint (404): protection alone then.
       const rules = await octokit.rest.repos.getBranchRules({ owner, repo, branch, per_page: 100 }).catch((err: unknown) => {
         if (statusOf(err) === 404) return { data: [] };
-        throw forgeFailure(err, target, `read ${branch}'s rules`);
+        throw forgeFailure(err, target, `read ${branch}'s rules`, token);
       });
       for (const rule of rules.data) {
         if (rule.type !== 'required_status_checks') continue;
@@ -234,7 +235,8 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
         const { data } = await octokit.rest.pulls.merge({ owner, repo, pull_number: number, sha, merge_method: method, commit_title: title });
         return { status: 'merged', sha: data.sha };
       } catch (err) {
-        return refusedMerge(err, await mergeability(number), target);
+        const status = statusOf(err);
+        return refusedMerge(err, status === 405 || status === 409 ? await mergeability(number) : await getPullRequest(number), target, token);
       }
     },
 
@@ -244,7 +246,7 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
       } catch (err) {
         // Already gone: GitHub answers 422 "Reference does not exist" (a 404 is the repository or the token).
         if (statusOf(err) === 422) return;
-        throw forgeFailure(err, target, `delete branch ${branch}`);
+        throw forgeFailure(err, target, `delete branch ${branch}`, token);
       }
     },
   };
@@ -256,12 +258,12 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
  * conflict: `conflict`; merged meanwhile (a retry after a lost reply): `merged`; any other 405,
  * 409 (the head moved) and 422: `refused`. The token and the forge being down fail as usual.
  */
-function refusedMerge(err: unknown, now: ForgePullRequest, target: ForgeTarget): MergeOutcome {
+function refusedMerge(err: unknown, now: ForgePullRequest, target: ForgeTarget, token: string): MergeOutcome {
   if (now.merged) return { status: 'merged', sha: now.mergeSha ?? now.headSha };
   const status = statusOf(err);
-  const said = messageOf(err) || `HTTP ${status}`;
+  const said = (messageOf(err) || `HTTP ${status}`).split(token).join(`[REDACTED:${target.tokenEnv}]`);
   if (status === 405 && /base branch was modified|out of date|behind/i.test(said)) return { status: 'base-moved', reason: said };
   if ((status === 405 || status === 409) && now.mergeable === false) return { status: 'conflict', reason: said };
   if (status === 405 || status === 409 || status === 422) return { status: 'refused', reason: said };
-  throw forgeFailure(err, target, `merge pull request #${now.number}`);
+  throw forgeFailure(err, target, `merge pull request #${now.number}`, token);
 }
