@@ -125,22 +125,33 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
     };
   };
 
-  /**
-   * The pull request once GitHub knows whether it conflicts: `mergeable` is null while its
-   * background job computes it after a push to the head or the base; read again up to 3 times, 1 s apart.
-   */
-  const mergeability = async (number: number): Promise<ForgePullRequest> => {
-    let pr = await getPullRequest(number);
-    for (let i = 0; i < MERGEABILITY_READS && pr.state === 'open' && pr.mergeable === undefined; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      pr = await getPullRequest(number);
-    }
-    return pr;
-  };
-
   /** The check run `id`, with the app that reports it: GitHub Actions' runs are jobs. */
   const checkRun = (id: string) => call(`read check run ${id}`, () => octokit.rest.checks.get({ owner, repo, check_run_id: Number(id) })).then((r) => r.data);
   const byActions = (run: { app?: { slug?: string } | null }) => run.app?.slug === 'github-actions';
+
+  /**
+   * What a refused merge means. Merged meanwhile (a retry after a lost reply): `merged`. 405 "Base
+   * branch was modified" (or a head behind a strict base): `base-moved`, finalize onto the new base
+   * and try again. A 405 or 409 of a pull request that conflicts: `conflict` (GitHub says null
+   * while it works that out after a push: read again up to 3 times, 1 s apart). Any other 405, 409
+   * (the head moved) or 422: `refused`. The token and the forge being down fail as usual.
+   */
+  async function refusedMerge(err: unknown, number: number): Promise<MergeOutcome> {
+    let now = await getPullRequest(number);
+    if (now.merged) return { status: 'merged', sha: now.mergeSha ?? now.headSha };
+    const status = statusOf(err);
+    const said = (messageOf(err) || `HTTP ${status}`).split(token).join(`[REDACTED:${target.tokenEnv}]`);
+    if (status === 405 && /base branch was modified|out of date|behind/i.test(said)) return { status: 'base-moved', reason: said };
+    if (status === 405 || status === 409) {
+      for (let i = 0; i < MERGEABILITY_READS && now.state === 'open' && now.mergeable === undefined; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        now = await getPullRequest(number);
+      }
+      return { status: now.mergeable === false ? 'conflict' : 'refused', reason: said };
+    }
+    if (status === 422) return { status: 'refused', reason: said };
+    throw forgeFailure(err, target, `merge pull request #${number}`, token);
+  }
 
   return {
     async findOpenPullRequest(head, base) {
@@ -235,8 +246,7 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
         const { data } = await octokit.rest.pulls.merge({ owner, repo, pull_number: number, sha, merge_method: method, commit_title: title });
         return { status: 'merged', sha: data.sha };
       } catch (err) {
-        const status = statusOf(err);
-        return refusedMerge(err, status === 405 || status === 409 ? await mergeability(number) : await getPullRequest(number), target, token);
+        return refusedMerge(err, number);
       }
     },
 
@@ -250,20 +260,4 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
       }
     },
   };
-}
-
-/**
- * What a refused merge means. 405 "Base branch was modified" (or a head behind a strict base):
- * `base-moved`, finalize onto the new base and try again; the pull request not mergeable for a
- * conflict: `conflict`; merged meanwhile (a retry after a lost reply): `merged`; any other 405,
- * 409 (the head moved) and 422: `refused`. The token and the forge being down fail as usual.
- */
-function refusedMerge(err: unknown, now: ForgePullRequest, target: ForgeTarget, token: string): MergeOutcome {
-  if (now.merged) return { status: 'merged', sha: now.mergeSha ?? now.headSha };
-  const status = statusOf(err);
-  const said = (messageOf(err) || `HTTP ${status}`).split(token).join(`[REDACTED:${target.tokenEnv}]`);
-  if (status === 405 && /base branch was modified|out of date|behind/i.test(said)) return { status: 'base-moved', reason: said };
-  if ((status === 405 || status === 409) && now.mergeable === false) return { status: 'conflict', reason: said };
-  if (status === 405 || status === 409 || status === 422) return { status: 'refused', reason: said };
-  throw forgeFailure(err, target, `merge pull request #${now.number}`, token);
 }
