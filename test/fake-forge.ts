@@ -1,13 +1,19 @@
 // A fake GitHub for tests of landing through pull requests: a local HTTP server speaking the part of
 // GitHub's REST API host/forge/github-forge.ts uses, under /api/v3 (GitHub Enterprise's layout:
 // Octokit's baseUrl is `apiUrl`), backed by a REAL bare repository that git pushes to over smart
-// HTTP (`remoteUrl`, served by `git http-backend`). Pull requests read their heads from that
-// repository, merges are real commits there, and CI runs real checks in real checkouts
-// (test/fake-forge-ci.ts).
+// HTTP (served by `git http-backend`). Pull requests read their heads from that repository, merges
+// are real commits there, and CI runs real checks in real checkouts (test/fake-forge-ci.ts).
 //
-// Git is served over HTTPS too (`remoteUrl`, a certificate made for this run): dex's remote git
-// allows file, ssh and https only (host/git/dex-git.ts dexRemoteGit). `trustIn(repo)` makes a
-// repository's git trust that certificate, as an owner with a private CA would configure it.
+// Git is served over HTTPS (`remoteUrl`, a certificate made for this run: dex's remote git allows
+// file, ssh and https only, host/git/dex-git.ts) and plain HTTP (`httpRemoteUrl`, for a test's own
+// git). `trustIn(repo)` makes a repository's git trust the certificate, as an owner with a private
+// CA would configure it.
+//
+//   const forge = await startFakeForge({ token, checks: [{ name: 'test', command: 'npm test' }] });
+//   await git(repo, ['remote', 'add', 'origin', forge.remoteUrl]); await forge.trustIn(repo);
+//   target = { forge: 'github', apiUrl: forge.apiUrl, tokenEnv: 'GITHUB_TOKEN', owner: forge.owner, repo: forge.repo };
+//   forge.beforeNextMerge(() => forge.commit('main', { 'x.txt': 'x' }));  // a racing merge: 405 next
+//   forge.pullsCreated(); forge.pushesOf(sha); forge.requests; await forge.ciIdle(); await forge.close();
 //
 // It serves from the test's own process: push with asynchronous git (simple-git, execFile), never
 // execFileSync, or the push waits on a server that cannot answer.
