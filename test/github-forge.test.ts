@@ -279,6 +279,7 @@ describe('the GitHub forge, when GitHub is in trouble or another app reports a c
     expect((await refusal(502, `upstream rejected token ${TOKEN}`))?.message).toBe(`GitHub answered HTTP 502 to delete branch gone on octo/demo: upstream rejected token [REDACTED:${TOKEN_ENV}]`);
     expect(await refusal(403, 'API rate limit exceeded for user.', { 'x-ratelimit-remaining': '0' })).toMatchObject({ type: 'ForgeUnavailable', nonRetryable: false });
     expect(await refusal(403, 'Must have admin rights to Repository.')).toMatchObject({ type: 'ForgeAuth', nonRetryable: true });
+    expect(await refusal(403, 'This workflow is already running')).toMatchObject({ type: 'ForgeUnavailable', nonRetryable: false });
     expect(await refusal(400, 'Problems parsing JSON')).toMatchObject({ type: 'ForgeRequestRefused', nonRetryable: true });
     // Deleting a branch already gone is done (GitHub's 422 "Reference does not exist").
     expect(await refusal(422, 'Reference does not exist')).toBeUndefined();

@@ -55,8 +55,9 @@ function rateLimited(err: unknown): boolean {
 
 /**
  * The failure a request's error stands for: one line, naming what to fix and never the token.
- * 401/403: the token (rate limits excepted); 404: the repository or what was asked for; other
- * 4xx: refused; 5xx, 429, rate limits and network errors: retried.
+ * 401/403: the token (rate limits and a re-run of a job still running excepted); 404: the
+ * repository or what was asked for; other 4xx: refused; 5xx, 429, rate limits, a job still
+ * running and network errors: retried.
  */
 export function forgeFailure(err: unknown, target: ForgeTarget, doing: string, token?: string): ApplicationFailure {
   const status = statusOf(err);
@@ -64,6 +65,10 @@ export function forgeFailure(err: unknown, target: ForgeTarget, doing: string, t
   // GitHub never echoes a token; a proxy in between might: it goes whatever it says.
   const said = token ? messageOf(err).split(token).join(`[REDACTED:${target.tokenEnv}]`) : messageOf(err);
   const why = said ? `: ${said}` : '';
+  if (status === 403 && /already running|in progress/i.test(said)) {
+    // A job whose workflow run still runs cannot be re-run yet: later it can.
+    return ApplicationFailure.create({ type: FAILURE.ForgeUnavailable, message: `GitHub cannot ${doing} on ${repo} yet (HTTP 403)${why}` });
+  }
   if ((status === 401 || status === 403) && !rateLimited(err)) {
     return ApplicationFailure.create({ type: FAILURE.ForgeAuth, nonRetryable: true, message: `GitHub refused the token in ${target.tokenEnv} (HTTP ${status}) to ${doing} on ${repo}${why}` });
   }
