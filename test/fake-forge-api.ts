@@ -123,14 +123,23 @@ export async function routeApi(ctx: ApiContext, method: string, path: string, qu
     const branch = m[1];
     const sha = await revParse(forge.bare, `refs/heads/${branch}`);
     if (!sha) return { status: 404, body: { message: 'Branch not found' } };
-    const rules = branch === forge.base ? forge.protection : null;
+    const rules = branch === forge.base && !forge.protection?.ruleset ? forge.protection : null;
     const protection = rules
       ? { enabled: true, required_status_checks: { enforcement_level: 'non_admins', contexts: rules.requiredChecks, checks: rules.requiredChecks.map((context) => ({ context, app_id: null })), strict: rules.strict } }
       : { enabled: false, required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] } };
     const data = { name: branch, commit: { sha }, protected: Boolean(rules), protection, protection_url: `${ctx.forge.apiUrl}${prefix}/branches/${branch}/protection` };
     return { status: 200, body: data satisfies Served<Api['repos']['getBranch']['response']['data']> };
   }
-  if (route(/^\/rules\/branches\/.+$/, 'GET')) return { status: 200, body: [] };
+  if ((m = route(/^\/rules\/branches\/(.+)$/, 'GET'))) {
+    const rules = m[1] === forge.base && forge.protection?.ruleset ? forge.protection : null;
+    const data = rules
+      ? [{
+          type: 'required_status_checks' as const, ruleset_source_type: 'Repository' as const, ruleset_source: `${forge.owner}/${forge.repo}`, ruleset_id: 42,
+          parameters: { strict_required_status_checks_policy: rules.strict, required_status_checks: rules.requiredChecks.map((context) => ({ context })) },
+        }]
+      : [];
+    return { status: 200, body: data satisfies Served<Api['repos']['getBranchRules']['response']['data']> };
+  }
   if ((m = route(/^\/git\/refs\/heads\/(.+)$/, 'DELETE'))) {
     const branch = m[1];
     const sha = await revParse(forge.bare, `refs/heads/${branch}`);

@@ -110,6 +110,14 @@ describe('the GitHub forge against the fake forge, over real git', () => {
     expect(flakyRuns).toBe(2);
   });
 
+  it('reads the required checks of a ruleset as of branch protection', async () => {
+    forge.protection = { requiredChecks: ['build', 'security-scan'], strict: true, ruleset: true };
+    const sha = await pushTask({ 'a.txt': 'a\n' });
+    const report = await readChecks((await open()).number, sha);
+    expect(report.checks.map((c) => c.name)).toEqual(['build']);
+    expect(report.missing).toEqual(['security-scan']);
+  });
+
   it('names a configured check the forge has not reported as missing', async () => {
     const sha = await pushTask({ 'a.txt': 'a\n' });
     const pr = await open();
