@@ -42,10 +42,20 @@ export interface FakeForgeOptions {
   base?: string;
   seed?: boolean;
   checks?: FakeCheck[];
-  /** The base branch's protection. @default { requiredChecks: every check's name, strict: true } */
-  protection?: { requiredChecks: string[]; strict: boolean } | null;
+  /**
+   * The base branch's protection: classic branch protection, or a ruleset when `ruleset` (GitHub
+   * serves it at /rules/branches/{branch}). @default { requiredChecks: every check's name, strict: true }
+   */
+  protection?: FakeProtection | null;
   /** Git pushes need Basic auth with the token as password (as GitHub over HTTPS). @default false */
   gitAuth?: boolean;
+}
+
+export interface FakeProtection {
+  requiredChecks: string[];
+  /** The head must contain the base's tip to merge ("require branches to be up to date"). */
+  strict: boolean;
+  ruleset?: boolean;
 }
 
 export interface FakeStatus {
@@ -92,7 +102,7 @@ export interface FakeForge {
   pushesOf(sha: string): number;
   /** Every ref update pushes asked for, in order. */
   pushes: RefUpdate[];
-  protection: { requiredChecks: string[]; strict: boolean } | null;
+  protection: FakeProtection | null;
   /** Commits `files` onto `branch` in the bare repository (a new branch starts at the base), as another person's push; returns the commit. */
   commit(branch: string, files: Record<string, string>, message?: string): Promise<string>;
   /** Runs `action` when the next merge request arrives, before it is decided: e.g. move the base (a racing merge). */
