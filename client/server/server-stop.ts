@@ -14,8 +14,8 @@ export interface Stopped {
 
 /**
  * `dex server stop` (docs/architecture.md#what-runs-in-the-background): stops every background
- * workflow host of the server (noted in its directory, and any of an older dex still polling this
- * command's queue), then the embedded dev server a command or `dex server` started. Each gets
+ * workflow host of the server (noted in its directory, any of an older dex, which noted none, and
+ * any other dex version's still polling this command's queue), then the embedded dev server a command or `dex server` started. Each gets
  * SIGTERM, then SIGKILL after `graceMs`. Runs are untouched: they wait in the server's database.
  */
 export async function stopBackground(settings: Settings, graceMs = 10_000): Promise<Stopped> {
@@ -23,6 +23,7 @@ export async function stopBackground(settings: Settings, graceMs = 10_000): Prom
   const dir = registryDir(address);
   const hosts = new Set(registeredHosts(dir).flatMap((h) => (h.pid ? [h.pid] : [])));
   for (const pid of await pollingHosts(address, settings)) hosts.add(pid);
+  for (const pid of olderHosts(settings.address)) hosts.add(pid);
   await stopAll([...hosts], graceMs);
   const servers = new Set(recordedServers(dir));
   if (!settings.address) for (const pid of devServersOnPort(address)) servers.add(pid);
@@ -44,18 +45,45 @@ async function pollingHosts(address: string, settings: Settings): Promise<number
   }
 }
 
-/** Temporal dev servers of this user listening on `address`'s port (Linux: /proc), however they were started. */
-function devServersOnPort(address: string): number[] {
-  const port = address.split(':').at(-1);
-  let pids: string[] = [];
+/**
+ * The background hosts an older dex started (`dex worker --workflows-only` with
+ * DEX_WORKFLOW_HOST=detached, one per queue, noted nowhere) for the server at `address`
+ * (undefined: the embedded one) that are this user's (Linux: /proc).
+ */
+function olderHosts(address: string | undefined): number[] {
+  return ownProcesses().filter((pid) => {
+    try {
+      const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      const server = env.find((v) => v.startsWith('TEMPORAL_ADDRESS='))?.slice('TEMPORAL_ADDRESS='.length) || undefined;
+      return env.includes('DEX_WORKFLOW_HOST=detached') && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--workflows-only') && server === address;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** This user's processes (Linux: /proc; elsewhere none). */
+function ownProcesses(): number[] {
+  let names: string[] = [];
   try {
-    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+    names = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
   } catch {
     return [];
   }
-  return pids.map(Number).filter((pid) => {
+  return names.map(Number).filter((pid) => {
     try {
-      if (statSync(`/proc/${pid}`).uid !== process.getuid?.()) return false;
+      return pid !== process.pid && statSync(`/proc/${pid}`).uid === process.getuid?.();
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Temporal dev servers of this user listening on `address`'s port (Linux: /proc), however they were started. */
+function devServersOnPort(address: string): number[] {
+  const port = address.split(':').at(-1);
+  return ownProcesses().filter((pid) => {
+    try {
       const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       return args.includes('start-dev') && args[args.indexOf('--port') + 1] === port && args.includes('--db-filename');
     } catch {
