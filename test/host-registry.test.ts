@@ -21,10 +21,10 @@ describe('host registry', () => {
   });
 
   it('keys hosts by code version and codec, never naming the key itself', () => {
-    expect(hostKey('abc', undefined)).toBe('abc-plain');
-    expect(hostKey('abc', '  ')).toBe('abc-plain');
+    expect(hostKey('abc', undefined)).toBe('abc-plain-r1');
+    expect(hostKey('abc', '  ')).toBe('abc-plain-r1');
     const sealed = hostKey('abc', 'k1:c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTIzNA==');
-    expect(sealed).toMatch(/^abc-[0-9a-f]{8}$/);
+    expect(sealed).toMatch(/^abc-[0-9a-f]{8}-r1$/);
     expect(sealed).not.toContain('c2Vj');
     expect(hostKey('abc', 'k2:b3RoZXJvdGhlcm90aGVyb3RoZXJvdGhlcjEyMzQ=')).not.toBe(sealed);
   });
@@ -47,20 +47,25 @@ describe('host registry', () => {
     expect(registeredHosts(dir)).toEqual([{ key: 'k', pid: process.pid }]);
   });
 
-  it('lists each queue asked for once, and marks when it was last asked', async () => {
+  it('lists each queue asked for once, with when it was last asked', async () => {
     const dir = fresh();
     expect(wantedQueues(dir, 'k')).toEqual([]);
     expect(lastAsked(dir, 'k')).toBe(0);
     wantQueue(dir, 'k', { namespace: 'default', queue: 'a' });
-    const first = lastAsked(dir, 'k');
+    wantQueue(dir, 'k', { namespace: 'default', queue: 'b' });
+    const first = wantedQueues(dir, 'k').find((q) => q.queue === 'a')!.askedMs;
     await new Promise((resolve) => setTimeout(resolve, 20));
     wantQueue(dir, 'k', { namespace: 'default', queue: 'a' });
     wantQueue(dir, 'k', { namespace: 'other', queue: 'a' });
-    expect(wantedQueues(dir, 'k')).toEqual([
+    const byName = wantedQueues(dir, 'k').sort((x, y) => `${x.namespace}/${x.queue}`.localeCompare(`${y.namespace}/${y.queue}`));
+    expect(byName.map(({ namespace, queue }) => ({ namespace, queue }))).toEqual([
       { namespace: 'default', queue: 'a' },
+      { namespace: 'default', queue: 'b' },
       { namespace: 'other', queue: 'a' },
     ]);
-    expect(lastAsked(dir, 'k')).toBeGreaterThan(first);
+    expect(byName[0].askedMs).toBeGreaterThan(first);
+    expect(byName[1].askedMs).toBeLessThan(byName[0].askedMs);
+    expect(lastAsked(dir, 'k')).toBe(Math.max(...byName.map((q) => q.askedMs)));
     expect(wantedQueues(dir, 'other-key')).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { processExists } from '../../host/process-owner';
@@ -8,8 +8,8 @@ import { processExists } from '../../host/process-owner';
  * What dex leaves running beside a server, on disk (docs/architecture.md#what-runs-in-the-background):
  * one directory per user and server address, outside any DEX_HOME since every home's commands
  * share the server and its host. In it, per host key (the workflow code's version and the payload
- * codec: hosts share where both are the same), `<key>.queues` lists the queues the commands
- * asked it to serve (its mtime is the last time one asked) and `<key>.pid` names the host that
+ * codec: hosts share where both are the same), `<key>.queues/` holds a file per queue the
+ * commands asked it to serve (its mtime: when one last asked) and `<key>.pid` names the host that
  * serves them; `server.pid` names the embedded dev server a command started.
  */
 export function registryDir(address: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -23,52 +23,59 @@ export interface QueueRef {
   queue: string;
 }
 
-/** The host key of this code `version` and the codec `codecKeys` names: runs of another codec's clients are unreadable to this one. */
+/**
+ * The host key of this code `version` and the codec `codecKeys` names (runs of another codec's
+ * clients are unreadable to this one), and of these notes' format: a host of another format would
+ * not see the queues asked of it.
+ */
 export function hostKey(version: string, codecKeys: string | undefined): string {
   const codec = codecKeys?.trim() ? createHash('sha256').update(codecKeys.trim()).digest('hex').slice(0, 8) : 'plain';
-  return `${version}-${codec}`;
+  return `${version}-${codec}-${FORMAT}`;
 }
 
-const queuesFile = (dir: string, key: string) => join(dir, `${key}.queues`);
+/** The format of these notes. */
+const FORMAT = 'r1';
+
+const queuesDir = (dir: string, key: string) => join(dir, `${key}.queues`);
 const pidFile = (dir: string, key: string) => join(dir, `${key}.pid`);
 
-/** The queues asked of host `key`, each once. */
-export function wantedQueues(dir: string, key: string): QueueRef[] {
-  let text = '';
+/** A queue asked of a host, and when last (ms since the epoch). */
+export interface AskedQueue extends QueueRef {
+  askedMs: number;
+}
+
+/** The queues asked of host `key`, each with when it was last asked. */
+export function wantedQueues(dir: string, key: string): AskedQueue[] {
+  let names: string[] = [];
   try {
-    text = readFileSync(queuesFile(dir, key), 'utf8');
+    names = readdirSync(queuesDir(dir, key));
   } catch {
     return [];
   }
-  const seen = new Map<string, QueueRef>();
-  for (const line of text.split('\n')) {
-    const [namespace, queue] = line.split('\t');
-    if (namespace && queue) seen.set(line, { namespace, queue });
-  }
-  return [...seen.values()];
+  return names.flatMap((name) => {
+    try {
+      const file = join(queuesDir(dir, key), name);
+      const [namespace, queue] = readFileSync(file, 'utf8').trimEnd().split('\t');
+      return namespace && queue ? [{ namespace, queue, askedMs: statSync(file).mtimeMs }] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /**
- * Asks host `key` to serve `ref`: adds it to the list once, and marks the list as just asked
- * (its mtime), which keeps an idle host from leaving (client/server/shared-host.ts).
+ * Asks host `key` to serve `ref`: one file a queue, rewritten on each ask so its mtime says when
+ * it was last asked, which keeps the host serving it for its idle time (client/server/shared-host.ts).
  */
 export function wantQueue(dir: string, key: string, ref: QueueRef): void {
-  mkdirSync(dir, { recursive: true });
-  const known = wantedQueues(dir, key).some((q) => q.namespace === ref.namespace && q.queue === ref.queue);
-  if (!known) appendFileSync(queuesFile(dir, key), `${ref.namespace}\t${ref.queue}\n`);
-  else {
-    const now = new Date();
-    utimesSync(queuesFile(dir, key), now, now);
-  }
+  mkdirSync(queuesDir(dir, key), { recursive: true });
+  const line = `${ref.namespace}\t${ref.queue}`;
+  writeFileSync(join(queuesDir(dir, key), createHash('sha256').update(line).digest('hex').slice(0, 16)), `${line}\n`);
 }
 
-/** When host `key` was last asked for (ms since the epoch; 0: never). */
+/** When host `key` was last asked for anything (ms since the epoch; 0: never). */
 export function lastAsked(dir: string, key: string): number {
-  try {
-    return statSync(queuesFile(dir, key)).mtimeMs;
-  } catch {
-    return 0;
-  }
+  return Math.max(0, ...wantedQueues(dir, key).map((q) => q.askedMs));
 }
 
 function readPid(file: string): number | undefined {

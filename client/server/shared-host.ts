@@ -1,7 +1,7 @@
 import { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import type { Connections } from './connection';
-import { claimHost, lastAsked, releaseHost, wantedQueues, type QueueRef } from './host-registry';
+import { claimHost, releaseHost, wantedQueues, type QueueRef } from './host-registry';
 import { createWorkflowWorker } from '../../worker/workflow-worker';
 import { connect } from './connection';
 import { installRuntimeLogging } from './runtime-logging';
@@ -11,9 +11,9 @@ import { hostPlace, workflowHostIdentity } from './workflow-host';
 /**
  * The background workflow host (docs/architecture.md#what-runs-in-the-background): one process
  * per server, code version and codec serves the workflow queues every command of them asked for
- * (client/server/host-registry.ts), one Worker a queue on one connection and one bundle, and it
- * leaves once idle: no run on its queues open and no command asking for it for `idleMs`.
- * The next command that needs it starts it again, serving every queue it served before.
+ * (client/server/host-registry.ts), one Worker a queue on one connection and one bundle. A queue
+ * is served while a command asked for it or a run on it was open within `idleMs`; with none left
+ * the host leaves, and the next command that needs it starts it again.
  */
 export interface SharedHostOptions {
   dir: string;
@@ -30,6 +30,8 @@ export function hostIdleMs(env: NodeJS.ProcessEnv = process.env): number {
   return (Number.isFinite(seconds) && seconds > 0 ? seconds : 1800) * 1000;
 }
 
+const nameOf = (ref: QueueRef) => `${ref.namespace}/${ref.queue}`;
+
 /** How often the host looks for new queues (a command that asked waits for that). */
 const PICK_UP_MS = 300;
 
@@ -45,45 +47,57 @@ export async function runSharedHost(conns: Connections, opts: SharedHostOptions,
   try {
     const connection = await conns.nativeConnection();
     const serve = async (ref: QueueRef): Promise<void> => {
-      const name = `${ref.namespace}/${ref.queue}`;
+      const name = nameOf(ref);
       if (workers.has(name)) return;
       const worker = await createWorkflowWorker({ connection, namespace: ref.namespace, taskQueue: ref.queue, dataConverter: conns.dataConverter, identity: opts.identity, shared: true });
       const done = worker.run().catch((err: unknown) => say(`queue ${name}: ${err instanceof Error ? err.message : String(err)}`));
       workers.set(name, { worker, done });
       say(`serving the workflows of queue ${ref.queue} (namespace ${ref.namespace})`);
     };
-    /** Whether a run on any served queue is open: a person may be watching it (the Web UI's Current Details). */
-    const anyOpen = async (): Promise<boolean> => {
-      const byNamespace = new Map<string, string[]>();
-      for (const ref of wantedQueues(dir, key)) byNamespace.set(ref.namespace, [...(byNamespace.get(ref.namespace) ?? []), ref.queue]);
-      for (const [namespace, queues] of byNamespace) {
-        const client = counters.get(namespace) ?? new Client({ connection: conns.connection, namespace });
-        counters.set(namespace, client);
-        const onQueues = queues.map((q) => `TaskQueue=${JSON.stringify(q)}`).join(' OR ');
-        try {
-          if ((await client.workflow.count(`ExecutionStatus="Running" AND (${onQueues})`)).count > 0) return true;
-        } catch {
-          // The server is gone or refuses: nothing to serve there.
-        }
+    const drop = async (name: string): Promise<void> => {
+      const served = workers.get(name);
+      if (!served) return;
+      workers.delete(name);
+      if (served.worker.getState() === 'RUNNING') served.worker.shutdown();
+      await served.done;
+      say(`no longer serving queue ${name}: no run open there and no command asking`);
+    };
+    /** Whether a run on `ref` is open: a person may be watching it (the Web UI's Current Details). */
+    const open = async (ref: QueueRef): Promise<boolean> => {
+      const client = counters.get(ref.namespace) ?? new Client({ connection: conns.connection, namespace: ref.namespace });
+      counters.set(ref.namespace, client);
+      try {
+        return (await client.workflow.count(`ExecutionStatus="Running" AND TaskQueue=${JSON.stringify(ref.queue)}`)).count > 0;
+      } catch {
+        // The server is gone or refuses: nothing to serve there.
+        return false;
       }
-      return false;
     };
     const checkEveryMs = Math.max(250, Math.min(60_000, opts.idleMs / 2));
+    /** When each queue last had a run open, as last checked. */
+    const openAt = new Map<string, number>();
     let asked = -1;
-    let active = Date.now();
     let checked = 0;
     while (!signal.aborted) {
-      const stamp = lastAsked(dir, key);
-      if (stamp !== asked) {
-        asked = stamp;
-        active = Date.now();
-        for (const ref of wantedQueues(dir, key)) await serve(ref).catch((err: unknown) => say(`queue ${ref.queue}: ${(err as Error).message}`));
+      const wanted = wantedQueues(dir, key);
+      const stamp = Math.max(0, ...wanted.map((q) => q.askedMs));
+      const check = Date.now() - checked >= checkEveryMs;
+      if (stamp === asked && !check) {
+        await new Promise((resolve) => setTimeout(resolve, PICK_UP_MS));
+        continue;
       }
-      if (Date.now() - checked >= checkEveryMs) {
+      asked = stamp;
+      if (check) {
         checked = Date.now();
-        if (await anyOpen()) active = Date.now();
+        for (const ref of wanted) if (await open(ref)) openAt.set(nameOf(ref), checked);
       }
-      if (Date.now() - active >= opts.idleMs) {
+      // A queue is served while a command asked for it or a run was open on it within the idle time.
+      const now = Date.now();
+      const keep = wanted.filter((q) => now - Math.max(q.askedMs, openAt.get(nameOf(q)) ?? 0) < opts.idleMs);
+      for (const ref of keep) await serve(ref).catch((err: unknown) => say(`queue ${ref.queue}: ${(err as Error).message}`));
+      const kept = new Set(keep.map(nameOf));
+      for (const name of [...workers.keys()]) if (!kept.has(name)) await drop(name);
+      if (workers.size === 0 && keep.length === 0) {
         say(`idle for ${Math.round(opts.idleMs / 1000)} s (no run open on its queues, no command asking): leaving until a command needs it`);
         break;
       }

@@ -88,6 +88,8 @@ export async function ensureWorkflowHost(client: Client, settings: Settings, log
   let restarted = false;
   while (Date.now() - since < 60_000) {
     await new Promise((resolve) => setTimeout(resolve, 250));
+    // Asked again while waiting, so a host that took long to start does not find the ask stale.
+    wantQueue(dir, key, { namespace: settings.namespace, queue: settings.taskQueue });
     if ((await hostsPolling(client, settings)).some((h) => h.version === version)) return;
     // The host this command found left (idle) before it picked the queue up: start another.
     if (!restarted && Date.now() - since > 5_000 && !liveHost(dir, key)) {
