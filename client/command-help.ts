@@ -65,8 +65,9 @@ export const COMMAND_HELP = {
     options: { namespace: { type: 'string', value: 'NS', help: 'the namespace (default: TEMPORAL_NAMESPACE, else default)' } },
   },
   server: {
-    synopsis: 'dex server',
-    about: 'Runs the embedded Temporal dev server and its Web UI in the foreground, its data in $DEX_HOME/temporal.db, with a workflow host that keeps every run legible.',
+    synopsis: 'dex server [stop]',
+    about:
+      'Runs the embedded Temporal dev server and its Web UI in the foreground, its data in $DEX_HOME/temporal.db, with a workflow host that keeps every run legible; `dex server stop` stops every background workflow host of the embedded server, then the server (runs wait in its database).',
     options: {},
   },
   'codec-server': {

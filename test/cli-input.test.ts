@@ -124,8 +124,8 @@ describe.concurrent('dex rejects bad input with exit 2 before starting anything'
     expect(run.dexHomeFiles).toEqual([]);
   });
 
-  // A command that takes only options refuses a stray word: `dex server stop` used to start a server (and hang when one ran).
-  it.each([['server', 'stop'], ['worker', 'now'], ['setup', 'all'], ['demo', 'please'], ['codec-server', 'start'], ['setup-namespace', 'dex'], ['list', 'all'], ['clean', 'everything'], ['memory', 'show']])(
+  // A command that takes only options refuses a stray word: `dex server start` would start a server (and hang when one ran); `dex server stop` is a command.
+  it.each([['server', 'start'], ['worker', 'now'], ['setup', 'all'], ['demo', 'please'], ['codec-server', 'start'], ['setup-namespace', 'dex'], ['list', 'all'], ['clean', 'everything'], ['memory', 'show']])(
     'dex %s %s: one line naming the stray word, nothing started',
     async (command, word) => {
       const run = await dex([command, word]);

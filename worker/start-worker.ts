@@ -1,14 +1,17 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { DataConverter } from '@temporalio/common';
-import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { join } from 'node:path';
+import { type NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { dependencyCacheDir } from '../host/cache-dir';
 import { openStoreFromEnv } from '../store/open-store';
 import { redactingStore } from '../store/redacting-store';
 import { secretValues } from '../host/secrets/secret-values';
 import { createRedactor } from '../core/safety/redaction';
-import { activityTracingOptions, tracedWorkflowModules, workflowTracingOptions } from '../tracing/worker-tracing';
+import { activityTracingOptions } from '../tracing/worker-tracing';
+import { createWorkflowWorker } from './workflow-worker';
+
+// The workflow worker lives apart, so a background workflow host loads no activity code (client/server/shared-host.ts).
+export { createWorkflowWorker, workflowBundle, WORKFLOW_TASK_SLOTS } from './workflow-worker';
 
 /** Where a worker connects and which queues it serves. */
 export interface WorkerPlacement {
@@ -27,32 +30,6 @@ export interface WorkerPlacement {
   /** The payload codec of every client of this server (docs/production.md#payload-encryption); default: none. */
   dataConverter?: DataConverter;
 }
-
-const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
-
-/**
- * The workflow bundle, built once per process (and per set of interceptor modules: tracing's,
- * when on, docs/production.md#traces): bundling checks that workflow code imports nothing forbidden.
- */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  const workflowInterceptorModules = tracedWorkflowModules();
-  const key = workflowInterceptorModules.join('\n');
-  let bundle = bundles.get(key);
-  if (!bundle) {
-    bundle = bundleWorkflowCode({ workflowsPath: join(__dirname, '..', 'workflows', 'index.ts'), workflowInterceptorModules, logger: quietBundlerLogger });
-    bundles.set(key, bundle);
-  }
-  return bundle;
-}
-
-const quietBundlerLogger = {
-  log: () => {},
-  trace: () => {},
-  debug: () => {},
-  info: () => {},
-  warn: (message: string) => console.warn(message),
-  error: (message: string) => console.error(message),
-};
 
 /**
  * The activities' dependencies on this host: the store `env`'s DEX_STORE names (the SQLite file
@@ -93,23 +70,6 @@ export interface DexWorker {
 }
 
 /**
- * How long a run's next workflow task waits for the worker that ran it last before any worker
- * may take it (the SDK's default is 10 s). After a crash between two activities the run stands
- * still that long (docs/performance.md). A live worker took its tasks within 0.4 s even with 128
- * runs at once on a 2-core machine, so a task still waiting after 3 s is on a worker that is gone.
- */
-const STICKY_QUEUE_TIMEOUT = '3s';
-
-/**
- * Workflow tasks a worker runs at once (the SDK's default is 40). A start call can hand a run's first
- * workflow task to the starting process's worker only while it has a free slot: with 40, 28 of 64 runs
- * started at once got one and the others' first tasks waited up to 0.4 s in the queue; with 100, all 64
- * did (docs/performance.md#first-workflow-tasks). Tasks are short and run one at a time on the workflow
- * thread whatever the number, so slots cost nothing while idle.
- */
-export const WORKFLOW_TASK_SLOTS = 100;
-
-/**
  * Activities a host's worker runs at once (the SDK's default is 100). Most of an activity's time is a
  * wait for the model, and how much work runs at once is already set by the runs (a task runs one
  * activity at a time, a roadmap and a layer their `concurrency`): with 100, a host's 101st run at once
@@ -145,24 +105,6 @@ export async function createDexWorker(placement: WorkerPlacement, deps: Activity
     ),
   );
   return workerGroup([...workflows, ...activityWorkers]);
-}
-
-/**
- * A worker for workflow tasks only, on the shared queue: it holds no credentials and runs no
- * activities, so any host may run it for everyone's runs (`dex server`, `dex worker --workflows-only`).
- */
-export async function createWorkflowWorker(placement: Pick<WorkerPlacement, 'connection' | 'namespace' | 'taskQueue' | 'dataConverter'> & { identity?: string }): Promise<Worker> {
-  return Worker.create({
-    connection: placement.connection,
-    namespace: placement.namespace,
-    taskQueue: placement.taskQueue,
-    ...(placement.identity ? { identity: placement.identity } : {}),
-    workflowBundle: await workflowBundle(),
-    stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT,
-    maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
-    dataConverter: placement.dataConverter,
-    ...workflowTracingOptions(),
-  });
 }
 
 /** Workers run and stopped together. */

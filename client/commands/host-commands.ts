@@ -1,5 +1,8 @@
 import { once } from 'node:events';
-import { parseOptionsOnly, type Output } from '../cli-context';
+import { parseCommandArgs, parseOptionsOnly, UsageError, type Output } from '../cli-context';
+import { COMMAND_HELP, usageOf } from '../command-help';
+import { recordServer, registryDir } from '../server/host-registry';
+import { stopBackground } from '../server/server-stop';
 import { connectSaying } from '../run/slow-wait';
 import { installRuntimeLogging } from '../server/runtime-logging';
 import { runDevServerForeground } from '../server/dev-server';
@@ -28,10 +31,15 @@ export async function setupCommand(argv: string[], out: Output): Promise<number>
   return 0;
 }
 
-/** `dex server`: the embedded dev server with a persistent SQLite file and the Web UI, in the foreground, and a workflow host for it. */
+/** `dex server`: the embedded dev server with a persistent SQLite file and the Web UI, in the foreground, and a workflow host for it; `dex server stop` stops what runs in the background. */
 export async function serverCommand(argv: string[], out: Output): Promise<number> {
-  parseOptionsOnly(argv, 'server');
+  const { positionals } = parseCommandArgs(argv, COMMAND_HELP.server.options);
+  if (positionals.length > 1 || (positionals.length === 1 && positionals[0] !== 'stop')) {
+    throw new UsageError(`unexpected argument "${positionals.at(-1)}": ${usageOf('server')}`);
+  }
   const settings = readSettings();
+  if (positionals[0] === 'stop') return serverStop(settings, out);
+  recordServer(registryDir(EMBEDDED_ADDRESS), process.pid);
   out.info(`Temporal dev server at ${EMBEDDED_ADDRESS}, Web UI at ${EMBEDDED_UI}, data in ${settings.dexHome}/temporal.db`);
   const child = runDevServerForeground(settings.dexHome);
   let host: DexWorker | undefined;
@@ -56,6 +64,17 @@ export async function serverCommand(argv: string[], out: Output): Promise<number
   host?.shutdown();
   await serving.catch((err: unknown) => out.info(`workflow host: ${err instanceof Error ? err.message : String(err)}`));
   return code ?? 0;
+}
+
+/** `dex server stop`: every background workflow host of the embedded server, then the server (client/server/server-stop.ts). */
+async function serverStop(settings: Settings, out: Output): Promise<number> {
+  const { hosts, servers } = await stopBackground({ ...settings, address: undefined });
+  const parts = [
+    hosts.length ? `${hosts.length} workflow host${hosts.length === 1 ? '' : 's'} (${hosts.join(', ')})` : undefined,
+    servers.length ? `the embedded dev server (${servers.join(', ')})` : undefined,
+  ].filter((p): p is string => !!p);
+  out.result(parts.length ? `stopped ${parts.join(' and ')}` : 'nothing of dex runs in the background', { hosts, servers });
+  return 0;
 }
 
 /** `dex worker`: serves every workflow and this host's activities until SIGINT or SIGTERM; with `--workflows-only`, workflows alone, without credentials. */
@@ -103,11 +122,11 @@ async function workflowHostWorker(conns: Connections, settings: Settings, role: 
 
 /** `dex worker --workflows-only`: workflow tasks and queries of every run on the shared queue, no activity, no key. */
 async function serveWorkflowsOnly(conns: Connections, settings: Settings, out: Output): Promise<number> {
-  const role = process.env.DEX_WORKFLOW_HOST === 'detached' ? 'detached' : 'worker';
-  const worker = await workflowHostWorker(conns, settings, role);
+  const worker = await workflowHostWorker(conns, settings, 'worker');
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());
   out.info(`dex workflow host polling ${settings.taskQueue} (workflows only: no activities, no model key) on ${conns.address}`);
   await worker.run();
   await conns.close();
   return 0;
 }
+

@@ -3,6 +3,8 @@ import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEX_SEARCH_ATTRIBUTES } from '../../core/run/search-attributes';
 import { ensureTemporalCli } from './toolchain';
+import { recordServer, registryDir } from './host-registry';
+import { EMBEDDED_ADDRESS } from '../settings';
 
 /** The arguments of a persistent dev server: SQLite in WAL mode with NORMAL sync, and the Web UI. */
 export function devServerArgs(dexHome: string, port = 7233, uiPort = 8233): string[] {
@@ -77,4 +79,6 @@ export function startDevServerDetached(dexHome: string, log: (line: string) => v
   const out = openSync(join(dexHome, 'server.log'), 'a');
   const child = spawn(ensureTemporalCli(log), devServerArgs(dexHome), { detached: true, stdio: ['ignore', out, out], env: devServerEnv() });
   child.unref();
+  // Noted for `dex server stop` (client/server/server-stop.ts).
+  if (child.pid) recordServer(registryDir(EMBEDDED_ADDRESS), child.pid);
 }
