@@ -4,7 +4,7 @@ import type { RoadmapInput, RoadmapResult } from '../../core/roadmap/roadmap-typ
 import type { RunState } from '../../core/run/run-types';
 import type { TaskResult } from '../../core/task/task-types';
 import { guardBudget } from '../run/budget-guard';
-import { approveSignal, pauseSignal, rejectSignal, resumeSignal, statusQuery, taskUpdateSignal } from '../run/definitions';
+import { approveSignal, ciChangedSignal, pauseSignal, rejectSignal, resumeSignal, statusQuery, taskUpdateSignal } from '../run/definitions';
 import { RunControl } from '../run/run-control';
 import { RunLedger } from '../run/run-ledger';
 import { roadmapActivities } from './activities';
@@ -15,6 +15,7 @@ import { inIdOrder } from './id-order';
 import { landTask } from './landing';
 import { RunGrants } from './run-grants';
 import { recordLanded } from './run-memory';
+import { CiWake } from './pr/forge';
 import { totalTokens } from '../../core/run/budget-reservation';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 
@@ -55,9 +56,14 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
     if (step) ledger.step(step);
     else ledger.publish(); // a task's wait ended, or its spending changed
   });
+  // `dex webhook`'s word that a forge's checks changed wakes the wait for them (land.mode: pr).
+  const ci = new CiWake();
+  setHandler(ciChangedSignal, (change) => ci.notify(change));
   const status = () => {
     const running = board.running()[0];
-    const current = running ? { taskId: running, phase: board.phaseOf(running) } : {};
+    // A landing that waits for CI says so where the run is (docs/landing-through-prs.md#status).
+    const landing = board.tasks.find((t) => t.state === 'running' && t.pullRequest?.waiting);
+    const current = landing ? { taskId: landing.id, phase: `CI of PR #${landing.pullRequest!.number}`, activity: landing.pullRequest!.waiting } : running ? { taskId: running, phase: board.phaseOf(running) } : {};
     const sandbox = input.taskDefaults.sandbox?.mode ?? 'bwrap';
     return ledger.status(current, { tasks: board.statusTasks(), sandbox }, control.waitingFor ?? board.waitingTask()?.waitingFor ?? null);
   };
@@ -120,7 +126,8 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   }
 
   async function land(id: string, taskResult: TaskResult): Promise<void> {
-    const ctx = { input, acts, control, board, grants, key: landingKey(workflowInfo().workflowId, id), workflowId: children.idOf(id) };
+    const step = (text: string) => ledger.step(text);
+    const ctx = { input, acts, control, board, grants, key: landingKey(workflowInfo().workflowId, id), workflowId: children.idOf(id), ci, step, publish: () => ledger.publish() };
     const landing = await landTask(ctx, plan.find((t) => t.id === id)!, taskResult);
     if (!landing.landed) return board.fail(id, 'failed', landing.reason);
     board.update(id, { state: 'completed', commit: landing.sha });

@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { CiChanged } from '../../core/roadmap/pull-request-types';
 import type { ApproveInput, RejectInput, RunState, RunStatus, TokenUsage } from '../../core/run/run-types';
 
 /** Passes the gate the run waits at (docs/interfaces.md#people-in-the-loop). */
@@ -60,3 +61,10 @@ export const budgetRequestSignal = defineSignal<[{ taskId: string; usd: number; 
 
 /** A roadmap's answer to a task's request: its grant in all, or `denied` when a person would not raise the run budget. */
 export const budgetGrantSignal = defineSignal<[{ usd: number } | { denied: true }]>('budgetGrant');
+
+/**
+ * Something changed on a forge's branch or commit (`dex webhook`, docs/landing-through-prs.md): a
+ * roadmap that waits for CI on that branch or commit reads its checks now instead of at its next
+ * poll; one that waits for nothing there ignores it.
+ */
+export const ciChangedSignal = defineSignal<[CiChanged]>('ciChanged');
