@@ -4,6 +4,7 @@ import { createCheckpointActivities } from './task/checkpoint';
 import type { ActivityDeps } from './deps';
 import { createFetchActivities } from './task/fetch-context';
 import { createLandingBranchActivities } from './roadmap/landing-branch';
+import { createForgeActivities } from './roadmap/landing-forge';
 import { createLandingMergeActivities } from './roadmap/landing-merge';
 import { createLandingRemoteActivities } from './roadmap/landing-remote';
 import { createLayerActivities } from './layer/layer-activities';
@@ -42,6 +43,7 @@ export const createActivities = (deps: ActivityDeps) => {
     ...createLandingMergeActivities(deps),
     ...createLandingRemoteActivities(deps),
     ...createLandingBranchActivities(deps),
+    ...createForgeActivities(deps),
     ...layer,
     ...createLayerTargetActivities(layer),
     ...createSheetActivities(deps),

@@ -52,6 +52,12 @@ export const FAILURE = {
   /** Installing a worktree's dependencies failed (host/dependencies/): the task stops before any model call. */
   SetupFailed: 'SetupFailed',
   InvalidRoadmap: 'InvalidRoadmap',
+  // A forge (host/forge/): a token missing or refused, a repository not found and a request it
+  // refuses never retry; the forge down, timing out or rate-limiting does.
+  ForgeAuth: 'ForgeAuth',
+  ForgeNotFound: 'ForgeNotFound',
+  ForgeRequestRefused: 'ForgeRequestRefused',
+  ForgeUnavailable: 'ForgeUnavailable',
   /** A model call whose budget reservation was granted still did not fit (workflows/task/agent/agent-phase.ts). */
   BudgetReservation: 'BudgetReservation',
   /** `dex retry --from PHASE` of a run whose earlier phases did not all pass (core/task/rewind.ts). */

@@ -1,4 +1,5 @@
 import { ActivityCancellationType, type ActivityOptions } from '@temporalio/workflow';
+import { FAILURE } from '../../core/run/failure-types';
 
 /**
  * Retry and timeout profiles, one per kind of activity. Activities classify their own
@@ -134,6 +135,25 @@ export const landCommandPolicy: ActivityOptions = {
   startToCloseTimeout: '15m',
   heartbeatTimeout: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
+};
+
+/**
+ * The forge activities of landing through pull requests (activities/roadmap/landing-forge.ts): a few
+ * HTTP requests each, every one bounded at 30 s (host/forge/github-forge.ts), heartbeating every second
+ * while they run. A forge down or rate-limiting is retried with backoff for about ten minutes; the token
+ * missing or refused, the repository not found and a request refused fail at once (they are raised
+ * non-retryable too; listed here so the policy says so). The waiting for CI is the workflow's, not these.
+ */
+export const forgePolicy: ActivityOptions = {
+  startToCloseTimeout: '3m',
+  heartbeatTimeout: '10s',
+  retry: {
+    initialInterval: '2s',
+    backoffCoefficient: 2,
+    maximumInterval: '2m',
+    maximumAttempts: 10,
+    nonRetryableErrorTypes: [FAILURE.ForgeAuth, FAILURE.ForgeNotFound, FAILURE.ForgeRequestRefused],
+  },
 };
 
 /** A gate answered by a model: a model that keeps failing reaches the gate's fallback (docs/roadmaps.md#ai-gates) in seconds, not minutes. */
