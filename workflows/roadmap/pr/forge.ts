@@ -1,17 +1,7 @@
-import type { ActivityOptions } from '@temporalio/common';
 import { proxyActivities } from '@temporalio/workflow';
 import type { CiChanged, ForgeActivities, ForgeTarget, PullRequestLanding } from '../../../core/roadmap/pull-request-types';
+import { forgePolicy } from '../../run/policies';
 import { summarized } from '../../run/summarized';
-
-/**
- * Forge calls are short HTTP requests: a dead worker's call is simply made again (each is
- * idempotent, core/roadmap/pull-request-types.ts), a forge that answers 5xx or not at all is tried
- * again for a few minutes, and what retrying cannot fix (a missing token) fails at once.
- */
-export const forgePolicy: ActivityOptions = {
-  startToCloseTimeout: '2m',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
-};
 
 /** The forge activities of a landing through pull requests, on the host that holds the repository. */
 export function forgeActivities(hostQueue: string) {
