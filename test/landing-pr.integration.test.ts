@@ -91,6 +91,7 @@ describe('landing through pull requests on a real dev server, against a fake Git
     const { repo, handle } = await startLanding('- [ ] A1: Add one\n- [ ] A2: Add two\n- [ ] A3: Add three (depends: A1)\n');
     // The first merge finds the base moved under it: another pull request merged just before.
     forge!.beforeNextMerge(() => forge!.commit('main', { 'other.txt': 'other\n' }, 'another pull request'));
+    dex.recordHistory(handle.workflowId, 'roadmap-workflow-pull-requests.json');
     const result = (await handle.result()) as RoadmapResult;
     console.log(`3 tasks through PRs: ${((Date.now() - started) / 1000).toFixed(1)} s`);
     expect(result.tasks.map((t) => [t.id, t.state])).toEqual([['A1', 'completed'], ['A2', 'completed'], ['A3', 'completed']]);
