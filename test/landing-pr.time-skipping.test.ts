@@ -11,6 +11,8 @@ import type { PullRequestLanding } from '../core/roadmap/pull-request-types';
 import type { RoadmapInput, RoadmapResult } from '../core/roadmap/roadmap-types';
 import type { RunStatus } from '../core/run/run-types';
 import { decideUpdate } from '../workflows/run/definitions';
+import { runDetails } from '../workflows/run/run-details';
+import { renderLiveStatus } from '../client/render/run-status';
 import { completionTurn, toolTurn } from './cassette-builder';
 import { useDexEnvironment, waitForGate } from './dex-environment';
 import { bareRemote } from './landing-fixture';
@@ -73,7 +75,14 @@ function expectLandedOnRemote(repo: string, taskId: string) {
 describe('landing through pull requests, on the time-skipping server', () => {
   it('waits for a CI that takes 3 hours, reading the checks with a backoff, then merges', async () => {
     const counts = forge.use({ checks: ['build', 'test'], check: (_n, _s, _r, since) => (since >= 3 * HOUR ? 'passed' : 'pending') });
-    const { repo, ended } = await startLanding('C1', {});
+    const { repo, handle, ended } = await startLanding('C1', {});
+    // While it waits, `dex status`, the Web UI's details and `dex list` (its phase) say for what.
+    let status: RunStatus | undefined;
+    await expect.poll(async () => (status = await handle.query<RunStatus>('status').catch(() => undefined))?.current.activity, { timeout: 30_000, interval: 100 })
+      .toBe('waiting for CI on PR #1: build pending, test pending');
+    expect(status!.current).toMatchObject({ taskId: 'C1', phase: 'CI of PR #1' });
+    expect(renderLiveStatus(handle.workflowId, status!, { startTime: new Date() })).toContain('  C1       running          PR #1 build pending, test pending');
+    expect(runDetails(status!, handle.workflowId)).toContain('C1 · CI of PR #1 · waiting for CI on PR #1: build pending, test pending');
     const { result, simulatedMs, wallMs } = await ended();
     expect(result.tasks[0]).toMatchObject({ id: 'C1', state: 'completed', pullRequest: { number: 1, checks: [{ name: 'build', state: 'passed' }, { name: 'test', state: 'passed' }] } });
     expect(simulatedMs).toBeGreaterThanOrEqual(3 * HOUR);
