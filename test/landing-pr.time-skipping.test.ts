@@ -10,11 +10,11 @@ import { readSettings } from '../client/settings';
 import type { PullRequestLanding } from '../core/roadmap/pull-request-types';
 import type { RoadmapInput, RoadmapResult } from '../core/roadmap/roadmap-types';
 import type { RunStatus } from '../core/run/run-types';
-import { decideUpdate } from '../workflows/run/definitions';
+import { ciChangedSignal, decideUpdate } from '../workflows/run/definitions';
 import { runDetails } from '../workflows/run/run-details';
 import { renderLiveStatus } from '../client/render/run-status';
 import { completionTurn, toolTurn } from './cassette-builder';
-import { useDexEnvironment, waitForGate } from './dex-environment';
+import { failureOf, useDexEnvironment, waitForGate } from './dex-environment';
 import { bareRemote } from './landing-fixture';
 import { roadmapRepo, subjects } from './roadmap-fixture';
 import { scriptedForge } from './scripted-forge';
@@ -31,7 +31,7 @@ let remote = '';
 const forge = scriptedForge(() => remote, () => dex.env.currentTimeMs());
 const dex = useDexEnvironment({
   server: 'time-skipping',
-  cassette: ['C1', 'R1', 'F1', 'M1'].flatMap(turns),
+  cassette: ['C1', 'R1', 'F1', 'M1', 'W1', 'T1'].flatMap(turns),
   queue: 'dex-ts-landing-pr',
   activities: forge.activities as unknown as Record<string, (...args: never[]) => Promise<unknown>>,
 });
@@ -136,5 +136,39 @@ describe('landing through pull requests, on the time-skipping server', () => {
     expect(subjects(remote, 'main')).toEqual(expect.arrayContaining(['other pull request 1', 'other pull request 2']));
     expect(dex.requestsFor('M1')).toHaveLength(2);
     expectLandedOnRemote(repo, 'M1');
+  }, 120_000);
+
+  it('a ciChanged signal for the waited branch reads the checks at once; one for another repository or branch is ignored', async () => {
+    let done = false;
+    const counts = forge.use({ checks: ['build'], check: () => (done ? 'passed' : 'pending') });
+    const { handle, ended } = await startLanding('W1', {});
+    await expect.poll(async () => (await handle.query<RunStatus>('status').catch(() => undefined))?.current.activity, { timeout: 30_000, interval: 100 }).toMatch(/^waiting for CI/);
+    done = true;
+    const reads = counts.reads;
+    // Time is held: only a signal can make the run read the checks again before its 30 s poll.
+    await handle.signal(ciChangedSignal, { owner: 'acme', repo: 'other', branch: 'dex/W1' });
+    await handle.signal(ciChangedSignal, { owner: 'acme', repo: 'app', branch: 'dex/X9' });
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(counts.reads).toBe(reads);
+    await handle.signal(ciChangedSignal, { owner: 'ACME', repo: 'app', branch: 'dex/W1' });
+    await expect.poll(() => counts.reads, { timeout: 10_000, interval: 100 }).toBe(reads + 1);
+    const { result, simulatedMs } = await ended();
+    expect(result.tasks[0]).toMatchObject({ id: 'W1', state: 'completed' });
+    expect(simulatedMs).toBeLessThan(30_000);
+  }, 120_000);
+
+  it('a CI that never finishes within ciTimeoutMinutes waits at the merge gate naming the checks; reject leaves the task not landed', async () => {
+    forge.use({ checks: ['build', 'test'], check: (name) => (name === 'build' ? 'pending' : 'passed') });
+    const { handle } = await startLanding('T1', { ciTimeoutMinutes: 60 });
+    await expect.poll(async () => (await handle.query<RunStatus>('status').catch(() => undefined))?.current.activity, { timeout: 30_000, interval: 100 }).toMatch(/^waiting for CI/);
+    await dex.env.sleep('61 minutes');
+    const waiting = await waitForGate<RunStatus>(handle, { gate: 'merge', taskId: 'T1' });
+    expect(waiting.waitingFor?.reason).toBe('CI did not finish on PR #1 within 60 min: build pending');
+    // The roadmap's own gate takes a reject that names no task.
+    await handle.signal('reject', { by: 'test', reason: 'build is stuck' });
+    const failure = await failureOf(handle);
+    const [out] = failure.details as [RoadmapResult];
+    expect(out.tasks[0]).toMatchObject({ id: 'T1', state: 'failed', error: 'not landed: CI did not finish on PR #1 within 60 min: build pending' });
+    expect(git(remote, 'show', 'main:ROADMAP.md')).toContain('- [ ] T1');
   }, 120_000);
 });
