@@ -5,6 +5,7 @@
  * it takes (docs/interfaces.md#the-dex-command).
  */
 import { InvalidInput } from '../core/run/invalid-input';
+import { WEBHOOK_HELP } from './webhook/webhook-help';
 
 /** One option of a command: how the parser reads it and how the help shows it. */
 export interface OptionHelp {
@@ -76,6 +77,7 @@ export const COMMAND_HELP = {
       origin: { type: 'string', value: 'URL', help: 'the Web UI origins allowed to call it, comma-separated (default: http://127.0.0.1:8233)' },
     },
   },
+  webhook: WEBHOOK_HELP,
   worker: {
     synopsis: 'dex worker',
     about:

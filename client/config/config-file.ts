@@ -7,8 +7,8 @@ import type { Agent, ClaudeSetup } from '../../core/task/agent-engine';
 import { parseAgents, parseClaudeSetup } from './agent-config';
 import type { Budget, GateConfig } from '../../core/run/run-types';
 import type { RunawayLimits, ThinkingConfig, ToolLimits } from '../../core/task/task-types';
-import type { LandConfig } from '../../core/roadmap/roadmap-types';
-import { parseLandConfig } from './land-config';
+import { parseLandConfig, type LandSettings } from './land-config';
+import { tokenStaysWithWorker } from './pull-request-config';
 import { parseMemoryConfig } from './memory-config';
 import type { MemoryRef } from '../../core/run/run-memory';
 import { modelGate, parseModels, parsePlanner, parseThinking } from './model-config';
@@ -66,8 +66,8 @@ export interface DexConfig {
   setup?: SetupConfig | false;
   /** Globs whose changes wait for a person before they are committed. @default ["dex.config.yaml"] */
   protectedPaths: string[];
-  /** How a roadmap's tasks land: finalize attempts, a remote to push to (client/config/land-config.ts). */
-  land?: LandConfig;
+  /** How a roadmap's tasks land: finalize attempts, a remote to push to, pull requests (client/config/land-config.ts). */
+  land?: LandSettings;
   /** Run verify on the base commit first; its failures do not block a task. @default true in a roadmap, false for `dex task` */
   verifyBaseline?: boolean;
   /** Tokens of run and project memory in first prompts (docs/roadmaps.md#memory); `false`: none. @default client/config/memory-config.ts */
@@ -189,6 +189,7 @@ export function parseDexConfig(text: string, repoPath: string): DexConfig {
   }
   if (raw.protectedPaths !== undefined) config.protectedPaths = parseProtectedPaths(raw.protectedPaths, fail);
   config.land = parseLandConfig(raw.land, raw.landCommand, fail);
+  if (config.land?.pr) tokenStaysWithWorker(config.land.pr.tokenEnv, { 'sandbox.env': config.sandbox.env, 'setup.env': config.setup ? config.setup.env : undefined }, fail);
   if (raw.memory !== undefined) config.memory = parseMemoryConfig(raw.memory, fail);
   if (raw.verifyBaseline !== undefined) {
     if (typeof raw.verifyBaseline !== 'boolean') fail('verifyBaseline', 'must be true or false');

@@ -8,6 +8,8 @@ import type { LandConfig, RoadmapInput } from '../../core/roadmap/roadmap-types'
 import { InvalidInput } from '../../core/run/invalid-input';
 import { dexGitSync } from '../../host/git/dex-git';
 import { loadDexConfig } from '../config/config-file';
+import type { LandSettings } from '../config/land-config';
+import { pullRequestLanding } from '../config/pull-request-config';
 import { parseLlmSpec } from './llm-spec';
 import type { Settings } from '../settings';
 import { resolveRepository, taskDefaultsFrom } from './task-request';
@@ -65,6 +67,7 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
   const llm = parseLlmSpec(req.llm, env);
   const repoName = repoNameOf(repoPath);
   const roadmapHash = createHash('sha256').update(`${repoPath}\n${roadmapFile}\n${text}`).digest('hex').slice(0, 8);
+  const taskDefaults = taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox);
   return {
     workflowId: roadmapWorkflowId(repoName, roadmapHash),
     tasks,
@@ -75,7 +78,7 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
       roadmapHash,
       baseBranch,
       // A roadmap's tasks are judged by what they break, not by what was red before (docs/roadmaps.md#baseline-aware-verify).
-      taskDefaults: { ...taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox), verifyBaseline: config.verifyBaseline ?? true },
+      taskDefaults: { ...taskDefaults, verifyBaseline: config.verifyBaseline ?? true },
       phasesByWeight: config.phases,
       ...(config.modelsByWeight ? { modelsByWeight: config.modelsByWeight } : {}),
       ...(config.agentsByWeight && Object.keys(config.agentsByWeight).length ? { agentsByWeight: config.agentsByWeight } : {}),
@@ -83,16 +86,24 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
       continueAsNewAfterTasks: config.continueAsNewAfterTasks,
       taskBudget: config.budgets.task,
       runBudget: config.budgets.run,
-      ...(config.land ? { land: checkedLand(config.land, repoPath) } : {}),
+      ...(config.land ? { land: checkedLand(config.land, repoPath, env, taskDefaults.sandbox?.mode === 'off') } : {}),
       ...(maxTasks !== undefined ? { maxTasks } : {}),
     },
   };
 }
 
-/** `land:` with its remote checked: a remote the repository does not configure is bad input (exit 2). */
-function checkedLand(land: LandConfig, repoPath: string): LandConfig {
+/**
+ * `land:` with its remote checked: a remote the repository does not configure is bad input (exit 2);
+ * in `pr` mode the remote's URL names the repository on the forge, and the forge token must be set
+ * (docs/landing-through-prs.md#configuration).
+ */
+function checkedLand(land: LandSettings, repoPath: string, env: NodeJS.ProcessEnv, unconfined: boolean): LandConfig {
   if (land.remote && !dexGitSync(repoPath, ['remote']).split('\n').includes(land.remote)) {
     throw new InvalidInput(`dex.config.yaml: land.remote: the repository has no remote "${land.remote}" (git remote add ${land.remote} URL)`);
   }
-  return land;
+  const { pr, ...rest } = land;
+  if (!pr || !land.remote) return rest;
+  // Unconfined, the agent's commands get the worker's environment: the forge token with it (docs/landing-through-prs.md#the-forge-token).
+  if (unconfined) throw new InvalidInput(`land.mode pr needs the sandbox: without it the agent's commands would see ${pr.tokenEnv}, the forge token`);
+  return { ...rest, pr: pullRequestLanding(pr, land.remote, dexGitSync(repoPath, ['remote', 'get-url', land.remote]).trim(), env) };
 }

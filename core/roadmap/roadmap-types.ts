@@ -65,7 +65,7 @@ export interface LandConfig {
    * `pr`: open a pull request, wait for CI, merge it (docs/landing-through-prs.md). @default push
    */
   mode?: 'push' | 'branch' | 'pr';
-  /** `pr` mode: the forge, the checks and how to merge. */
+  /** `pr` mode: the forge, the repository on it and how the pull request is merged (docs/landing-through-prs.md). */
   pr?: PullRequestLanding;
   /** `branch` mode: a shell command run after the push (env DEX_BRANCH, DEX_TITLE, DEX_DESCRIPTION_FILE …), e.g. to open a pull request. */
   command?: string;

@@ -62,9 +62,5 @@ export const budgetRequestSignal = defineSignal<[{ taskId: string; usd: number; 
 /** A roadmap's answer to a task's request: its grant in all, or `denied` when a person would not raise the run budget. */
 export const budgetGrantSignal = defineSignal<[{ usd: number } | { denied: true }]>('budgetGrant');
 
-/**
- * Something changed on a forge's branch or commit (`dex webhook`, docs/landing-through-prs.md): a
- * roadmap that waits for CI on that branch or commit reads its checks now instead of at its next
- * poll; one that waits for nothing there ignores it.
- */
+/** From `dex webhook`: CI changed on a branch or commit of a forge repository; a roadmap not waiting on it ignores it (docs/landing-through-prs.md#webhooks). */
 export const ciChangedSignal = defineSignal<[CiChanged]>('ciChanged');

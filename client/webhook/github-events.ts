@@ -1,0 +1,96 @@
+/**
+ * What `dex webhook` reads of a GitHub webhook delivery (docs/landing-through-prs.md#webhooks):
+ * whether GitHub signed it with the shared secret, and which branch or commit of which
+ * repository it says CI (or the pull request) changed on.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { CiChanged } from '../../core/roadmap/pull-request-types';
+
+/** The events whose deliveries can move a landing on: checks, statuses, workflow runs and the pull request itself. */
+export const CI_EVENTS = ['check_run', 'check_suite', 'status', 'pull_request', 'workflow_run'] as const;
+
+/** `pull_request` actions that change nothing a landing waits on (a label, an assignee, a reviewer asked). */
+const QUIET_PR_ACTIONS = new Set([
+  'assigned', 'unassigned', 'labeled', 'unlabeled', 'milestoned', 'demilestoned', 'locked', 'unlocked', 'review_requested', 'review_request_removed',
+]);
+
+/**
+ * True when `signature` (the `X-Hub-Signature-256` header, `sha256=<hex>`) is the HMAC-SHA256 of
+ * the raw `body` with `secret`; compared in constant time. A missing or malformed header is false.
+ */
+export function signedBy(secret: string, body: Buffer, signature: string | undefined): boolean {
+  const given = /^sha256=([0-9a-f]{64})$/i.exec(signature?.trim() ?? '');
+  if (!given) return false;
+  const expected = createHmac('sha256', secret).update(body).digest();
+  return timingSafeEqual(expected, Buffer.from(given[1], 'hex'));
+}
+
+/** The `X-Hub-Signature-256` header GitHub sends with `body` (what a test, or a person checking a set-up, signs with). */
+export function signatureOf(secret: string, body: string | Buffer): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+
+/** What a delivery says changed, and the words its log line uses: `check_suite completed`. */
+export interface CiEvent {
+  change: CiChanged;
+  /** The event and its action, as GitHub names them. */
+  what: string;
+}
+
+/**
+ * The change a delivery of `event` reports, or undefined when it is not one a landing waits on
+ * (another event, a quiet pull request action, no repository in the payload).
+ */
+export function ciEventOf(event: string, payload: unknown): CiEvent | undefined {
+  const p = obj(payload);
+  const repository = obj(p.repository);
+  const owner = str(obj(repository.owner).login);
+  const repo = str(repository.name);
+  if (!owner || !repo || !(CI_EVENTS as readonly string[]).includes(event)) return undefined;
+  const action = str(p.action);
+  if (event === 'pull_request' && action && QUIET_PR_ACTIONS.has(action)) return undefined;
+  const at = headOf(event, p);
+  if (!at.branch && !at.sha) return undefined;
+  return { change: { owner, repo, ...at }, what: action ? `${event} ${action}` : `${event} ${str(p.state) ?? ''}`.trim() };
+}
+
+/** The branch and head commit a delivery names, from where each event keeps them. */
+function headOf(event: string, p: Json): { branch?: string; sha?: string } {
+  const pick = (branch: unknown, sha: unknown) => {
+    const b = str(branch);
+    const s = str(sha);
+    return { ...(b ? { branch: b } : {}), ...(s ? { sha: s } : {}) };
+  };
+  switch (event) {
+    case 'check_run': {
+      const run = obj(p.check_run);
+      return pick(obj(run.check_suite).head_branch ?? firstPullHead(run.pull_requests), run.head_sha);
+    }
+    case 'check_suite': {
+      const suite = obj(p.check_suite);
+      return pick(suite.head_branch ?? firstPullHead(suite.pull_requests), suite.head_sha);
+    }
+    case 'workflow_run': {
+      const run = obj(p.workflow_run);
+      return pick(run.head_branch, run.head_sha);
+    }
+    case 'pull_request': {
+      const head = obj(obj(p.pull_request).head);
+      return pick(head.ref, head.sha);
+    }
+    default: {
+      // `status`: a commit's state; `branches` lists every branch whose tip it is, so one is named only when it is the only one.
+      const branches = Array.isArray(p.branches) ? p.branches.map((b) => str(obj(b).name)).filter(Boolean) : [];
+      return pick(branches.length === 1 ? branches[0] : undefined, p.sha);
+    }
+  }
+}
+
+/** The head branch of a check's first pull request (a check suite on a fork's commit has no head_branch). */
+function firstPullHead(pulls: unknown): string | undefined {
+  return Array.isArray(pulls) ? str(obj(obj(pulls[0]).head).ref) : undefined;
+}

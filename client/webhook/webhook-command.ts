@@ -1,0 +1,83 @@
+import { once } from 'node:events';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { CiChanged } from '../../core/roadmap/pull-request-types';
+import { InvalidInput } from '../../core/run/invalid-input';
+import { ciChangedSignal } from '../../workflows/run/definitions';
+import { parseOptionsOnly, UsageError, type Output } from '../cli-context';
+import { usageOf } from '../command-help';
+import { PLAN_KINDS } from '../plan-kinds';
+import { connectSaying } from '../run/slow-wait';
+import { readSettings } from '../settings';
+import { startWebhookServer } from './webhook-server';
+
+const DEFAULT_SECRET_ENV = 'DEX_WEBHOOK_SECRET';
+
+/** Every roadmap run still going: any of them may be waiting on a pull request's checks. */
+export const RUNNING_ROADMAPS = `ExecutionStatus="Running" AND WorkflowType="${PLAN_KINDS.roadmap.workflowType}"`;
+
+function portOf(value: string | undefined): number {
+  if (value === undefined) throw new UsageError(`--port is required: ${usageOf('webhook')}`);
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) throw new InvalidInput(`--port: expected a port number (0 picks a free one), got "${value}"`);
+  return port;
+}
+
+/**
+ * Signals `ciChanged` with `change` to every running roadmap (listed through visibility): a
+ * roadmap that is not waiting on that branch or commit ignores it, which costs one workflow task,
+ * where knowing which run waits on which branch would need an index of its own
+ * (docs/landing-through-prs.md#webhooks). Resolves to how many runs were told.
+ */
+export async function signalRunningRoadmaps(client: Client, change: CiChanged): Promise<number> {
+  let told = 0;
+  for await (const run of client.workflow.list({ query: RUNNING_ROADMAPS })) {
+    try {
+      await client.workflow.getHandle(run.workflowId, run.runId).signal(ciChangedSignal, change);
+      told++;
+    } catch (err) {
+      // Ended since it was listed: nothing waits there any more.
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+  }
+  return told;
+}
+
+/**
+ * `dex webhook --port N [--host ADDR] [--secret-env NAME]`: receives GitHub's webhooks and
+ * signals the running roadmaps, until SIGINT or SIGTERM (docs/landing-through-prs.md#webhooks).
+ */
+export async function webhookCommand(argv: string[], out: Output): Promise<number> {
+  const values = parseOptionsOnly(argv, 'webhook');
+  const port = portOf(values.port);
+  const secretEnv = values['secret-env'] ?? DEFAULT_SECRET_ENV;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(secretEnv)) throw new InvalidInput(`--secret-env: expected an environment variable's name, got "${secretEnv}"`);
+  const secret = process.env[secretEnv];
+  // Unsigned deliveries would let anyone on the network wake every roadmap: no secret, no receiver.
+  if (!secret?.trim()) {
+    throw new InvalidInput(`${secretEnv} is not set: dex webhook needs the secret the GitHub webhook signs its deliveries with (docs/landing-through-prs.md#webhooks)`);
+  }
+  const settings = readSettings();
+  const conns = await connectSaying(settings, out.info);
+  try {
+    const server = await startWebhookServer({
+      secret,
+      port,
+      host: values.host ?? '0.0.0.0',
+      signal: (event) => signalRunningRoadmaps(conns.client, event.change),
+      log: out.info,
+    }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') throw new InvalidInput(`--port ${port} is in use: pick another`);
+      if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') throw new InvalidInput(`--host ${values.host}: not an address of this host`);
+      throw err;
+    });
+    out.info(`receiving GitHub webhooks at ${server.url} (signed with ${secretEnv}); signalling the running roadmaps on ${conns.address}`);
+    out.result(server.url, { url: server.url, secretEnv });
+    const stop = new AbortController();
+    for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => stop.abort());
+    await once(stop.signal, 'abort');
+    await server.close();
+    return 0;
+  } finally {
+    await conns.close();
+  }
+}

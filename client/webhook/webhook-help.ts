@@ -1,0 +1,13 @@
+import type { CommandHelp } from '../command-help';
+
+/** `dex webhook`'s entry in the help table (client/command-help.ts), kept here beside the command. */
+export const WEBHOOK_HELP = {
+  synopsis: 'dex webhook',
+  about:
+    "Receives GitHub's webhooks (check runs, check suites, statuses, workflow runs, pull requests), checks their signature, and signals every running roadmap that CI changed, so a landing waiting on a pull request goes on at once (docs/landing-through-prs.md#webhooks).",
+  options: {
+    port: { type: 'string', value: 'N', required: true, help: 'the port to listen on, 0 for a free one' },
+    host: { type: 'string', value: 'ADDR', help: 'the address to listen on (default: 0.0.0.0, every interface)' },
+    'secret-env': { type: 'string', value: 'NAME', help: "the environment variable holding the webhook's secret (default: DEX_WEBHOOK_SECRET)" },
+  },
+} as const satisfies CommandHelp;

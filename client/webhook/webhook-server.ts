@@ -1,0 +1,124 @@
+/**
+ * The HTTP side of `dex webhook` (docs/landing-through-prs.md#webhooks): takes GitHub's
+ * deliveries, refuses any not signed with the shared secret (401), and hands each CI change to
+ * `signal`, answering GitHub once the runs have been told.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ciEventOf, signedBy, type CiEvent } from './github-events';
+
+/** GitHub caps a delivery at 25 MB. */
+const MAX_BODY_BYTES = 25 * 1024 * 1024;
+
+export interface WebhookServerOptions {
+  secret: string;
+  /** 0 picks a free port. */
+  port: number;
+  host: string;
+  /** Tells the runs about a change; resolves to how many were told. */
+  signal(event: CiEvent): Promise<number>;
+  /** One line per delivery. */
+  log(line: string): void;
+}
+
+export interface WebhookServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+class HttpError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, `the body is over ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The payload: the JSON body (content type application/json), or its `payload` field (application/x-www-form-urlencoded). */
+function payloadOf(req: IncomingMessage, body: Buffer): unknown {
+  const text = body.toString('utf8');
+  const form = /application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '');
+  try {
+    return JSON.parse(form ? (new URLSearchParams(text).get('payload') ?? '') : text);
+  } catch {
+    throw new HttpError(400, 'the payload is not JSON');
+  }
+}
+
+/** The seven characters of a commit a log line shows. */
+const short = (sha: string | undefined) => sha?.slice(0, 7);
+
+/** `check_suite completed on dex/t2 (abc1234) in octo/hello`. */
+function described(event: CiEvent): string {
+  const { branch, sha } = event.change;
+  const where = branch ? `${branch}${sha ? ` (${short(sha)})` : ''}` : short(sha);
+  return `${event.what} on ${where} in ${event.change.owner}/${event.change.repo}`;
+}
+
+async function handle(req: IncomingMessage, opts: WebhookServerOptions): Promise<{ status: number; body: unknown }> {
+  if (req.method !== 'POST') throw new HttpError(405, 'only POST: this is a GitHub webhook receiver');
+  const body = await readBody(req);
+  const name = String(req.headers['x-github-event'] ?? '');
+  if (!signedBy(opts.secret, body, req.headers['x-hub-signature-256'] as string | undefined)) {
+    opts.log(`refused a ${name || 'delivery'} from ${req.socket.remoteAddress}: no or a wrong X-Hub-Signature-256 (is the webhook's secret the one dex has?)`);
+    throw new HttpError(401, 'no or a wrong X-Hub-Signature-256');
+  }
+  const payload = payloadOf(req, body);
+  if (name === 'ping') {
+    opts.log('ping: GitHub reached dex webhook');
+    return { status: 200, body: { pong: true } };
+  }
+  const event = ciEventOf(name, payload);
+  if (!event) {
+    opts.log(`${name || 'a delivery without X-GitHub-Event'}: ignored (no CI change a landing waits on)`);
+    return { status: 200, body: { ignored: name } };
+  }
+  try {
+    const told = await opts.signal(event);
+    opts.log(`${described(event)}: signalled ${told} run${told === 1 ? '' : 's'}`);
+    return { status: 200, body: { signalled: told } };
+  } catch (err) {
+    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    opts.log(`${described(event)}: could not signal the runs: ${reason}`);
+    // A 5xx shows as a failed delivery on GitHub, where a person can redeliver it.
+    throw new HttpError(503, `could not signal the runs: ${reason}`);
+  }
+}
+
+function respond(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+/** Listens for deliveries on `host:port` until closed. */
+export async function startWebhookServer(opts: WebhookServerOptions): Promise<WebhookServer> {
+  const server: Server = createServer((req, res) => {
+    handle(req, opts).then(
+      ({ status, body }) => respond(res, status, body),
+      (err: unknown) => respond(res, err instanceof HttpError ? err.status : 500, { error: err instanceof Error ? err.message : String(err) }),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const shownHost = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host;
+  return {
+    url: `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
