@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { buildRoadmapInput } from '../client/requests/roadmap-request';
 import { readSettings } from '../client/settings';
-import type { PullRequestLanding } from '../core/roadmap/pull-request-types';
 import type { RoadmapInput, RoadmapResult } from '../core/roadmap/roadmap-types';
 import type { RunStatus } from '../core/run/run-types';
 import { ciChangedSignal, decideUpdate } from '../workflows/run/definitions';
@@ -51,19 +50,22 @@ afterEach(async () => {
   await forge?.close();
 });
 
-/** A roadmap repository whose `origin` is the fake forge's repository, started landing through pull requests. */
-async function startLanding(roadmap: string, pr: Partial<PullRequestLanding> = {}) {
+/**
+ * A roadmap repository whose `origin` is the fake forge's repository, with `land: { mode: pr }` in
+ * its dex.config.yaml (the repository read from the remote's URL, as `dex run` does), started.
+ */
+async function startLanding(roadmap: string, pr: string[] = []) {
   process.env[TOKEN_ENV] = TOKEN;
   forge = await startFakeForge({ token: TOKEN, checks: CHECKS, seed: false });
-  const repo = roadmapRepo(roadmap, 'verify: ["node --test"]\n');
+  const land = ['remote: origin', 'mode: pr', `pr: { ${[`apiUrl: "${forge.apiUrl}"`, `tokenEnv: ${TOKEN_ENV}`, 'ciTimeoutMinutes: 60', ...pr].join(', ')} }`];
+  const repo = roadmapRepo(roadmap, `verify: ["node --test"]\nland:\n${land.map((l) => `  ${l}`).join('\n')}\n`);
   await git(repo, ['push', '-q', forge.httpRemoteUrl, 'main']);
   await git(repo, ['remote', 'add', 'origin', forge.remoteUrl]);
   await forge.trustIn(repo);
   const settings = { ...readSettings({}), hostQueue: dex.worker.hostQueue, taskQueue: dex.worker.taskQueue };
-  const checked = buildRoadmapInput({ roadmap: join(repo, 'ROADMAP.md'), llm: 'anthropic' }, settings, { ANTHROPIC_API_KEY: 'test-key' });
-  const target = { forge: 'github' as const, apiUrl: forge.apiUrl, tokenEnv: TOKEN_ENV, owner: forge.owner, repo: forge.repo };
-  const land = { remote: 'origin', mode: 'pr' as const, pr: { ...target, profile: 'auto' as const, fixAttempts: 2, ciTimeoutMinutes: 60, mergeMethod: 'merge' as const, ...pr } };
-  const handle = await dex.start('roadmapWorkflow', checked.workflowId, { ...checked.input, maxParallel: 2, land } satisfies RoadmapInput);
+  const checked = buildRoadmapInput({ roadmap: join(repo, 'ROADMAP.md'), llm: 'anthropic' }, settings, { ANTHROPIC_API_KEY: 'test-key', [TOKEN_ENV]: TOKEN });
+  expect(checked.input.land?.pr).toMatchObject({ owner: forge.owner, repo: forge.repo, profile: pr.length ? 'review' : 'auto', fixAttempts: 2 });
+  const handle = await dex.start('roadmapWorkflow', checked.workflowId, { ...checked.input, maxParallel: 2 } satisfies RoadmapInput);
   stopHooks = webhook(forge, handle);
   return { repo, handle };
 }
@@ -124,7 +126,7 @@ describe('landing through pull requests on a real dev server, against a fake Git
   }, 180_000);
 
   it('with profile review, waits at the merge gate once green, and merges on approve', async () => {
-    const { handle } = await startLanding('- [ ] V1: Add five\n', { profile: 'review' });
+    const { handle } = await startLanding('- [ ] V1: Add five\n', ['profile: review']);
     const waiting = await waitForGate<RunStatus>(handle, { gate: 'merge', taskId: 'V1' }, { timeoutMs: 90_000 });
     expect(waiting.waitingFor?.reason).toContain('PR #1 is green');
     expect(waiting.tasks?.[0].pullRequest).toMatchObject({ number: 1, checks: [{ name: 'test', state: 'passed' }, { name: 'lint', state: 'passed' }] });

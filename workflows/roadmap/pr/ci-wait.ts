@@ -47,6 +47,8 @@ export async function waitForCi(w: CiWaitInput): Promise<CiEnd> {
   let delay = FIRST_POLL_MS;
   try {
     for (;;) {
+      // Cleared before the read, not after: a signal that comes while the checks are read wakes the next wait.
+      watch.woken = false;
       const report = await w.forge.readChecks({ target, pr: w.ref.number, sha: w.sha, checks: w.pr.checks }, `CI · read the checks of PR #${w.ref.number}`);
       const stale = (c: CheckStatus) => c.state === 'failed' && rerun.get(c.name) === c.id;
       const failed = report.checks.filter((c) => c.state === 'failed' && !stale(c));
@@ -73,7 +75,6 @@ export async function waitForCi(w: CiWaitInput): Promise<CiEnd> {
       }
       w.show(report, `waiting for CI on PR #${w.ref.number}: ${checksText(report)}`, flaky);
       if (failed.length) delay = FIRST_POLL_MS; // a re-run starts over: read it soon
-      watch.woken = false;
       await condition(() => watch.woken, Math.min(delay, left));
       delay = Math.min(delay * 2, LAST_POLL_MS);
     }
