@@ -147,7 +147,7 @@ const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) => void }
       // Three tasks, then finalize runs (the 405 race, a base moved by the other landing) and a fix-ci run, on the tasks' ids.
       expect(children(h).length).toBeGreaterThanOrEqual(5);
       expect(activities(h).filter((a) => a === 'openPullRequest')).toHaveLength(3);
-      expect(activities(h).filter((a) => a === 'mergePullRequest')).toHaveLength(4);
+      expect(activities(h).filter((a) => a === 'mergePullRequest').length).toBeGreaterThanOrEqual(4);
       expect(activities(h)).toContain('rerunCheck');
       expect(activities(h)).toContain('readCheckLog');
       expect(signals(h)).toContain('ciChanged');

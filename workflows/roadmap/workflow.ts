@@ -71,6 +71,8 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   ledger.attach(status, input.repoName);
 
   const landingQueue: { id: string; result: TaskResult }[] = [];
+  let landingEnded = false;
+  let failedLanding: unknown;
   let endedThisRun = 0;
   // With `maxTasks` (dex run --max-tasks), the run ends once that many have landed and none runs.
   const limit = input.maxTasks ?? Infinity;
@@ -79,7 +81,13 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   while (!over()) {
     if ((await grants.serve()) === 'rejected') return result('rejected');
     // Finished branches land one at a time as they finished; those the run heard of together (while it was busy), in id order.
-    for (const next of inIdOrder(landingQueue.splice(0), (t) => t.id)) await land(next.id, next.result);
+    // Through pull requests they land side by side: each waits for its own CI (docs/landing-through-prs.md).
+    landingEnded = false;
+    if (failedLanding) throw failedLanding;
+    for (const next of inIdOrder(landingQueue.splice(0), (t) => t.id)) {
+      if (input.land?.mode === 'pr') void land(next.id, next.result).then(() => void (landingEnded = true), (err: unknown) => void (failedLanding = err));
+      else await land(next.id, next.result);
+    }
     for (const end of children.takeEnded()) {
       endedThisRun++;
       const ended = 'result' in end ? end.result : end.failure.result;
@@ -109,7 +117,7 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
       }
     }
     if (over()) break;
-    await condition(() => children.anyEnded || grants.anyPending || (!control.paused && board.ready().length > 0 && room() > 0 && !wantsNewRun && !chain.full));
+    await condition(() => children.anyEnded || grants.anyPending || landingEnded || failedLanding !== undefined || (!control.paused && board.ready().length > 0 && room() > 0 && !wantsNewRun && !chain.full));
   }
   const ended = board.tasks.map((t) => t.state);
   return result(ended.some((s) => ['failed', 'skipped', 'cancelled'].includes(s)) ? 'failed' : ended.includes('rejected') ? 'rejected' : 'completed');

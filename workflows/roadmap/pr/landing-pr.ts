@@ -1,4 +1,5 @@
-import { sleep } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, sleep } from '@temporalio/workflow';
+import { innermostMessage } from '../../../core/run/failure-message';
 import type { RoadmapTask } from '../../../core/roadmap/roadmap';
 import type { PullRequestRef } from '../../../core/roadmap/pull-request-types';
 import type { TaskResult } from '../../../core/task/task-types';
@@ -43,13 +44,10 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
     conflicts = 0;
     return undefined;
   };
-  for (;;) {
+  // One round: bring the branch up to date and push it, wait for CI, merge; a Landing ends the landing, undefined goes round again.
+  const round = async (): Promise<Landing | undefined> => {
     const pushed = await pushFinalized(ctx, task, result, rounds, 'land');
-    if (!('sha' in pushed)) {
-      const ended = await gate(pushed.reason);
-      if (ended) return ended;
-      continue;
-    }
+    if (!('sha' in pushed)) return gate(pushed.reason);
     if (!ref) {
       const { descriptionPath } = await describePushed(ctx, task, result, pushed);
       const title = `${task.id}: ${task.title}`;
@@ -67,19 +65,13 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
       if (fixes < (pr.fixAttempts ?? DEFAULT_FIX_ATTEMPTS)) {
         ctx.step?.(`${task.id} ${name}: ${failing} failed again; fix-ci run ${fixes + 1}`);
         const fixed = await fixCi(ctx, task, forge, target, ref, pushed.sha, ci.failed, ++fixes);
-        if (fixed.ok) continue; // push the fix, wait for CI again
-        const ended = await gate(`fix-ci on ${name} failed: ${fixed.reason}`);
-        if (ended) return ended;
-        continue;
+        if (fixed.ok) return undefined; // push the fix, wait for CI again
+        return gate(`fix-ci on ${name} failed: ${fixed.reason}`);
       }
-      const ended = await gate(`CI failed on ${name} after ${fixes} fix-ci run${fixes === 1 ? '' : 's'}: ${failing}`);
-      if (ended) return ended;
-      continue;
+      return gate(`CI failed on ${name} after ${fixes} fix-ci run${fixes === 1 ? '' : 's'}: ${failing}`);
     }
     if (ci.kind === 'timeout') {
-      const ended = await gate(`CI did not finish on ${name} within ${pr.ciTimeoutMinutes} min: ${ci.pending.join(', ')} pending`);
-      if (ended) return ended;
-      continue;
+      return gate(`CI did not finish on ${name} within ${pr.ciTimeoutMinutes} min: ${ci.pending.join(', ')} pending`);
     }
     if (pr.profile === 'review') {
       const decision = await control.waitAt('merge', {}, { taskId: task.id, reason: `${name} is green (${ref.url}): approve merges it, reject leaves it open` });
@@ -97,12 +89,22 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
       ctx.step?.(`${task.id} ${name}: the base moved (${merge.reason}); finalize onto it and try again`);
       // Durable: a worker restart during the wait resumes it, and nobody merges in a tight loop.
       await sleep(2000 * 2 ** moved++);
-      continue;
+      return undefined;
     }
     // The base moved with a conflicting change: the next fetch sees it, and finalize resolves it.
-    if (merge.status === 'conflict' && conflicts++ < MERGE_RETRIES) continue;
+    if (merge.status === 'conflict' && conflicts++ < MERGE_RETRIES) return undefined;
     const why = merge.status === 'base-moved' ? `merge_failed: the base moved during ${moved + 1} merges of ${name} in a row` : `${name}: ${merge.reason}`;
-    const ended = await gate(why);
+    return gate(why);
+  };
+  for (;;) {
+    let ended: Landing | undefined;
+    try {
+      ended = await round();
+    } catch (err) {
+      // A forge or git call that cannot succeed (a token refused, the forge down for minutes) waits for a person, not the run's end.
+      if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
+      ended = await gate(innermostMessage(err));
+    }
     if (ended) return ended;
   }
 }
