@@ -13,7 +13,7 @@ import type { RunStatus } from '../core/run/run-types';
 import { ciChangedSignal, decideUpdate } from '../workflows/run/definitions';
 import { runDetails } from '../workflows/run/run-details';
 import { renderLiveStatus } from '../client/render/run-status';
-import { completionTurn, toolTurn } from './cassette-builder';
+import { completionTurn, inPhase, toolTurn } from './cassette-builder';
 import { failureOf, useDexEnvironment, waitForGate } from './dex-environment';
 import { bareRemote } from './landing-fixture';
 import { roadmapRepo, subjects } from './roadmap-fixture';
@@ -31,7 +31,11 @@ let remote = '';
 const forge = scriptedForge(() => remote, () => dex.env.currentTimeMs());
 const dex = useDexEnvironment({
   server: 'time-skipping',
-  cassette: ['C1', 'R1', 'F1', 'M1', 'W1', 'T1'].flatMap(turns),
+  cassette: [
+    ...['C1', 'R1', 'F1', 'M1', 'W1', 'T1', 'X1'].flatMap(turns),
+    // X1's fix-ci run: it changes something, verify passes, but the check it was told of still fails.
+    ...inPhase('fix-ci', [toolTurn('X1', ['write_file', { path: 'src/fix.js', content: 'exports.fix = 1;\n' }]), completionTurn('X1', { status: 'complete', summary: 'X1: tried a fix' })]),
+  ],
   queue: 'dex-ts-landing-pr',
   activities: forge.activities as unknown as Record<string, (...args: never[]) => Promise<unknown>>,
 });
@@ -170,5 +174,29 @@ describe('landing through pull requests, on the time-skipping server', () => {
     const [out] = failure.details as [RoadmapResult];
     expect(out.tasks[0]).toMatchObject({ id: 'T1', state: 'failed', error: 'not landed: CI did not finish on PR #1 within 60 min: build pending' });
     expect(git(remote, 'show', 'main:ROADMAP.md')).toContain('- [ ] T1');
+  }, 120_000);
+
+  it('a check failing after its re-run goes to a fix-ci run with its log; failing after fixAttempts, the task waits at the merge gate naming it', async () => {
+    const counts = forge.use({ checks: ['build', 'test'], check: (name) => (name === 'test' ? 'failed' : 'passed') });
+    const { handle } = await startLanding('X1', { fixAttempts: 1 });
+    // Time moves on a minute at a time (the run's polls), until the run waits at the gate.
+    const status = () => handle.query<RunStatus>('status').catch(() => undefined);
+    let waiting = await status();
+    for (let i = 0; i < 60 && waiting?.waitingFor?.gate !== 'merge'; i++) {
+      await dex.env.sleep('1 minute');
+      waiting = await status();
+    }
+    expect(waiting?.waitingFor?.reason).toBe('CI failed on PR #1 after 1 fix-ci run: test');
+    // Re-run once on each head (the first, then the fix's), its log read for the fix-ci run once.
+    expect(counts.reruns).toEqual(['test', 'test']);
+    expect(counts.logs).toEqual(['test']);
+    const fixPrompt = JSON.stringify(dex.requestsFor('X1').find((r) => r.headers['x-dex-phase'] === 'fix-ci')!.body!.messages);
+    expect(fixPrompt).toContain('CI failed on PR #1');
+    expect(fixPrompt).toContain('# AssertionError: expected 2, got 3');
+    expect(git(remote, 'show', 'dex/X1:src/fix.js')).toBe('exports.fix = 1;');
+    await handle.signal('reject', { by: 'test', reason: 'look at it myself' });
+    const [out] = (await failureOf(handle)).details as [RoadmapResult];
+    expect(out.tasks[0]).toMatchObject({ id: 'X1', state: 'failed', error: 'not landed: CI failed on PR #1 after 1 fix-ci run: test' });
+    expect(counts.merges).toBe(0);
   }, 120_000);
 });
