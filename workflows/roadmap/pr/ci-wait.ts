@@ -45,6 +45,7 @@ export async function waitForCi(w: CiWaitInput): Promise<CiEnd> {
   const rerun = new Map<string, string>();
   const watch = w.wake.watch(target, w.ref.head, w.sha);
   let delay = FIRST_POLL_MS;
+  let lookedAgain = false;
   try {
     for (;;) {
       // Cleared before the read, not after: a signal that comes while the checks are read wakes the next wait.
@@ -64,7 +65,9 @@ export async function waitForCi(w: CiWaitInput): Promise<CiEnd> {
         w.step(`PR #${w.ref.number}: ${c.name} failed; re-run once`);
       }
       const pending = [...report.checks.filter((c) => c.state === 'pending' || stale(c) || failed.includes(c)).map((c) => c.name), ...report.missing];
-      if (!pending.length) {
+      // Nothing reported and nothing required: a forge may take a moment to start CI on a new head, so look once more before merging.
+      const none = !report.checks.length && !report.missing.length;
+      if (!pending.length && !(none && !lookedAgain)) {
         w.show(report, undefined, flaky);
         return { kind: 'green', flaky };
       }
@@ -73,6 +76,7 @@ export async function waitForCi(w: CiWaitInput): Promise<CiEnd> {
         w.show(report, undefined, flaky);
         return { kind: 'timeout', pending };
       }
+      lookedAgain ||= none;
       w.show(report, `waiting for CI on PR #${w.ref.number}: ${checksText(report)}`, flaky);
       if (failed.length) delay = FIRST_POLL_MS; // a re-run starts over: read it soon
       await condition(() => watch.woken, Math.min(delay, left));
