@@ -2,6 +2,7 @@
 // server: the workflow's waits (CI for hours, a review for a day, merge retries) pass in seconds.
 // The forge is scripted (test/scripted-forge.ts) over a real bare repository; the tasks, finalize,
 // git and verify are dex's own, the model a cassette.
+import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import type { RunStatus } from '../core/run/run-types';
 import { ciChangedSignal, decideUpdate } from '../workflows/run/definitions';
 import { runDetails } from '../workflows/run/run-details';
 import { renderLiveStatus } from '../client/render/run-status';
+import { renderRunList, runRow } from '../client/render/run-list';
 import { completionTurn, inPhase, toolTurn } from './cassette-builder';
 import { failureOf, useDexEnvironment, waitForGate } from './dex-environment';
 import { bareRemote } from './landing-fixture';
@@ -87,6 +89,9 @@ describe('landing through pull requests, on the time-skipping server', () => {
     expect(status!.current).toMatchObject({ taskId: 'C1', phase: 'CI of PR #1' });
     expect(renderLiveStatus(handle.workflowId, status!, { startTime: new Date() })).toContain('  C1       running          PR #1 build pending, test pending');
     expect(runDetails(status!, handle.workflowId)).toContain('C1 · CI of PR #1 · waiting for CI on PR #1: build pending, test pending');
+    // A description is a list entry and more (its `raw` differs): what `dex list` reads of it is there.
+    const row = runRow((await handle.describe()) as unknown as WorkflowExecutionInfo);
+    expect(renderRunList([row])).toContain('in CI of PR #1');
     const { result, simulatedMs, wallMs } = await ended();
     expect(result.tasks[0]).toMatchObject({ id: 'C1', state: 'completed', pullRequest: { number: 1, checks: [{ name: 'build', state: 'passed' }, { name: 'test', state: 'passed' }] } });
     expect(simulatedMs).toBeGreaterThanOrEqual(3 * HOUR);
