@@ -26,6 +26,7 @@ import { ensureTemporalCli } from '../client/server/toolchain';
 import { searchAttributeArgs } from '../client/server/dev-server';
 import { shootList, shootRun } from './webui-pages';
 import { sandboxAvailability } from '../host/sandbox/sandbox-availability';
+import { dexGitSync } from '../host/git/dex-git';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '..');
@@ -266,8 +267,14 @@ async function main(): Promise<number> {
     say(`demo ${demoId}: ${String(demo.state)}`);
 
     // 4. A task started in the foreground that waits at a gate; its command is killed once it waits.
+    // Its repository writes no verify, as most do: the Current Details say which one dex detected.
     const repo = join(work, 'gate', 'math');
     createSampleRepo(repo);
+    writeFileSync(join(repo, 'dex.config.yaml'), 'maxIterations: 10\n');
+    writeFileSync(join(repo, 'package.json'), `${JSON.stringify({ name: 'math', private: true, scripts: { test: 'node --test' } }, null, 2)}\n`);
+    const git = (...args: string[]) => dexGitSync(repo, ['-c', 'user.name=dex demo', '-c', 'user.email=demo@dex.localhost', ...args]);
+    git('add', '-A');
+    git('commit', '-qm', 'no verify written: npm test is the suite');
     const cassette = join(work, 'blocked.cassette.jsonl');
     writeFileSync(cassette, completionLine({ status: 'blocked', reason: BLOCKED_REASON }) + '\n');
     const noSandbox = sandboxAvailability().ok ? [] : ['--unsafe-no-sandbox'];

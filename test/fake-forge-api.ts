@@ -4,9 +4,17 @@
 // conflicting (405 not mergeable), behind a strict base (405 "Base branch was modified") or short of
 // a required check (405), else a real commit moves the base.
 
+import type { RestEndpointMethodTypes } from '@octokit/rest';
 import type { FakeCheckRun } from './fake-forge-ci';
-import type { FakeForge } from './fake-forge';
+import type { FakeForge, FakeStatus } from './fake-forge';
 import { conflicts, git, isAncestor, mergeCommit, moveRef, revParse } from './fake-forge-git';
+
+/**
+ * What GitHub answers, as Octokit types it: every field the fake serves must have GitHub's name and
+ * type (`satisfies Served<…>`); the fake serves only the fields a client reads.
+ */
+type Api = RestEndpointMethodTypes;
+type Served<T> = T extends (infer U)[] ? Served<U>[] : T extends object ? { [K in keyof T]?: Served<T[K]> } : T;
 
 /** A pull request as the fake keeps it. */
 export interface PullRecord {
@@ -22,6 +30,8 @@ export interface PullRecord {
   createdAt: string;
   /** The head's commit when last seen (kept once the branch is deleted). */
   headSha: string;
+  /** The base and head commits whose mergeability GitHub has worked out (`base:head`). */
+  mergeabilityOf?: string;
 }
 
 export interface ApiContext {
@@ -71,7 +81,19 @@ export async function routeApi(ctx: ApiContext, method: string, path: string, qu
     const runs = forge.ci.onSha(sha, query.get('filter') === 'all' ? 'all' : 'latest');
     const name = query.get('check_name');
     const shown = runs.filter((r) => !name || r.name === name);
-    return { status: 200, body: { total_count: shown.length, check_runs: shown.map((r) => checkRunJson(ctx, r)) } };
+    return { status: 200, body: { total_count: shown.length, check_runs: shown.map((r) => checkRunJson(ctx, r)) } satisfies Served<Api['checks']['listForRef']['response']['data']> };
+  }
+  if ((m = route(/^\/commits\/([^/]+)\/status$/, 'GET'))) {
+    const sha = await revParse(forge.bare, m[1]);
+    if (!sha) return { status: 422, body: { message: `No commit found for SHA: ${m[1]}` } };
+    const latest = latestStatuses(forge, sha);
+    const state = latest.some((st) => st.state === 'failure' || st.state === 'error') ? 'failure' : latest.every((st) => st.state === 'success') && latest.length ? 'success' : 'pending';
+    return { status: 200, body: { state, sha, total_count: latest.length, statuses: latest.map((st) => statusJson(ctx, st)), repository: repoJson(ctx) } satisfies Served<Api['repos']['getCombinedStatusForRef']['response']['data']> };
+  }
+  if ((m = route(/^\/statuses\/([0-9a-f]{40})$/, 'POST'))) {
+    if (!['pending', 'success', 'failure', 'error'].includes(String(body.state))) return invalid('Validation Failed', [{ resource: 'Status', field: 'state', code: 'custom' }]);
+    const st = forge.setStatus(m[1], String(body.context ?? 'default'), body.state as FakeStatus['state'], body.description as string | undefined);
+    return { status: 201, body: statusJson(ctx, st) };
   }
   if ((m = route(/^\/check-runs\/(\d+)$/, 'GET'))) {
     const run = forge.ci.byId(Number(m[1]));
@@ -101,13 +123,23 @@ export async function routeApi(ctx: ApiContext, method: string, path: string, qu
     const branch = m[1];
     const sha = await revParse(forge.bare, `refs/heads/${branch}`);
     if (!sha) return { status: 404, body: { message: 'Branch not found' } };
-    const rules = branch === forge.base ? forge.protection : null;
+    const rules = branch === forge.base && !forge.protection?.ruleset ? forge.protection : null;
     const protection = rules
       ? { enabled: true, required_status_checks: { enforcement_level: 'non_admins', contexts: rules.requiredChecks, checks: rules.requiredChecks.map((context) => ({ context, app_id: null })), strict: rules.strict } }
       : { enabled: false, required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] } };
-    return { status: 200, body: { name: branch, commit: { sha }, protected: Boolean(rules), protection, protection_url: `${ctx.forge.apiUrl}${prefix}/branches/${branch}/protection` } };
+    const data = { name: branch, commit: { sha }, protected: Boolean(rules), protection, protection_url: `${ctx.forge.apiUrl}${prefix}/branches/${branch}/protection` };
+    return { status: 200, body: data satisfies Served<Api['repos']['getBranch']['response']['data']> };
   }
-  if (route(/^\/rules\/branches\/.+$/, 'GET')) return { status: 200, body: [] };
+  if ((m = route(/^\/rules\/branches\/(.+)$/, 'GET'))) {
+    const rules = m[1] === forge.base && forge.protection?.ruleset ? forge.protection : null;
+    const data = rules
+      ? [{
+          type: 'required_status_checks' as const, ruleset_source_type: 'Repository' as const, ruleset_source: `${forge.owner}/${forge.repo}`, ruleset_id: 42,
+          parameters: { strict_required_status_checks_policy: rules.strict, required_status_checks: rules.requiredChecks.map((context) => ({ context })) },
+        }]
+      : [];
+    return { status: 200, body: data satisfies Served<Api['repos']['getBranchRules']['response']['data']> };
+  }
   if ((m = route(/^\/git\/refs\/heads\/(.+)$/, 'DELETE'))) {
     const branch = m[1];
     const sha = await revParse(forge.bare, `refs/heads/${branch}`);
@@ -151,7 +183,10 @@ async function blocked(ctx: ApiContext, pull: PullRecord, baseSha: string): Prom
   if (rules?.strict && !(await isAncestor(forge.bare, baseSha, pull.headSha))) {
     return { message: 'Base branch was modified. Review and try the merge again.', state: 'behind' };
   }
-  const runs = forge.ci.onSha(pull.headSha);
+  const runs: { name: string; status: string; conclusion: string | null }[] = [
+    ...forge.ci.onSha(pull.headSha),
+    ...latestStatuses(forge, pull.headSha).map((st) => ({ name: st.context, status: st.state === 'pending' ? 'in_progress' : 'completed', conclusion: st.state })),
+  ];
   for (const name of rules?.requiredChecks ?? []) {
     const run = runs.find((r) => r.name === name);
     if (!run || run.status !== 'completed') return { message: `Required status check "${name}" is expected.`, state: 'blocked' };
@@ -178,7 +213,7 @@ async function mergePull(ctx: ApiContext, pull: PullRecord, body: Record<string,
   const moved = await moveRef(forge.bare, pull.base, sha, baseSha).then(() => false, () => true);
   if (moved) return { status: 405, body: { message: 'Base branch was modified. Review and try the merge again.' } };
   Object.assign(pull, { state: 'closed', merged: true, mergeSha: sha, mergedAt: new Date().toISOString() });
-  return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
+  return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } satisfies Served<Api['pulls']['merge']['response']['data']> };
 }
 
 async function refreshHead(ctx: ApiContext, pull: PullRecord): Promise<void> {
@@ -191,7 +226,7 @@ function repoJson({ forge, origin }: ApiContext) {
   return {
     id: 1296269, node_id: 'R_fake', name: forge.repo, full_name: `${forge.owner}/${forge.repo}`, owner, private: true,
     html_url: `${origin}/${forge.owner}/${forge.repo}`, clone_url: forge.remoteUrl, default_branch: forge.base,
-  };
+  } satisfies Served<Api['repos']['get']['response']['data']>;
 }
 
 async function pullJson(ctx: ApiContext, pull: PullRecord, full: boolean) {
@@ -207,14 +242,18 @@ async function pullJson(ctx: ApiContext, pull: PullRecord, full: boolean) {
     closed_at: pull.mergedAt, merged_at: pull.mergedAt, merge_commit_sha: pull.mergeSha, draft: false,
     head: { label: `${forge.owner}:${pull.head}`, ref: pull.head, sha: pull.headSha, user, repo },
     base: { label: `${forge.owner}:${pull.base}`, ref: pull.base, sha: baseSha, user, repo },
-  };
+  } satisfies Served<Api['pulls']['list']['response']['data'][number]>;
   if (!full) return json;
   const why = pull.state === 'open' && baseSha ? await blocked(ctx, pull, baseSha) : undefined;
+  // As GitHub: the first read after the head or the base moved starts the background job and says null.
+  const pair = `${baseSha}:${pull.headSha}`;
+  const known = pull.state === 'open' && pull.mergeabilityOf === pair;
+  pull.mergeabilityOf = pair;
   return {
-    ...json, merged: pull.merged, mergeable: pull.state === 'open' ? !why?.conflict : null, rebaseable: pull.state === 'open' ? !why?.conflict : null,
-    mergeable_state: pull.state === 'open' ? why?.state ?? 'clean' : 'unknown', merged_by: pull.merged ? user : null,
+    ...json, merged: pull.merged, mergeable: known ? !why?.conflict : null, rebaseable: known ? !why?.conflict : null,
+    mergeable_state: known ? why?.state ?? 'clean' : 'unknown', merged_by: pull.merged ? user : null,
     comments: 0, review_comments: 0, commits: 1, additions: 0, deletions: 0, changed_files: 0,
-  };
+  } satisfies Served<Api['pulls']['get']['response']['data']>;
 }
 
 function checkRunJson({ forge, origin }: ApiContext, run: FakeCheckRun) {
@@ -232,5 +271,20 @@ function checkRunJson({ forge, origin }: ApiContext, run: FakeCheckRun) {
       text: actions || !done ? null : run.log, annotations_count: 0, annotations_url: '',
     },
     check_suite: { id: 7_000_000 + run.attempt }, app, pull_requests: [],
-  };
+  } satisfies Served<Api['checks']['get']['response']['data']>;
+}
+
+/** The newest status of each context on `sha` (GitHub's combined status). */
+function latestStatuses(forge: FakeForge, sha: string): FakeStatus[] {
+  const latest = new Map<string, FakeStatus>();
+  for (const st of forge.statuses) if (st.sha === sha) latest.set(st.context, st);
+  return [...latest.values()];
+}
+
+function statusJson({ forge, origin }: ApiContext, st: FakeStatus) {
+  return {
+    id: st.id, node_id: `SC_${st.id}`, url: `${forge.apiUrl}/repos/${forge.owner}/${forge.repo}/statuses/${st.sha}`, state: st.state,
+    description: st.description, target_url: `${origin}/ci/${st.id}`, context: st.context, created_at: st.createdAt, updated_at: st.createdAt,
+    avatar_url: null, creator: { login: 'ci-bot', id: 3, type: 'Bot' },
+  } satisfies Served<Api['repos']['createCommitStatus']['response']['data']>;
 }

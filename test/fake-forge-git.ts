@@ -6,7 +6,7 @@ import { execFile, spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 
 const IDENTITY = { GIT_AUTHOR_NAME: 'Fake Forge', GIT_AUTHOR_EMAIL: 'forge@example.com', GIT_COMMITTER_NAME: 'Fake Forge', GIT_COMMITTER_EMAIL: 'forge@example.com' };
@@ -31,9 +31,8 @@ export const revParse = (bare: string, ref: string) => git(bare, ['rev-parse', '
 export const isAncestor = async (bare: string, ancestor: string, rev: string) => (await exitCode(bare, ['merge-base', '--is-ancestor', ancestor, rev])) === 0;
 
 /** The tree of merging `head` into `base`, or undefined when they conflict. */
-async function mergedTree(bare: string, base: string, head: string, mergeBase?: string): Promise<string | undefined> {
-  const args = ['merge-tree', '--write-tree', ...(mergeBase ? [`--merge-base=${mergeBase}`] : []), base, head];
-  return git(bare, args).then((out) => out.split('\n')[0], () => undefined);
+async function mergedTree(bare: string, base: string, head: string): Promise<string | undefined> {
+  return git(bare, ['merge-tree', '--write-tree', base, head]).then((out) => out.split('\n')[0], () => undefined);
 }
 
 export const conflicts = async (bare: string, base: string, head: string) => (await mergedTree(bare, base, head)) === undefined;
@@ -49,21 +48,26 @@ export async function mergeCommit(bare: string, base: string, head: string, meth
     const parents = method === 'squash' ? ['-p', base] : ['-p', base, '-p', head];
     return git(bare, ['commit-tree', tree, ...parents, '-m', message]);
   }
-  let tip = base;
-  for (const commit of (await git(bare, ['rev-list', '--reverse', '--no-merges', `${base}..${head}`])).split('\n').filter(Boolean)) {
-    const tree = await mergedTree(bare, tip, commit, `${commit}^`);
-    if (!tree) return undefined;
-    tip = await git(bare, ['commit-tree', tree, '-p', tip, '-m', await git(bare, ['log', '-1', '--format=%B', commit])]);
+  // Replayed by a real `git rebase` in a worktree of the bare repository (merge-tree's --merge-base needs git 2.40).
+  const dir = join(await mkdtemp(join(tmpdir(), 'fake-forge-rebase-')), 'work');
+  await git(bare, ['worktree', 'add', '-q', '--detach', dir, head]);
+  try {
+    const rebased = await git(dir, ['rebase', '-q', base]).then(() => true, () => false);
+    if (!rebased) await git(dir, ['rebase', '--abort']).catch(() => undefined);
+    return rebased ? await git(dir, ['rev-parse', 'HEAD']) : undefined;
+  } finally {
+    await git(bare, ['worktree', 'remove', '--force', dir]);
+    await rm(dirname(dir), { recursive: true, force: true });
   }
-  return tip;
 }
 
 /** Moves `branch` from `from` to `to`, only if it is still at `from` (git's compare-and-swap). */
 export const moveRef = (bare: string, branch: string, to: string, from: string) => git(bare, ['update-ref', `refs/heads/${branch}`, to, from]);
 
-/** Commits `files` onto `branch` of `bare` directly (another person's push); returns the new commit. */
-export async function commitFiles(bare: string, branch: string, files: Record<string, string>, message: string): Promise<string> {
-  const parent = await revParse(bare, `refs/heads/${branch}`);
+/** Commits `files` onto `branch` of `bare` directly (another person's push; a new branch starts at `from`); returns the new commit. */
+export async function commitFiles(bare: string, branch: string, files: Record<string, string>, message: string, from?: string): Promise<string> {
+  const tip = await revParse(bare, `refs/heads/${branch}`);
+  const parent = tip ?? (from ? await revParse(bare, `refs/heads/${from}`) : undefined);
   const dir = await mkdtemp(join(tmpdir(), 'fake-forge-index-'));
   const env = { GIT_INDEX_FILE: join(dir, 'index') };
   try {
@@ -75,7 +79,7 @@ export async function commitFiles(bare: string, branch: string, files: Record<st
     }
     const tree = await git(bare, ['write-tree'], env);
     const commit = await git(bare, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message]);
-    await git(bare, ['update-ref', `refs/heads/${branch}`, commit, parent ?? '0'.repeat(40)]);
+    await git(bare, ['update-ref', `refs/heads/${branch}`, commit, tip ?? '0'.repeat(40)]);
     return commit;
   } finally {
     await rm(dir, { recursive: true, force: true });

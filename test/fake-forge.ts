@@ -1,13 +1,19 @@
 // A fake GitHub for tests of landing through pull requests: a local HTTP server speaking the part of
 // GitHub's REST API host/forge/github-forge.ts uses, under /api/v3 (GitHub Enterprise's layout:
 // Octokit's baseUrl is `apiUrl`), backed by a REAL bare repository that git pushes to over smart
-// HTTP (`remoteUrl`, served by `git http-backend`). Pull requests read their heads from that
-// repository, merges are real commits there, and CI runs real checks in real checkouts
-// (test/fake-forge-ci.ts).
+// HTTP (served by `git http-backend`). Pull requests read their heads from that repository, merges
+// are real commits there, and CI runs real checks in real checkouts (test/fake-forge-ci.ts).
 //
-// Git is served over HTTPS too (`remoteUrl`, a certificate made for this run): dex's remote git
-// allows file, ssh and https only (host/git/dex-git.ts dexRemoteGit). `trustIn(repo)` makes a
-// repository's git trust that certificate, as an owner with a private CA would configure it.
+// Git is served over HTTPS (`remoteUrl`, a certificate made for this run: dex's remote git allows
+// file, ssh and https only, host/git/dex-git.ts) and plain HTTP (`httpRemoteUrl`, for a test's own
+// git). `trustIn(repo)` makes a repository's git trust the certificate, as an owner with a private
+// CA would configure it.
+//
+//   const forge = await startFakeForge({ token, checks: [{ name: 'test', command: 'npm test' }] });
+//   await git(repo, ['remote', 'add', 'origin', forge.remoteUrl]); await forge.trustIn(repo);
+//   target = { forge: 'github', apiUrl: forge.apiUrl, tokenEnv: 'GITHUB_TOKEN', owner: forge.owner, repo: forge.repo };
+//   forge.beforeNextMerge(() => forge.commit('main', { 'x.txt': 'x' }));  // a racing merge: 405 next
+//   forge.pullsCreated(); forge.pushesOf(sha); forge.requests; await forge.ciIdle(); await forge.close();
 //
 // It serves from the test's own process: push with asynchronous git (simple-git, execFile), never
 // execFileSync, or the push waits on a server that cannot answer.
@@ -36,10 +42,29 @@ export interface FakeForgeOptions {
   base?: string;
   seed?: boolean;
   checks?: FakeCheck[];
-  /** The base branch's protection. @default { requiredChecks: every check's name, strict: true } */
-  protection?: { requiredChecks: string[]; strict: boolean } | null;
+  /**
+   * The base branch's protection: classic branch protection, or a ruleset when `ruleset` (GitHub
+   * serves it at /rules/branches/{branch}). @default { requiredChecks: every check's name, strict: true }
+   */
+  protection?: FakeProtection | null;
   /** Git pushes need Basic auth with the token as password (as GitHub over HTTPS). @default false */
   gitAuth?: boolean;
+}
+
+export interface FakeProtection {
+  requiredChecks: string[];
+  /** The head must contain the base's tip to merge ("require branches to be up to date"). */
+  strict: boolean;
+  ruleset?: boolean;
+}
+
+export interface FakeStatus {
+  id: number;
+  sha: string;
+  context: string;
+  state: 'pending' | 'success' | 'failure' | 'error';
+  description: string | null;
+  createdAt: string;
 }
 
 /** One request as the fake received it, for tests that look for what should never be sent. */
@@ -77,11 +102,20 @@ export interface FakeForge {
   pushesOf(sha: string): number;
   /** Every ref update pushes asked for, in order. */
   pushes: RefUpdate[];
-  protection: { requiredChecks: string[]; strict: boolean } | null;
-  /** Commits `files` onto `branch` in the bare repository, as another person's push; returns the commit. */
+  protection: FakeProtection | null;
+  /** Commits `files` onto `branch` in the bare repository (a new branch starts at the base), as another person's push; returns the commit. */
   commit(branch: string, files: Record<string, string>, message?: string): Promise<string>;
   /** Runs `action` when the next merge request arrives, before it is decided: e.g. move the base (a racing merge). */
   beforeNextMerge(action: () => Promise<unknown>): void;
+  /**
+   * The next `count` API requests (after the token check) answer `status` with GitHub's `message`
+   * and `headers`: a 502 of a forge in trouble, a 403 of a rate limit (`x-ratelimit-remaining: 0`).
+   */
+  failNext(count: number, status: number, message?: string, headers?: Record<string, string>): void;
+  /** Commit statuses (the older status API, as Jenkins or CircleCI report), newest last. */
+  statuses: FakeStatus[];
+  /** Sets a commit status on `sha` (what `POST /repos/{o}/{r}/statuses/{sha}` does). */
+  setStatus(sha: string, context: string, state: FakeStatus['state'], description?: string): FakeStatus;
   /** Resolves once every check started so far has completed. */
   ciIdle(): Promise<void>;
   /** The commit `branch` is at in the bare repository. */
@@ -113,9 +147,11 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
   const pushCount = new Map<string, number>();
   let created = 0;
   let mergeHook: (() => Promise<unknown>) | undefined;
+  let failing: { count: number; status: number; message: string; headers: Record<string, string> } = { count: 0, status: 0, message: '', headers: {} };
   const requests: RecordedRequest[] = [];
   const pushes: RefUpdate[] = [];
   const pulls: PullRecord[] = [];
+  const statuses: FakeStatus[] = [];
 
   const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -137,12 +173,18 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
     httpRemoteUrl: `${origin}${gitPath}`,
     caFile,
     trustIn: (repoPath) => git(repoPath, ['config', `http.${secureOrigin}/.sslCAInfo`, caFile]).then(() => undefined),
-    bare, owner, repo, base, ci, pulls, requests, pushes,
+    bare, owner, repo, base, ci, pulls, requests, pushes, statuses,
+    setStatus(sha, context, state, description) {
+      const status: FakeStatus = { id: 9_000_001 + statuses.length, sha, context, state, description: description ?? null, createdAt: new Date().toISOString() };
+      statuses.push(status);
+      return status;
+    },
     protection: options.protection === undefined ? { requiredChecks: checks.map((c) => c.name), strict: true } : options.protection,
     pullsCreated: () => created,
     pushesOf: (sha) => pushCount.get(sha) ?? 0,
-    commit: (branch, files, message = `commit to ${branch}`) => commitFiles(bare, branch, files, message),
+    commit: (branch, files, message = `commit to ${branch}`) => commitFiles(bare, branch, files, message, base),
     beforeNextMerge: (action) => void (mergeHook = action),
+    failNext: (count, status, message = 'Server Error', headers = {}) => void (failing = { count, status, message, headers }),
     ciIdle: () => ci.idle(),
     head: (branch) => git(bare, ['rev-parse', `refs/heads/${branch}`]),
     async close() {
@@ -178,6 +220,10 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
       if (!url.pathname.startsWith('/api/v3/')) return json(res, 404, { message: 'Not Found' });
       if (!authorized(req.headers.authorization)) {
         return json(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
+      }
+      if (failing.count > 0) {
+        failing.count -= 1;
+        return void res.writeHead(failing.status, { 'content-type': 'application/json; charset=utf-8', ...failing.headers }).end(JSON.stringify({ message: failing.message }));
       }
       const answer = await routeApi(
         { forge, origin, takeMergeHook: () => [mergeHook, (mergeHook = undefined)][0], created: () => (created += 1) },

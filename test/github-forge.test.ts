@@ -108,6 +108,14 @@ describe('the GitHub forge against the fake forge, over real git', () => {
     expect(flakyRuns).toBe(2);
   });
 
+  it('reads the required checks of a ruleset as of branch protection', async () => {
+    forge.protection = { requiredChecks: ['build', 'security-scan'], strict: true, ruleset: true };
+    const sha = await pushTask({ 'a.txt': 'a\n' });
+    const report = await readChecks((await open()).number, sha);
+    expect(report.checks.map((c) => c.name)).toEqual(['build']);
+    expect(report.missing).toEqual(['security-scan']);
+  });
+
   it('names a configured check the forge has not reported as missing', async () => {
     const sha = await pushTask({ 'a.txt': 'a\n' });
     const pr = await open();
@@ -117,7 +125,7 @@ describe('the GitHub forge against the fake forge, over real git', () => {
   });
 
   it('keeps a failed check log bounded to its tail and redacted, the forge token included, once', async () => {
-    forge.ci.checks.push({ name: 'lint', run: async () => ({ ok: false, log: `${'x'.repeat(99) + '\n'}`.repeat(1000) + `token was ${TOKEN}\nalso ghp_0123456789abcdefghijABCDEFGHIJ012345\nlint: 3 errors\n` }) });
+    forge.ci.checks.push({ name: 'lint', run: async () => ({ ok: false, log: `${'x'.repeat(99) + '\n'}`.repeat(20_000) + `token was ${TOKEN}\nalso ghp_0123456789abcdefghijABCDEFGHIJ012345\nlint: 3 errors\n` }) });
     const sha = await pushTask({ 'a.txt': 'a\n' });
     releaseBuild();
     await forge.ciIdle();
@@ -126,7 +134,7 @@ describe('the GitHub forge against the fake forge, over real git', () => {
     const log = await runActivity(acts.readCheckLog, [{ target, check: lint, key: 'roadmap-x/T1' }]);
     const stored = (await store.getArtifact(log.ref))!.content;
     expect(Buffer.byteLength(stored)).toBeLessThanOrEqual(CHECK_LOG_BYTES + 100);
-    expect(stored).toContain('earlier bytes of the log not kept');
+    expect(stored).toMatch(/^\[… \d+ earlier bytes of the log not kept\]\nx{99}\n/);
     expect(stored).not.toContain(TOKEN);
     expect(stored).toContain(`token was [REDACTED:${TOKEN_ENV}]`);
     expect(stored).toContain('[REDACTED:github-token]');
@@ -141,11 +149,13 @@ describe('the GitHub forge against the fake forge, over real git', () => {
     const sha = await pushTask({ 'a.txt': 'a\n' });
     const pr = await open();
     const base = await forge.head('main');
+    const merge = { target, pr: pr.number, sha, method: 'merge' as const, title: 'dex: land T1' };
+    expect(await runActivity(acts.mergePullRequest, [merge])).toEqual({ status: 'refused', reason: 'Required status check "build" is expected.' });
     releaseBuild();
     await forge.ciIdle();
+    expect(await runActivity(acts.mergePullRequest, [merge])).toEqual({ status: 'refused', reason: 'Required status check "flaky" is failing.' });
     await runActivity(acts.rerunCheck, [{ target, checkId: (await readChecks(pr.number, sha)).checks.find((c) => c.name === 'flaky')!.id }]);
     await forge.ciIdle();
-    const merge = { target, pr: pr.number, sha, method: 'merge' as const, title: 'dex: land T1' };
     const merged = await runActivity(acts.mergePullRequest, [merge]);
     expect(merged.status).toBe('merged');
     const mergeSha = merged.status === 'merged' ? merged.sha : '';
@@ -189,6 +199,19 @@ describe('the GitHub forge against the fake forge, over real git', () => {
     expect(conflict).toEqual({ status: 'conflict', reason: 'Pull Request is not mergeable' });
   });
 
+  it('rebases: the task commits replayed onto a base that moved, no merge commit', async () => {
+    forge.protection = null;
+    await pushTask({ 'a.txt': 'a\n' });
+    const sha = await pushTask({ 'b.txt': 'b\n' });
+    const theirs = await forge.commit('main', { 'other.txt': 'theirs\n' });
+    const pr = await open();
+    const merged = await runActivity(acts.mergePullRequest, [{ target, pr: pr.number, sha, method: 'rebase', title: 'dex: land T1' }]);
+    expect(merged).toEqual({ status: 'merged', sha: await forge.head('main') });
+    expect(await git(forge.bare, ['log', '--format=%s', 'main'])).toBe('change b.txt\nchange a.txt\ncommit to main\ninitial commit');
+    expect(await git(forge.bare, ['rev-parse', 'main~2'])).toBe(theirs);
+    expect(await git(forge.bare, ['ls-tree', '--name-only', 'main'])).toBe('README.md\na.txt\nb.txt\nother.txt');
+  });
+
   it('fails without retry on a wrong or missing token: one line naming the variable, never the token', async () => {
     await pushTask({ 'a.txt': 'a\n' });
     process.env[TOKEN_ENV] = 'wrong-token-value-987654321';
@@ -196,7 +219,7 @@ describe('the GitHub forge against the fake forge, over real git', () => {
     expect(refused).toBeInstanceOf(ApplicationFailure);
     const failure = refused as ApplicationFailure;
     expect(failure).toMatchObject({ type: 'ForgeAuth', nonRetryable: true });
-    expect(failure.message).toBe(`GitHub refused the token in ${TOKEN_ENV} (HTTP 401) list pull requests of dex/T1 on octo/demo: Bad credentials`);
+    expect(failure.message).toBe(`GitHub refused the token in ${TOKEN_ENV} (HTTP 401) to list pull requests of dex/T1 on octo/demo: Bad credentials`);
     expect(failure.message).not.toContain('wrong-token-value');
     delete process.env[TOKEN_ENV];
     await expect(open()).rejects.toMatchObject({ type: 'ForgeAuth', nonRetryable: true, message: `${TOKEN_ENV} is not set on the worker: landing through pull requests needs a GitHub token there` });

@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunStatus } from '../core/run/run-types';
@@ -7,7 +7,7 @@ import { completionTurn, toolTurn } from './cassette-builder';
 import { failureOf, useDexEnvironment } from './dex-environment';
 import { fileAt } from './dev-server-env';
 import { fixTurns } from './real-projects';
-import { configuredEditableProject, selfNamingProject, srcLayoutProject, uvProject } from './real-projects-python';
+import { configuredEditableProject, detectedEditableProject, selfNamingProject, srcLayoutProject, uvProject } from './real-projects-python';
 
 const SHELF_FIX = { path: 'src/shelf/__init__.py', old_string: 'self.pages[:-1]', new_string: 'self.pages' };
 const TALLY_FIX = { path: 'src/tally/__init__.py', old_string: 'len(items) + 1', new_string: 'len(items)' };
@@ -23,17 +23,23 @@ const CASSETTE = [
   // Changes nothing: verify must fail on the worktree's planted bug (the release from PyPI has none).
   completionTurn('P-self-unfixed', { status: 'complete', summary: 'nothing to do' }),
   ...fixTurns('P-self', HUMANIZE_FIX),
-  toolTurn('P-edit-1', ['edit_file', { path: 'ledger/core.py', old_string: '\n\ndef main():', new_string: `\n\n${CREDIT}\n\ndef main():` }]),
-  toolTurn('P-edit-1', ['write_file', { path: 'tests/test_credit.py', content: CREDIT_TEST }]),
-  completionTurn('P-edit-1', { status: 'complete', summary: 'credit added' }),
-  // Plants a bug in its own worktree: only a venv that imports this worktree's ledger sees it.
-  toolTurn('P-edit-2', ['edit_file', { path: 'ledger/core.py', old_string: 'return sum(entries)', new_string: 'return sum(entries[1:])' }]),
-  completionTurn('P-edit-2', { status: 'complete', summary: 'changed balance' }),
+  ...['P-edit', 'P-det'].flatMap((id) => [
+    toolTurn(`${id}-1`, ['edit_file', { path: 'ledger/core.py', old_string: '\n\ndef main():', new_string: `\n\n${CREDIT}\n\ndef main():` }]),
+    toolTurn(`${id}-1`, ['write_file', { path: 'tests/test_credit.py', content: CREDIT_TEST }]),
+    completionTurn(`${id}-1`, { status: 'complete', summary: 'credit added' }),
+    // Plants a bug in its own worktree: only a venv that imports this worktree's ledger sees it.
+    toolTurn(`${id}-2`, ['edit_file', { path: 'ledger/core.py', old_string: 'return sum(entries)', new_string: 'return sum(entries[1:])' }]),
+    completionTurn(`${id}-2`, { status: 'complete', summary: 'changed balance' }),
+  ]),
 ];
 
 const dex = useDexEnvironment({ server: 'dev', cassette: CASSETTE, queue: 'dex-it-python' });
 
-const worktreeOf = (taskId: string) => join(dex.worker.dexHome, 'worktrees', `task-math-${taskId}-1`);
+/** The worktrees a task left (a finished task's is removed; the test removes any that stayed). */
+const worktreesOf = (taskId: string) => {
+  const dir = join(dex.worker.dexHome, 'worktrees');
+  return existsSync(dir) ? readdirSync(dir).filter((name) => name.includes(`-${taskId}-`)).map((name) => join(dir, name)) : [];
+};
 /** A check verify runs: the package is imported from the worktree verify runs in, and no other place. */
 const importedHere = (pkg: string) => `python -c "import ${pkg}, os, sys; sys.exit(0 if ${pkg}.__file__.startswith(os.getcwd() + os.sep) else '${pkg} imported from ' + ${pkg}.__file__)"`;
 
@@ -76,22 +82,28 @@ describe('Python projects with no setup configured: the worktree\'s own code is 
   });
 });
 
-describe('a configured venv with an editable install (setup.commands, cache: [.venv]), reused by the next task', () => {
+const EDITABLE_CASES = [
+  { name: 'configured (setup.commands, cache: [.venv])', id: 'P-edit', project: configuredEditableProject, setupWord: 'commands' },
+  { name: 'detected (no setup written, pytest in a test extra)', id: 'P-det', project: () => ({ repo: detectedEditableProject(), setup: undefined }), setupWord: 'python' },
+];
+
+describe.each(EDITABLE_CASES)('a venv with an editable install, $name, reused by the next task', ({ id, project, setupWord }) => {
   it("each task imports its own worktree's code: never the first task's, nor its removed worktree", async () => {
-    const { repo, setup } = configuredEditableProject();
+    const { repo, setup } = project();
     const verify = ['python -m pytest -q', importedHere('ledger'), 'ledger-balance'];
-    const first = (await (await dex.startTask('P-edit-1', { repoPath: repo, verify, setup })).handle.result()) as TaskResult;
+    const first = (await (await dex.startTask(`${id}-1`, { repoPath: repo, verify, setup })).handle.result()) as TaskResult;
     expect(first.state).toBe('completed');
     expect(first.verifyPassed).toBe(true);
-    expect(first.setup).toMatch(/^commands installed/);
+    expect(first.setup).toMatch(new RegExp(`^${setupWord} installed`));
     // The worktree the cached venv was made in is gone.
-    rmSync(worktreeOf('P-edit-1'), { recursive: true, force: true });
+    for (const dir of worktreesOf(`${id}-1`)) rmSync(dir, { recursive: true, force: true });
+    expect(worktreesOf(`${id}-1`)).toEqual([]);
 
-    const { handle } = await dex.startTask('P-edit-2', { repoPath: repo, verify, setup, verifyBaseline: true, maxRetries: 0 });
+    const { handle } = await dex.startTask(`${id}-2`, { repoPath: repo, verify, setup, verifyBaseline: true, maxRetries: 0 });
     const failure = await failureOf(handle);
     expect(failure.message).toBeTruthy();
     const status = (await handle.query('status')) as RunStatus & { setup?: string; verify?: { preExisting: string[]; newFailures: string[] } };
-    expect(status.setup).toMatch(/^commands from cache/);
+    expect(status.setup).toMatch(new RegExp(`^${setupWord} from cache`));
     // Its own bug fails its own test (no import error), and the baseline checkout, restored from the same cache, passes.
     expect(status.verify?.preExisting).toEqual([]);
     expect(status.verify?.newFailures).toEqual(['python -m pytest -q: tests/test_balance.py::test_balance']);

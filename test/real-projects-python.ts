@@ -62,15 +62,8 @@ export function uvProject(): RealProject {
  * flat layout through a finder module that maps `ledger` to the worktree's folder by absolute path.
  */
 export function configuredEditableProject(): { repo: string; setup: { commands: string[]; cache: string[]; inputs: string[]; allowHosts: string[] } } {
-  const repo = commitProject('ledger', {
-    '.gitignore': GITIGNORE,
-    'pyproject.toml': `${SETUPTOOLS}[project]\nname = "ledger"\nversion = "0.1.0"\n\n[project.scripts]\nledger-balance = "ledger.core:main"\n\n[tool.setuptools]\npackages = ["ledger"]\n`,
-    'ledger/__init__.py': '',
-    'ledger/core.py': 'def balance(entries):\n    return sum(entries)\n\n\ndef main():\n    print(balance([1, 2]))\n',
-    'tests/test_balance.py': 'from ledger.core import balance\n\n\ndef test_balance():\n    assert balance([1, 2, 3]) == 6\n',
-  });
   return {
-    repo,
+    repo: ledgerProject(''),
     setup: {
       commands: ['python3 -m venv .venv', '.venv/bin/pip install -q -e . pytest'],
       cache: ['.venv'],
@@ -78,6 +71,20 @@ export function configuredEditableProject(): { repo: string; setup: { commands: 
       allowHosts: ['pypi.org', 'files.pythonhosted.org'],
     },
   };
+}
+
+/** The same package with pytest in a `test` extra and no setup written: the venv dex detects holds the editable install. */
+export const detectedEditableProject = (): string => ledgerProject('\n[project.optional-dependencies]\ntest = ["pytest"]\n');
+
+/** A flat-layout setuptools package `ledger` with a console script; `extra` is appended to its [project] table. */
+function ledgerProject(extra: string): string {
+  return commitProject('ledger', {
+    '.gitignore': GITIGNORE,
+    'pyproject.toml': `${SETUPTOOLS}[project]\nname = "ledger"\nversion = "0.1.0"\n${extra}\n[project.scripts]\nledger-balance = "ledger.core:main"\n\n[tool.setuptools]\npackages = ["ledger"]\n`,
+    'ledger/__init__.py': '',
+    'ledger/core.py': 'def balance(entries):\n    return sum(entries)\n\n\ndef main():\n    print(balance([1, 2]))\n',
+    'tests/test_balance.py': 'from ledger.core import balance\n\n\ndef test_balance():\n    assert balance([1, 2, 3]) == 6\n',
+  });
 }
 
 /**

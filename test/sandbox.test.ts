@@ -101,6 +101,11 @@ describe('runAgentCommand in bubblewrap', () => {
     expect(result.exitCode).toBe(0);
   });
 
+  it('tells its commands nobody is at the terminal (CI=true), so a test runner that watches by default runs once', async () => {
+    const result = await run('echo "CI=$CI"');
+    expect(result.output).toMatch(/^CI=true$/m);
+  });
+
   it('never passes the model key, even when the config names it', () => {
     const env = sandboxEnv(['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'], { from: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_AUTH_TOKEN: 't' } });
     expect(Object.keys(env)).not.toContain('ANTHROPIC_API_KEY');

@@ -12,6 +12,7 @@ import type { CheckLog, CheckState, CheckStatus, ChecksReport, ForgeActivities, 
 import { createRedactor } from '../../core/safety/redaction';
 import type { ForgeCheckRun, ForgeFactory } from '../../host/forge/forge';
 import { githubForge } from '../../host/forge/github-forge';
+import { keptLog } from '../../host/forge/log-tail';
 import { secretValues } from '../../host/secrets/secret-values';
 import type { ActivityDeps } from '../deps';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
@@ -29,15 +30,6 @@ export const checkLogId = (key: string, checkId: string) => `${key}/ci-log/${che
 export function checkState(run: Pick<ForgeCheckRun, 'status' | 'conclusion'>): CheckState {
   if (run.status !== 'completed') return 'pending';
   return ['success', 'neutral', 'skipped'].includes(run.conclusion ?? '') ? 'passed' : 'failed';
-}
-
-/** The last `bytes` of `text` (whole characters and lines), marked when cut. */
-export function tail(text: string, bytes: number): string {
-  const buffer = Buffer.from(text, 'utf8');
-  if (buffer.length <= bytes) return text;
-  const kept = buffer.subarray(buffer.length - bytes).toString('utf8').replace(/^\uFFFD+/, '');
-  const fromLine = kept.indexOf('\n');
-  return `[… ${buffer.length - bytes} earlier bytes of the log not kept]\n${fromLine >= 0 ? kept.slice(fromLine + 1) : kept}`;
 }
 
 const excerptOf = (log: string) => log.trimEnd().split('\n').slice(-EXCERPT_LINES).join('\n').slice(-EXCERPT_CHARS);
@@ -91,9 +83,9 @@ export const createForgeActivities = (deps: ActivityDeps, forgeOf: ForgeFactory 
       const id = checkLogId(key, check.id);
       const kept = await deps.store.getArtifact(id);
       if (kept) return { name: check.name, ref: id, excerpt: excerptOf(kept.content) };
-      const log = await (await forgeOf(target)).readCheckLog(check.id);
+      const log = await (await forgeOf(target)).readCheckLog(check.id, CHECK_LOG_BYTES);
       const redactor = createRedactor(secretValues(process.env, [target.tokenEnv]));
-      const text = redactor.redact(tail(log, CHECK_LOG_BYTES));
+      const text = redactor.redact(keptLog(log));
       await deps.store.putArtifact(id, 'ci-log', text);
       return { name: check.name, ref: id, excerpt: excerptOf(text) };
     },

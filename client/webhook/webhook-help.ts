@@ -1,6 +1,4 @@
-import type { CommandHelp } from '../command-help';
-
-/** `dex webhook`'s entry in the help table (client/command-help.ts), kept here beside the command. */
+/** `dex webhook`'s entry in the help table (client/command-help.ts, whose `satisfies` checks its shape), kept here beside the command. */
 export const WEBHOOK_HELP = {
   synopsis: 'dex webhook',
   about:
@@ -10,4 +8,4 @@ export const WEBHOOK_HELP = {
     host: { type: 'string', value: 'ADDR', help: 'the address to listen on (default: 0.0.0.0, every interface)' },
     'secret-env': { type: 'string', value: 'NAME', help: "the environment variable holding the webhook's secret (default: DEX_WEBHOOK_SECRET)" },
   },
-} as const satisfies CommandHelp;
+} as const;

@@ -8,6 +8,7 @@
 // rate limits do. A merge the forge refuses is an outcome (MergeOutcome), not an error.
 
 import type { ForgeTarget, MergeOutcome, PullRequestLanding, PullRequestRef } from '../../core/roadmap/pull-request-types';
+import type { LogTail } from './log-tail';
 
 /** A pull request as the forge has it now. */
 export interface ForgePullRequest extends PullRequestRef {
@@ -51,8 +52,8 @@ export interface Forge {
   requiredChecks(branch: string): Promise<string[]>;
   /** Runs the check again on the same commit; its next run gets a new id. */
   rerunCheck(id: string): Promise<void>;
-  /** The whole log of one check run, as the forge gives it. */
-  readCheckLog(id: string): Promise<string>;
+  /** The last `maxBytes` of one check run's log, read to its end without holding the whole of it. */
+  readCheckLog(id: string, maxBytes: number): Promise<LogTail>;
   /** Merges pinned to `sha`; an already merged pull request reports `merged`. */
   merge(input: MergeRequest): Promise<MergeOutcome>;
   /** Deletes `branch` on the forge; one already gone is fine. */

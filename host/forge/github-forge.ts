@@ -8,6 +8,7 @@
 // Actions job is re-run with actions reRunJobForWorkflowRun (an Actions check run's id is its job's
 // id; `checks/rerequest` refuses personal tokens) and its log read with
 // downloadJobLogsForWorkflowRun; another app's check with checks rerequestRun and its output text;
+// commit statuses (repos getCombinedStatusForRef) as checks that cannot be re-run;
 // required checks from repos getBranch (protection, readable without admin) and getBranchRules
 // (rulesets); git deleteRef.
 
@@ -16,10 +17,16 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../core/run/failure-types';
 import type { ForgeTarget, MergeOutcome, PullRequestRef } from '../../core/roadmap/pull-request-types';
 import type { Forge, ForgeCheckRun, ForgePullRequest, MergeRequest } from './forge';
+import { streamTail, textTail } from './log-tail';
 
 export const GITHUB_API = 'https://api.github.com';
 /** One request's limit: a hung connection fails and Temporal retries the activity. */
 export const REQUEST_TIMEOUT_MS = 30_000;
+
+const MERGEABILITY_READS = 3;
+
+/** The id prefix of a commit status reported as a check. */
+const STATUS = 'status:';
 
 type ApiPull = { number: number; html_url: string; state: string; head: { ref: string; sha: string }; base: { ref: string } };
 
@@ -34,8 +41,11 @@ function statusOf(err: unknown): number | undefined {
 /** GitHub's own message of a refused request (its JSON `message`), never the request (it holds the token). */
 function messageOf(err: unknown): string {
   const data = (err as { response?: { data?: unknown } })?.response?.data;
-  const message = data && typeof data === 'object' ? (data as { message?: unknown }).message : undefined;
-  return typeof message === 'string' ? message.split('\n')[0].slice(0, 300) : '';
+  const { message, errors } = (data && typeof data === 'object' ? data : {}) as { message?: unknown; errors?: unknown };
+  // A 422's details ("A pull request already exists for …") ride in `errors`.
+  const details = Array.isArray(errors) ? errors.map((e: { message?: unknown }) => e?.message).filter((m): m is string => typeof m === 'string') : [];
+  const text = [typeof message === 'string' ? message : '', ...details].filter(Boolean).join(': ');
+  return text.replace(/\s+/g, ' ').trim().slice(0, 300);
 }
 
 function rateLimited(err: unknown): boolean {
@@ -45,19 +55,29 @@ function rateLimited(err: unknown): boolean {
 
 /**
  * The failure a request's error stands for: one line, naming what to fix and never the token.
- * 401/403: the token (rate limits excepted); 404: the repository or what was asked for; other
- * 4xx: refused; 5xx, 429, rate limits and network errors: retried.
+ * 401/403: the token (rate limits and a re-run of a job still running excepted); 404: the
+ * repository or what was asked for; other 4xx: refused; 5xx, 429, rate limits, a job still
+ * running and network errors: retried.
  */
-export function forgeFailure(err: unknown, target: ForgeTarget, doing: string): ApplicationFailure {
+export function forgeFailure(err: unknown, target: ForgeTarget, doing: string, token?: string): ApplicationFailure {
   const status = statusOf(err);
   const repo = `${target.owner}/${target.repo}`;
-  const said = messageOf(err);
+  // GitHub never echoes a token; a proxy in between might: it goes whatever it says.
+  const said = token ? messageOf(err).split(token).join(`[REDACTED:${target.tokenEnv}]`) : messageOf(err);
   const why = said ? `: ${said}` : '';
+  if (status === 403 && /already running|in progress/i.test(said)) {
+    // A job whose workflow run still runs cannot be re-run yet: later it can.
+    return ApplicationFailure.create({ type: FAILURE.ForgeUnavailable, message: `GitHub cannot ${doing} on ${repo} yet (HTTP 403)${why}` });
+  }
   if ((status === 401 || status === 403) && !rateLimited(err)) {
-    return ApplicationFailure.create({ type: FAILURE.ForgeAuth, nonRetryable: true, message: `GitHub refused the token in ${target.tokenEnv} (HTTP ${status}) ${doing} on ${repo}${why}` });
+    return ApplicationFailure.create({ type: FAILURE.ForgeAuth, nonRetryable: true, message: `GitHub refused the token in ${target.tokenEnv} (HTTP ${status}) to ${doing} on ${repo}${why}` });
   }
   if (status === 404) {
-    return ApplicationFailure.create({ type: FAILURE.ForgeNotFound, nonRetryable: true, message: `GitHub found no ${repo} (or nothing to ${doing} there) with the token in ${target.tokenEnv} (HTTP 404)${why}` });
+    return ApplicationFailure.create({
+      type: FAILURE.ForgeNotFound,
+      nonRetryable: true,
+      message: `GitHub found nothing to ${doing} on ${repo} (HTTP 404: it does not exist, or the token in ${target.tokenEnv} cannot see it)${why}`,
+    });
   }
   if (status !== undefined && status >= 400 && status < 500 && status !== 429 && !rateLimited(err)) {
     return ApplicationFailure.create({ type: FAILURE.ForgeRequestRefused, nonRetryable: true, message: `GitHub refused to ${doing} on ${repo} (HTTP ${status})${why}` });
@@ -95,7 +115,7 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
     try {
       return await request();
     } catch (err) {
-      throw forgeFailure(err, target, doing);
+      throw forgeFailure(err, target, doing, token);
     }
   };
 
@@ -113,6 +133,30 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
   /** The check run `id`, with the app that reports it: GitHub Actions' runs are jobs. */
   const checkRun = (id: string) => call(`read check run ${id}`, () => octokit.rest.checks.get({ owner, repo, check_run_id: Number(id) })).then((r) => r.data);
   const byActions = (run: { app?: { slug?: string } | null }) => run.app?.slug === 'github-actions';
+
+  /**
+   * What a refused merge means. Merged meanwhile (a retry after a lost reply): `merged`. 405 "Base
+   * branch was modified" (or a head behind a strict base): `base-moved`, finalize onto the new base
+   * and try again. A 405 or 409 of a pull request that conflicts: `conflict` (GitHub says null
+   * while it works that out after a push: read again up to 3 times, 1 s apart). Any other 405, 409
+   * (the head moved) or 422: `refused`. The token and the forge being down fail as usual.
+   */
+  async function refusedMerge(err: unknown, number: number): Promise<MergeOutcome> {
+    let now = await getPullRequest(number);
+    if (now.merged) return { status: 'merged', sha: now.mergeSha ?? now.headSha };
+    const status = statusOf(err);
+    const said = (messageOf(err) || `HTTP ${status}`).split(token).join(`[REDACTED:${target.tokenEnv}]`);
+    if (status === 405 && /base branch was modified|out of date|behind/i.test(said)) return { status: 'base-moved', reason: said };
+    if (status === 405 || status === 409) {
+      for (let i = 0; i < MERGEABILITY_READS && now.state === 'open' && now.mergeable === undefined; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        now = await getPullRequest(number);
+      }
+      return { status: now.mergeable === false ? 'conflict' : 'refused', reason: said };
+    }
+    if (status === 422) return { status: 'refused', reason: said };
+    throw forgeFailure(err, target, `merge pull request #${number}`, token);
+  }
 
   return {
     async findOpenPullRequest(head, base) {
@@ -132,7 +176,7 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
       const runs = await call(`list the checks of ${sha.slice(0, 12)}`, () =>
         octokit.paginate(octokit.rest.checks.listForRef, { owner, repo, ref: sha, filter: 'latest', per_page: 100 }),
       );
-      return runs.map((run): ForgeCheckRun => ({
+      const checks = runs.map((run): ForgeCheckRun => ({
         id: String(run.id),
         name: run.name,
         headSha: run.head_sha,
@@ -140,13 +184,30 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
         conclusion: run.conclusion ?? undefined,
         url: run.html_url ?? undefined,
       }));
+      // Commit statuses (CI that reports through the older status API) count as checks too: a
+      // required context may be one. Their ids say so: `status:<sha>:<id>`.
+      const { data } = await call(`read the statuses of ${sha.slice(0, 12)}`, () => octokit.rest.repos.getCombinedStatusForRef({ owner, repo, ref: sha, per_page: 100 }));
+      for (const st of data.statuses) {
+        if (checks.some((c) => c.name === st.context)) continue;
+        checks.push({
+          id: `${STATUS}${sha}:${st.id}`, name: st.context, headSha: sha,
+          status: st.state === 'pending' ? 'in_progress' : 'completed',
+          conclusion: st.state === 'pending' ? undefined : st.state,
+          url: st.target_url ?? undefined,
+        });
+      }
+      return checks;
     },
 
     async requiredChecks(branch) {
       const { data } = await call(`read ${branch}'s protection`, () => octokit.rest.repos.getBranch({ owner, repo, branch }));
       const rsc = data.protection?.required_status_checks;
       const names = new Set<string>([...(rsc?.contexts ?? []), ...(rsc?.checks ?? []).map((c) => c.context)]);
-      const rules = await call(`read ${branch}'s rules`, () => octokit.rest.repos.getBranchRules({ owner, repo, branch, per_page: 100 }));
+      // Rulesets: a GitHub Enterprise Server older than 3.9 has no such endpoint (404): protection alone then.
+      const rules = await octokit.rest.repos.getBranchRules({ owner, repo, branch, per_page: 100 }).catch((err: unknown) => {
+        if (statusOf(err) === 404) return { data: [] };
+        throw forgeFailure(err, target, `read ${branch}'s rules`, token);
+      });
       for (const rule of rules.data) {
         if (rule.type !== 'required_status_checks') continue;
         for (const check of rule.parameters?.required_status_checks ?? []) names.add(check.context);
@@ -155,6 +216,8 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
     },
 
     async rerunCheck(id) {
+      // A commit status cannot be re-run through GitHub: the CI that set it decides; the next read shows it as it is.
+      if (id.startsWith(STATUS)) return;
       const run = await checkRun(id);
       if (byActions(run)) {
         await call(`re-run job ${id}`, () => octokit.rest.actions.reRunJobForWorkflowRun({ owner, repo, job_id: Number(id) }));
@@ -163,11 +226,22 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
       }
     },
 
-    async readCheckLog(id) {
+    async readCheckLog(id, maxBytes) {
+      if (id.startsWith(STATUS)) {
+        const [sha, statusId] = id.slice(STATUS.length).split(':');
+        const { data } = await call(`read the statuses of ${sha.slice(0, 12)}`, () => octokit.rest.repos.getCombinedStatusForRef({ owner, repo, ref: sha, per_page: 100 }));
+        const st = data.statuses.find((x) => String(x.id) === statusId);
+        return textTail(st ? `commit status ${st.context}: ${st.state}${st.description ? `: ${st.description}` : ''}${st.target_url ? `\n${st.target_url}` : ''}` : '', maxBytes);
+      }
       const run = await checkRun(id);
-      if (!byActions(run)) return [run.output?.title, run.output?.summary, run.output?.text].filter(Boolean).join('\n\n');
-      const { data } = await call(`read job ${id}'s log`, () => octokit.rest.actions.downloadJobLogsForWorkflowRun({ owner, repo, job_id: Number(id) }));
-      return typeof data === 'string' ? data : Buffer.from(data as ArrayBuffer).toString('utf8');
+      if (!byActions(run)) return textTail([run.output?.title, run.output?.summary, run.output?.text].filter(Boolean).join('\n\n'), maxBytes);
+      // The log's body as a stream (GitHub answers with a redirect to it), read to its end keeping only the tail.
+      return call(`read job ${id}'s log`, async () => {
+        const { data } = await octokit.rest.actions.downloadJobLogsForWorkflowRun({ owner, repo, job_id: Number(id), request: { parseSuccessResponseBody: false } });
+        const body = data as unknown;
+        if (typeof body === 'string') return textTail(body, maxBytes);
+        return body ? streamTail(body as AsyncIterable<Uint8Array>, maxBytes) : { text: '', droppedBytes: 0 };
+      });
     },
 
     async merge({ number, sha, method, title }: MergeRequest): Promise<MergeOutcome> {
@@ -177,7 +251,7 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
         const { data } = await octokit.rest.pulls.merge({ owner, repo, pull_number: number, sha, merge_method: method, commit_title: title });
         return { status: 'merged', sha: data.sha };
       } catch (err) {
-        return refusedMerge(err, await getPullRequest(number), target);
+        return refusedMerge(err, number);
       }
     },
 
@@ -187,24 +261,8 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
       } catch (err) {
         // Already gone: GitHub answers 422 "Reference does not exist" (a 404 is the repository or the token).
         if (statusOf(err) === 422) return;
-        throw forgeFailure(err, target, `delete branch ${branch}`);
+        throw forgeFailure(err, target, `delete branch ${branch}`, token);
       }
     },
   };
-}
-
-/**
- * What a refused merge means. 405 "Base branch was modified" (or a head behind a strict base):
- * `base-moved`, finalize onto the new base and try again; the pull request not mergeable for a
- * conflict: `conflict`; merged meanwhile (a retry after a lost reply): `merged`; any other 405,
- * 409 (the head moved) and 422: `refused`. The token and the forge being down fail as usual.
- */
-function refusedMerge(err: unknown, now: ForgePullRequest, target: ForgeTarget): MergeOutcome {
-  if (now.merged) return { status: 'merged', sha: now.mergeSha ?? now.headSha };
-  const status = statusOf(err);
-  const said = messageOf(err) || `HTTP ${status}`;
-  if (status === 405 && /base branch was modified|out of date|behind/i.test(said)) return { status: 'base-moved', reason: said };
-  if ((status === 405 || status === 409) && now.mergeable === false) return { status: 'conflict', reason: said };
-  if (status === 405 || status === 409 || status === 422) return { status: 'refused', reason: said };
-  throw forgeFailure(err, target, `merge pull request #${now.number}`);
 }

@@ -8,6 +8,7 @@ import { BRIDGE_PATH_INSIDE, PROXY_SOCKET_INSIDE, bridgeScriptPath, startEgressP
 import { createPidsCgroup, type PidsCgroup } from './pids-cgroup';
 import { assertSandboxAvailable, bwrapProgram } from './sandbox-availability';
 import { PROXY_ENV, sandboxPlacement, withBridge, type ProcessExtras } from './sandboxed-process';
+import { NO_ONE_AT_THE_TERMINAL } from './sandbox-env';
 import { commandSetup } from '../dependencies/setup-state';
 
 /** What a command gets beside its policy: the worktree's dependencies' PATH and environment, and setup's own mounts. */
@@ -74,7 +75,7 @@ export async function runAgentCommand(
   const sandbox = policy ?? DEFAULT_SANDBOX;
   const pathDirs = extras.pathDirs ?? [];
   if (sandbox.mode === 'off') {
-    const env = { ...commandEnv(), ...extras.env };
+    const env = { ...NO_ONE_AT_THE_TERMINAL, ...commandEnv(), ...extras.env };
     if (pathDirs.length) env.PATH = [...pathDirs, env.PATH].filter(Boolean).join(':');
     return runProcess({ argv: ['/bin/sh', '-c', command], cwd: worktree, env }, opts);
   }

@@ -3,6 +3,13 @@ import { HIDDEN_ENV } from '../../core/safety/sandbox-policy';
 /** PATH inside the sandbox: the system folders, which are all that is mounted of the host. */
 export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
+/**
+ * Nobody answers a sandboxed command, as in a CI job: test runners that watch by default (`vitest`,
+ * `react-scripts test`) run once and exit instead of waiting out verify's timeout, and package
+ * managers neither prompt nor draw progress (docs/real-repositories.md#verify-without-configuration).
+ */
+export const NO_ONE_AT_THE_TERMINAL: Readonly<Record<string, string>> = { CI: 'true' };
+
 /** The sandbox's private home: an empty folder on the sandbox's own tmpfs. */
 export const SANDBOX_HOME = '/home/dex';
 
@@ -24,6 +31,7 @@ export function sandboxEnv(
     TERM: from.TERM ?? 'dumb',
     // The repository's git metadata is read-only in the sandbox: git status must not try to lock it.
     GIT_OPTIONAL_LOCKS: '0',
+    ...NO_ONE_AT_THE_TERMINAL,
   };
   for (const name of extraNames) {
     if (!HIDDEN_ENV.test(name) && from[name] !== undefined) env[name] = from[name];
