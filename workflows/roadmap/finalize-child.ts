@@ -1,4 +1,4 @@
-import { ParentClosePolicy, patched, startChild, workflowInfo } from '@temporalio/workflow';
+import { condition, ParentClosePolicy, patched, startChild, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_FINALIZE_ATTEMPTS } from '../../core/task/phases';
 import type { RoadmapTask } from '../../core/roadmap/roadmap';
 import type { RoadmapInput } from '../../core/roadmap/roadmap-types';
@@ -19,6 +19,11 @@ export interface FinalizeContext {
   workflowId: string;
   /** The run budget's grants: a finalize run holds one fixed grant for its whole run (the roadmap waits for it). */
   grants: RunGrants;
+  /**
+   * Set when landings run side by side (land.mode: pr): such runs go one at a time, since each
+   * holds all that is left of the run budget while it runs.
+   */
+  oneAtATime?: { busy: boolean };
 }
 
 /** How a finalize run ended: the branch now holds the target, verified, or why not. */
@@ -47,6 +52,20 @@ export async function runOnTaskBranch(
   grantName: string,
   what: string,
 ): Promise<Finalized> {
+  const { oneAtATime } = ctx;
+  if (oneAtATime) {
+    while (oneAtATime.busy) await condition(() => !oneAtATime.busy);
+    oneAtATime.busy = true;
+  }
+  try {
+    return await runHolding(ctx, task, run, grantName, what);
+  } finally {
+    if (oneAtATime) oneAtATime.busy = false;
+  }
+}
+
+/** {@link runOnTaskBranch}'s run, once it may start. */
+async function runHolding(ctx: FinalizeContext, task: RoadmapTask, run: Pick<TaskInput, 'phases' | 'finalize' | 'fixCi'>, grantName: string, what: string): Promise<Finalized> {
   const { input, board, grants } = ctx;
   // The roadmap waits for this run, so it cannot answer grant requests meanwhile: the run gets
   // what is left of the run budget as its own budget, reserved until it ends.

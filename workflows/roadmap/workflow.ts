@@ -72,6 +72,8 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
 
   const landingQueue: { id: string; result: TaskResult }[] = [];
   let landingEnded = false;
+  // Side by side, landings' finalize and fix-ci runs still go one at a time (each holds the rest of the run budget).
+  const oneAtATime = input.land?.mode === 'pr' ? { busy: false } : undefined;
   let failedLanding: unknown;
   let endedThisRun = 0;
   // With `maxTasks` (dex run --max-tasks), the run ends once that many have landed and none runs.
@@ -135,7 +137,7 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
 
   async function land(id: string, taskResult: TaskResult): Promise<void> {
     const step = (text: string) => ledger.step(text);
-    const ctx = { input, acts, control, board, grants, key: landingKey(workflowInfo().workflowId, id), workflowId: children.idOf(id), ci, step, publish: () => ledger.publish() };
+    const ctx = { input, acts, control, board, grants, key: landingKey(workflowInfo().workflowId, id), workflowId: children.idOf(id), ci, step, publish: () => ledger.publish(), oneAtATime };
     const landing = await landTask(ctx, plan.find((t) => t.id === id)!, taskResult);
     if (!landing.landed) return board.fail(id, 'failed', landing.reason);
     board.update(id, { state: 'completed', commit: landing.sha });
