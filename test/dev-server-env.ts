@@ -70,7 +70,7 @@ export interface TestWorker {
 /** A worker on fresh queues, whose Anthropic client talks to `anthropicUrl`. */
 export async function startTestWorker(
   env: TestWorkflowEnvironment,
-  opts: { anthropicUrl?: string; queue: string; dexHome?: string; dataConverter?: DataConverter; store?: string },
+  opts: { anthropicUrl?: string; queue: string; dexHome?: string; dataConverter?: DataConverter; store?: string; activities?: Record<string, (...args: never[]) => Promise<unknown>> },
 ): Promise<TestWorker> {
   const dexHome = opts.dexHome ?? mkdtempSync(join(tmpdir(), 'dex-home-'));
   // A dependency cache of the worker's own: what a test sees installed or cached is its own doing.
@@ -78,7 +78,7 @@ export async function startTestWorker(
   const taskQueue = opts.queue;
   const hostQueue = `${opts.queue}@test-host`;
   const placement = { connection: env.nativeConnection, namespace: 'default', taskQueue, hostQueue, dataConverter: opts.dataConverter };
-  const worker = await createDexWorker(placement, deps);
+  const worker = await createDexWorker(placement, deps, opts.activities);
   const running = worker.run();
   return {
     deps,

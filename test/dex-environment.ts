@@ -50,6 +50,8 @@ export interface DexEnvironmentOptions {
   queue?: string;
   /** The worker's DEX_HOME (default: a fresh temporary directory). */
   dexHome?: string;
+  /** Activities that stand in for dex's own of the same name (a scripted forge); default: none. */
+  activities?: Record<string, (...args: never[]) => Promise<unknown>>;
   /** A payload codec for the server's client and the worker (docs/production.md#payload-encryption); default: none. */
   codec?: PayloadCodec;
 }
@@ -98,7 +100,7 @@ export function useDexEnvironment(opts: DexEnvironmentOptions): DexEnvironment {
       fake = await startFakeAnthropic({ cassette });
     }
     if (opts.queue !== undefined) {
-      worker = await startTestWorker(env, { anthropicUrl: fake?.url, queue: opts.queue, dexHome: opts.dexHome, dataConverter });
+      worker = await startTestWorker(env, { anthropicUrl: fake?.url, queue: opts.queue, dexHome: opts.dexHome, dataConverter, activities: opts.activities });
     }
   });
 

@@ -140,6 +140,19 @@ const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) => void }
       expect(activities(h).filter((a) => ['pushProposal', 'describeProposal', 'runLandCommand'].includes(a))).toEqual(['pushProposal', 'describeProposal', 'runLandCommand']);
     },
   },
+  // Three tasks landed through pull requests (docs/landing-through-prs.md): a merge refused as the base moved, a fix-ci run.
+  'roadmap-workflow-pull-requests.json': {
+    recordedBy: 'landing-pr.integration.test.ts',
+    covers: (h) => {
+      // Three tasks, then finalize runs (the 405 race, a base moved by the other landing) and a fix-ci run, on the tasks' ids.
+      expect(children(h).length).toBeGreaterThanOrEqual(5);
+      expect(activities(h).filter((a) => a === 'openPullRequest')).toHaveLength(3);
+      expect(activities(h).filter((a) => a === 'mergePullRequest').length).toBeGreaterThanOrEqual(4);
+      expect(activities(h)).toContain('rerunCheck');
+      expect(activities(h)).toContain('readCheckLog');
+      expect(signals(h)).toContain('ciChanged');
+    },
+  },
   // Three chained tasks with memory: each landing recorded the task's memory (docs/roadmaps.md#memory).
   'roadmap-workflow-memory.json': {
     recordedBy: 'memory.integration.test.ts',

@@ -82,10 +82,11 @@ export const ACTIVITY_SLOTS = 1_000;
 const HEARTBEAT_THROTTLE = '1s';
 
 /** Creates the workers for one host. */
-export async function createDexWorker(placement: WorkerPlacement, deps: ActivityDeps): Promise<DexWorker> {
+export async function createDexWorker(placement: WorkerPlacement, deps: ActivityDeps, overrides: Record<string, (...args: never[]) => Promise<unknown>> = {}): Promise<DexWorker> {
   const { connection, namespace, hostQueue, dataConverter } = placement;
   const workflows = placement.servesWorkflows === false ? [] : [await createWorkflowWorker(placement)];
-  const registered = createActivities(deps);
+  // Tests may stand scripted activities in for some (a forge, test/landing-pr.time-skipping.test.ts).
+  const registered = { ...createActivities(deps), ...overrides };
   const activityQueues = [...new Set([hostQueue, placement.ownerQueue, placement.storeQueue].filter((q): q is string => !!q))];
   const activityWorkers = await Promise.all(
     activityQueues.map((queue) =>

@@ -33,9 +33,19 @@ export function answerLines(workflowId: string, gate: string): string[] {
   return ['answer with dex:', ...answers.dex.map((c) => `  ${c}`), 'or the stock Temporal CLI:', ...answers.temporal.map((c) => `  ${c}`)];
 }
 
+/** A task's pull request in its line (land.mode: pr): `PR #12 build pending, test passed · flaky: lint`. */
+function pullRequestText(pr: NonNullable<RunStatus['tasks']>[number]['pullRequest']): string {
+  if (!pr) return '';
+  const checks = pr.checks.map((c) => `${c.name} ${c.state}`).join(', ');
+  return `PR #${pr.number}${checks ? ` ${checks}` : ''}${pr.flaky?.length ? ` · flaky: ${pr.flaky.join(', ')}` : ''}`;
+}
+
 /** A live run's `dex status`: state, title and time, where it is, its steps, tasks and, while it waits, its answers. */
 export function renderLiveStatus(id: string, s: RunStatus, facts: RunFacts, extra: string[] = [], now = new Date()): string {
-  const tasks = (s.tasks ?? []).map((t) => `  ${t.id.padEnd(8)} ${t.state.padEnd(16)} ${t.phase ?? ''}${t.blockedBy ? ` blocked by ${t.blockedBy}` : ''}`.trimEnd());
+  const tasks = (s.tasks ?? []).map((t) => {
+    const doing = [t.phase, pullRequestText(t.pullRequest)].filter(Boolean).join(' · ');
+    return `  ${t.id.padEnd(8)} ${t.state.padEnd(16)} ${doing}${t.blockedBy ? ` blocked by ${t.blockedBy}` : ''}`.trimEnd();
+  });
   return [
     `${id}: ${s.state}`,
     aboutLine(facts, now),

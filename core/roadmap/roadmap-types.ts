@@ -4,8 +4,8 @@ import type { Agent } from '../task/agent-engine';
  * what continue-as-new carries and what the run reports. Plain data: it crosses workflow history as JSON.
  */
 import type { Budget, RunState, TokenUsage } from '../run/run-types';
+import type { CheckState, PullRequestLanding } from './pull-request-types';
 import type { TaskInput } from '../task/task-types';
-import type { PullRequestLanding } from './pull-request-types';
 
 /** Everything a roadmap run needs, decided by the client before it starts. */
 export interface RoadmapInput {
@@ -60,12 +60,15 @@ export interface LandConfig {
   remote?: string;
   /** The remote's branch. @default the base branch */
   branch?: string;
-  /** `push`: push the verified landing commit; `branch`: push the task's branch and describe a merge request. @default push */
+  /**
+   * `push`: push the verified landing commit; `branch`: push the task's branch and describe a merge request;
+   * `pr`: open a pull request, wait for CI, merge it (docs/landing-through-prs.md). @default push
+   */
   mode?: 'push' | 'branch' | 'pr';
-  /** `branch` mode: a shell command run after the push (env DEX_BRANCH, DEX_TITLE, DEX_DESCRIPTION_FILE …), e.g. to open a pull request. */
-  command?: string;
   /** `pr` mode: the forge, the repository on it and how the pull request is merged (docs/landing-through-prs.md). */
   pr?: PullRequestLanding;
+  /** `branch` mode: a shell command run after the push (env DEX_BRANCH, DEX_TITLE, DEX_DESCRIPTION_FILE …), e.g. to open a pull request. */
+  command?: string;
 }
 
 /** A roadmap task's state in the run. */
@@ -81,6 +84,8 @@ export interface RoadmapTaskState {
   preExistingFailures?: string[];
   /** `land.mode: branch`: the task was proposed for a merge request, not landed (docs/roadmaps.md#landing-on-a-remote). */
   proposed?: ProposedLanding;
+  /** `land.mode: pr`: the task's pull request, its checks and what its landing waits for. */
+  pullRequest?: PullRequestState;
   tokens: TokenUsage;
   costUsd: number;
 }
@@ -96,6 +101,21 @@ export interface ProposedLanding {
   descriptionPath: string;
   /** The last line of the landCommand's stdout (e.g. the pull request's URL), when there is a landCommand. */
   commandOutput?: string;
+}
+
+/** A task's pull request as the board shows it (docs/landing-through-prs.md). */
+export interface PullRequestState {
+  number: number;
+  url: string;
+  /** The head commit the checks are of. */
+  sha?: string;
+  checks: { name: string; state: CheckState }[];
+  /** Checks that failed, passed when re-run once, and were let through. */
+  flaky?: string[];
+  /** What the landing waits for now (`CI on PR #12: build pending, test passed`); absent when it waits for nothing. */
+  waiting?: string;
+  /** Set once the pull request is merged: the merge commit. */
+  merged?: string;
 }
 
 /** What a roadmap run carries into its next run after continue-as-new. */

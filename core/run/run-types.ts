@@ -86,7 +86,17 @@ export interface RunStatus {
   costUsd: number;
   /** A roadmap's (or sheet's) items: `pending` before they start, `skipped` when a dependency failed. */
   /** A roadmap's tasks, each with what it has spent so far (running ones' live figures included). */
-  tasks?: { id: string; state: RunState | 'pending' | 'skipped'; phase?: string; blockedBy?: string; workflowId?: string; tokens?: TokenUsage; costUsd?: number }[];
+  tasks?: {
+    id: string;
+    state: RunState | 'pending' | 'skipped';
+    phase?: string;
+    blockedBy?: string;
+    workflowId?: string;
+    tokens?: TokenUsage;
+    costUsd?: number;
+    /** `land.mode: pr`: the task's pull request, its checks and what its landing waits for. */
+    pullRequest?: { number: number; url: string; checks: { name: string; state: string }[]; flaky?: string[]; waiting?: string };
+  }[];
   /**
    * A layer run or sheet that continued as new (docs/layers.md#continue-as-new, docs/sheets.md#continue-as-new):
    * the targets or statements its earlier runs ended, as counts (a layer's `tasks` lists this run's

@@ -33,7 +33,7 @@ export const DEFAULT_RETRY_MAP: Record<string, string> = {
 };
 
 /** Phases that change files: verify runs after them, and a verified one is committed. */
-export const CHANGING_PHASES = new Set(['implement', 'test', 'docs', 'edit', 'write', 'finalize', 'rework']);
+export const CHANGING_PHASES = new Set(['implement', 'test', 'docs', 'edit', 'write', 'finalize', 'rework', 'fix-ci']);
 
 /** Finalize phase attempts (conflicts or a failing verify on the merged tree) before the `merge` gate (docs/roadmaps.md#finalize). */
 export const DEFAULT_FINALIZE_ATTEMPTS = 2;
@@ -79,6 +79,9 @@ export const PHASE_INSTRUCTIONS: Record<string, string> = {
     'Finalize phase: the branch this task was built on has moved, and its newest commits are merged into the worktree (uncommitted). ' +
     'Where the merge conflicts, the files hold conflict markers (<<<<<<<, =======, >>>>>>>): resolve each conflict so that both sides\' intent is kept, ' +
     'remove every marker, and make the verify commands pass on the merged tree. Change nothing else.',
+  'fix-ci':
+    "Fix-CI phase: this task's pull request is done, but its CI checks fail on its head commit. The failing checks and the end of their logs follow. " +
+    'Find the cause in the code or the tests of this change, fix it so the checks pass, and make the verify commands pass. Do not weaken or skip the checks. Change nothing else.',
 };
 
 /** The stored artifact a decision phase leaves, by the prompt variable later phases see it as. */

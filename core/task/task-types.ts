@@ -83,6 +83,8 @@ export interface TaskInput {
   protectedPaths?: string[];
   /** Set for a roadmap's finalize run: no phases, only merging the target into the task's branch (docs/roadmaps.md#finalize). */
   finalize?: FinalizeRequest;
+  /** Set for a fix-CI run of a landing through a pull request: one `fix-ci` phase on the task's existing branch (docs/landing-through-prs.md). */
+  fixCi?: FixCiRequest;
   /** Memory shown in first prompts, and kept by `remember` (docs/roadmaps.md#memory); absent in runs started before memory: none. */
   memory?: MemoryRef;
 }
@@ -97,6 +99,18 @@ export interface FinalizeRequest {
   round: number;
   /** Finalize phase attempts before the landing waits at the `merge` gate. @default 2 */
   maxAttempts: number;
+}
+
+/** What a fix-CI run is told: the pull request's failing checks and their logs. */
+export interface FixCiRequest {
+  /** The pull request, as the prompt names it (`PR #12`). */
+  pullRequest: string;
+  /** The commit the checks failed on. */
+  sha: string;
+  /** Each failing check: its name, its log's last lines and where the whole (bounded) log is stored. */
+  failures: { name: string; excerpt: string; ref: string; url?: string }[];
+  /** Which fix-CI run of this task this is (1, 2, …): keeps transcripts and checkpoint keys apart. */
+  round: number;
 }
 
 /** Extended thinking for some phases: the turns of those phases think for up to `budgetTokens` first. */

@@ -1,4 +1,4 @@
-import { ParentClosePolicy, patched, startChild, workflowInfo } from '@temporalio/workflow';
+import { condition, ParentClosePolicy, patched, startChild, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_FINALIZE_ATTEMPTS } from '../../core/task/phases';
 import type { RoadmapTask } from '../../core/roadmap/roadmap';
 import type { RoadmapInput } from '../../core/roadmap/roadmap-types';
@@ -19,6 +19,11 @@ export interface FinalizeContext {
   workflowId: string;
   /** The run budget's grants: a finalize run holds one fixed grant for its whole run (the roadmap waits for it). */
   grants: RunGrants;
+  /**
+   * Set when landings run side by side (land.mode: pr): such runs go one at a time, since each
+   * holds all that is left of the run budget while it runs.
+   */
+  oneAtATime?: { busy: boolean };
 }
 
 /** How a finalize run ended: the branch now holds the target, verified, or why not. */
@@ -30,10 +35,41 @@ export type Finalized = { ok: true; result: TaskResult } | { ok: false; reason: 
  * resolves and verifies, and commits the merge on the branch. Its spending is added to the task's.
  */
 export async function finalizeTask(ctx: FinalizeContext, task: RoadmapTask, target: string, targetName: string, round: number): Promise<Finalized> {
+  const finalize = { target, targetName, round, maxAttempts: ctx.input.land?.finalizeAttempts ?? DEFAULT_FINALIZE_ATTEMPTS };
+  return runOnTaskBranch(ctx, task, { phases: ['finalize'], finalize }, `finalize-${round}`, `finalize onto ${targetName}`);
+}
+
+/**
+ * Runs one more run of `task` on its existing branch (a finalize run, or a fix-CI run of a landing
+ * through a pull request): a child `taskWorkflow` under the task's own (closed) workflow id, so
+ * gates, signals and grants reach it as they reached the task; it holds what is left of the run
+ * budget until it ends, and its spending is added to the task's.
+ */
+export async function runOnTaskBranch(
+  ctx: FinalizeContext,
+  task: RoadmapTask,
+  run: Pick<TaskInput, 'phases' | 'finalize' | 'fixCi'>,
+  grantName: string,
+  what: string,
+): Promise<Finalized> {
+  const { oneAtATime } = ctx;
+  if (oneAtATime) {
+    while (oneAtATime.busy) await condition(() => !oneAtATime.busy);
+    oneAtATime.busy = true;
+  }
+  try {
+    return await runHolding(ctx, task, run, grantName, what);
+  } finally {
+    if (oneAtATime) oneAtATime.busy = false;
+  }
+}
+
+/** {@link runOnTaskBranch}'s run, once it may start. */
+async function runHolding(ctx: FinalizeContext, task: RoadmapTask, run: Pick<TaskInput, 'phases' | 'finalize' | 'fixCi'>, grantName: string, what: string): Promise<Finalized> {
   const { input, board, grants } = ctx;
   // The roadmap waits for this run, so it cannot answer grant requests meanwhile: the run gets
   // what is left of the run budget as its own budget, reserved until it ends.
-  const grantKey = `${task.id}/finalize-${round}`;
+  const grantKey = `${task.id}/${grantName}`;
   const runLeft = grants.holdRest(grantKey);
   const usd = [input.taskBudget?.usd, runLeft].filter((v): v is number => v !== undefined);
   const budget = usd.length || input.taskBudget?.tokens ? { ...input.taskBudget, ...(usd.length ? { usd: Math.min(...usd) } : {}) } : undefined;
@@ -42,9 +78,8 @@ export async function finalizeTask(ctx: FinalizeContext, task: RoadmapTask, targ
     taskId: task.id,
     title: task.title,
     description: task.description,
-    phases: ['finalize'],
     budget,
-    finalize: { target, targetName, round, maxAttempts: input.land?.finalizeAttempts ?? DEFAULT_FINALIZE_ATTEMPTS },
+    ...run,
   };
   const before = { tokens: board.get(task.id).tokens, costUsd: board.get(task.id).costUsd };
   // While it runs, its reports add to the task's spending instead of standing for it; runs recorded before replay as they were.
@@ -55,7 +90,7 @@ export async function finalizeTask(ctx: FinalizeContext, task: RoadmapTask, targ
     const handle = await startChild<typeof taskWorkflow>('taskWorkflow', {
       workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT,
       workflowId: ctx.workflowId,
-      staticSummary: clipText(`${task.id}: finalize onto ${targetName}`, SUMMARY_BYTES),
+      staticSummary: clipText(`${task.id}: ${what}`, SUMMARY_BYTES),
       args: [taskInput],
       taskQueue: workflowInfo().taskQueue,
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
@@ -65,7 +100,7 @@ export async function finalizeTask(ctx: FinalizeContext, task: RoadmapTask, targ
   } catch (err) {
     const end = classifyChildFailure(task.id, err);
     result = 'failure' in end ? end.failure.result : undefined;
-    ended = { ok: false, reason: 'failure' in end ? end.failure.message : 'finalize failed' };
+    ended = { ok: false, reason: 'failure' in end ? end.failure.message : `${what} failed` };
   }
   grants.settle(grantKey, result?.costUsd ?? runLeft ?? 0);
   board.ended(task.id, { tokens: addUsage(before.tokens, result?.tokens ?? ZERO_USAGE), costUsd: addUsd(before.costUsd, result?.costUsd ?? 0) });

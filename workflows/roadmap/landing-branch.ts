@@ -17,38 +17,65 @@ export const proposedBranch = (taskId: string): string => `dex/${taskId}`;
  * landCommand. Nothing lands on the base and no box is ticked. A failure waits at the `merge` gate.
  */
 export async function proposeOnRemote(ctx: LandingContext, task: RoadmapTask, result: TaskResult): Promise<Landing> {
-  const { input, control, board } = ctx;
-  const remote = input.land!.remote!;
-  const target = input.land!.branch ?? input.baseBranch;
-  const branch = proposedBranch(task.id);
-  const acts = branchActivities(input.taskDefaults.hostQueue);
-  let round = 0;
+  const { control, board } = ctx;
+  const acts = branchActivities(ctx.input.taskDefaults.hostQueue);
+  const rounds = { finalize: 0 };
   for (;;) {
-    const at = { repoPath: input.repoPath, remote, branch: target, taskBranch: result.branch, key: ctx.key };
-    const fetched = await acts.fetchRemoteHead(at, `propose ${task.id} · fetch ${remote}/${target}`);
-    let reason: string | undefined;
-    if (!fetched.contained) {
-      const finalized = await finalizeTask(ctx, task, fetched.head, `${remote}/${target}`, ++round);
-      if (!finalized.ok) reason = finalized.reason;
-    }
-    if (!reason) {
-      const push = { repoPath: input.repoPath, remote, taskBranch: result.branch, proposedBranch: branch };
-      const pushed = await acts.pushProposal(push, `propose ${task.id} · push ${remote} ${branch}`);
-      if (pushed.status === 'pushed') {
-        const proposed = await describeAndAnnounce(ctx, task, result, { remote, target, branch, sha: pushed.sha, targetHead: fetched.head }, acts);
-        if ('descriptionPath' in proposed) {
-          board.update(task.id, { proposed });
-          return { landed: true, sha: pushed.sha };
-        }
-        reason = proposed.reason;
-      } else reason = pushed.reason;
-    }
+    const pushed = await pushFinalized(ctx, task, result, rounds, 'propose');
+    let reason: string;
+    if ('sha' in pushed) {
+      const proposed = await describeAndAnnounce(ctx, task, result, pushed, acts);
+      if ('descriptionPath' in proposed) {
+        board.update(task.id, { proposed });
+        return { landed: true, sha: pushed.sha };
+      }
+      reason = proposed.reason;
+    } else reason = pushed.reason;
     const decision = await control.waitAt('merge', {}, { taskId: task.id, reason });
     if (decision.action === 'reject') return { landed: false, reason: `not proposed: ${reason}` };
   }
 }
 
-type Pushed = { remote: string; target: string; branch: string; sha: string; targetHead: string };
+/**
+ * The first half of proposing (branch and pr modes): fetch the target branch, finalize the task's
+ * branch onto it when the branch lacks it (so the proposal merges cleanly and passed verify on the
+ * merged tree; `rounds.finalize` counts the finalize runs), push it as `dex/<taskId>`, never forced.
+ */
+export async function pushFinalized(ctx: LandingContext, task: RoadmapTask, result: TaskResult, rounds: { finalize: number }, verb: string): Promise<Pushed | { reason: string }> {
+  const { input } = ctx;
+  const remote = input.land!.remote!;
+  const target = input.land!.branch ?? input.baseBranch;
+  const branch = proposedBranch(task.id);
+  const acts = branchActivities(input.taskDefaults.hostQueue);
+  const at = { repoPath: input.repoPath, remote, branch: target, taskBranch: result.branch, key: ctx.key };
+  const fetched = await acts.fetchRemoteHead(at, `${verb} ${task.id} · fetch ${remote}/${target}`);
+  if (!fetched.contained) {
+    const finalized = await finalizeTask(ctx, task, fetched.head, `${remote}/${target}`, ++rounds.finalize);
+    if (!finalized.ok) return { reason: finalized.reason };
+  }
+  const push = { repoPath: input.repoPath, remote, taskBranch: result.branch, proposedBranch: branch };
+  const pushed = await acts.pushProposal(push, `${verb} ${task.id} · push ${remote} ${branch}`);
+  if (pushed.status !== 'pushed') return { reason: pushed.reason };
+  return { remote, target, branch, sha: pushed.sha, targetHead: fetched.head };
+}
+
+/** A proposal pushed: where, at which commit, finalized onto which head of its target. */
+export type Pushed = { remote: string; target: string; branch: string; sha: string; targetHead: string };
+
+/** Writes the description of a pushed proposal (in the store and a file on the host). */
+export async function describePushed(ctx: LandingContext, task: RoadmapTask, result: TaskResult, p: Pushed): Promise<ProposedLanding> {
+  const { board } = ctx;
+  const acts = branchActivities(ctx.input.taskDefaults.hostQueue);
+  // The board's spending includes the finalize runs' (finalize-child.ts), the task result's does not.
+  const { costUsd, tokens, preExistingFailures } = board.get(task.id);
+  const text = {
+    key: ctx.key, taskId: task.id, title: task.title, summary: result.summary, remote: p.remote, targetBranch: p.target,
+    proposedBranch: p.branch, sha: p.sha, targetHead: p.targetHead, preExistingFailures: preExistingFailures ?? result.preExistingFailures, costUsd, tokens,
+  };
+  const verb = ctx.input.land?.mode === 'pr' ? 'land' : 'propose';
+  const { descriptionPath } = await acts.describeProposal(text, `${verb} ${task.id} · describe`);
+  return { remote: p.remote, branch: p.branch, target: p.target, descriptionPath };
+}
 
 /** Writes the description of a pushed proposal, then runs the landCommand with it, if there is one. */
 async function describeAndAnnounce(
@@ -58,17 +85,11 @@ async function describeAndAnnounce(
   p: Pushed,
   acts: ReturnType<typeof branchActivities>,
 ): Promise<ProposedLanding | { reason: string }> {
-  const { input, board } = ctx;
-  // The board's spending includes the finalize runs' (finalize-child.ts), the task result's does not.
-  const { costUsd, tokens, preExistingFailures } = board.get(task.id);
-  const text = {
-    key: ctx.key, taskId: task.id, title: task.title, summary: result.summary, remote: p.remote, targetBranch: p.target,
-    proposedBranch: p.branch, sha: p.sha, targetHead: p.targetHead, preExistingFailures: preExistingFailures ?? result.preExistingFailures, costUsd, tokens,
-  };
-  const { descriptionPath } = await acts.describeProposal(text, `propose ${task.id} · describe`);
-  const proposed: ProposedLanding = { remote: p.remote, branch: p.branch, target: p.target, descriptionPath };
+  const { input } = ctx;
+  const proposed = await describePushed(ctx, task, result, p);
   const command = input.land?.command;
   if (!command) return proposed;
+  const { descriptionPath } = proposed;
   const env = {
     DEX_BRANCH: p.branch, DEX_REMOTE: p.remote, DEX_BASE_BRANCH: p.target, DEX_TITLE: task.title,
     DEX_TASK_ID: task.id, DEX_DESCRIPTION_FILE: descriptionPath, DEX_RUN_ID: workflowInfo().workflowId,

@@ -47,3 +47,35 @@ export async function landOnRemote(ctx: LandingContext, task: RoadmapTask, resul
     moved = 0;
   }
 }
+
+/** Pushes of the tick refused because the base moved that are tried again, 2, 4 and 8 s apart. */
+const TICK_RETRIES = 3;
+
+/**
+ * After a pull request merged: ticks the task's box on the base with a commit of its own on top of
+ * the merge (`dex: land <task>`, the landing key as its `Dex-Merge` trailer, so a retry finds it
+ * instead of ticking twice), pushed without force, as a push-mode landing does
+ * (docs/landing-through-prs.md#after-the-merge); the owner's checkout fast-forwards to it, so the
+ * tasks that depend on this one start from the merged base. Returns the commit the base holds;
+ * a base that refuses the push (a protected branch) keeps the merge, with the box unticked there.
+ */
+export async function tickMerged(ctx: LandingContext, task: RoadmapTask, merged: string): Promise<string> {
+  const { input } = ctx;
+  const remote = input.land!.remote!;
+  const branch = input.land!.branch ?? input.baseBranch;
+  const acts = remoteActivities(input.taskDefaults.hostQueue);
+  for (let moved = 0; ; moved++) {
+    const at = { repoPath: input.repoPath, remote, branch, taskBranch: merged, key: ctx.key };
+    const fetched = await acts.fetchRemoteHead(at, `land ${task.id} · fetch ${remote}/${branch}`);
+    if (fetched.landed) return fetched.landed;
+    const push = { ...at, remoteHead: fetched.head, baseBranch: input.baseBranch, roadmapFile: input.roadmapFile, taskId: task.id, title: task.title };
+    const pushed = await acts.pushLanding(push, `land ${task.id} · tick the box on ${remote}/${branch}`);
+    if (pushed.status === 'pushed') return pushed.sha;
+    if (pushed.status === 'moved' && moved < TICK_RETRIES) {
+      await sleep(2000 * 2 ** moved);
+      continue;
+    }
+    ctx.step?.(`${task.id} merged, but its box is not ticked on ${remote}/${branch}: ${pushed.status === 'moved' ? 'the branch kept moving' : pushed.reason}`);
+    return merged;
+  }
+}

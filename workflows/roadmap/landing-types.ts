@@ -1,6 +1,7 @@
 import type { RunControl } from '../run/run-control';
 import type { RoadmapActivities } from './activities';
 import type { FinalizeContext } from './finalize-child';
+import type { CiWake } from './pr/forge';
 
 /** How landing a task ended: its landing commit, or why it was not landed. */
 export type Landing = { landed: true; sha: string } | { landed: false; reason: string };
@@ -11,4 +12,10 @@ export interface LandingContext extends FinalizeContext {
   control: RunControl;
   /** The `Dex-Merge` trailer's value: a retried landing finds its commit instead of landing twice. */
   key: string;
+  /** `land.mode: pr`: the run's waits for CI, which the `ciChanged` signal wakes. */
+  ci?: CiWake;
+  /** Shows a step of the landing in the run's status. */
+  step?: (text: string) => void;
+  /** Publishes the run's status now (the board changed). */
+  publish?: () => void;
 }

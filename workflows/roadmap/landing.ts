@@ -4,6 +4,7 @@ import { finalizeTask } from './finalize-child';
 import { proposeOnRemote } from './landing-branch';
 import { landOnRemote } from './landing-remote';
 import type { Landing, LandingContext } from './landing-types';
+import { landThroughPullRequest } from './pr/landing-pr';
 
 /**
  * Lands a finished task's branch on the base branch, its box ticked in the same commit
@@ -16,6 +17,7 @@ export async function landTask(ctx: LandingContext, task: RoadmapTask, result: T
   const { input, acts, control } = ctx;
   if (input.land?.remote && (input.land.mode ?? 'push') === 'push') return landOnRemote(ctx, task, result);
   if (input.land?.remote && input.land.mode === 'branch') return proposeOnRemote(ctx, task, result);
+  if (input.land?.remote && input.land.mode === 'pr' && input.land.pr) return landThroughPullRequest(ctx, task, result);
   let round = 0;
   for (;;) {
     const merged = await acts.mergeTaskBranch({

@@ -4,7 +4,7 @@ import type { RoadmapInput, RoadmapResult } from '../../core/roadmap/roadmap-typ
 import type { RunState } from '../../core/run/run-types';
 import type { TaskResult } from '../../core/task/task-types';
 import { guardBudget } from '../run/budget-guard';
-import { approveSignal, pauseSignal, rejectSignal, resumeSignal, statusQuery, taskUpdateSignal } from '../run/definitions';
+import { approveSignal, ciChangedSignal, pauseSignal, rejectSignal, resumeSignal, statusQuery, taskUpdateSignal } from '../run/definitions';
 import { RunControl } from '../run/run-control';
 import { RunLedger } from '../run/run-ledger';
 import { roadmapActivities } from './activities';
@@ -15,6 +15,7 @@ import { inIdOrder } from './id-order';
 import { landTask } from './landing';
 import { RunGrants } from './run-grants';
 import { recordLanded } from './run-memory';
+import { CiWake } from './pr/forge';
 import { totalTokens } from '../../core/run/budget-reservation';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 
@@ -55,9 +56,14 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
     if (step) ledger.step(step);
     else ledger.publish(); // a task's wait ended, or its spending changed
   });
+  // `dex webhook`'s word that a forge's checks changed wakes the wait for them (land.mode: pr).
+  const ci = new CiWake();
+  setHandler(ciChangedSignal, (change) => ci.notify(change));
   const status = () => {
     const running = board.running()[0];
-    const current = running ? { taskId: running, phase: board.phaseOf(running) } : {};
+    // A landing that waits for CI says so where the run is (docs/landing-through-prs.md#status).
+    const landing = board.tasks.find((t) => t.state === 'running' && t.pullRequest?.waiting);
+    const current = landing ? { taskId: landing.id, phase: `CI of PR #${landing.pullRequest!.number}`, activity: landing.pullRequest!.waiting } : running ? { taskId: running, phase: board.phaseOf(running) } : {};
     const sandbox = input.taskDefaults.sandbox?.mode ?? 'bwrap';
     return ledger.status(current, { tasks: board.statusTasks(), sandbox }, control.waitingFor ?? board.waitingTask()?.waitingFor ?? null);
   };
@@ -65,6 +71,10 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   ledger.attach(status, input.repoName);
 
   const landingQueue: { id: string; result: TaskResult }[] = [];
+  let landingEnded = false;
+  // Side by side, landings' finalize and fix-ci runs still go one at a time (each holds the rest of the run budget).
+  const oneAtATime = input.land?.mode === 'pr' ? { busy: false } : undefined;
+  let failedLanding: unknown;
   let endedThisRun = 0;
   // With `maxTasks` (dex run --max-tasks), the run ends once that many have landed and none runs.
   const limit = input.maxTasks ?? Infinity;
@@ -73,7 +83,13 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   while (!over()) {
     if ((await grants.serve()) === 'rejected') return result('rejected');
     // Finished branches land one at a time as they finished; those the run heard of together (while it was busy), in id order.
-    for (const next of inIdOrder(landingQueue.splice(0), (t) => t.id)) await land(next.id, next.result);
+    // Through pull requests they land side by side: each waits for its own CI (docs/landing-through-prs.md).
+    landingEnded = false;
+    if (failedLanding) throw failedLanding;
+    for (const next of inIdOrder(landingQueue.splice(0), (t) => t.id)) {
+      if (input.land?.mode === 'pr') void land(next.id, next.result).then(() => void (landingEnded = true), (err: unknown) => void (failedLanding = err));
+      else await land(next.id, next.result);
+    }
     for (const end of children.takeEnded()) {
       endedThisRun++;
       const ended = 'result' in end ? end.result : end.failure.result;
@@ -103,7 +119,7 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
       }
     }
     if (over()) break;
-    await condition(() => children.anyEnded || grants.anyPending || (!control.paused && board.ready().length > 0 && room() > 0 && !wantsNewRun && !chain.full));
+    await condition(() => children.anyEnded || grants.anyPending || landingEnded || failedLanding !== undefined || (!control.paused && board.ready().length > 0 && room() > 0 && !wantsNewRun && !chain.full));
   }
   const ended = board.tasks.map((t) => t.state);
   return result(ended.some((s) => ['failed', 'skipped', 'cancelled'].includes(s)) ? 'failed' : ended.includes('rejected') ? 'rejected' : 'completed');
@@ -120,7 +136,8 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   }
 
   async function land(id: string, taskResult: TaskResult): Promise<void> {
-    const ctx = { input, acts, control, board, grants, key: landingKey(workflowInfo().workflowId, id), workflowId: children.idOf(id) };
+    const step = (text: string) => ledger.step(text);
+    const ctx = { input, acts, control, board, grants, key: landingKey(workflowInfo().workflowId, id), workflowId: children.idOf(id), ci, step, publish: () => ledger.publish(), oneAtATime };
     const landing = await landTask(ctx, plan.find((t) => t.id === id)!, taskResult);
     if (!landing.landed) return board.fail(id, 'failed', landing.reason);
     board.update(id, { state: 'completed', commit: landing.sha });

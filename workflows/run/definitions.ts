@@ -1,6 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ApproveInput, RejectInput, RunState, RunStatus, TokenUsage } from '../../core/run/run-types';
 import type { CiChanged } from '../../core/roadmap/pull-request-types';
+import type { ApproveInput, RejectInput, RunState, RunStatus, TokenUsage } from '../../core/run/run-types';
 
 /** Passes the gate the run waits at (docs/interfaces.md#people-in-the-loop). */
 export const approveSignal = defineSignal<[ApproveInput?]>('approve');

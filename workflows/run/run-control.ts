@@ -72,6 +72,9 @@ export class RunControl {
 
   /** Waits at `gate` until a decision arrives or the deadline passes (then takes the default action). */
   async waitAt(gate: string, config: GateConfig = {}, detail: { taskId?: string; reason?: string } = {}): Promise<DecideInput> {
+    // One gate at a time: a roadmap's landings through pull requests run side by side, and a
+    // second one that must wait queues behind the first (a run whose waits never overlap never gets here).
+    while (this.waitingFor) await condition(() => !this.waitingFor);
     this.decision = undefined;
     this.waitingFor = { gate, since: new Date().toISOString(), ...detail };
     await this.onChange();

@@ -66,7 +66,7 @@ export async function startTask(run: TaskRun): Promise<SequenceStart | undefined
   }
   if (!point || !rewind) {
     // A task without a type gets one from the planner, when it has one, before its first phase.
-    if (!input.finalize) run.replaceSteps(0, await planner.firstPhases([...phases]));
+    if (!input.finalize && !input.fixCi) run.replaceSteps(0, await planner.firstPhases([...phases]));
     return undefined;
   }
   // The earlier run's checkpoint is this run's last one: a rollback goes back to it, not to the base.

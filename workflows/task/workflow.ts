@@ -7,6 +7,7 @@ import { sessionStepSignal, statusQuery } from '../run/definitions';
 import { RunControl } from '../run/run-control';
 import { hostActivities } from './activities';
 import { runFinalize } from './finalize';
+import { runFixCi } from './fix-ci';
 import { runPhaseSequence } from './phase-sequence';
 import { endedFields, TaskProgress } from './progress';
 import { TaskBudget } from './task-budget';
@@ -68,7 +69,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
   try {
     const start = await startTask(run);
     worktree = run.worktree;
-    const outcome = input.finalize ? await runFinalize(run, input.finalize) : await runPhaseSequence(run, start);
+    const outcome = input.finalize ? await runFinalize(run, input.finalize) : input.fixCi ? await runFixCi(run, input.fixCi) : await runPhaseSequence(run, start);
     if (outcome.kind === 'verified') {
       await acts.removeWorktree({ repoPath: input.repoPath, worktreePath: worktree.path }, 'worktree · remove (the branch stays)');
       return await finish('completed', { summary: outcome.summary, verifyPassed: progress.lastVerify?.passed ?? true });

@@ -1,0 +1,52 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { CiChanged, ForgeActivities, ForgeTarget, PullRequestLanding } from '../../../core/roadmap/pull-request-types';
+import { forgePolicy } from '../../run/policies';
+import { summarized } from '../../run/summarized';
+
+/** The forge activities of a landing through pull requests, on the host that holds the repository. */
+export function forgeActivities(hostQueue: string) {
+  const { openPullRequest, readChecks, rerunCheck, readCheckLog, mergePullRequest, deletePullBranch } = proxyActivities<ForgeActivities>({ ...forgePolicy, taskQueue: hostQueue });
+  return summarized({ openPullRequest, readChecks, rerunCheck, readCheckLog, mergePullRequest, deletePullBranch });
+}
+
+export type Forge = ReturnType<typeof forgeActivities>;
+
+/** Where the forge activities act: the landing's forge settings, without the rest of `land.pr`. */
+export const forgeTarget = (pr: PullRequestLanding): ForgeTarget => ({
+  forge: pr.forge,
+  ...(pr.apiUrl ? { apiUrl: pr.apiUrl } : {}),
+  tokenEnv: pr.tokenEnv,
+  owner: pr.owner,
+  repo: pr.repo,
+});
+
+/** One wait for CI: on which repository, branch and commit, and whether a `ciChanged` signal woke it. */
+interface CiWatch {
+  target: ForgeTarget;
+  branch: string;
+  sha: string;
+  woken: boolean;
+}
+
+/**
+ * The roadmap's waits for CI, woken by the `ciChanged` signal (`dex webhook`): a signal for the
+ * repository and a waited branch or commit wakes that wait at once; any other is ignored.
+ */
+export class CiWake {
+  private readonly watches = new Set<CiWatch>();
+
+  /** Starts watching `branch` at `sha`; `woken` turns true when a signal names either. */
+  watch(target: ForgeTarget, branch: string, sha: string): CiWatch & { close(): void } {
+    const w: CiWatch = { target, branch, sha, woken: false };
+    this.watches.add(w);
+    return Object.assign(w, { close: () => void this.watches.delete(w) });
+  }
+
+  notify(change: CiChanged): void {
+    const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+    for (const w of this.watches) {
+      if (!same(w.target.owner, change.owner) || !same(w.target.repo, change.repo)) continue;
+      if (change.branch === w.branch || change.sha === w.sha) w.woken = true;
+    }
+  }
+}

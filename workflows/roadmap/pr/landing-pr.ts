@@ -1,0 +1,110 @@
+import { ActivityFailure, isCancellation, sleep } from '@temporalio/workflow';
+import { innermostMessage } from '../../../core/run/failure-message';
+import type { RoadmapTask } from '../../../core/roadmap/roadmap';
+import type { PullRequestRef } from '../../../core/roadmap/pull-request-types';
+import type { TaskResult } from '../../../core/task/task-types';
+import { describePushed, pushFinalized } from '../landing-branch';
+import type { Landing, LandingContext } from '../landing-types';
+import { waitForCi } from './ci-wait';
+import { fixCi } from './fix-ci-child';
+import { forgeActivities, forgeTarget } from './forge';
+import { tickMerged } from '../landing-remote';
+import { showChecks } from './pr-board';
+
+/** Merges refused because the base moved (GitHub's 405) that are tried again, after 2, 4 and 8 s, each after finalizing onto the new base. */
+export const MERGE_RETRIES = 3;
+/** Fix-CI runs before the task waits at the `merge` gate, when `land.pr` names no number. */
+export const DEFAULT_FIX_ATTEMPTS = 2;
+
+/**
+ * Lands a task through a pull request (`land.mode: pr`, docs/landing-through-prs.md): finalize the
+ * task's branch onto the target when it lacks it and push it as `dex/<taskId>`; open the pull
+ * request; wait durably for CI. A failed check is re-run once (passing then: flaky, let through);
+ * failing again, a `fix-ci` run on the task's branch gets its log, and the fix is pushed and
+ * checked again, `fixAttempts` times. Green: profile `auto` merges, `review` waits at the `merge`
+ * gate first. A merge refused because the base moved finalizes onto it and tries again (2/4/8 s
+ * apart); then the box is ticked on the base and the branch deleted. What cannot go on waits at
+ * the `merge` gate: approve tries again, reject leaves the task not landed (the pull request open).
+ */
+export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapTask, result: TaskResult): Promise<Landing> {
+  const { input, control } = ctx;
+  const pr = input.land!.pr!;
+  const target = forgeTarget(pr);
+  const forge = forgeActivities(input.taskDefaults.hostQueue);
+  const rounds = { finalize: 0 };
+  let fixes = 0;
+  let moved = 0;
+  let conflicts = 0;
+  let ref: PullRequestRef | undefined;
+  const gate = async (reason: string): Promise<Landing | undefined> => {
+    const decision = await control.waitAt('merge', {}, { taskId: task.id, reason });
+    if (decision.action === 'reject') return { landed: false, reason: `not landed: ${reason}` };
+    fixes = 0;
+    moved = 0;
+    conflicts = 0;
+    return undefined;
+  };
+  // One round: bring the branch up to date and push it, wait for CI, merge; a Landing ends the landing, undefined goes round again.
+  const round = async (): Promise<Landing | undefined> => {
+    const pushed = await pushFinalized(ctx, task, result, rounds, 'land');
+    if (!('sha' in pushed)) return gate(pushed.reason);
+    if (!ref) {
+      const { descriptionPath } = await describePushed(ctx, task, result, pushed);
+      const title = `${task.id}: ${task.title}`;
+      ref = await forge.openPullRequest({ target, head: pushed.branch, base: pushed.target, title, descriptionPath }, `land ${task.id} · open a pull request`);
+      ctx.step?.(`${task.id} PR #${ref.number} opened: ${ref.url}`);
+    }
+    const name = `PR #${ref.number}`;
+    const ci = await waitForCi({
+      forge, pr, ref, sha: pushed.sha, wake: ctx.ci!,
+      show: (report, waiting, flaky) => showChecks(ctx, task.id, ref!, report, waiting, flaky),
+      step: (text) => ctx.step?.(`${task.id} ${text}`),
+    });
+    if (ci.kind === 'failed') {
+      const failing = ci.failed.map((c) => c.name).join(', ');
+      if (fixes < (pr.fixAttempts ?? DEFAULT_FIX_ATTEMPTS)) {
+        ctx.step?.(`${task.id} ${name}: ${failing} failed again; fix-ci run ${fixes + 1}`);
+        const fixed = await fixCi(ctx, task, forge, target, ref, pushed.sha, ci.failed, ++fixes);
+        if (fixed.ok) return undefined; // push the fix, wait for CI again
+        return gate(`fix-ci on ${name} failed: ${fixed.reason}`);
+      }
+      return gate(`CI failed on ${name} after ${fixes} fix-ci run${fixes === 1 ? '' : 's'}: ${failing}`);
+    }
+    if (ci.kind === 'timeout') {
+      return gate(`CI did not finish on ${name} within ${pr.ciTimeoutMinutes} min: ${ci.pending.join(', ')} pending`);
+    }
+    if (pr.profile === 'review') {
+      const decision = await control.waitAt('merge', {}, { taskId: task.id, reason: `${name} is green (${ref.url}): approve merges it, reject leaves it open` });
+      if (decision.action === 'reject') return { landed: false, reason: `not landed: ${name} left open: ${decision.reason}` };
+    }
+    const merge = await forge.mergePullRequest({ target, pr: ref.number, sha: pushed.sha, method: pr.mergeMethod ?? 'merge', title: `${task.id}: ${task.title} (#${ref.number})` }, `land ${task.id} · merge ${name}`);
+    if (merge.status === 'merged') {
+      const sha = await tickMerged(ctx, task, merge.sha);
+      ctx.board.update(task.id, { pullRequest: { ...ctx.board.get(task.id).pullRequest!, merged: merge.sha, waiting: undefined } });
+      await forge.deletePullBranch({ target, branch: ref.head }, `land ${task.id} · delete ${ref.head}`);
+      ctx.step?.(`${task.id} ${name} merged as ${merge.sha.slice(0, 10)}`);
+      return { landed: true, sha };
+    }
+    if (merge.status === 'base-moved' && moved < MERGE_RETRIES) {
+      ctx.step?.(`${task.id} ${name}: the base moved (${merge.reason}); finalize onto it and try again`);
+      // Durable: a worker restart during the wait resumes it, and nobody merges in a tight loop.
+      await sleep(2000 * 2 ** moved++);
+      return undefined;
+    }
+    // The base moved with a conflicting change: the next fetch sees it, and finalize resolves it.
+    if (merge.status === 'conflict' && conflicts++ < MERGE_RETRIES) return undefined;
+    const why = merge.status === 'base-moved' ? `merge_failed: the base moved during ${moved + 1} merges of ${name} in a row` : `${name}: ${merge.reason}`;
+    return gate(why);
+  };
+  for (;;) {
+    let ended: Landing | undefined;
+    try {
+      ended = await round();
+    } catch (err) {
+      // A forge or git call that cannot succeed (a token refused, the forge down for minutes) waits for a person, not the run's end.
+      if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
+      ended = await gate(innermostMessage(err));
+    }
+    if (ended) return ended;
+  }
+}
