@@ -15,6 +15,8 @@ import { completionTurn, inPhase, toolTurn } from './cassette-builder';
 import { useDexEnvironment, waitForGate } from './dex-environment';
 import { startFakeForge, type FakeCheck, type FakeForge } from './fake-forge';
 import { git } from './fake-forge-git';
+import { runDex } from './dex-cli';
+import { allText } from './tree-text';
 import { roadmapRepo } from './roadmap-fixture';
 
 const TOKEN_ENV = 'DEX_IT_FORGE_TOKEN';
@@ -27,6 +29,8 @@ const write = (task: string, path: string, content: string) => [
 const dex = useDexEnvironment({
   server: 'dev',
   cassette: [
+    // The agent looks for the forge token: its sandbox has neither the variable nor its value.
+    toolTurn('A1', ['run_command', { command: `env; echo "agent sees $${TOKEN_ENV}"` }]),
     ...write('A1', 'src/one.js', 'exports.one = () => 1;\n'),
     // Passes verify (node --test), but leaves a TODO the forge's lint check refuses.
     ...write('A2', 'src/two.js', '// TODO: tidy\nexports.two = () => 2;\n'),
@@ -39,7 +43,8 @@ const dex = useDexEnvironment({
 
 const CHECKS: FakeCheck[] = [
   { name: 'test', command: 'node --test' },
-  { name: 'lint', command: 'if grep -rn TODO src; then echo "lint: a TODO is left in src"; exit 1; fi; echo clean' },
+  // A CI log that prints the token, as a careless job might: the fix-ci phase gets it redacted.
+  { name: 'lint', command: `if grep -rn TODO src; then echo "lint: a TODO is left in src (pushed with ${TOKEN})"; exit 1; fi; echo clean` },
 ];
 
 let forge: FakeForge | undefined;
@@ -127,6 +132,20 @@ describe('landing through pull requests on a real dev server, against a fake Git
     expect(execFileSync('git', ['rev-parse', 'main'], { cwd: repo, encoding: 'utf8' }).trim()).toBe((await f.head('main')).trim());
     // No branch left behind on the forge.
     expect(execFileSync('git', ['branch', '--list', 'dex/*'], { cwd: f.bare, encoding: 'utf8' })).toBe('');
+
+    // The forge token is nowhere dex keeps or shows anything: not in what the model was sent (the agent's
+    // `env`, the CI log given to fix-ci), the store and DEX_HOME, any run's history, `dex status` or `dex log`.
+    expect(fixPrompt).toContain('pushed with [REDACTED');
+    const ids = [handle.workflowId, ...result.tasks.map((t) => t.workflowId!)];
+    const places: Record<string, string> = {
+      'model requests': JSON.stringify(dex.fake.requests.map((r) => r.body)),
+      'the store and DEX_HOME': allText(dex.worker.dexHome),
+      ...Object.fromEntries(await Promise.all(ids.map(async (id) => [`history of ${id}`, await dex.temporal('workflow', 'show', '--workflow-id', id, '-o', 'json')]))),
+      'dex status': (await runDex(['status', handle.workflowId, '--json'], { env: dex.cliEnv() })).stdout,
+      'dex log': (await runDex(['log', result.tasks[1].workflowId!], { env: dex.cliEnv() })).stdout,
+    };
+    for (const [place, text] of Object.entries(places)) expect(text.includes(TOKEN), `the forge token in ${place}`).toBe(false);
+    expect(places['model requests']).toContain('agent sees');
   }, 180_000);
 
   it('with profile review, waits at the merge gate once green, and merges on approve', async () => {

@@ -6,7 +6,7 @@
  * recorded cassette or what the model was sent.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { useDexEnvironment } from './dex-environment';
 import { sampleRepo } from './dev-server-env';
 import { runDex } from './dex-cli';
 import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic-server';
+import { allText } from './tree-text';
 
 const testEnv = useDexEnvironment({ server: 'dev' });
 
@@ -28,16 +29,6 @@ const TOKENS = {
 
 let fake: FakeAnthropic;
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
-
-/** Every file under `dir`, as text (SQLite's database and WAL included). */
-function allText(dir: string): string {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name))
-    .filter((path) => !path.includes('deps-cache') && statSync(path).size < 64 * 1024 * 1024)
-    .map((path) => readFileSync(path).toString('latin1'))
-    .join('\n');
-}
 
 beforeAll(async () => {
   fake = await startFakeAnthropic({
