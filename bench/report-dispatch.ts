@@ -1,4 +1,4 @@
-import type { BenchDoc } from './write-report';
+import type { BenchDoc } from './bench-doc';
 
 const f = (x: number, digits = 1) => (x >= 100 ? Math.round(x).toString() : x.toFixed(digits));
 

@@ -1,6 +1,6 @@
 import type { B1System } from './params';
 import type { B3Result } from './b3-crash';
-import type { BenchDoc } from './write-report';
+import type { BenchDoc } from './bench-doc';
 import { concurrencySection } from './report-concurrency';
 import { checkpointSection, eagerStartSection, watchdogSection } from './report-b2-levers';
 import { compressionSection, firstTaskSection, promiseHookSection } from './report-b2-worker';

@@ -1,4 +1,4 @@
-import type { BenchDoc } from './write-report';
+import type { BenchDoc } from './bench-doc';
 
 /** "Reading turns in one call" of docs/performance.md (issue 31): B2's runs with their steps chained, as dex answers reading turns. */
 export function readingTurnsSection(doc: BenchDoc): string[] {

@@ -1,5 +1,5 @@
 import type { ReadyWay } from './b7-worktree-ready';
-import type { BenchDoc } from './write-report';
+import type { BenchDoc } from './bench-doc';
 
 /** The section's rows: each way of making a worktree ready, as the table names it. */
 const ROWS: [ReadyWay, string][] = [

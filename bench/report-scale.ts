@@ -1,5 +1,5 @@
 import type { ScaleRun } from './scale-run';
-import type { BenchDoc } from './write-report';
+import type { BenchDoc } from './bench-doc';
 
 const yes = (ok: boolean | undefined) => (ok === undefined ? 'not measured' : ok ? 'met' : '**not met**');
 const named = (r: ScaleRun) => (r.targets === 'activity' ? (r.crash ? 'activities, worker SIGKILLed halfway' : 'activities (dex today)') : 'a child workflow each (before)');

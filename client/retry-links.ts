@@ -11,7 +11,7 @@ export interface RetryLinks {
 }
 
 /**
- * The retry links of task run `id` (docs/interfaces.md#commands), both ways: its own input says
+ * The retry links of task run `id` (docs/interfaces.md#the-dex-command), both ways: its own input says
  * which run it took up; the runs that took it up are found by their ids (`<id>-retry-<n>`).
  */
 export async function retryLinks(client: Client, id: string, run: FoundRun): Promise<RetryLinks> {
