@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { buildLayerInput } from '../client/requests/layer-request';
 import { readSettings } from '../client/settings';
 import type { LayerRunRecord } from '../core/layer/layer-types';
-import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../workflows/run/policies';
+import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../core/run/definitions';
 import { hostDeps } from '../worker/start-worker';
 import { startFakeAnthropic, type FakeAnthropic } from '../test/fake-anthropic-server';
 import { insightLine, messagesFor, REFLECT_TEMPLATE } from '../test/layer-fixtures';

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderStep, transcriptSteps } from '../client/render/run-log';
 import { FAILURE } from '../core/run/failure-types';
-import { statusQuery } from '../workflows/run/definitions';
+import { statusQuery } from '../core/run/definitions';
 import type { TaskResult } from '../core/task/task-types';
 import { completionTurn, toJsonl, toolTurn } from './cassette-builder';
 import { useDexEnvironment, waitForGate } from './dex-environment';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TaskResult } from '../core/task/task-types';
-import { approveSignal } from '../workflows/run/definitions';
+import { approveSignal } from '../core/run/definitions';
 import { completionTurn, fixSumTurns } from './cassette-builder';
 import { runDex } from './dex-cli';
 import { failureOf, useDexEnvironment, waitForGate } from './dex-environment';

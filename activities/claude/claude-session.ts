@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { sessionStepSignal } from '../../workflows/run/definitions';
+import { sessionStepSignal } from '../../core/run/definitions';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import { fits, totalTokens, type Allowance } from '../../core/run/budget-reservation';
 import type { LlmSpec, TokenUsage } from '../../core/run/run-types';

@@ -8,8 +8,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EMPTY_ANSWER, isEmptyAnswer, parseInsight, unparsedInsight } from '../../core/layer/insight-parse';
 import { estimateTokens, formatMessages, trimOldestToFit } from '../../core/layer/layer-context';
-import type { ContextRef, LayerRunRecord, LayerSpec, LayerTargets, RetrievalProfile, TargetContext } from '../../core/layer/layer-types';
+import type { ContextRef, LayerRunRecord, LayerSpec, LayerTargets } from '../../core/layer/layer-types';
 import { renderPrompt } from '../../core/layer/prompt-template';
+import type { FetchLayerInsightsInput, FetchLayerMessagesInput, StoreLayerInsightInput, StoreLayerInsightResult, WriteLayerTextInput } from '../../core/layer/target/target-steps';
 import type { ActivityDeps } from '../deps';
 import { createLayerChainActivities } from './layer-chain';
 import { createLayerModelActivities, replyText } from './layer-model';
@@ -19,9 +20,6 @@ import { createLayerSalienceActivities } from './layer-salience';
 const HOUR_MS = 3_600_000;
 /** How much of a printed output goes into the run record. */
 const OUTPUT_CHARS = 4_000;
-
-/** A model reply in the store. */
-type ReplyRef = NonNullable<TargetContext['reply']>;
 
 /** Builds the layer activities (the layer model call among them) over the host's dependencies. */
 export const createLayerActivities = (deps: ActivityDeps) => {
@@ -41,14 +39,7 @@ export const createLayerActivities = (deps: ActivityDeps) => {
     },
 
     /** Fetches a topic's recent messages, trimmed oldest first to `maxContextTokens`, and keeps their ids under `key`. */
-    async fetchLayerMessages(input: {
-      key: string;
-      topic: string;
-      now: number;
-      lookbackHours: number;
-      limitPerChannel: number;
-      maxContextTokens?: number;
-    }): Promise<{ ref: ContextRef; fetched: number; trimmed: number; tokens: number }> {
+    async fetchLayerMessages(input: FetchLayerMessagesInput): Promise<{ ref: ContextRef; fetched: number; trimmed: number; tokens: number }> {
       const since = new Date(input.now - input.lookbackHours * HOUR_MS).toISOString();
       const fetched = await layers.recentMessages(input.topic, since, new Date(input.now).toISOString(), input.limitPerChannel);
       const fit = trimOldestToFit(fetched, input.maxContextTokens);
@@ -60,7 +51,7 @@ export const createLayerActivities = (deps: ActivityDeps) => {
     },
 
     /** Fetches a topic's prior insights by retrieval profile (unparsed ones only when asked for) and keeps their ids under `key`. */
-    async fetchLayerInsights(input: { key: string; topic: string; profile: RetrievalProfile; maxPerTopic: number; includeUnparsed?: boolean }): Promise<ContextRef> {
+    async fetchLayerInsights(input: FetchLayerInsightsInput): Promise<ContextRef> {
       const found = await layers.topicInsights(input.topic, input.profile, input.maxPerTopic, input.includeUnparsed);
       await layers.putContext(input.key, found.map((i) => i.id));
       return { key: input.key, count: (await layers.getContext(input.key))?.length ?? 0 };
@@ -78,15 +69,7 @@ export const createLayerActivities = (deps: ActivityDeps) => {
      * whatever the mode (`empty`: no repair either). `strict`: an answer without the insight
      * JSON stores nothing and says so; `graceful`: its text is kept, flagged unparsed.
      */
-    async storeLayerInsight(input: {
-      id: string;
-      topic: string;
-      category: string;
-      reply: ReplyRef;
-      parse: 'strict' | 'graceful';
-      layerRunId: string;
-      salienceSpent: number;
-    }): Promise<{ stored: true; insightId: string; unparsed: boolean } | { stored: false; reason: string; empty?: true }> {
+    async storeLayerInsight(input: StoreLayerInsightInput): Promise<StoreLayerInsightResult> {
       const text = await replyText(deps.store, input.reply.transcriptId, input.reply.seq);
       if (isEmptyAnswer(text)) return { stored: false, reason: EMPTY_ANSWER, empty: true };
       const parsed = parseInsight(text);
@@ -114,7 +97,7 @@ export const createLayerActivities = (deps: ActivityDeps) => {
      * returns its text to print. An empty answer writes nothing (`empty`): the node fails
      * rather than blank a document.
      */
-    async writeLayerText(input: { path?: string; topic: string; reply: ReplyRef }): Promise<{ path?: string; text?: string; empty?: true }> {
+    async writeLayerText(input: WriteLayerTextInput): Promise<{ path?: string; text?: string; empty?: true }> {
       const text = await replyText(deps.store, input.reply.transcriptId, input.reply.seq);
       if (isEmptyAnswer(text)) return { empty: true };
       if (!input.path) return { text: text.slice(0, OUTPUT_CHARS) };

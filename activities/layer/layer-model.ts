@@ -5,37 +5,13 @@
  */
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import { modelCallKey } from '../../core/run/ids';
-import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
+import type { LayerModelCallInput, LayerModelCallResult } from '../../core/layer/target/target-steps';
 import type { ActivityDeps } from '../deps';
 import { CassetteFiles } from '../model/cassette-replay';
 import { modelReply, requirePrice, storeReply } from '../model/model-reply';
 import type { DexStore } from '../../store/dex-store';
 import { onModelSpan } from '../../tracing/activity-spans';
 import { ensureUserMessage, transcriptUpTo, usageOf } from '../model/model-turn';
-
-/** Input of `callLayerModel`: answer the user message at `userSeq` of `transcriptId`. */
-export interface LayerModelCallInput {
-  transcriptId: string;
-  userSeq: number;
-  /** Becomes the user message at `userSeq` when it is not stored yet (a repair request). */
-  followUpText?: string;
-  target: string;
-  node: string;
-  model: string;
-  maxTokens: number;
-  llm: LlmSpec;
-  cassetteScope: string;
-}
-
-/** Output of `callLayerModel`; the reply's text stays in the store. */
-export interface LayerModelCallResult {
-  usage: TokenUsage;
-  costUsd: number;
-  model: string;
-  reused: boolean;
-  /** Sequence number of the stored reply. */
-  replySeq: number;
-}
 
 /** Builds the layer model activity over the host's dependencies. */
 export const createLayerModelActivities = (deps: ActivityDeps) => {

@@ -3,8 +3,6 @@
  * passing verify commands, the memory section of a first prompt, and the `remember` tool. All of
  * it reads and writes only dex's store (and reads git history): never the worktree.
  */
-import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { phaseArtifactId, workflowKeyPrefix } from '../../core/run/ids';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { cleanNote, renderProjectMemory } from '../../core/roadmap/project-memory';
@@ -12,17 +10,9 @@ import { oneLine, renderRunMemory, type MemoryRef, type RunMemoryEntry } from '.
 import type { DexStore } from '../../store/dex-store';
 import type { ActivityDeps } from '../deps';
 import { dexGitSync } from '../../host/git/dex-git';
+import { repoKeyOf } from '../../host/repo-key';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
 import type { AgentToolOutcome } from '../tools/run-command-tool';
-
-/** The key of a repository's project memory: its real path on this host (the store is per host too). */
-export function repoKeyOf(repoPath: string): string {
-  try {
-    return realpathSync(repoPath);
-  } catch {
-    return resolve(repoPath);
-  }
-}
 
 /** Where a transcript's retry context is kept (activities/task/fetch-context.ts), for run memory's failures. */
 export const retryContextId = (transcriptId: string): string => `${transcriptId}/retry-context`;

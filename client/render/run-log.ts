@@ -5,7 +5,7 @@
  */
 import { modelCallKey, verifyReportId, verifyResultKey } from '../../core/run/ids';
 import type { DexStore } from '../../store/dex-store';
-import type { VerifyResult } from '../../activities/verify/verify';
+import type { VerifyResult } from '../../core/task/task-types';
 import type { GateDecision } from '../run-history';
 import { tokensIn } from '../../core/run/usage';
 import { causeOnOneLine, failureCause } from '../../core/task/verify-failures';

@@ -5,7 +5,7 @@ import { processExists } from '../../host/process-owner';
 import { numberedWorkflowId } from '../../core/run/ids';
 import { InvalidInput } from '../../core/run/invalid-input';
 import type { WorkflowName } from '../plan-kinds';
-import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../../workflows/run/policies';
+import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../../core/run/definitions';
 
 /** A task's workflow tasks time out early, so a dead worker's run moves on within seconds (workflows/run/policies.ts). */
 const timeoutsOf = (workflowType: WorkflowName) => (workflowType === 'taskWorkflow' ? { workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT } : {});

@@ -8,7 +8,7 @@
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { RunStatus } from '../../core/run/run-types';
-import { statusQuery } from '../../workflows/run/definitions';
+import { statusQuery } from '../../core/run/definitions';
 import { QUERY_MS, within } from './within';
 
 const EventType = temporal.api.enums.v1.EventType;

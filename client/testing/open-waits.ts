@@ -7,7 +7,7 @@
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { RunStatus } from '../../core/run/run-types';
-import { statusQuery } from '../../workflows/run/definitions';
+import { statusQuery } from '../../core/run/definitions';
 import { QUERY_MS, within } from './within';
 
 /** What a run waits for, as its `status` says it. */

@@ -1,7 +1,7 @@
-import { budgetSpentReason, roundSalience, salienceFor } from '../../core/layer/layer-salience';
-import { tokensIn } from '../../core/run/usage';
-import type { LayerTargetInput, LayerTargetResult } from '../../core/layer/layer-types';
-import type { TokenUsage } from '../../core/run/run-types';
+import { budgetSpentReason, roundSalience, salienceFor } from '../layer-salience';
+import { tokensIn } from '../../run/usage';
+import type { LayerTargetInput, LayerTargetResult } from '../layer-types';
+import type { TokenUsage } from '../../run/run-types';
 import type { TargetSteps } from './target-steps';
 
 /**

@@ -1,9 +1,8 @@
-import { workflowInfo } from '@temporalio/workflow';
-import { EMPTY_ANSWER } from '../../core/layer/insight-parse';
-import { promptLimit, promptTokens } from '../../core/layer/layer-budget';
-import type { LayerTargetInput, LayerTargetResult, LlmCallParams, ParseMode, TargetContext } from '../../core/layer/layer-types';
-import type { TokenUsage } from '../../core/run/run-types';
-import { addUsage, addUsd, tokensIn } from '../../core/run/usage';
+import { EMPTY_ANSWER } from '../insight-parse';
+import { promptLimit, promptTokens } from '../layer-budget';
+import type { LayerTargetInput, LayerTargetResult, LlmCallParams, ParseMode, TargetContext } from '../layer-types';
+import type { TokenUsage } from '../../run/run-types';
+import { addUsage, addUsd, tokensIn } from '../../run/usage';
 import type { TargetSteps } from './target-steps';
 import type { SalienceAccount } from './target-salience';
 
@@ -30,14 +29,11 @@ export class NodeFailure extends Error {
 /**
  * A target's model steps: rendering a prompt to its budget, reserving and settling salience
  * around each call, storing the insight in an answer (with one repair call under `repair`).
- * Workflow code: deterministic bookkeeping and activity calls only.
+ * Deterministic bookkeeping and step calls only: it runs in a workflow and in an activity.
  */
 export class TargetModel {
   private lastLlm: LlmCallParams | undefined;
   private lastUsage: TokenUsage | undefined;
-  /** Cassette lines are claimed per layer run: the root of the target's child workflow, or what the layer passed a target run as one activity. */
-  private readonly cassetteScope: string;
-
   constructor(
     private readonly input: LayerTargetInput,
     private readonly acts: TargetSteps,
@@ -45,9 +41,9 @@ export class TargetModel {
     private readonly ctx: TargetContext,
     private readonly salience: SalienceAccount,
     private readonly keyOf: (name: string) => string,
-  ) {
-    this.cassetteScope = input.cassetteScope ?? workflowInfo().root?.workflowId ?? input.runId;
-  }
+    /** Cassette lines are claimed per layer run: the root of the target's child workflow, or what the layer passed a target run as one activity. */
+    private readonly cassetteScope: string,
+  ) {}
 
   /**
    * Renders the node's prompt within its budget, reserves its salience and asks the model; a

@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ApproveInput, RejectInput, RunState, RunStatus, TokenUsage } from '../../core/run/run-types';
+import type { ApproveInput, RejectInput, RunState, RunStatus, TokenUsage } from './run-types';
 
 /** Passes the gate the run waits at (docs/interfaces.md#people-in-the-loop). */
 export const approveSignal = defineSignal<[ApproveInput?]>('approve');
@@ -60,3 +60,12 @@ export const budgetRequestSignal = defineSignal<[{ taskId: string; usd: number; 
 
 /** A roadmap's answer to a task's request: its grant in all, or `denied` when a person would not raise the run budget. */
 export const budgetGrantSignal = defineSignal<[{ usd: number } | { denied: true }]>('budgetGrant');
+
+/**
+ * How long a worker may hold a workflow task of a short-history workflow (a task, a layer
+ * target) before the server gives it to another worker. A worker SIGKILLed right after it took
+ * one would otherwise stall the run for the default 10 s (docs/performance.md#b3-sigkill-of-the-worker).
+ * Their workflow tasks take milliseconds; one that overruns is only retried.
+ * Roadmaps, layers and sheets keep the default: their histories are longer to replay.
+ */
+export const SHORT_WORKFLOW_TASK_TIMEOUT = '2s';

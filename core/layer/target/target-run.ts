@@ -1,12 +1,18 @@
-import { EMPTY_ANSWER } from '../../core/layer/insight-parse';
-import { innermostMessage } from '../../core/run/failure-message';
-import { emptyTargetResult } from '../../core/layer/layer-run';
-import type { LayerNode, LayerTargetInput, LayerTargetResult, ResumePoint, TargetContext } from '../../core/layer/layer-types';
+import { EMPTY_ANSWER } from '../insight-parse';
+import { innermostMessage } from '../../run/failure-message';
+import { emptyTargetResult } from '../layer-run';
+import type { LayerNode, LayerTargetInput, LayerTargetResult, ResumePoint, TargetContext } from '../layer-types';
 import type { TargetSteps } from './target-steps';
 import { NodeFailure, TargetModel } from './target-model';
 import { SalienceAccount } from './target-salience';
 
 export { NodeFailure };
+
+/**
+ * How often a layer target run as one activity is tried (workflows/run/policies.ts
+ * layerTargetPolicy); its last attempt records the failure as the target's result.
+ */
+export const TARGET_ATTEMPTS = 10;
 
 /** Where a node started: its index in the target's part of the layer and the context it had then. */
 type NodeStart = Omit<ResumePoint, 'target'>;
@@ -15,7 +21,10 @@ type NodeStart = Omit<ResumePoint, 'target'>;
  * The state of one target's run through the layer's nodes (its result so far, the context
  * nodes pass on by reference, its salience account) and the node steps that change it. It
  * remembers where each node started, so a failure records where a resume goes on from.
- * Deterministic bookkeeping and activity calls only; the workflow drives it node by node.
+ * Deterministic bookkeeping and step calls only: a target's child workflow runs it with its
+ * activities as the steps, the `runLayerTargets` activity with the layer's functions
+ * (docs/layers.md#where-a-target-runs); each gives it what differs as input (the steps, the
+ * cassette scope).
  */
 export class TargetRun {
   readonly result: LayerTargetResult;
@@ -29,11 +38,12 @@ export class TargetRun {
   constructor(
     private readonly input: LayerTargetInput,
     private readonly acts: TargetSteps,
+    cassetteScope: string,
   ) {
     this.result = emptyTargetResult(input.target);
     this.ctx = { ...input.seed };
     this.salience = new SalienceAccount(input, acts, this.result);
-    this.model = new TargetModel(input, acts, this.result, this.ctx, this.salience, (name) => this.keyOf(name));
+    this.model = new TargetModel(input, acts, this.result, this.ctx, this.salience, (name) => this.keyOf(name), cassetteScope);
   }
 
   /** The idempotency key of step `name` of this target. */
