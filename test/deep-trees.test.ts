@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCheckpointActivities } from '../activities/task/checkpoint';
+import { createTaskWorktreeActivities } from '../activities/task/task-worktree';
 import { removeWorktree as cleanRemoveWorktree } from '../client/clean/clean-removal';
 import { FAILURE } from '../core/run/failure-types';
 import { removeTree } from '../host/worktree/remove-tree';
@@ -82,7 +82,7 @@ describe('scanWorktree', () => {
 describe('a worktree holding a tree a command nested past PATH_MAX', () => {
   let store: DexStore;
   let repo: string;
-  let acts: ReturnType<typeof createCheckpointActivities>;
+  let acts: ReturnType<typeof createTaskWorktreeActivities>;
   const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> => runActivity(fn, args);
 
   beforeEach(async () => {
@@ -94,7 +94,7 @@ describe('a worktree holding a tree a command nested past PATH_MAX', () => {
     writeFileSync(join(repo, '.gitignore'), 'build/\n');
     await git.add('.').commit('initial');
     store = openSqliteDexStore(join(dir, 'home', 'dex.db'));
-    acts = createCheckpointActivities(offlineDeps(store, join(dir, 'home')));
+    acts = createTaskWorktreeActivities(offlineDeps(store, join(dir, 'home')));
   });
   afterEach(() => store.close());
 

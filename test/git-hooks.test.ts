@@ -2,9 +2,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCheckpointActivities } from '../activities/task/checkpoint';
+import { createTaskWorktreeActivities } from '../activities/task/task-worktree';
 import { dexGitSync } from '../host/git/dex-git';
-import { createRoadmapActivities } from '../activities/roadmap/roadmap-activities';
+import { createLandingActivities } from '../activities/roadmap/landing';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { worktreeFingerprint } from '../host/worktree/worktree-fingerprint';
@@ -49,8 +49,8 @@ describe("dex's git runs none of the repository's code", () => {
   let repo: string;
   let markers: string;
   let store: DexStore;
-  let checkpoints: ReturnType<typeof createCheckpointActivities>;
-  let roadmap: ReturnType<typeof createRoadmapActivities>;
+  let checkpoints: ReturnType<typeof createTaskWorktreeActivities>;
+  let roadmap: ReturnType<typeof createLandingActivities>;
   const savedKey = process.env.ANTHROPIC_API_KEY;
 
   const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> => runActivity(fn, args);
@@ -87,8 +87,8 @@ describe("dex's git runs none of the repository's code", () => {
     armRepository(join(repo, '.git'), join(dir, 'owner-hooks'), markers, 'owner');
     store = openSqliteDexStore(join(dir, 'home', 'dex.db'));
     const deps = offlineDeps(store, join(dir, 'home'));
-    checkpoints = createCheckpointActivities(deps);
-    roadmap = createRoadmapActivities(deps);
+    checkpoints = createTaskWorktreeActivities(deps);
+    roadmap = createLandingActivities(deps);
   });
   afterEach(async () => {
     await store.close();

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameS
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCheckpointActivities } from '../activities/task/checkpoint';
+import { createTaskWorktreeActivities } from '../activities/task/task-worktree';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { runActivity } from './mock-activity';
@@ -15,7 +15,7 @@ describe('a task worktree of a repository with submodules', () => {
   let dir: string;
   let app: string;
   let store: DexStore;
-  let acts: ReturnType<typeof createCheckpointActivities>;
+  let acts: ReturnType<typeof createTaskWorktreeActivities>;
   const prepare = (name: string) => runActivity(acts.prepareWorktree, [{ repoPath: app, branch: `dex/${name}`, worktreeName: name }]);
 
   beforeEach(() => {
@@ -36,7 +36,7 @@ describe('a task worktree of a repository with submodules', () => {
     writeFileSync(join(lib, 'lib.txt'), 'v2\n');
     git(lib, 'commit', '-qam', 'v2');
     store = openSqliteDexStore(join(dir, 'home', 'dex.db'));
-    acts = createCheckpointActivities(offlineDeps(store, join(dir, 'home')));
+    acts = createTaskWorktreeActivities(offlineDeps(store, join(dir, 'home')));
   });
   afterEach(async () => {
     await store.close();

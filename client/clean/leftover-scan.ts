@@ -33,7 +33,7 @@ export interface FoundWorktree {
   touchedMs: number;
 }
 
-/** A `.base` file beside a task's worktree (activities/task/checkpoint.ts). */
+/** A `.base` file beside a task's worktree (activities/task/task-worktree.ts). */
 export interface FoundBase {
   path: string;
   run: string;

@@ -9,7 +9,7 @@ import { matchesAnyGlob } from '../../core/task/path-glob';
 import type { Worktree } from '../../core/task/task-types';
 import type { ActivityDeps } from '../deps';
 import { commandSetup } from '../../host/dependencies/setup-state';
-import { dexGit } from '../../host/git/dex-git';
+import { DEX_COMMITTER, dexGit } from '../../host/git/dex-git';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
 import { removeTree } from '../../host/worktree/remove-tree';
 import { baseFileFor, worktreesDir } from '../../host/worktree/worktree-home';
@@ -19,9 +19,6 @@ import { checkOutSubmodules, isSubmoduleGitFile } from '../../host/worktree/work
 
 /** The commit trailer that marks a checkpoint with its idempotency key. */
 export const CHECKPOINT_TRAILER = 'Dex-Checkpoint';
-
-/** The committer dex uses when the repository configures none. */
-export const DEX_COMMITTER = { name: 'dex', email: 'dex@localhost' } as const;
 
 function invalidRepository(repoPath: string, why: string): ApplicationFailure {
   return nonRetryable(FAILURE.InvalidRepository, `${repoPath} is not usable: ${why}`);
@@ -140,7 +137,7 @@ async function findCheckpoint(git: SimpleGit, range: string, key: string): Promi
 }
 
 /** The git activities: a worktree per task, checkpoint commits in it, rollback and removal. */
-export const createCheckpointActivities = (deps: ActivityDeps) => heartbeatingWhileRunning({
+export const createTaskWorktreeActivities = (deps: ActivityDeps) => heartbeatingWhileRunning({
   /**
    * Creates branch `branch` from the repository's HEAD (or at `start.sha`, a rewound run's
    * checkpoint, its base then `start.baseSha`) and a worktree for it at

@@ -1,9 +1,6 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FAILURE } from '../../core/run/failure-types';
-import { InvalidInput } from '../../core/run/invalid-input';
-import { parseRoadmap, tickTask, type RoadmapTask } from '../../core/roadmap/roadmap';
+import { tickTask } from '../../core/roadmap/roadmap';
 import type { ActivityDeps } from '../deps';
 import { dexGit } from '../../host/git/dex-git';
 import { contains } from './landing-merge';
@@ -20,18 +17,8 @@ export type MergeOutcome =
   | { status: 'conflict'; files: string[] }
   | { status: 'blocked'; reason: string };
 
-/** Activities that read a roadmap and land finished task branches on the base branch. */
-export const createRoadmapActivities = (_deps: ActivityDeps) => heartbeatingWhileRunning({
-  /** Reads and parses the roadmap at `roadmapFile` (relative to the repository); a bad roadmap fails at once. */
-  async readRoadmap(input: { repoPath: string; roadmapFile: string }): Promise<RoadmapTask[]> {
-    try {
-      return parseRoadmap(await readFile(join(input.repoPath, input.roadmapFile), 'utf8'));
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      throw ApplicationFailure.create({ message: `${input.roadmapFile}: ${message}`, type: FAILURE.InvalidRoadmap, nonRetryable: err instanceof InvalidInput });
-    }
-  },
-
+/** Landing a finished task's branch on the base branch, in the owner's checkout (docs/roadmaps.md#how-a-run-goes). */
+export const createLandingActivities = (_deps: ActivityDeps) => heartbeatingWhileRunning({
   /**
    * Merges `branch` into the base branch in the repository's checkout, ticking the task's box
    * in the roadmap in the same commit. Idempotent: a base branch that already has the commit

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { simpleGit } from 'simple-git';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCheckpointActivities } from '../activities/task/checkpoint';
+import { createTaskWorktreeActivities } from '../activities/task/task-worktree';
 import type { DexStore } from '../store/dex-store';
 import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { runActivity } from './mock-activity';
@@ -14,7 +14,7 @@ describe('checkpoint activities', () => {
   let dir: string;
   let repo: string;
   let store: DexStore;
-  let acts: ReturnType<typeof createCheckpointActivities>;
+  let acts: ReturnType<typeof createTaskWorktreeActivities>;
   let initialSha: string;
 
   const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> => runActivity(fn, args);
@@ -33,7 +33,7 @@ describe('checkpoint activities', () => {
     await repoGit.add('.').commit('initial');
     initialSha = (await repoGit.revparse(['HEAD'])).trim();
     store = openSqliteDexStore(join(dir, 'home', 'dex.db'));
-    acts = createCheckpointActivities(offlineDeps(store, join(dir, 'home')));
+    acts = createTaskWorktreeActivities(offlineDeps(store, join(dir, 'home')));
   });
   afterEach(async () => {
     await store.close();
