@@ -5,7 +5,7 @@ import { RunHistory } from './run-history';
 import type { FoundRun } from './run-lookup';
 
 /** How a task run is linked to others by `dex retry`: the run it took up, and the runs that took it up. */
-export interface RetryLinks {
+interface RetryLinks {
   retryOf?: { workflowId: string; phase: string };
   retriedAs: string[];
 }

@@ -2,9 +2,12 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runShellCommand } from '../host/shell/shell-command';
+import { commandEnv, runProcess, type ShellCommandOptions } from '../host/shell/shell-command';
 
-describe('runShellCommand', () => {
+/** `command` with `/bin/sh -c` in `cwd`, as a sheet's statement runs (unconfined, without the model's credentials). */
+const runShellCommand = (command: string, cwd: string, opts: ShellCommandOptions) => runProcess({ argv: ['/bin/sh', '-c', command], cwd, env: commandEnv() }, opts);
+
+describe('runProcess', () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'dex-shell-'));

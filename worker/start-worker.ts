@@ -11,7 +11,7 @@ import { createRedactor } from '../core/safety/redaction';
 import { activityTracingOptions, tracedWorkflowModules, workflowTracingOptions } from '../tracing/worker-tracing';
 
 /** Where a worker connects and which queues it serves. */
-export interface WorkerPlacement {
+interface WorkerPlacement {
   connection: NativeConnection;
   namespace: string;
   /** The shared queue that runs workflows (docs/interfaces.md#plans-workflows-and-ids: `dex`). */

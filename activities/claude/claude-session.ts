@@ -32,7 +32,7 @@ import { protectedWrite, type ProtectedWrite } from './tool-permission';
 import type { ClaudeSetup } from '../../core/task/agent-engine';
 
 /** Input of `runClaudeSession`: one stretch of a phase attempt's session, up to its next end. */
-export interface ClaudeSessionInput {
+interface ClaudeSessionInput {
   transcriptId: string;
   /** Which stretch of the phase attempt's session this is (1, 2, …): what its result is kept under. */
   stretch: number;

@@ -31,12 +31,12 @@ async function landedBy(git: SimpleGit, rev: string, key: string): Promise<strin
 }
 
 /** Where a remote's branch is now, whether the task already landed there, and whether its branch holds it. */
-export type RemoteHead = { head: string; landed?: string; contained: boolean };
+type RemoteHead = { head: string; landed?: string; contained: boolean };
 
 /** How pushing a landing went. */
-export type PushOutcome = { status: 'pushed'; sha: string } | { status: 'moved'; head: string } | { status: 'failed'; reason: string };
+type PushOutcome = { status: 'pushed'; sha: string } | { status: 'moved'; head: string } | { status: 'failed'; reason: string };
 
-export interface PushInput {
+interface PushInput {
   repoPath: string;
   remote: string;
   branch: string;

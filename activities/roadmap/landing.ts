@@ -10,7 +10,7 @@ import { heartbeatingWhileRunning } from '../run/local-heartbeat';
 export const MERGE_TRAILER = 'Dex-Merge';
 
 /** How landing a task's branch went. */
-export type MergeOutcome =
+type MergeOutcome =
   | { status: 'merged'; sha: string }
   /** The base moved past the branch's start: finalize (merge and verify) before landing (docs/roadmaps.md#finalize). */
   | { status: 'behind'; baseSha: string }

@@ -24,7 +24,7 @@ const DECISION_PHASES = ['research', 'spec', 'design'];
 const PART_CHARS = 240;
 
 /** Input of the `recordTaskMemory` activity: keys and small facts only. */
-export interface RecordTaskMemoryInput {
+interface RecordTaskMemoryInput {
   /** The roadmap run (core/run/run-memory.ts MemoryRef.runKey). */
   runKey: string;
   taskId: string;

@@ -11,7 +11,7 @@ import { readWorktreeFile } from '../../host/worktree/worktree-files';
 import { resolveInWorktree } from '../../host/worktree/worktree-paths';
 
 /** Lines of the file tree shown in the first prompt. @default 500 */
-export const PROMPT_TREE_LIMIT = 500;
+const PROMPT_TREE_LIMIT = 500;
 
 /** Total characters of named files' contents put into the first prompt. @default 32768 */
 export const NAMED_FILES_LIMIT_CHARS = 32 * 1024;
@@ -41,7 +41,7 @@ export interface FetchContextInput {
 }
 
 /** Output of the `fetchContext` activity: only sizes and names, the prompt stays in the store. */
-export interface FetchContextResult {
+interface FetchContextResult {
   promptChars: number;
   fileCount: number;
   namedFiles: string[];

@@ -14,10 +14,10 @@ import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability'
 import { assertWorktreeExists } from '../../host/worktree/worktree-paths';
 
 /** Time one install command may take before its process group is killed. @default 20 minutes */
-export const SETUP_COMMAND_TIMEOUT_MS = 20 * 60_000;
+const SETUP_COMMAND_TIMEOUT_MS = 20 * 60_000;
 
 /** Input of the `setupWorktree` activity. */
-export interface SetupWorktreeInput {
+interface SetupWorktreeInput {
   worktreePath: string;
   /** The owner's checkout: `setup.copy` files and installed dependencies that may be reused. */
   repoPath: string;

@@ -18,7 +18,7 @@ import { scanWorktree } from '../../host/worktree/worktree-scan';
 import { checkOutSubmodules, isSubmoduleGitFile } from '../../host/worktree/worktree-submodules';
 
 /** The commit trailer that marks a checkpoint with its idempotency key. */
-export const CHECKPOINT_TRAILER = 'Dex-Checkpoint';
+const CHECKPOINT_TRAILER = 'Dex-Checkpoint';
 
 function invalidRepository(repoPath: string, why: string): ApplicationFailure {
   return nonRetryable(FAILURE.InvalidRepository, `${repoPath} is not usable: ${why}`);

@@ -12,7 +12,7 @@ import { worktreeFingerprint } from '../../host/worktree/worktree-fingerprint';
 import { onToolSpan } from '../../tracing/activity-spans';
 
 /** Characters of a tool result that travel back to the workflow. @default 200 */
-export const TOOL_PREVIEW_CHARS = 200;
+const TOOL_PREVIEW_CHARS = 200;
 
 /** Input of the `runTool` activity. */
 export interface ToolCallInput {

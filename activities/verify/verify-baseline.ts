@@ -17,7 +17,7 @@ import { SetupFailed } from '../../host/dependencies/setup-failed';
 import { hostDependencyCache } from '../task/setup-worktree';
 
 /** Input of `verifyBaseline`: the task's verify commands, run on its base commit. */
-export interface BaselineInput {
+interface BaselineInput {
   repoPath: string;
   baseSha: string;
   commands: string[];
@@ -28,7 +28,7 @@ export interface BaselineInput {
 }
 
 /** The failures the base commit already has, and the id of their report. */
-export interface Baseline {
+interface Baseline {
   failures: string[];
   artifactId: string;
 }

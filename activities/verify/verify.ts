@@ -14,10 +14,10 @@ import { refreshDependencies } from '../../host/dependencies/refresh-dependencie
 import { hostDependencyCache } from '../task/setup-worktree';
 
 /** Bytes of each command's output kept in the report. @default 65536 */
-export const VERIFY_OUTPUT_LIMIT_BYTES = 64 * 1024;
+const VERIFY_OUTPUT_LIMIT_BYTES = 64 * 1024;
 
 /** The most lines and characters of the failing command's output returned as `tail`. */
-export const VERIFY_TAIL = { lines: 30, chars: 2000 } as const;
+const VERIFY_TAIL = { lines: 30, chars: 2000 } as const;
 
 /** Input of the `verify` activity. */
 export interface VerifyInput {

@@ -56,7 +56,7 @@ export function modelGate(v: Record<string, unknown>, key: string, fail: Fail): 
 }
 
 /** The planner's model when `planner: true`: a cheap one, as the choice is small. */
-export const DEFAULT_PLANNER_MODEL = 'claude-haiku-4-5';
+const DEFAULT_PLANNER_MODEL = 'claude-haiku-4-5';
 
 /** `planner:` — `true` or `{ model }` (docs/roadmaps.md#the-planner-and-escalate); `false` or absent: none. */
 export function parsePlanner(raw: unknown, fail: Fail): { model: string } | undefined {

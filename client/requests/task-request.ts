@@ -19,7 +19,7 @@ import { memoryOf } from '../config/memory-config';
 import { checkClaudeCodeRun } from '../config/agent-config';
 
 /** What a person asks for with `dex task`. */
-export interface TaskRequest {
+interface TaskRequest {
   title: string;
   description?: string;
   repo?: string;

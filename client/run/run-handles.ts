@@ -23,7 +23,7 @@ export interface StartMarks {
  * A start's marks, and whether a worker in this process should take the run's first workflow task
  * in the start call's reply (eager start; only through `Connections.workerClient`, docs/performance.md).
  */
-export type StartOptions = StartMarks & { requestEagerStart?: boolean };
+type StartOptions = StartMarks & { requestEagerStart?: boolean };
 
 /**
  * Starts a workflow under the first free id `<prefix>-<n>` (docs/interfaces.md#plans-workflows-and-ids: readable, stable
@@ -116,6 +116,6 @@ export async function queuesServed(client: Client, queues: { namespace: string; 
 }
 
 /** True when some worker polls `queue` for tasks of `type`. */
-export async function hasPollers(client: Client, namespace: string, queue: string, type: 'workflow' | 'activity'): Promise<boolean> {
+async function hasPollers(client: Client, namespace: string, queue: string, type: 'workflow' | 'activity'): Promise<boolean> {
   return (await pollerCount(client, namespace, queue, type)) > 0;
 }

@@ -5,7 +5,7 @@ import { DEX_SEARCH_ATTRIBUTES } from '../../core/run/search-attributes';
 import { ensureTemporalCli } from './toolchain';
 
 /** The arguments of a persistent dev server: SQLite in WAL mode with NORMAL sync, and the Web UI. */
-export function devServerArgs(dexHome: string, port = 7233, uiPort = 8233): string[] {
+function devServerArgs(dexHome: string, port = 7233, uiPort = 8233): string[] {
   return [
     'server', 'start-dev',
     '--ip', '127.0.0.1',

@@ -14,7 +14,7 @@ import { QUERY_MS, within } from './within';
 export type Waiting = NonNullable<RunStatus['waitingFor']>;
 
 /** A wait, and the run the answer to it goes to. */
-export interface OpenWait {
+interface OpenWait {
   waitingFor: Waiting;
   handle: WorkflowHandle;
 }

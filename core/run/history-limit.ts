@@ -31,7 +31,7 @@ export const EVENTS_PER_ITEM = 10;
 export const EVENTS_PER_ROADMAP_TASK = 80;
 
 /** Events a run still needs once its last item ended: what it does at its end, and the hand-over to the next run. */
-export const EVENTS_TO_END = 40;
+const EVENTS_TO_END = 40;
 
 /**
  * Bytes of results one run of a chain keeps before it continues as new: they cross history once,

@@ -44,9 +44,6 @@ export const DEFAULT_FINALIZE_ATTEMPTS = 2;
  */
 export const FINDING_PHASES = new Set(['review', 'validate', 'test', 'design']);
 
-/** Decision phases: they may use a stronger model (`models.<phase>` in the config). */
-export const DECISION_PHASES = new Set(['spec', 'design', 'review', 'validate']);
-
 /** The phases of a task: its type's pattern, else its weight's phases. @default weight "trivial" */
 export function phasesFor(task: { weight?: Weight; type?: string }, byWeight: Record<Weight, string[]> = DEFAULT_PHASES_BY_WEIGHT): string[] {
   if (task.type) {

@@ -16,7 +16,7 @@ export interface RewindPoint {
 }
 
 /** One phase attempt of the earlier run, as its record has it. */
-export interface PhaseAttemptRecord {
+interface PhaseAttemptRecord {
   phase: string;
   state: string;
   commitSha: string | null;

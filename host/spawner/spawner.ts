@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 
 /** What a command run through the spawner did. */
-export interface SpawnedOutput {
+interface SpawnedOutput {
   stdout: Buffer;
   stderr: string;
 }

@@ -21,7 +21,7 @@ import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../../core/run/definitions';
 import { SUMMARY_BYTES, clipText } from '../../core/limits/server-limits';
 
 /** How a child task ended: its result, or why it did not complete. */
-export type ChildEnd =
+type ChildEnd =
   | { id: string; result: TaskResult }
   | { id: string; failure: { kind: 'failed' | 'rejected' | 'cancelled'; message: string; result?: TaskResult } };
 

@@ -22,7 +22,7 @@ export interface FinalizeContext {
 }
 
 /** How a finalize run ended: the branch now holds the target, verified, or why not. */
-export type Finalized = { ok: true; result: TaskResult } | { ok: false; reason: string };
+type Finalized = { ok: true; result: TaskResult } | { ok: false; reason: string };
 
 /**
  * Runs a finalize run of `task` (docs/roadmaps.md#finalize): a child `taskWorkflow`, under the

@@ -7,7 +7,7 @@ import type { TargetSteps } from './target-steps';
 import type { SalienceAccount } from './target-salience';
 
 /** The follow-up of a `repair` store: one more model call asking for the insight as JSON. */
-export const REPAIR_PROMPT =
+const REPAIR_PROMPT =
   'Your answer above could not be read as an insight. Answer again with only one JSON object, no other text: ' +
   '{"content": "<the insight>", "confidence": 0-1, "importance": 0-1, "novelty": 0-1, "strength_adjustment": 0-10, ' +
   '"valence": {"joy": 0-1, "concern": 0-1, "curiosity": 0-1, "warmth": 0-1, "tension": 0-1}}';
