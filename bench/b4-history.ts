@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { numberedWorkflowId, taskWorkflowIdPrefix } from '../core/run/ids';
 import type { TaskResult } from '../core/task/task-types';
-import { sampleRepo, startTestWorker, taskInput } from '../test/dev-server-env';
+import { sampleRepo, startTestWorker, taskInput } from '../test/support/env/dev-server-env';
 import { workflowBundle } from '../worker/start-worker';
 import type { BenchServer } from './dex-env';
 import { startBenchWorker } from './dex-env';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { ensureTemporalCli } from '../client/server/toolchain';
 import { DEV_SERVER_DYNAMIC_CONFIG, devServerEnv } from '../client/server/dev-server';
-import { quietRuntime } from '../test/dev-server-env';
+import { quietRuntime } from '../test/support/env/dev-server-env';
 import { createBenchActivities } from './bench-activities';
 import { registerSearchAttributes } from '../client/server/search-attribute-setup';
 import { workerConnectionOptions } from '../client/server/worker-connection-options';

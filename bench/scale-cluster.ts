@@ -9,7 +9,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { down, readBed, up } from '../scripts/cluster/bed';
-import { quietRuntime } from '../test/dev-server-env';
+import { quietRuntime } from '../test/support/env/dev-server-env';
 import type { BenchServer } from './dex-env';
 import { scaleRun } from './scale-run';
 import { settled, treeCpuSeconds } from './stats';

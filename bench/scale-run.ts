@@ -10,8 +10,8 @@ import { readSettings } from '../client/settings';
 import type { LayerRunRecord } from '../core/layer/layer-types';
 import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../core/run/definitions';
 import { hostDeps } from '../worker/start-worker';
-import { startFakeAnthropic, type FakeAnthropic } from '../test/fake-anthropic-server';
-import { insightLine, messagesFor, REFLECT_TEMPLATE } from '../test/layer-fixtures';
+import { startFakeAnthropic, type FakeAnthropic } from '../test/support/model/fake-anthropic-server';
+import { insightLine, messagesFor, REFLECT_TEMPLATE } from '../test/support/plans/layer-fixtures';
 import type { BenchServer } from './dex-env';
 import { cpuSeconds, round, until } from './stats';
 

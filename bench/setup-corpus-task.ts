@@ -11,7 +11,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
-import { completionTurn, toJsonl } from '../test/cassette-builder';
+import { completionTurn, toJsonl } from '../test/support/model/cassette-builder';
 import { removeTree } from '../host/worktree/remove-tree';
 import type { CorpusEntry, CorpusLimits, CorpusResult } from './setup-corpus-project';
 

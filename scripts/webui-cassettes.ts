@@ -1,6 +1,6 @@
 /** The cassettes scripts/webui-screenshots.ts runs its demo runs on: the model's answers, recorded by hand. */
 
-/** One cassette line whose answer is a completion object, as test/cassette-builder.ts writes them. */
+/** One cassette line whose answer is a completion object, as test/support/model/cassette-builder.ts writes them. */
 export function completionLine(completion: Record<string, string>): string {
   const text = `I need a decision before I change anything.\n\n\`\`\`json\n${JSON.stringify(completion)}\n\`\`\``;
   return JSON.stringify({
