@@ -40,7 +40,7 @@ async function freePort(): Promise<number> {
 export async function startBenchServer(opts: { dynamicConfig?: string[]; defaults?: boolean; args?: string[] } = {}): Promise<BenchServer> {
   quietRuntime();
   const port = await freePort();
-  // The same dynamic config as `dex server` unless an experiment asks for the bare defaults (bench/probe-dispatch.ts).
+  // The same dynamic config as `dex server` unless an experiment asks for the bare defaults (bench/probes/probe-dispatch.ts).
   const dc = [...(opts.defaults === false ? [] : DEV_SERVER_DYNAMIC_CONFIG), ...(opts.dynamicConfig ?? [])];
   const child = spawn(
     ensureTemporalCli(),

@@ -6,11 +6,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { B3Result } from './b3-crash';
-import type { BenchDoc } from './bench-doc';
+import type { B3Result } from './scenarios/b3-crash';
+import type { BenchDoc } from './report/bench-doc';
 import type { B1System } from './params';
-import { lineChartSvg } from './chart-svg';
-import { performanceMarkdown } from './report-markdown';
+import { lineChartSvg } from './report/chart-svg';
+import { performanceMarkdown } from './report/report-markdown';
 
 const SYSTEM_COLORS: Record<B1System, string> = { plain: '#2ca02c', dex: '#d62728', dexLocal: '#ff7f0e', langgraph: '#1f77b4' };
 const SYSTEM_NAMES: Record<B1System, string> = { plain: 'plain loop', dex: 'dex (activities)', dexLocal: 'dex (local act.)', langgraph: 'LangGraph JS' };

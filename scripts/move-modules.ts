@@ -75,8 +75,8 @@ export function moveModules(root: string, moves: [string, string][]): number {
     const text = readFileSync(file, 'utf8');
     const next = text.replace(SPECIFIER, (whole, lead: string, quote: string, spec: string, at: number) => {
       // Code quoted in a string (a snippet a test lints as another file) is left as written.
-      const before = text.slice(text.lastIndexOf('\n', at) + 1, at);
-      if ((before.split('"').length - 1) % 2 === 1 || (before.split('`').length - 1) % 2 === 1) return whole;
+      const lineBefore = text.slice(text.lastIndexOf('\n', at) + 1, at);
+      if ((lineBefore.split('"').length - 1) % 2 === 1 || (lineBefore.split('`').length - 1) % 2 === 1) return whole;
       const target = resolveSpecifier(oldDir, spec, (p) => before.has(p) || existsSync(p));
       if (!target) return whole;
       const moved = to.get(target) ?? target;

@@ -71,7 +71,7 @@ const ERROR_TYPES: Record<number, string> = {
 
 /**
  * Starts the fake on a random port; `cassette` is a cassette file path or parsed lines; `latencyMs` delays every answer (the bench's model time);
- * `answer` makes the answer to a request no cassette line matches (the scale bench's thousands of topics, bench/b8-layer-scale.ts).
+ * `answer` makes the answer to a request no cassette line matches (the scale bench's thousands of topics, bench/scenarios/b8-layer-scale.ts).
  */
 export async function startFakeAnthropic(
   opts: { cassette?: string | CassetteLine[]; latencyMs?: number; answer?: (task: string, phase: string) => CassetteLine['response'] } = {},

@@ -1,6 +1,6 @@
 /**
  * "Tool calls of one turn" of docs/performance.md (issue 31, the levers for agent runs): measured by hand on
- * 2026-11-26 with `bench/probe-turn-tools.ts --m 32 --turns 6 [--reading]`, the code before the change run from a
+ * 2026-11-26 with `bench/probes/probe-turn-tools.ts --m 32 --turns 6 [--reading]`, the code before the change run from a
  * checkout of it, three alternating pairs of runs of three batches each, so the figures are kept here rather than
  * in the bench's JSON.
  */
@@ -22,7 +22,7 @@ export function turnToolsSection(): string[] {
     '',
     'A turn whose calls are all quick reads (`read_file`, `list_files`, which change nothing and need no sandbox) has them run by its own model call, `callModel`, right after the reply is stored (`activities/model/reads-in-turn.ts`): a reading turn is one activity instead of two. The reads are stored as `runTurnTools` stores them, so a retried model call reuses its stored reply and reads only what is missing. The workflow learns it from the call\'s result (`toolsRun`), which history keeps, so runs recorded before replay unchanged. In a trace the reads are `RunTool` spans under `RunActivity:callModel`; in the Web UI the turn is its model call alone, and `dex log` shows the reads as before.',
     '',
-    '`bench/probe-turn-tools.ts`: 32 real `taskWorkflow`s at once on the sample repository, each of 6 turns against the fake Anthropic server answering after 200 ms; five turns ask for `read_file`, `list_files` and a write (with `--reading`, two of them the two reads alone), the sixth completes. Medians of nine batches, CPU per turn including each task\'s fixed costs (worktree, context, commit) spread over its turns:',
+    '`bench/probes/probe-turn-tools.ts`: 32 real `taskWorkflow`s at once on the sample repository, each of 6 turns against the fake Anthropic server answering after 200 ms; five turns ask for `read_file`, `list_files` and a write (with `--reading`, two of them the two reads alone), the sixth completes. Medians of nine batches, CPU per turn including each task\'s fixed costs (worktree, context, commit) spread over its turns:',
     '',
     '| | activities per task | history events per task | wall ms (32 tasks) | server CPU ms per turn | worker CPU ms per turn |',
     '|---|---:|---:|---:|---:|---:|',

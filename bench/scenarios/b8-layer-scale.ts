@@ -1,6 +1,6 @@
-import type { BenchServer } from './dex-env';
-import type { BenchParams } from './params';
-import { round } from './stats';
+import type { BenchServer } from '../dex-env';
+import type { BenchParams } from '../params';
+import { round } from '../stats';
 import { scaleRun, type ScaleRun } from './scale-run';
 
 /** The scale section (docs/performance.md#layers-at-scale): a layer over many topics, as a night runs it. */

@@ -3,12 +3,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { plainPipeline } from './b1-overhead';
-import type { BenchServer } from './dex-env';
-import { startBenchWorker } from './dex-env';
-import { langGraphPipeline } from './langgraph-pipeline';
-import type { BenchParams } from './params';
-import { cpuSeconds, quantile, round, rssSampler, settled, timed } from './stats';
-import { READING_CHAIN_MS } from '../workflows/run/policies';
+import type { BenchServer } from '../dex-env';
+import { startBenchWorker } from '../dex-env';
+import { langGraphPipeline } from '../langgraph-pipeline';
+import type { BenchParams } from '../params';
+import { cpuSeconds, quantile, round, rssSampler, settled, timed } from '../stats';
+import { READING_CHAIN_MS } from '../../workflows/run/policies';
 
 /** One concurrency level: wall time against the latency-bound ideal, memory and CPU. */
 export interface B2Row {

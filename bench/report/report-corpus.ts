@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { corpusMarkdown } from './setup-corpus-report';
-import type { CorpusResult } from './setup-corpus-project';
+import { corpusMarkdown } from '../corpus/setup-corpus-report';
+import type { CorpusResult } from '../corpus/setup-corpus-project';
 
 /** Where `npm run bench:corpus` keeps its results (bench/setup-corpus.ts). */
-const RESULTS = join(__dirname, 'results', 'setup-corpus.json');
+const RESULTS = join(__dirname, '..', 'results', 'setup-corpus.json');
 
 /**
  * "Set-up corpus" of docs/performance.md: the last `npm run bench:corpus` run's table, from its

@@ -5,15 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { temporal } from '@temporalio/proto';
 import Database from 'better-sqlite3';
-import { buildLayerInput } from '../client/requests/layer-request';
-import { readSettings } from '../client/settings';
-import type { LayerRunRecord } from '../core/layer/layer-types';
-import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../core/run/definitions';
-import { hostDeps } from '../worker/start-worker';
-import { startFakeAnthropic, type FakeAnthropic } from '../test/support/model/fake-anthropic-server';
-import { insightLine, messagesFor, REFLECT_TEMPLATE } from '../test/support/plans/layer-fixtures';
-import type { BenchServer } from './dex-env';
-import { cpuSeconds, round, until } from './stats';
+import { buildLayerInput } from '../../client/requests/layer-request';
+import { readSettings } from '../../client/settings';
+import type { LayerRunRecord } from '../../core/layer/layer-types';
+import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../../core/run/definitions';
+import { hostDeps } from '../../worker/start-worker';
+import { startFakeAnthropic, type FakeAnthropic } from '../../test/support/model/fake-anthropic-server';
+import { insightLine, messagesFor, REFLECT_TEMPLATE } from '../../test/support/plans/layer-fixtures';
+import type { BenchServer } from '../dex-env';
+import { cpuSeconds, round, until } from '../stats';
 
 /** One layer run of the scale section. */
 export interface ScaleRun {
@@ -74,7 +74,7 @@ nodes:
 
 /** A `dex worker` process serving `queue` and `hostQueue` with its store in `dexHome`, as a host runs it. */
 function startWorker(server: BenchServer, dexHome: string, queue: string, hostQueue: string, fake: FakeAnthropic): ChildProcess {
-  return spawn(process.execPath, [join(__dirname, '..', 'bin', 'dex.js'), 'worker'], {
+  return spawn(process.execPath, [join(__dirname, '..', '..', 'bin', 'dex.js'), 'worker'], {
     env: { ...process.env, TEMPORAL_ADDRESS: server.env.address, DEX_HOME: dexHome, DEX_TASK_QUEUE: queue, DEX_HOST_QUEUE: hostQueue, ANTHROPIC_API_KEY: 'bench-key', ANTHROPIC_BASE_URL: fake.url },
     stdio: 'ignore',
   });

@@ -3,16 +3,16 @@ import { Worker } from '@temporalio/worker';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { numberedWorkflowId, taskWorkflowIdPrefix } from '../core/run/ids';
-import type { TaskResult } from '../core/task/task-types';
-import { sampleRepo, startTestWorker, taskInput } from '../test/support/env/dev-server-env';
-import { workflowBundle } from '../worker/start-worker';
-import type { BenchServer } from './dex-env';
-import { startBenchWorker } from './dex-env';
-import type { BenchParams } from './params';
-import { round, timed } from './stats';
-import { historyByActivity, historyBytes, writeTaskCassette } from './task-runs';
-import type { HistoryProbe } from './workflows/pipeline-workflow';
+import { numberedWorkflowId, taskWorkflowIdPrefix } from '../../core/run/ids';
+import type { TaskResult } from '../../core/task/task-types';
+import { sampleRepo, startTestWorker, taskInput } from '../../test/support/env/dev-server-env';
+import { workflowBundle } from '../../worker/start-worker';
+import type { BenchServer } from '../dex-env';
+import { startBenchWorker } from '../dex-env';
+import type { BenchParams } from '../params';
+import { round, timed } from '../stats';
+import { historyByActivity, historyBytes, writeTaskCassette } from '../task-runs';
+import type { HistoryProbe } from '../workflows/pipeline-workflow';
 
 /** One task size's history. */
 export interface B4Task {

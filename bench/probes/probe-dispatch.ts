@@ -1,12 +1,12 @@
 /**
- * `npx tsx bench/probe-dispatch.ts [--dc key=value ...] [--worker json]`: where a dispatch waits.
+ * `npx tsx bench/probes/probe-dispatch.ts [--dc key=value ...] [--worker json]`: where a dispatch waits.
  * Runs the bench's 20-step pipeline (regular activities, latency 0) on a fresh dev server started
  * with the given dynamic config, and splits each step into the gaps between its history events
  * (docs/performance.md#where-a-dispatch-waits). A side experiment, not a bench section.
  */
-import { gaps, type HistoryEvent as Event } from './history-gaps';
+import { gaps, type HistoryEvent as Event } from '../history-gaps';
 import { runProbe } from './probe-env';
-import { quantile, round, timed } from './stats';
+import { quantile, round, timed } from '../stats';
 
 runProbe({ bare: true }, async (server, { dc, workerOptions, runs }) => {
   const steps = 20;

@@ -1,12 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fakeModel, type ModelStepOutput } from './bench-activities';
-import type { BenchServer } from './dex-env';
-import { startBenchWorker } from './dex-env';
-import { B1_SYSTEMS, type B1System, type BenchParams } from './params';
-import { langGraphPipeline } from './langgraph-pipeline';
-import { cpuSeconds, round, summarize, timed, type Summary } from './stats';
+import { fakeModel, type ModelStepOutput } from '../bench-activities';
+import type { BenchServer } from '../dex-env';
+import { startBenchWorker } from '../dex-env';
+import { B1_SYSTEMS, type B1System, type BenchParams } from '../params';
+import { langGraphPipeline } from '../langgraph-pipeline';
+import { cpuSeconds, round, summarize, timed, type Summary } from '../stats';
 
 
 /** One system's B1 numbers: per-step and whole-run milliseconds, per N. */

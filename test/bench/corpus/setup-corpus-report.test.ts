@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { corpusMarkdown, shortPlan, successRate, whyNot } from '../../bench/setup-corpus-report';
-import type { CorpusResult } from '../../bench/setup-corpus-project';
+import { corpusMarkdown, shortPlan, successRate, whyNot } from '../../../bench/corpus/setup-corpus-report';
+import type { CorpusResult } from '../../../bench/corpus/setup-corpus-project';
 
 const result = (over: Partial<CorpusResult>): CorpusResult => ({
   name: 'p',

@@ -1,5 +1,5 @@
 import type { WorkerOptions } from '@temporalio/worker';
-import { startBenchServer, startBenchWorker, type BenchServer } from './dex-env';
+import { startBenchServer, startBenchWorker, type BenchServer } from '../dex-env';
 
 /** What a side experiment was asked for on its command line. */
 export interface ProbeArgs {

@@ -1,5 +1,5 @@
-import type { B1System } from './params';
-import type { B3Result } from './b3-crash';
+import type { B1System } from '../params';
+import type { B3Result } from '../scenarios/b3-crash';
 import type { BenchDoc } from './bench-doc';
 import { concurrencySection } from './report-concurrency';
 import { checkpointSection, eagerStartSection, watchdogSection } from './report-b2-levers';
@@ -217,7 +217,7 @@ function designChanges(after: B3Result, before: B3Result, benchMinutes: number):
     '2. **The dev server\'s transfer-queue limit raised** (`client/server/dev-server.ts`, "Where a dispatch waits"): 101 → ~14 ms per regular activity, for every activity and workflow task dex runs on a dev server.',
     '3. **Considered and not made: workflows on the host queue, eager activities, local activities.** With the reader limit lifted an activity waits ~1.5 ms for its poller, so what eager dispatch or a local activity could still save is a few ms per call. Moving a task\'s workflow to its host queue (so its activities could go eager) changes every recorded history and the queue design of docs/architecture.md for no measurable gain; local activities for `fetchContext`, `recordPhase` and `keepPhaseArtifact` would run on whichever worker holds the workflow task, while they must run on the host that holds the worktree and store (`workflows/run/policies.ts` says why each kind is what it is). Roadmap, sheet and layer children stay child workflows on the shared queue for the same reason.',
     '4. **Payload references are already in place**: B4\'s bytes per turn show that transcripts, tool output and verify reports stay in the SQLite store; history carries ids and a short result per activity.',
-    '5. **One partition per task queue on dex\'s dev servers** (`client/server/dev-server.ts`, "Where many runs at once wait"): B2 at 64 runs went from 2.49× to 1.75× of its ideal in `bench/probe-concurrency.ts`, and from 2.69× to about 1.9× in the full bench; the slowest run no longer waits seconds for its first workflow task.',
+    '5. **One partition per task queue on dex\'s dev servers** (`client/server/dev-server.ts`, "Where many runs at once wait"): B2 at 64 runs went from 2.49× to 1.75× of its ideal in `bench/probes/probe-concurrency.ts`, and from 2.69× to about 1.9× in the full bench; the slowest run no longer waits seconds for its first workflow task.',
     '6. **The spawner** (`host/spawner/`, "Real turns"): the worktree fingerprint\'s `git status` after every tool call is started by a small long-lived child instead of forking the worker; a turn at latency 0 went from 49.0 to 42.4 ms with that section run alone.',
     '7. **One watchdog per workflow thread instead of one OS thread per call** (`patches/@temporalio+worker+1.24.0.patch`, "The workflow thread\'s watchdog"): B2 at 64 runs 1.80× → 1.58× in the probe; a busy-loop workflow now stops the worker with an error naming the run instead of failing its workflow task.',
     '8. **`GOGC=400` for dex\'s dev servers** (`client/server/dev-server.ts`): 9 % less server CPU under load for ~240 MiB more peak RSS; 1.58× → 1.51× in the probe.',

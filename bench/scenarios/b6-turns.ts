@@ -1,14 +1,14 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { numberedWorkflowId, taskWorkflowIdPrefix } from '../core/run/ids';
-import type { TaskResult } from '../core/task/task-types';
-import { sampleRepo, startTestWorker, taskInput } from '../test/support/env/dev-server-env';
-import { startFakeAnthropic } from '../test/support/model/fake-anthropic-server';
-import type { BenchServer } from './dex-env';
-import type { BenchParams } from './params';
-import { cpuSeconds, quantile, round, timed } from './stats';
-import { taskCassette } from './task-runs';
+import { numberedWorkflowId, taskWorkflowIdPrefix } from '../../core/run/ids';
+import type { TaskResult } from '../../core/task/task-types';
+import { sampleRepo, startTestWorker, taskInput } from '../../test/support/env/dev-server-env';
+import { startFakeAnthropic } from '../../test/support/model/fake-anthropic-server';
+import type { BenchServer } from '../dex-env';
+import type { BenchParams } from '../params';
+import { cpuSeconds, quantile, round, timed } from '../stats';
+import { taskCassette } from '../task-runs';
 
 /** One model latency: what a taskWorkflow turn costs on top of the model. */
 export interface TurnRow {

@@ -1,4 +1,4 @@
-import type { ReadyWay } from './b7-worktree-ready';
+import type { ReadyWay } from '../scenarios/b7-worktree-ready';
 import type { BenchDoc } from './bench-doc';
 
 /** The section's rows: each way of making a worktree ready, as the table names it. */

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/probe-turn-tools.ts [--m 16] [--turns 6] [--latency 200] [--reading]`: M real taskWorkflows at once,
+ * `npx tsx bench/probes/probe-turn-tools.ts [--m 16] [--turns 6] [--latency 200] [--reading]`: M real taskWorkflows at once,
  * each of `turns` model turns that ask for three tools at once (read_file, list_files, write_file), or with
  * `--reading` every other turn for the two reads alone, against the fake Anthropic API answering after `latency` ms; prints wall time, the server's and the worker's CPU per turn and
  * the activities per turn. A side experiment for docs/performance.md#tool-calls-of-one-turn, run beside the
@@ -9,15 +9,15 @@ import { temporal } from '@temporalio/proto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { numberedWorkflowId, taskWorkflowIdPrefix } from '../core/run/ids';
-import type { TaskResult } from '../core/task/task-types';
-import type { CassetteLine } from '../core/parsing/cassette';
-import { completionTurn, toolTurn } from '../test/support/model/cassette-builder';
-import { sampleRepo, startTestWorker, taskInput } from '../test/support/env/dev-server-env';
-import { startFakeAnthropic } from '../test/support/model/fake-anthropic-server';
-import { startBenchServer } from './dex-env';
+import { numberedWorkflowId, taskWorkflowIdPrefix } from '../../core/run/ids';
+import type { TaskResult } from '../../core/task/task-types';
+import type { CassetteLine } from '../../core/parsing/cassette';
+import { completionTurn, toolTurn } from '../../test/support/model/cassette-builder';
+import { sampleRepo, startTestWorker, taskInput } from '../../test/support/env/dev-server-env';
+import { startFakeAnthropic } from '../../test/support/model/fake-anthropic-server';
+import { startBenchServer } from '../dex-env';
 import { exitWith } from './probe-env';
-import { cpuSeconds, round, timed } from './stats';
+import { cpuSeconds, round, timed } from '../stats';
 
 const { EventType } = temporal.api.enums.v1;
 

@@ -11,12 +11,12 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
-import { completionTurn, toJsonl } from '../test/support/model/cassette-builder';
-import { removeTree } from '../host/worktree/remove-tree';
+import { completionTurn, toJsonl } from '../../test/support/model/cassette-builder';
+import { removeTree } from '../../host/worktree/remove-tree';
 import type { CorpusEntry, CorpusLimits, CorpusResult } from './setup-corpus-project';
 
 const execFileAsync = promisify(execFile);
-const DEX = join(__dirname, '..', 'bin', 'dex.js');
+const DEX = join(__dirname, '..', '..', 'bin', 'dex.js');
 /** The task's title: its id in the cassette and in the workflow id. */
 const TITLE = 'corpus baseline';
 

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/probe-concurrency.ts [--m 64] [--runs 5] [--pause 1000] [--eager] [--bare] [--dc KEY=VALUE ...] [--arg SERVER-ARG ...] [--worker JSON]`:
+ * `npx tsx bench/probes/probe-concurrency.ts [--m 64] [--runs 5] [--pause 1000] [--eager] [--bare] [--dc KEY=VALUE ...] [--arg SERVER-ARG ...] [--worker JSON]`:
  * B2's M concurrent 10-step runs (200 ms model) on a fresh dev server with dex's dynamic config (none
  * with --bare) plus the given one; prints wall / ideal and the CPU of server and worker (medians over
  * the batches after a warm-up) and, to stderr, the last batch's gaps between history events
@@ -7,9 +7,9 @@
  * (docs/performance.md#first-workflow-tasks). A side experiment, not a bench section.
  */
 import { Client } from '@temporalio/client';
-import { firstTaskWaits, gaps } from './history-gaps';
+import { firstTaskWaits, gaps } from '../history-gaps';
 import { runProbe } from './probe-env';
-import { cpuSeconds, quantile, round, timed } from './stats';
+import { cpuSeconds, quantile, round, timed } from '../stats';
 
 const steps = 10;
 const latencyMs = 200;

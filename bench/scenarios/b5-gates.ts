@@ -1,8 +1,8 @@
-import type { BenchServer } from './dex-env';
-import { startBenchWorker, type BenchWorker } from './dex-env';
-import type { BenchParams } from './params';
-import { mib, nowMs, round, summarize, until, type Summary } from './stats';
-import { waitingQuery } from './workflows/pipeline-workflow';
+import type { BenchServer } from '../dex-env';
+import { startBenchWorker, type BenchWorker } from '../dex-env';
+import type { BenchParams } from '../params';
+import { mib, nowMs, round, summarize, until, type Summary } from '../stats';
+import { waitingQuery } from '../workflows/pipeline-workflow';
 
 /** B5: how fast an approve reaches the next activity, and what parked runs cost the worker. */
 export interface B5Result {

@@ -26,7 +26,7 @@ export function readingTurnsSection(doc: BenchDoc): string[] {
       return `| ${r.m} | ${r.wallMs.dex} | ${r.dexVsIdeal} | ${r.devServerCpuSeconds ?? 'n/a'} · ${r.workerCpuSeconds} | ${c.medianMs} | ${c.vsIdeal} | ${c.serverCpuSeconds ?? 'n/a'} · ${c.workerCpuSeconds} | (${c.warmUpMs}) ${c.batchesMs.join(', ')} |`;
     }),
     '',
-    'In real `taskWorkflow`s (`bench/probe-turn-tools.ts --m 32 --reading`: 32 tasks at once, six turns each against the fake Anthropic server answering after 200 ms, two of them reading turns followed by a turn that writes; each task\'s fixed costs, worktree, context and commit, spread over its turns; two runs of three batches each, on 2026-11-26, alternating with the code before the change):',
+    'In real `taskWorkflow`s (`bench/probes/probe-turn-tools.ts --m 32 --reading`: 32 tasks at once, six turns each against the fake Anthropic server answering after 200 ms, two of them reading turns followed by a turn that writes; each task\'s fixed costs, worktree, context and commit, spread over its turns; two runs of three batches each, on 2026-11-26, alternating with the code before the change):',
     '',
     '| | activities per task | history events per task | wall ms (32 tasks), batches | server CPU ms per turn | worker CPU ms per turn |',
     '|---|---:|---:|---|---|---|',

@@ -2,13 +2,13 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DependencyCache } from '../host/dependencies/dependency-cache';
-import { prepareDependencies } from '../host/dependencies/prepare-dependencies';
-import type { SetupStep } from '../core/run/setup-types';
-import type { BenchServer } from './dex-env';
-import type { BenchParams } from './params';
-import { npmEnv, run, writeReadyProject, type ReadyProject } from './ready-project';
-import { mib, quantile, round, timed } from './stats';
+import { DependencyCache } from '../../host/dependencies/dependency-cache';
+import { prepareDependencies } from '../../host/dependencies/prepare-dependencies';
+import type { SetupStep } from '../../core/run/setup-types';
+import type { BenchServer } from '../dex-env';
+import type { BenchParams } from '../params';
+import { npmEnv, run, writeReadyProject, type ReadyProject } from '../ready-project';
+import { mib, quantile, round, timed } from '../stats';
 
 /** The ways a fresh worktree is made ready, in the order each run measures them. */
 export const READY_WAYS = ['npmCiEmptyCache', 'npmCiWarmCache', 'dexCold', 'dexWarm', 'dexWarmCopy', 'dexOwner'] as const;

@@ -1,14 +1,14 @@
 /**
- * `npx tsx bench/probe-eager-start.ts [--runs 20]`: how much eager workflow start saves a run that
+ * `npx tsx bench/probes/probe-eager-start.ts [--runs 20]`: how much eager workflow start saves a run that
  * a worker in the starting process serves (client/run/drive-run.ts). One-step runs, one after another,
  * started through a client on the worker's own connection with and without `requestEagerStart`;
  * prints the medians of the wait for the first workflow task (history) and of start-to-result
  * (client). A side experiment, not a bench section (docs/performance.md#eager-start).
  */
 import { Client } from '@temporalio/client';
-import { firstTaskWaits } from './history-gaps';
+import { firstTaskWaits } from '../history-gaps';
 import { runProbe } from './probe-env';
-import { quantile, round, timed } from './stats';
+import { quantile, round, timed } from '../stats';
 
 runProbe({ runs: 20 }, async (server, { runs }) => {
   const client = new Client({ connection: server.env.nativeConnection });

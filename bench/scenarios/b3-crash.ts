@@ -4,18 +4,18 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { modelCallKey, numberedWorkflowId, phaseAttemptKey, taskWorkflowIdPrefix } from '../core/run/ids';
-import type { TaskResult } from '../core/task/task-types';
-import type { RunStatus } from '../core/run/run-types';
-import { commitsOnBranch, sampleRepo, taskInput } from '../test/support/env/dev-server-env';
-import { startFakeAnthropic, type FakeAnthropic } from '../test/support/model/fake-anthropic-server';
-import { eventTimeMs, type HistoryEvent } from './history-gaps';
-import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../core/run/definitions';
-import { llmPolicy, localIoPolicy, gitPolicy, toolPolicy } from '../workflows/run/policies';
-import type { BenchServer } from './dex-env';
-import type { BenchParams } from './params';
-import { round, until } from './stats';
-import { activitiesRedone, taskCassette } from './task-runs';
+import { modelCallKey, numberedWorkflowId, phaseAttemptKey, taskWorkflowIdPrefix } from '../../core/run/ids';
+import type { TaskResult } from '../../core/task/task-types';
+import type { RunStatus } from '../../core/run/run-types';
+import { commitsOnBranch, sampleRepo, taskInput } from '../../test/support/env/dev-server-env';
+import { startFakeAnthropic, type FakeAnthropic } from '../../test/support/model/fake-anthropic-server';
+import { eventTimeMs, type HistoryEvent } from '../history-gaps';
+import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../../core/run/definitions';
+import { llmPolicy, localIoPolicy, gitPolicy, toolPolicy } from '../../workflows/run/policies';
+import type { BenchServer } from '../dex-env';
+import type { BenchParams } from '../params';
+import { round, until } from '../stats';
+import { activitiesRedone, taskCassette } from '../task-runs';
 
 /** One crash: what was redone or duplicated, and how long the run stood still. */
 export interface B3Scenario {
@@ -55,7 +55,7 @@ async function crashOnce(server: BenchServer, scenario: B3Scenario['scenario'], 
   const fake: FakeAnthropic = await startFakeAnthropic({ cassette: taskCassette(taskId, TURNS) });
   const workers: ChildProcess[] = [];
   const startWorker = () => {
-    const child = spawn(process.execPath, [join(__dirname, '..', 'bin', 'dex.js'), 'worker'], {
+    const child = spawn(process.execPath, [join(__dirname, '..', '..', 'bin', 'dex.js'), 'worker'], {
       env: {
         ...process.env,
         TEMPORAL_ADDRESS: server.env.address,

@@ -3,7 +3,7 @@ import type { BenchDoc } from './bench-doc';
 const f = (x: number, digits = 1) => (x >= 100 ? Math.round(x).toString() : x.toFixed(digits));
 
 /**
- * The dispatch experiment of issue 16 (`npx tsx bench/probe-dispatch.ts --dc KEY=VALUE ...`): the bench's 20-step pipeline,
+ * The dispatch experiment of issue 16 (`npx tsx bench/probes/probe-dispatch.ts --dc KEY=VALUE ...`): the bench's 20-step pipeline,
  * regular activities, latency 0, median of 8 runs, each on a fresh dev server with only the given dynamic config. Measured
  * once by hand (it needs a dev server per row), so these numbers are kept here rather than in the bench's JSON.
  */
@@ -23,7 +23,7 @@ export function dispatchSection(): string[] {
   return [
     '## Where a dispatch waits',
     '',
-    'Every step of the pipeline is three hops: the workflow task is scheduled and a poller takes it, the activity it schedules is taken by a poller, the activity completes. Splitting the history\'s event times per hop (`bench/probe-dispatch.ts`, 20 steps, median of 8 runs, a fresh dev server for each row):',
+    'Every step of the pipeline is three hops: the workflow task is scheduled and a poller takes it, the activity it schedules is taken by a poller, the activity completes. Splitting the history\'s event times per hop (`bench/probes/probe-dispatch.ts`, 20 steps, median of 8 runs, a fresh dev server for each row):',
     '',
     '| dev-server dynamic config | ms / step | workflow task scheduled → started | activity scheduled → started |',
     '|---|---:|---:|---:|',

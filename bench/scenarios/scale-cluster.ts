@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/scale-cluster.ts [topics]`: the scale section's layer on the cluster test bed
+ * `npx tsx bench/scenarios/scale-cluster.ts [topics]`: the scale section's layer on the cluster test bed
  * (scripts/cluster.sh: the real Temporal server on PostgreSQL), with the CPU per topic split into
  * the server's, PostgreSQL's and the worker's (docs/production.md#a-night-over-100000-topics).
  * Brings the bed up if it is down and leaves it as it found it. The results go to
@@ -8,11 +8,11 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { down, readBed, up } from '../scripts/cluster/bed';
-import { quietRuntime } from '../test/support/env/dev-server-env';
-import type { BenchServer } from './dex-env';
+import { down, readBed, up } from '../../scripts/cluster/bed';
+import { quietRuntime } from '../../test/support/env/dev-server-env';
+import type { BenchServer } from '../dex-env';
 import { scaleRun } from './scale-run';
-import { settled, treeCpuSeconds } from './stats';
+import { settled, treeCpuSeconds } from '../stats';
 
 async function main(): Promise<void> {
   const topics = Number(process.argv[2] ?? 4000);
@@ -33,8 +33,8 @@ async function main(): Promise<void> {
       await scaleRun(server, { targets: 'activity', topics, concurrency: 64, latencyMs: 1000, n: tag + 1, databaseCpu }, log),
     ];
     const doc = JSON.stringify({ startedAt: started.toISOString(), server: 'temporal server v1.29.1 on PostgreSQL (scripts/cluster.sh)', runs }, null, 2) + '\n';
-    mkdirSync(join(__dirname, 'results'), { recursive: true });
-    writeFileSync(join(__dirname, 'results', `scale-cluster-${started.toISOString().replace(/[:.]/g, '-')}.json`), doc);
+    mkdirSync(join(__dirname, '..', 'results'), { recursive: true });
+    writeFileSync(join(__dirname, '..', 'results', `scale-cluster-${started.toISOString().replace(/[:.]/g, '-')}.json`), doc);
     process.stdout.write(doc);
   } finally {
     await server.stop();

@@ -1,6 +1,6 @@
 /**
  * "First workflow tasks", "gRPC compression" and "Promise hooks" of docs/performance.md: side
- * experiments of issue 16 measured by hand on 2026-11-22 (`bench/probe-concurrency.ts`, each run on a
+ * experiments of issue 16 measured by hand on 2026-11-22 (`bench/probes/probe-concurrency.ts`, each run on a
  * fresh dev server; `perf record` of the server; `node --cpu-prof` of the probe), so the figures are
  * kept here rather than in the bench's JSON.
  */
@@ -27,7 +27,7 @@ export function firstTaskSection(): string[] {
     '',
     'Split by step, the probe\'s last batch showed where a 64-run batch still lost time: a run\'s later workflow tasks waited 7 ms for the worker (median; p90 26 ms), but its first one 232 ms (p90 344, max 394). 64 starts arrive at once, each first task goes through the transfer queue and matching to the normal queue\'s pollers, and every run\'s first step waits behind them. More pollers did not help: `maxConcurrentWorkflowTaskPolls` 20 or 40, `nonStickyToStickyPollRatio` 0.5 or 1, autoscaling pollers and a second workflow thread all left the first tasks waiting 180–470 ms at most, and some cost CPU (autoscaling: 1.67×).',
     '',
-    'Eager start removes the path: the start call\'s reply carries the first task to the starting process\'s worker ("Eager start"). It needs a free workflow-task slot at the time of the call, and with the SDK\'s 40 only 28 of 64 runs got one. dex\'s workers now have 100 (`WORKFLOW_TASK_SLOTS`, `worker/start-worker.ts`): tasks run one at a time on the workflow thread whatever the number, so idle slots cost nothing. B2 now starts its runs as a dex command starts a run it serves, through a client on its worker\'s connection with `requestEagerStart` (`bench/b2-concurrency.ts`), and the bench worker has dex\'s slots. `bench/probe-concurrency.ts [--eager]`, 64 runs, median of 5 batches:',
+    'Eager start removes the path: the start call\'s reply carries the first task to the starting process\'s worker ("Eager start"). It needs a free workflow-task slot at the time of the call, and with the SDK\'s 40 only 28 of 64 runs got one. dex\'s workers now have 100 (`WORKFLOW_TASK_SLOTS`, `worker/start-worker.ts`): tasks run one at a time on the workflow thread whatever the number, so idle slots cost nothing. B2 now starts its runs as a dex command starts a run it serves, through a client on its worker\'s connection with `requestEagerStart` (`bench/scenarios/b2-concurrency.ts`), and the bench worker has dex\'s slots. `bench/probes/probe-concurrency.ts [--eager]`, 64 runs, median of 5 batches:',
     '',
     '| runs start | slots | 64 runs / ideal | first workflow task waits, ms (median · p90 · max) |',
     '|---|---:|---:|---|',

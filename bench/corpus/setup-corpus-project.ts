@@ -7,16 +7,16 @@ import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadDexConfig } from '../client/config/config-file';
-import type { SetupStep } from '../core/run/setup-types';
-import { failureCause } from '../core/task/verify-failures';
-import { detectTestCommands } from '../host/dependencies/test-command';
-import { DependencyCache } from '../host/dependencies/dependency-cache';
-import { plansFor, prepareDependencies } from '../host/dependencies/prepare-dependencies';
-import { SetupFailed } from '../host/dependencies/setup-failed';
-import { runAgentCommand } from '../host/sandbox/run-agent-command';
-import { removeTree } from '../host/worktree/remove-tree';
-import { outputTail, type ShellCommandResult } from '../host/shell/shell-command';
+import { loadDexConfig } from '../../client/config/config-file';
+import type { SetupStep } from '../../core/run/setup-types';
+import { failureCause } from '../../core/task/verify-failures';
+import { detectTestCommands } from '../../host/dependencies/test-command';
+import { DependencyCache } from '../../host/dependencies/dependency-cache';
+import { plansFor, prepareDependencies } from '../../host/dependencies/prepare-dependencies';
+import { SetupFailed } from '../../host/dependencies/setup-failed';
+import { runAgentCommand } from '../../host/sandbox/run-agent-command';
+import { removeTree } from '../../host/worktree/remove-tree';
+import { outputTail, type ShellCommandResult } from '../../host/shell/shell-command';
 
 const execFileAsync = promisify(execFile);
 
@@ -68,7 +68,7 @@ export interface CorpusResult {
   verifyFailure?: { command: string; cause: string };
   /** With a failed warm verify: whether the same commands passed in the cold worktree (a restore that broke what the install made). */
   coldVerifyPassed?: boolean;
-  /** How it ran: dex's setup and verify functions, or two real `dex task` runs (bench/setup-corpus-task.ts). */
+  /** How it ran: dex's setup and verify functions, or two real `dex task` runs (bench/corpus/setup-corpus-task.ts). */
   via?: 'functions' | 'dex task';
   /** Set up and passed its suite with no `setup:` written. */
   passed: boolean;
