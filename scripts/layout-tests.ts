@@ -38,6 +38,8 @@ const SUPPORT: Record<string, string[]> = {
   store: ['store-contract.ts', 'store-contract-fixtures.ts', 'store-contract-layers.ts', 'store-contract-memory.ts', 'store-contract-run-records.ts'],
   // Real repositories, registries and what an agent may try.
   projects: ['real-projects.ts', 'real-projects-node.ts', 'real-projects-python.ts', 'real-projects-rust.ts', 'real-projects-verify.ts', 'support-private-registry.ts', 'offline-deps.ts', 'escape-corpus.ts', 'hostile-worktree.ts'],
+  // The fake forge (GitHub's API, its checks and git over HTTPS) and a scripted one (issue 40).
+  forge: ['fake-forge.ts', 'fake-forge-api.ts', 'fake-forge-ci.ts', 'fake-forge-git.ts', 'scripted-forge.ts'],
   // The house's own checks: the import graph and its exports.
   house: ['import-graph.ts', 'export-use.ts'],
 };
@@ -61,11 +63,11 @@ const AREAS: Record<string, string[]> = {
     'model-stall', 'budget-reservation', 'legibility', 'verify-baseline', 'verify-detected', 'worker-crash',
     'ai-gates', 'gates', 'hand-over', 'planner', 'retries', 'time-skipping-backoffs', 'models-thinking', 'record-errors',
   ],
-  roadmap: ['roadmap', 'roadmap-continue-as-new', 'landing', 'landing-branch', 'memory'],
+  roadmap: ['roadmap', 'roadmap-continue-as-new', 'landing', 'landing-branch', 'landing-pr', 'memory'],
   'claude-code': ['claude-code', 'claude-code-cli', 'claude-code-crash', 'claude-code-mcp', 'claude-code-record'],
   setup: ['dependency-isolation', 'node-package-managers', 'python-projects', 'rust-projects', 'real-repositories', 'registry-trust'],
   sandbox: ['escape-corpus', 'isolation', 'no-leaks'],
-  cli: ['cli-inspect', 'cli-run', 'clean', 'live-view', 'retry-cli', 'upgrade', 'payload-codec', 'tracing'],
+  cli: ['cli-inspect', 'cli-run', 'clean', 'live-view', 'retry-cli', 'upgrade', 'payload-codec', 'tracing', 'webhook-command'],
   testing: [
     'replay-test', 'replay-test-plans', 'replay-test-sheet-tasks', 'replay-test-waits', 'testing-continue-as-new',
     'testing-layers-and-sheets', 'testing-sheet-tasks', 'testing-your-flows', 'mocha-example',
@@ -156,6 +158,17 @@ if (require.main === module) {
   const moves: [string, string][] = flat.map((name) => [join('test', name), join('test', homeOf(name, code))]);
   for (const [from, to] of moves) console.log(`${from} → ${to}`);
   if (dryRun) process.exit(0);
+  // A flat file merged in after the helpers moved still names them beside it (`./dev-server-env`): point it at test/support/ first.
+  for (const name of flat) {
+    const path = join(TEST, name);
+    const text = readFileSync(path, 'utf8');
+    const next = text.replace(/(['"])\.\/([\w-]+)\1/g, (whole, quote: string, helper: string) => {
+      if (existsSync(join(TEST, `${helper}.ts`))) return whole;
+      const group = Object.entries(SUPPORT).find(([, files]) => files.includes(`${helper}.ts`))?.[0];
+      return group ? `${quote}./support/${group}/${helper}${quote}` : whole;
+    });
+    if (next !== text) writeFileSync(path, next);
+  }
   // Quoted whole in a doc (docs/testing-your-flows.md shows its tests as they are): the doc follows the file.
   const docs = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => join(ROOT, 'docs', name));
   const before = new Map(moves.map(([from]) => [from, readFileSync(join(ROOT, from), 'utf8')]));

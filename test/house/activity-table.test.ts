@@ -29,7 +29,7 @@ function actualRows(root: string): Row[] {
   const policies = new Map<string, Set<string>>();
   for (const file of sourceFiles(root, ['workflows'])) {
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/const\s+(\{[^}]*\}|\w+)\s*=\s*proxyActivities<DexActivities>\(\{\s*\.\.\.(\w+)/g)) {
+    for (const m of text.matchAll(/const\s+(\{[^}]*\}|\w+)\s*=\s*proxyActivities<\w+>\(\{\s*\.\.\.(\w+)/g)) {
       const [, binding, policy] = m;
       const called = binding.startsWith('{')
         ? binding.slice(1, -1).split(',').map((n) => n.trim().split(':')[0].trim())

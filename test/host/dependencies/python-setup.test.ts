@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pythonPlan } from '../../../host/dependencies/python/python-plan';
+import { pythonPlan, SETUP_SCRIPT } from '../../../host/dependencies/python/python-plan';
 import { ownerVenvConstraints, withOwnerVersions } from '../../../host/dependencies/python/python-owner-versions';
 import { relocateVenv } from '../../../host/dependencies/python/relocate-venv';
 import { folderWith } from '../../support/projects/real-projects';
@@ -15,8 +15,7 @@ function shape(files: Record<string, string>, env: Record<string, string> = {}):
   const dir = folder(files);
   const plan = pythonPlan(dir)!;
   const mode = plan.command.split('"$DEX_PYTHON_SETUP" ')[1];
-  const script = join(__dirname, '..', '..', '..', 'host', 'dependencies', 'python', 'python-setup.py');
-  const out = execFileSync('python3', [script, mode, '--dry-run'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env } });
+  const out = execFileSync('python3', ['-c', SETUP_SCRIPT, mode, '--dry-run'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env } });
   return { mode, ...(JSON.parse(out.trim().split('\n').at(-1)!) as { name: string | null; package: boolean; commands: string[][] }) };
 }
 
@@ -99,7 +98,8 @@ describe('python-setup.py: what each project shape installs', () => {
     const plan = pythonPlan(folder({ 'pyproject.toml': '', 'setup.cfg': '', 'tox.ini': '', 'uv.lock': '' }))!;
     expect(plan.inputs).toEqual(['pyproject.toml', 'setup.cfg', 'tox.ini', 'uv.lock']);
     expect(plan.toolchain.join('\n')).toMatch(/python-setup\.py [0-9a-f]{12}/);
-    expect(plan.setupEnv.DEX_PYTHON_SETUP).toBe(readFileSync(join(__dirname, '..', '..', '..', 'host', 'dependencies', 'python', 'python-setup.py'), 'utf8'));
+    const parts = ['python-setup.py', 'python-setup-install.py'].map((name) => readFileSync(join(__dirname, '..', '..', '..', 'host', 'dependencies', 'python', name), 'utf8'));
+    expect(plan.setupEnv.DEX_PYTHON_SETUP).toBe(parts.join(''));
     expect(pythonPlan(folder({ 'setup.cfg': '[flake8]\n' }))).toBeUndefined();
   });
 });
