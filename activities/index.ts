@@ -8,7 +8,7 @@ import { createLandingMergeActivities } from './roadmap/landing-merge';
 import { createLandingRemoteActivities } from './roadmap/landing-remote';
 import { createLayerActivities } from './layer/layer-activities';
 import { createLayerTargetActivities } from './layer/layer-target';
-import { createMemoryActivities } from './roadmap/memory';
+import { createMemoryActivities } from './run/memory';
 import { createRoadmapFileActivities } from './roadmap/roadmap-file';
 import { createLandingActivities } from './roadmap/landing';
 import { createToolActivities } from './tools/run-tool';

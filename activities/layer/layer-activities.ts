@@ -7,7 +7,7 @@
 import type { ActivityDeps } from '../deps';
 import { createLayerChainActivities } from './layer-chain';
 import { createLayerFetchActivities } from './layer-fetch';
-import { createLayerModelActivities } from './layer-model';
+import { createLayerModelActivities } from '../model/prompt-call';
 import { createLayerPromptActivities } from './layer-prompt';
 import { createLayerResultActivities } from './layer-results';
 import { createLayerSalienceActivities } from './layer-salience';

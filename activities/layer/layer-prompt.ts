@@ -14,7 +14,7 @@ import { formatInsights, formatMessages } from '../../core/layer/layer-context';
 import type { RenderLayerPromptInput, RenderLayerPromptResult } from '../../core/layer/target/target-steps';
 import { renderPrompt } from '../../core/layer/prompt-template';
 import type { ActivityDeps } from '../deps';
-import { replyText } from './layer-model';
+import { replyText } from '../model/prompt-call';
 
 /** Builds the prompt activity over the host's dependencies. */
 export const createLayerPromptActivities = (deps: ActivityDeps) => ({

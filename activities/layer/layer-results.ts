@@ -6,7 +6,7 @@ import type { LayerRunRecord, LayerSpec } from '../../core/layer/layer-types';
 import { renderPrompt } from '../../core/layer/prompt-template';
 import type { StoreLayerInsightInput, StoreLayerInsightResult, WriteLayerTextInput } from '../../core/layer/target/target-steps';
 import type { ActivityDeps } from '../deps';
-import { replyText } from './layer-model';
+import { replyText } from '../model/prompt-call';
 
 /** How much of a printed output goes into the run record. */
 const OUTPUT_CHARS = 4_000;

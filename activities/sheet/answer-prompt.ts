@@ -6,7 +6,7 @@
  */
 import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
-import { createLayerModelActivities, replyText } from '../layer/layer-model';
+import { createLayerModelActivities, replyText } from '../model/prompt-call';
 
 /** The cassette phase (and `x-dex-phase` header) of sheet statements. */
 const STATEMENT_PHASE = 'statement';

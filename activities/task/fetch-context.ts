@@ -5,7 +5,7 @@ import type { ActivityDeps } from '../deps';
 import { READ_FILE_LIMIT_BYTES } from '../tools/agent-tools';
 import { formatFileList, listFiles } from '../../host/worktree/file-tree';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
-import { memorySection, retryContextId } from '../roadmap/memory';
+import { memorySection, retryContextId } from '../run/memory';
 import type { MemoryRef } from '../../core/run/run-memory';
 import { readWorktreeFile } from '../../host/worktree/worktree-files';
 import { resolveInWorktree } from '../../host/worktree/worktree-paths';

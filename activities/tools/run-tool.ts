@@ -4,7 +4,7 @@ import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import type { ToolLimits } from '../../core/task/task-types';
 import { executeAgentTool } from './agent-tools';
 import type { ActivityDeps } from '../deps';
-import { rememberTool } from '../roadmap/memory';
+import { rememberTool } from '../run/memory';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
 import { progressIntervalFor } from '../../host/shell/shell-command';
 import { assertWorktreeExists } from '../../host/worktree/worktree-paths';

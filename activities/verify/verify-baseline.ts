@@ -14,7 +14,7 @@ import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import type { SetupConfig } from '../../core/run/setup-types';
 import { prepareDependencies } from '../../host/dependencies/prepare-dependencies';
 import { SetupFailed } from '../../host/dependencies/setup-failed';
-import { hostDependencyCache } from '../task/setup-worktree';
+import { hostDependencyCache } from '../run/host-dependency-cache';
 
 /** Input of `verifyBaseline`: the task's verify commands, run on its base commit. */
 interface BaselineInput {

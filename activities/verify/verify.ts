@@ -11,7 +11,7 @@ import { lastLines, outputTail, progressIntervalFor, type ShellCommandResult } f
 import { failureCause, failuresOf, splitByBaseline } from '../../core/task/verify-failures';
 import { plural } from '../../core/text/plural';
 import { refreshDependencies } from '../../host/dependencies/refresh-dependencies';
-import { hostDependencyCache } from '../task/setup-worktree';
+import { hostDependencyCache } from '../run/host-dependency-cache';
 
 /** Bytes of each command's output kept in the report. @default 65536 */
 const VERIFY_OUTPUT_LIMIT_BYTES = 64 * 1024;

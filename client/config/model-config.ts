@@ -2,7 +2,7 @@
  * The `models` and `thinking` keys of dex.config.yaml (docs/roadmaps.md#models-and-thinking):
  * a model per phase, per weight × phase, and extended thinking for the decision phases.
  */
-import type { Weight } from '../../core/roadmap/roadmap';
+import type { Weight } from '../../core/task/weight';
 import type { GateConfig } from '../../core/run/run-types';
 import type { ThinkingConfig } from '../../core/task/task-types';
 import { checkPriced } from '../requests/llm-spec';

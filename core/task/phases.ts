@@ -1,5 +1,5 @@
-import type { Weight } from '../roadmap/roadmap';
 import type { RunawayLimits } from './task-types';
+import type { Weight } from './weight';
 
 /** Runaway limits when a task sets none. */
 export const DEFAULT_RUNAWAY: RunawayLimits = { sameFailure: 3, noChangeTurns: 8 };

@@ -51,6 +51,27 @@ function uphill(root: string, files: string[], rules: Record<string, string[]>, 
   return found.sort();
 }
 
+/**
+ * Within workflows/, activities/ and core/, which plan kind's room may import which: a roadmap and
+ * a sheet run tasks, so they may use the task's room; no kind uses another's otherwise. Rooms
+ * every kind shares (run/, model/, tools/, …) are below them all.
+ */
+const KINDS: Record<string, string[]> = { task: [], layer: [], roadmap: ['task'], sheet: ['task'] };
+
+/** Every import of `files` from one kind's room to another's of the same folder that KINDS does not allow. */
+function sideways(root: string, files: string[]): string[] {
+  const found: string[] = [];
+  for (const file of files) {
+    const [top, room] = relative(root, file).split('/');
+    if (!(room in KINDS)) continue;
+    for (const target of importsOf(file)) {
+      const [targetTop, targetRoom] = relative(root, target).split('/');
+      if (targetTop === top && targetRoom in KINDS && targetRoom !== room && !KINDS[room].includes(targetRoom)) found.push(`${relative(root, file)} → ${relative(root, target)}`);
+    }
+  }
+  return found.sort();
+}
+
 describe('imports between folders', () => {
   it('point downhill only: no folder imports one above it', () => {
     const files = sourceFiles(ROOT, Object.keys(DOWNHILL));
@@ -61,6 +82,20 @@ describe('imports between folders', () => {
     const files = sourceFiles(ROOT, ['activities']);
     const up = files.flatMap((file) => importsOf(file).filter((t) => relative(ROOT, t).startsWith('workflows/')).map((t) => `${relative(ROOT, file)} → ${relative(ROOT, t)}`));
     expect(up).toEqual([]);
+  });
+
+  it('go from one plan kind\'s room to another only where that kind runs the other (a roadmap or a sheet runs tasks)', () => {
+    expect(sideways(ROOT, sourceFiles(ROOT, ['workflows', 'activities', 'core']))).toEqual([]);
+  });
+
+  it('the room check finds a task that imports a roadmap on purpose', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dex-rooms-'));
+    mkdirSync(join(dir, 'core', 'task'), { recursive: true });
+    mkdirSync(join(dir, 'core', 'roadmap'), { recursive: true });
+    writeFileSync(join(dir, 'core', 'task', 'a.ts'), "import type { B } from '../roadmap/b';\nexport type A = B;\n");
+    writeFileSync(join(dir, 'core', 'roadmap', 'b.ts'), "import type { C } from '../task/c';\nexport type B = C;\n");
+    writeFileSync(join(dir, 'core', 'task', 'c.ts'), 'export type C = number;\n');
+    expect(sideways(dir, sourceFiles(dir, ['core']))).toEqual(['core/task/a.ts → core/roadmap/b.ts']);
   });
 
   it('the check finds an arrow made uphill on purpose, and lets a declared entry point through', () => {

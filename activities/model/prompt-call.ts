@@ -7,11 +7,11 @@ import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import { modelCallKey } from '../../core/run/ids';
 import type { LayerModelCallInput, LayerModelCallResult } from '../../core/layer/target/target-steps';
 import type { ActivityDeps } from '../deps';
-import { CassetteFiles } from '../model/cassette-replay';
-import { modelReply, requirePrice, storeReply } from '../model/model-reply';
+import { CassetteFiles } from './cassette-replay';
+import { modelReply, requirePrice, storeReply } from './model-reply';
 import type { DexStore } from '../../store/dex-store';
 import { onModelSpan } from '../../tracing/activity-spans';
-import { ensureUserMessage, transcriptUpTo, usageOf } from '../model/model-turn';
+import { ensureUserMessage, transcriptUpTo, usageOf } from './model-turn';
 
 /** Builds the layer model activity over the host's dependencies. */
 export const createLayerModelActivities = (deps: ActivityDeps) => {

@@ -11,7 +11,7 @@ import type { DexStore } from '../../store/dex-store';
 import type { ActivityDeps } from '../deps';
 import { dexGitSync } from '../../host/git/dex-git';
 import { repoKeyOf } from '../../host/repo-key';
-import { heartbeatingWhileRunning } from '../run/local-heartbeat';
+import { heartbeatingWhileRunning } from './local-heartbeat';
 import type { AgentToolOutcome } from '../tools/run-command-tool';
 
 /** Where a transcript's retry context is kept (activities/task/fetch-context.ts), for run memory's failures. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFetchActivities } from '../../../activities/task/fetch-context';
-import { createMemoryActivities, rememberTool } from '../../../activities/roadmap/memory';
+import { createMemoryActivities, rememberTool } from '../../../activities/run/memory';
 import { repoKeyOf } from '../../../host/repo-key';
 import { createToolActivities } from '../../../activities/tools/run-tool';
 import { phaseArtifactId } from '../../../core/run/ids';
