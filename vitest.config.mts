@@ -8,6 +8,6 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 120_000,
     hookTimeout: 180_000,
-    globalSetup: ['test/global-setup.ts'],
+    globalSetup: ['test/support/env/global-setup.ts'],
   },
 });

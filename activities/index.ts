@@ -1,6 +1,6 @@
 import { createModelActivities } from './model/call-model';
 import { createClaudeActivities } from './claude/claude-session';
-import { createCheckpointActivities } from './task/checkpoint';
+import { createTaskWorktreeActivities } from './task/task-worktree';
 import type { ActivityDeps } from './deps';
 import { createFetchActivities } from './task/fetch-context';
 import { createLandingBranchActivities } from './roadmap/landing-branch';
@@ -9,12 +9,13 @@ import { createLandingMergeActivities } from './roadmap/landing-merge';
 import { createLandingRemoteActivities } from './roadmap/landing-remote';
 import { createLayerActivities } from './layer/layer-activities';
 import { createLayerTargetActivities } from './layer/layer-target';
-import { createMemoryActivities } from './roadmap/memory';
-import { createRoadmapActivities } from './roadmap/roadmap-activities';
+import { createMemoryActivities } from './run/memory';
+import { createRoadmapFileActivities } from './roadmap/roadmap-file';
+import { createLandingActivities } from './roadmap/landing';
 import { createToolActivities } from './tools/run-tool';
 import { createTurnToolActivities } from './tools/run-turn-tools';
 import { createSheetActivities } from './sheet/sheet';
-import { createStoreActivities } from './task/phase-records';
+import { createPhaseRecordActivities } from './task/phase-records';
 import { createVerifyActivities } from './verify/verify';
 import { createJudgeGateActivities } from './task/judge-gate';
 import { createClassifyActivities } from './task/classify-task';
@@ -37,9 +38,11 @@ export const createActivities = (deps: ActivityDeps) => {
     ...createClassifyActivities(deps),
     ...createVerifyBaselineActivities(deps),
     ...createSetupActivities(deps),
-    ...createCheckpointActivities(deps),
-    ...createStoreActivities(deps),
-    ...createRoadmapActivities(deps),
+    ...createTaskWorktreeActivities(deps),
+    ...createPhaseRecordActivities(deps),
+    ...createRoadmapFileActivities(deps),
+    ...createLandingActivities(deps),
+    ...createLandingActivities(deps),
     ...createLandingMergeActivities(deps),
     ...createLandingRemoteActivities(deps),
     ...createLandingBranchActivities(deps),

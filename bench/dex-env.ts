@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
 import { ensureTemporalCli } from '../client/server/toolchain';
 import { DEV_SERVER_DYNAMIC_CONFIG, devServerEnv } from '../client/server/dev-server';
-import { quietRuntime } from '../test/dev-server-env';
+import { quietRuntime } from '../test/support/env/dev-server-env';
 import { createBenchActivities } from './bench-activities';
 import { registerSearchAttributes } from '../client/server/search-attribute-setup';
 import { workerConnectionOptions } from '../client/server/worker-connection-options';
@@ -40,7 +40,7 @@ async function freePort(): Promise<number> {
 export async function startBenchServer(opts: { dynamicConfig?: string[]; defaults?: boolean; args?: string[] } = {}): Promise<BenchServer> {
   quietRuntime();
   const port = await freePort();
-  // The same dynamic config as `dex server` unless an experiment asks for the bare defaults (bench/probe-dispatch.ts).
+  // The same dynamic config as `dex server` unless an experiment asks for the bare defaults (bench/probes/probe-dispatch.ts).
   const dc = [...(opts.defaults === false ? [] : DEV_SERVER_DYNAMIC_CONFIG), ...(opts.dynamicConfig ?? [])];
   const child = spawn(
     ensureTemporalCli(),

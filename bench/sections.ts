@@ -1,11 +1,11 @@
-import type * as B1 from './b1-overhead';
-import type * as B2 from './b2-concurrency';
-import type * as B3 from './b3-crash';
-import type * as B4 from './b4-history';
-import type * as B5 from './b5-gates';
-import type * as Turns from './b6-turns';
-import type * as Ready from './b7-worktree-ready';
-import type * as Scale from './b8-layer-scale';
+import type * as B1 from './scenarios/b1-overhead';
+import type * as B2 from './scenarios/b2-concurrency';
+import type * as B3 from './scenarios/b3-crash';
+import type * as B4 from './scenarios/b4-history';
+import type * as B5 from './scenarios/b5-gates';
+import type * as Turns from './scenarios/b6-turns';
+import type * as Ready from './scenarios/b7-worktree-ready';
+import type * as Scale from './scenarios/b8-layer-scale';
 import type { BenchServer } from './dex-env';
 import type { BenchParams } from './params';
 
@@ -18,12 +18,12 @@ export type Section = (server: BenchServer, params: BenchParams, log: (line: str
  * Roadmap and layer benchmarks join this list when they exist.
  */
 export const SECTIONS: [string, () => Section][] = [
-  ['b1', () => (require('./b1-overhead') as typeof B1).runB1],
-  ['b4', () => (require('./b4-history') as typeof B4).runB4],
-  ['b5', () => (require('./b5-gates') as typeof B5).runB5],
-  ['turn', () => (require('./b6-turns') as typeof Turns).runTurns],
-  ['b2', () => (require('./b2-concurrency') as typeof B2).runB2],
-  ['b3', () => (require('./b3-crash') as typeof B3).runB3],
-  ['ready', () => (require('./b7-worktree-ready') as typeof Ready).runReady],
-  ['scale', () => (require('./b8-layer-scale') as typeof Scale).runScale],
+  ['b1', () => (require('./scenarios/b1-overhead') as typeof B1).runB1],
+  ['b4', () => (require('./scenarios/b4-history') as typeof B4).runB4],
+  ['b5', () => (require('./scenarios/b5-gates') as typeof B5).runB5],
+  ['turn', () => (require('./scenarios/b6-turns') as typeof Turns).runTurns],
+  ['b2', () => (require('./scenarios/b2-concurrency') as typeof B2).runB2],
+  ['b3', () => (require('./scenarios/b3-crash') as typeof B3).runB3],
+  ['ready', () => (require('./scenarios/b7-worktree-ready') as typeof Ready).runReady],
+  ['scale', () => (require('./scenarios/b8-layer-scale') as typeof Scale).runScale],
 ];

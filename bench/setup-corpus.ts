@@ -3,10 +3,10 @@
  * For each git clone of a public project in DIR (clones live outside this repository; the
  * manifest, bench/setup-corpus.yaml, names each one's `owner/name`), it sets up a worktree as a
  * task's setupWorktree does, cold then warm, and runs the project's suite as verify does, in the
- * sandbox (bench/setup-corpus-project.ts). Results go to bench/results/setup-corpus.json, one
+ * sandbox (bench/corpus/setup-corpus-project.ts). Results go to bench/results/setup-corpus.json, one
  * entry per project, written after each, so a run can be resumed or a project rerun alone;
  * the markdown table goes to stdout. Not a section of `npm run bench`: CI has no clones.
- * With `--task` each project runs as two real `dex task` runs instead (bench/setup-corpus-task.ts):
+ * With `--task` each project runs as two real `dex task` runs instead (bench/corpus/setup-corpus-task.ts):
  * slower, and what a person sees; the default calls setup's and verify's functions directly.
  * `--memory-mb` (the sandbox's address-space limit) and `--setup-env` (`setup.env`: variables of
  * this environment setup gets) are to see what fails past a first failure, with `--results`
@@ -18,9 +18,9 @@ import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { loadDexConfig } from '../client/config/config-file';
 import { plansFor } from '../host/dependencies/prepare-dependencies';
-import { corpusMarkdown, successRate, whyNot } from './setup-corpus-report';
-import { baseResult, runCorpusProject, type CorpusEntry, type CorpusResult } from './setup-corpus-project';
-import { runCorpusTask } from './setup-corpus-task';
+import { corpusMarkdown, successRate, whyNot } from './corpus/setup-corpus-report';
+import { baseResult, runCorpusProject, type CorpusEntry, type CorpusResult } from './corpus/setup-corpus-project';
+import { runCorpusTask } from './corpus/setup-corpus-task';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 

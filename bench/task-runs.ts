@@ -2,7 +2,7 @@ import { temporal } from '@temporalio/proto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CassetteLine } from '../core/parsing/cassette';
-import { completionTurn, toJsonl, toolTurn } from '../test/cassette-builder';
+import { completionTurn, toJsonl, toolTurn } from '../test/support/model/cassette-builder';
 
 type History = temporal.api.history.v1.IHistory;
 const { EventType } = temporal.api.enums.v1;

@@ -6,33 +6,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { B1Result } from './b1-overhead';
+import type { B3Result } from './scenarios/b3-crash';
+import type { BenchDoc } from './report/bench-doc';
 import type { B1System } from './params';
-import type { B2Result } from './b2-concurrency';
-import type { B3Result } from './b3-crash';
-import type { B4Result } from './b4-history';
-import type { B5Result } from './b5-gates';
-import type { TurnResult } from './b6-turns';
-import type { ReadyResult } from './b7-worktree-ready';
-import type { ScaleResult } from './b8-layer-scale';
-import { lineChartSvg } from './chart-svg';
-import { performanceMarkdown } from './report-markdown';
-
-/** A results document as bench/run.ts writes it. */
-export interface BenchDoc {
-  startedAt: string;
-  seconds: number;
-  quick: boolean;
-  machine: { cpus: number; cpuModel: string; memGiB: number; node: string };
-  b1: B1Result;
-  b2: B2Result;
-  b3: B3Result;
-  b4: B4Result;
-  b5: B5Result;
-  turn?: TurnResult;
-  ready?: ReadyResult;
-  scale?: ScaleResult;
-}
+import { lineChartSvg } from './report/chart-svg';
+import { performanceMarkdown } from './report/report-markdown';
 
 const SYSTEM_COLORS: Record<B1System, string> = { plain: '#2ca02c', dex: '#d62728', dexLocal: '#ff7f0e', langgraph: '#1f77b4' };
 const SYSTEM_NAMES: Record<B1System, string> = { plain: 'plain loop', dex: 'dex (activities)', dexLocal: 'dex (local act.)', langgraph: 'LangGraph JS' };

@@ -94,7 +94,7 @@ function showHelp(topic: string | null, out: Output): number {
 }
 
 /** Runs one dex command and returns its exit code (docs/interfaces.md#the-dex-command: 0 done, 1 run failed, 2 bad input, 3 server unreachable). */
-export async function main(argv: string[]): Promise<number> {
+async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   const out = makeOutput(argv.includes('--json'));
   try {

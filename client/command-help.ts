@@ -8,7 +8,7 @@ import { InvalidInput } from '../core/run/invalid-input';
 import { WEBHOOK_HELP } from './webhook/webhook-help';
 
 /** One option of a command: how the parser reads it and how the help shows it. */
-export interface OptionHelp {
+interface OptionHelp {
   type: 'string' | 'boolean';
   /** What a string option's value stands for, e.g. `DIR`. */
   value?: string;
@@ -19,7 +19,7 @@ export interface OptionHelp {
 }
 
 /** One command's help. */
-export interface CommandHelp {
+interface CommandHelp {
   /** The command and its positional arguments, e.g. `dex task "TITLE"`. */
   synopsis: string;
   /** One or two sentences: what it does. */

@@ -21,7 +21,7 @@ export type WorkflowArgs<W extends WorkflowName> = Parameters<DexWorkflows[W]>;
 export type WorkflowResult<W extends WorkflowName> = Awaited<ReturnType<DexWorkflows[W]>>;
 
 /** One plan kind, run as workflow type `W`. */
-export interface PlanKind<W extends WorkflowName = WorkflowName> {
+interface PlanKind<W extends WorkflowName = WorkflowName> {
   /** The workflow type of its runs, the name the client starts it by. */
   workflowType: W;
   /** The `dex` command that starts one (client/cli.ts loads it: this table loads no command, so no command's imports lead back here). */

@@ -5,13 +5,13 @@ import { RunHistory } from './run-history';
 import type { FoundRun } from './run-lookup';
 
 /** How a task run is linked to others by `dex retry`: the run it took up, and the runs that took it up. */
-export interface RetryLinks {
+interface RetryLinks {
   retryOf?: { workflowId: string; phase: string };
   retriedAs: string[];
 }
 
 /**
- * The retry links of task run `id` (docs/interfaces.md#commands), both ways: its own input says
+ * The retry links of task run `id` (docs/interfaces.md#the-dex-command), both ways: its own input says
  * which run it took up; the runs that took it up are found by their ids (`<id>-retry-<n>`).
  */
 export async function retryLinks(client: Client, id: string, run: FoundRun): Promise<RetryLinks> {

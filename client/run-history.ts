@@ -6,7 +6,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload, type PayloadCodec } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import type { DecideInput, DecideResult } from '../workflows/run/definitions';
+import type { DecideInput, DecideResult } from '../core/run/definitions';
 
 /** A decision a run took at a gate, as its history holds it: through `decide` (which says the gate) or a signal. */
 export type GateDecision = DecideInput & Partial<DecideResult> & { via: 'decide' | 'signal' };

@@ -1,7 +1,7 @@
 import { EMBEDDED_UI, type Settings } from './settings';
 
 /** The Web UI's address: TEMPORAL_UI_URL, else the embedded server's; undefined when dex cannot know it. */
-export function webUiBase(settings: Settings, env: NodeJS.ProcessEnv = process.env): string | undefined {
+function webUiBase(settings: Settings, env: NodeJS.ProcessEnv = process.env): string | undefined {
   return env.TEMPORAL_UI_URL || (settings.address ? undefined : EMBEDDED_UI);
 }
 
@@ -21,7 +21,7 @@ export function webUiDetailsLink(settings: Settings, workflowId: string, runId: 
 }
 
 /** The visibility query of the runs that wait for a person now (docs/interfaces.md#what-a-run-shows-outside-its-query). */
-export const WAITING_QUERY = 'DexState="waiting" AND ExecutionStatus="Running"';
+const WAITING_QUERY = 'DexState="waiting" AND ExecutionStatus="Running"';
 
 /**
  * The Web UI's workflow list filtered to the runs waiting for a person: one click from `dex list`

@@ -17,13 +17,14 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSampleRepo } from '../client/demo/sample-repo';
 import { ensureTemporalCli } from '../client/server/toolchain';
 import { searchAttributeArgs } from '../client/server/dev-server';
+import { freePort, portOpen } from './local-ports';
+import { claudeCodeLines, completionLine } from './webui-cassettes';
 import { shootList, shootRun } from './webui-pages';
 import { sandboxAvailability } from '../host/sandbox/sandbox-availability';
 import { dexGitSync } from '../host/git/dex-git';
@@ -48,28 +49,6 @@ const WAITING_TASK = { title: 'Fix sum in src/math.js', description: 'test/math.
 const started = Date.now();
 const say = (line: string) => console.error(`[screenshots ${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A free TCP port on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => res(port));
-    });
-  });
-}
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((res) => {
-    const s = new Socket();
-    const done = (ok: boolean) => { s.destroy(); res(ok); };
-    s.setTimeout(1_000, () => done(false));
-    s.once('error', () => done(false));
-    s.connect(port, '127.0.0.1', () => done(true));
-  });
-}
 
 async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -188,36 +167,6 @@ async function dex(args: string[], env: NodeJS.ProcessEnv): Promise<Record<strin
   }
   if (run.code !== 0 || !doc) throw new Error(`dex ${args.join(' ')} exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
   return doc;
-}
-
-/** One cassette line whose answer is a completion object, as test/cassette-builder.ts writes them. */
-function completionLine(completion: Record<string, string>): string {
-  const text = `I need a decision before I change anything.\n\n\`\`\`json\n${JSON.stringify(completion)}\n\`\`\``;
-  return JSON.stringify({
-    task: '*',
-    phase: '*',
-    response: {
-      id: 'msg_screens_01', type: 'message', role: 'assistant', model: 'claude-sonnet-4-6',
-      content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null,
-      usage: { input_tokens: 640, output_tokens: 72, cache_creation_input_tokens: 1536, cache_read_input_tokens: 0 },
-    },
-  });
-}
-
-/** The cassette of a phase worked by a Claude Code session (docs/claude-code.md): a fix with Claude Code's Bash tool, then the completion. */
-function claudeCodeLines(): string {
-  const answer = (n: number, content: unknown[], stop: string) =>
-    JSON.stringify({
-      task: '*',
-      phase: '*',
-      response: {
-        id: `msg_screens_cc_${n}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-6', content, stop_reason: stop, stop_sequence: null,
-        usage: { input_tokens: 1480 + n, output_tokens: 60 + n, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
-      },
-    });
-  const fix = { type: 'tool_use', id: 'toolu_screens_cc_1', name: 'Bash', input: { command: "sed -i 's/return a - b;/return a + b;/' src/math.js && node --test", description: 'Fix sum and run the tests' } };
-  const done = { type: 'text', text: 'sum adds now and the tests pass.\n\n```json\n{"status":"complete","summary":"sum adds its arguments"}\n```' };
-  return `${answer(1, [fix], 'tool_use')}\n${answer(2, [done], 'end_turn')}\n`;
 }
 
 async function main(): Promise<number> {

@@ -11,13 +11,13 @@ import type { LayerRecords, MemoryRecords, RunRecords } from './records';
 export type { LayerRecords, MemoryRecords, RunRecords } from './records';
 
 /** `T`'s methods, each returning a promise of what it returned. */
-export type Async<T> = {
+type Async<T> = {
   [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
 };
 
 
 /** Which back end holds a store. */
-export type StoreKind = 'sqlite' | 'postgres';
+type StoreKind = 'sqlite' | 'postgres';
 
 export interface DexStore extends RunRecords {
   readonly kind: StoreKind;

@@ -30,6 +30,6 @@ export function parseStoreSpec(value: string | undefined, dexHome: string): Stor
 }
 
 /** The embedded store's file under `dexHome`. */
-export function sqliteStorePath(dexHome: string): string {
+function sqliteStorePath(dexHome: string): string {
   return join(dexHome, 'dex.db');
 }

@@ -17,7 +17,7 @@ import type * as TraceBase from '@opentelemetry/sdk-trace-base';
 import type * as OtelClient from '@temporalio/interceptors-opentelemetry/lib/client';
 
 /** The process's tracing, once on. */
-export interface Tracing {
+interface Tracing {
   spanProcessor: SpanProcessor;
   resource: Resource;
   /** Exports what is buffered; a command calls it before it exits. */

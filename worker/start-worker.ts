@@ -14,7 +14,7 @@ import { createWorkflowWorker } from './workflow-worker';
 export { createWorkflowWorker, workflowBundle, WORKFLOW_TASK_SLOTS } from './workflow-worker';
 
 /** Where a worker connects and which queues it serves. */
-export interface WorkerPlacement {
+interface WorkerPlacement {
   connection: NativeConnection;
   namespace: string;
   /** The shared queue that runs workflows (docs/interfaces.md#plans-workflows-and-ids: `dex`). */
@@ -85,7 +85,7 @@ const HEARTBEAT_THROTTLE = '1s';
 export async function createDexWorker(placement: WorkerPlacement, deps: ActivityDeps, overrides: Record<string, (...args: never[]) => Promise<unknown>> = {}): Promise<DexWorker> {
   const { connection, namespace, hostQueue, dataConverter } = placement;
   const workflows = placement.servesWorkflows === false ? [] : [await createWorkflowWorker(placement)];
-  // Tests may stand scripted activities in for some (a forge, test/landing-pr.time-skipping.test.ts).
+  // Tests may stand scripted activities in for some (a forge, test/time-skipping/roadmap/landing-pr.time-skipping.test.ts).
   const registered = { ...createActivities(deps), ...overrides };
   const activityQueues = [...new Set([hostQueue, placement.ownerQueue, placement.storeQueue].filter((q): q is string => !!q))];
   const activityWorkers = await Promise.all(

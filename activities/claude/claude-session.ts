@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { sessionStepSignal } from '../../workflows/run/definitions';
+import { sessionStepSignal } from '../../core/run/definitions';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import { fits, totalTokens, type Allowance } from '../../core/run/budget-reservation';
 import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
@@ -32,7 +32,7 @@ import { protectedWrite, type ProtectedWrite } from './tool-permission';
 import type { ClaudeSetup } from '../../core/task/agent-engine';
 
 /** Input of `runClaudeSession`: one stretch of a phase attempt's session, up to its next end. */
-export interface ClaudeSessionInput {
+interface ClaudeSessionInput {
   transcriptId: string;
   /** Which stretch of the phase attempt's session this is (1, 2, …): what its result is kept under. */
   stretch: number;

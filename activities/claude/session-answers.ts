@@ -13,7 +13,7 @@ import type { CassetteFiles } from '../model/cassette-replay';
 import { modelReply } from '../model/model-reply';
 
 /** Who the session's requests are for. */
-export interface SessionCall {
+interface SessionCall {
   transcriptId: string;
   taskId: string;
   phase: string;

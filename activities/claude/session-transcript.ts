@@ -10,7 +10,7 @@ import { tokenUsage } from '../model/model-reply';
 type Block = { type: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; content?: unknown; is_error?: boolean; text?: string };
 
 /** A message the session emitted, as far as the transcript needs it. */
-export interface SessionMessage {
+interface SessionMessage {
   type: string;
   message?: { id?: string; role?: string; content?: unknown; model?: string };
 }

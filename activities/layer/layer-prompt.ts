@@ -9,34 +9,12 @@
 import { readFileSync } from 'node:fs';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import { layerTemplateArtifactId } from '../../core/run/ids';
-import { fitPrompt, overBudgetReason, overRunBudgetReason, type PromptLimit } from '../../core/layer/layer-budget';
+import { fitPrompt, overBudgetReason, overRunBudgetReason } from '../../core/layer/layer-budget';
 import { formatInsights, formatMessages } from '../../core/layer/layer-context';
-import type { TargetContext, TrimKind } from '../../core/layer/layer-types';
+import type { RenderLayerPromptInput, RenderLayerPromptResult } from '../../core/layer/target/target-steps';
 import { renderPrompt } from '../../core/layer/prompt-template';
 import type { ActivityDeps } from '../deps';
-import { replyText } from './layer-model';
-
-/** Input of `renderLayerPrompt`. */
-export interface RenderLayerPromptInput {
-  transcriptId: string;
-  templatePath: string;
-  /** The sha256 of the template's text as the run was started with it, kept in the store (core/run/ids.ts layerTemplateArtifactId). */
-  templateSha?: string;
-  node: string;
-  topic: string;
-  layerName: string;
-  context: TargetContext;
-  /** This prompt's budget (core/layer/layer-budget.ts promptLimit). */
-  limit: PromptLimit;
-  trim: TrimKind[];
-  /** What the run may still send, and its `max_tokens_per_run`, when the layer has a run budget. */
-  run?: { tokensLeft: number; maxTokens: number };
-}
-
-/** The prompt stored (its estimated tokens and what was trimmed), or why the topic is skipped. */
-export type RenderLayerPromptResult =
-  | { rendered: true; tokens: number; messagesTrimmed: number; insightsTrimmed: number }
-  | { rendered: false; tokens: number; reason: string };
+import { replyText } from '../model/prompt-call';
 
 /** Builds the prompt activity over the host's dependencies. */
 export const createLayerPromptActivities = (deps: ActivityDeps) => ({

@@ -4,6 +4,7 @@
  * keyed ledger entry, so a retried activity never charges or credits twice.
  */
 import { ledgerReason } from '../../core/layer/layer-salience';
+import type { SalienceEntry } from '../../core/layer/target/target-steps';
 import type { ActivityDeps } from '../deps';
 
 /** Builds the salience activities over the host's dependencies. */
@@ -14,7 +15,7 @@ export const createLayerSalienceActivities = (deps: ActivityDeps) => {
      * Reserves `amount` from the topic under `key` when its balance covers it (a key already
      * reserved counts as reserved: a retry); `reserved: false` and the balance when it does not.
      */
-    async reserveLayerSalience(input: { key: string; topic: string; amount: number; runId: string }): Promise<{ reserved: boolean; balance: number }> {
+    async reserveLayerSalience(input: SalienceEntry): Promise<{ reserved: boolean; balance: number }> {
       const r = await layers.spendSalience(input.key, input.topic, input.amount, ledgerReason.reserve(input.runId));
       return { reserved: r.spent, balance: r.balance };
     },
@@ -24,20 +25,20 @@ export const createLayerSalienceActivities = (deps: ActivityDeps) => {
      * actual cost, credited when positive, charged when negative (even past a zero balance: the
      * tokens were read). A zero settlement is written too, so the ledger shows every call settled.
      */
-    async settleLayerSalience(input: { key: string; topic: string; amount: number; runId: string }): Promise<void> {
+    async settleLayerSalience(input: SalienceEntry): Promise<void> {
       await layers.addSalience(input.key, input.topic, input.amount, ledgerReason.settle(input.runId));
     },
 
     /**
      * release 2026-11-22-0603's flat charge per target attempt, kept while runs that release started may be open
-     * (workflows/layer/target-salience.ts perAttempt): spends `cost` under `key` if the balance covers it.
+     * (core/layer/target/target-salience.ts perAttempt): spends `cost` under `key` if the balance covers it.
      */
     async spendTargetSalience(input: { key: string; topic: string; cost: number; runId: string }): Promise<{ spent: boolean; balance: number }> {
       return layers.spendSalience(input.key, input.topic, input.cost, `attempt:${input.runId}`);
     },
 
     /** Gives back part of a failed target's spending (once per key). */
-    async refundTargetSalience(input: { key: string; topic: string; amount: number; runId: string }): Promise<void> {
+    async refundTargetSalience(input: SalienceEntry): Promise<void> {
       await layers.addSalience(input.key, input.topic, input.amount, ledgerReason.refund(input.runId));
     },
   };

@@ -1,7 +1,7 @@
 /**
  * `runLayerTargets`: a few layer targets' nodes in one activity, the targets at once
  * (docs/layers.md#where-a-target-runs). Each runs the very code a target's child workflow runs
- * (workflows/layer/target-run.ts), calling the layer's step functions directly instead of as
+ * (core/layer/target/target-run.ts), calling the layer's step functions directly instead of as
  * activities. Every step is keyed in the store (fetched ids, ledger entries, model replies,
  * insights), so a retried attempt walks the nodes again and finds each finished step's result:
  * a model call that answered is never asked again.
@@ -10,9 +10,8 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { layerTargetInputOf } from '../../core/layer/layer-released';
 import type { LayerTargetInput, LayerTargetResult } from '../../core/layer/layer-types';
-import { NodeFailure, TargetRun } from '../../workflows/layer/target-run';
-import type { TargetSteps } from '../../workflows/layer/target-steps';
-import { TARGET_ATTEMPTS } from '../../workflows/run/policies';
+import { NodeFailure, TARGET_ATTEMPTS, TargetRun } from '../../core/layer/target/target-run';
+import type { TargetSteps } from '../../core/layer/target/target-steps';
 import type { createLayerActivities } from './layer-activities';
 
 type LayerFunctions = ReturnType<typeof createLayerActivities>;
@@ -26,7 +25,13 @@ export const createLayerTargetActivities = (layer: LayerFunctions) => ({
    */
   async runLayerTargets(inputs: LayerTargetInput[]): Promise<LayerTargetResult[]> {
     const steps = stepsOf(layer);
-    const ended = await Promise.allSettled(inputs.map((input) => new TargetRun(layerTargetInputOf(input), steps).runAll((err) => !endsTheTarget(err))));
+    const ended = await Promise.allSettled(
+      inputs.map((started) => {
+        const input = layerTargetInputOf(started);
+        // The layer passes its run's cassette scope (workflows/layer/children.ts); a child workflow reads its root instead.
+        return new TargetRun(input, steps, input.cassetteScope ?? input.runId).runAll((err) => !endsTheTarget(err));
+      }),
+    );
     const retry = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected');
     if (retry) throw retry.reason;
     return ended.map((e) => (e as PromiseFulfilledResult<LayerTargetResult>).value);

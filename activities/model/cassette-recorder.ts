@@ -13,7 +13,7 @@ import { recordedErrorLineText, recordedLineText, type CassetteError, type Casse
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 
 /** Who a recorded reply answers: the model-call key and the cassette task and phase. */
-export interface RecordedCall {
+interface RecordedCall {
   call: string;
   task: string;
   phase: string;

@@ -21,7 +21,7 @@ export interface AnswerTool {
 }
 
 /** One forced tool call. */
-export interface ForcedCall {
+interface ForcedCall {
   transcriptId: string;
   /** Cassette task and phase (and the `x-dex-task`/`x-dex-phase` headers). */
   taskId: string;
@@ -36,7 +36,7 @@ export interface ForcedCall {
 }
 
 /** The tool call's input, and what the call cost. */
-export interface ForcedAnswer {
+interface ForcedAnswer {
   input: Record<string, unknown>;
   usage: TokenUsage;
   costUsd: number;

@@ -18,7 +18,7 @@ import { StreamWatchdog } from './stream-watchdog';
 import type { DexStore } from '../../store/dex-store';
 
 /** One model call: where its reply comes from and who it is for. */
-export interface ModelRequest extends CassetteCall {
+interface ModelRequest extends CassetteCall {
   llm: LlmSpec;
   /** The Messages API request body, sent when the model is called live. */
   params: Anthropic.MessageStreamParams;
@@ -53,7 +53,7 @@ export function modelReply(deps: ActivityDeps, cassettes: CassetteFiles, request
 }
 
 /** What a stored reply cost: its usage in dex's terms, priced at the model asked for, and the model that answered. */
-export interface ReplyAccount {
+interface ReplyAccount {
   usage: TokenUsage;
   costUsd: number;
   model: string;

@@ -13,14 +13,14 @@ import { FAILURE } from '../../core/run/failure-types';
  * event every few tokens, so 20 s of silence is a dead stream, and with llmPolicy's 2 s first
  * retry interval the call is asked again about 22 s after it went quiet (docs/performance.md).
  */
-export const STREAM_IDLE_MS = 20_000;
+const STREAM_IDLE_MS = 20_000;
 
 /**
  * How long a request may wait for the first byte of its reply. The API starts its stream once
  * it has read the prompt, which for a long transcript not cached yet takes longer than any gap
  * between events; a request that never gets an answer is still retried in under a minute.
  */
-export const STREAM_FIRST_BYTE_MS = 45_000;
+const STREAM_FIRST_BYTE_MS = 45_000;
 
 /** Arriving bytes heartbeat at most this often: progress, reported without flooding the SDK. */
 const BYTES_HEARTBEAT_MS = 1_000;

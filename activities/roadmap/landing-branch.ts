@@ -14,11 +14,11 @@ import { heartbeatingWhileRunning } from '../run/local-heartbeat';
 import { runWithStderrApart } from '../../host/shell/stderr-apart';
 
 /** How long the landCommand may run before it is killed and the landing waits at the `merge` gate. */
-export const LAND_COMMAND_TIMEOUT_MS = 10 * 60_000;
+const LAND_COMMAND_TIMEOUT_MS = 10 * 60_000;
 /** How much of a failing landCommand's output the `merge` gate's reason quotes. */
 const TAIL_CHARS = 1500;
 
-export interface ProposalPush {
+interface ProposalPush {
   repoPath: string;
   remote: string;
   taskBranch: string;
@@ -26,7 +26,7 @@ export interface ProposalPush {
   proposedBranch: string;
 }
 
-export type ProposalPushed = { status: 'pushed'; sha: string } | { status: 'failed'; reason: string };
+type ProposalPushed = { status: 'pushed'; sha: string } | { status: 'failed'; reason: string };
 
 /** What the merge-request description says. */
 export interface ProposalText {
@@ -46,14 +46,14 @@ export interface ProposalText {
   tokens: TokenUsage;
 }
 
-export interface LandCommandInput {
+interface LandCommandInput {
   key: string;
   command: string;
   repoPath: string;
   env: Record<string, string>;
 }
 
-export type LandCommandOutcome = { status: 'ran'; lastLine: string } | { status: 'failed'; reason: string };
+type LandCommandOutcome = { status: 'ran'; lastLine: string } | { status: 'failed'; reason: string };
 
 /** The merge request's description, in Markdown: the title, what the task did, verify and spending. */
 export function proposalMarkdown(p: ProposalText): string {

@@ -3,9 +3,8 @@
 // the finalize phase's model to resolve.
 
 import type { SimpleGit } from 'simple-git';
-import { DEX_COMMITTER } from '../task/checkpoint';
 import type { ActivityDeps } from '../deps';
-import { dexGit } from '../../host/git/dex-git';
+import { DEX_COMMITTER, dexGit } from '../../host/git/dex-git';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
 
 /** How merging the target into a worktree went; `head` is the branch's commit before the merge. */

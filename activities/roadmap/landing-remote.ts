@@ -8,12 +8,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SimpleGit } from 'simple-git';
 import { tickTask } from '../../core/roadmap/roadmap';
-import { DEX_COMMITTER } from '../task/checkpoint';
 import type { ActivityDeps } from '../deps';
-import { dexGit, dexRemoteGit } from '../../host/git/dex-git';
+import { DEX_COMMITTER, dexGit, dexRemoteGit } from '../../host/git/dex-git';
 import { contains } from './landing-merge';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
-import { MERGE_TRAILER } from './roadmap-activities';
+import { MERGE_TRAILER } from './landing';
 import { landingWorktreeName, worktreesDir } from '../../host/worktree/worktree-home';
 
 const COMMITTER = [`user.name=${DEX_COMMITTER.name}`, `user.email=${DEX_COMMITTER.email}`];
@@ -32,12 +31,12 @@ async function landedBy(git: SimpleGit, rev: string, key: string): Promise<strin
 }
 
 /** Where a remote's branch is now, whether the task already landed there, and whether its branch holds it. */
-export type RemoteHead = { head: string; landed?: string; contained: boolean };
+type RemoteHead = { head: string; landed?: string; contained: boolean };
 
 /** How pushing a landing went. */
-export type PushOutcome = { status: 'pushed'; sha: string } | { status: 'moved'; head: string } | { status: 'failed'; reason: string };
+type PushOutcome = { status: 'pushed'; sha: string } | { status: 'moved'; head: string } | { status: 'failed'; reason: string };
 
-export interface PushInput {
+interface PushInput {
   repoPath: string;
   remote: string;
   branch: string;

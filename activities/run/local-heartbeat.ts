@@ -8,7 +8,7 @@
 import { Context } from '@temporalio/activity';
 
 /** How often a local activity heartbeats while it runs (gitPolicy's and localIoPolicy's heartbeat timeout is 5 s). */
-export const LOCAL_HEARTBEAT_MS = 1_000;
+const LOCAL_HEARTBEAT_MS = 1_000;
 
 /** An activity function, as the factories build them. */
 type Activity = (...args: never[]) => Promise<unknown>;

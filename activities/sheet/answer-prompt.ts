@@ -6,13 +6,13 @@
  */
 import type { LlmSpec, TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
-import { createLayerModelActivities, replyText } from '../layer/layer-model';
+import { createLayerModelActivities, replyText } from '../model/prompt-call';
 
 /** The cassette phase (and `x-dex-phase` header) of sheet statements. */
-export const STATEMENT_PHASE = 'statement';
+const STATEMENT_PHASE = 'statement';
 
 /** Input of `answerPrompt`. */
-export interface PromptInput {
+interface PromptInput {
   /** The transcript in the store: the prompt at seq 0, the reply at seq 1. */
   transcriptId: string;
   statementId: string;
@@ -25,7 +25,7 @@ export interface PromptInput {
 }
 
 /** The reply's text (trimmed) and what it cost. */
-export interface PromptAnswer {
+interface PromptAnswer {
   text: string;
   tokens: TokenUsage;
   costUsd: number;

@@ -30,7 +30,7 @@ export const createSheetChainActivities = (deps: ActivityDeps) => {
  * The chunks of a chain's runs as one: each statement as the latest run that touched it left it
  * (a statement completed in one run may be undone in a later one), the completed lists in order.
  */
-export function mergeChunks(chunks: SheetChunk[]): SheetChunk {
+function mergeChunks(chunks: SheetChunk[]): SheetChunk {
   const outcomes = new Map<number, StatementOutcome>();
   for (const chunk of chunks) for (const outcome of chunk.outcomes) outcomes.set(outcome.index, outcome);
   return {

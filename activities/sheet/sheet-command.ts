@@ -15,7 +15,7 @@ const STORED_OUTPUT_BYTES = 1_000_000;
 const ERROR_TAIL_CHARS = 500;
 
 /** Input of `runSheetCommand`. */
-export interface SheetCommandInput {
+interface SheetCommandInput {
   /** Idempotency key: `<workflowId>/<statementId>/<do|undo>`. */
   key: string;
   command: string;

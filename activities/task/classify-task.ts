@@ -11,7 +11,7 @@ import type { ActivityDeps } from '../deps';
 import { forcedToolCalls, type AnswerTool } from '../model/forced-tool-call';
 
 /** The cassette phase (and `x-dex-phase`) of planner calls. */
-export const PLAN_PHASE = 'plan';
+const PLAN_PHASE = 'plan';
 
 const TYPES = [...Object.keys(TYPE_PATTERNS), 'none'];
 
@@ -31,7 +31,7 @@ const TYPE_TOOL: AnswerTool = {
 const SYSTEM = 'You plan coding tasks. Choose the task type whose steps fit the work; answer only through the choose_task_type tool.';
 
 /** Input of `classifyTask`. */
-export interface ClassifyInput {
+interface ClassifyInput {
   transcriptId: string;
   taskId: string;
   title: string;
@@ -44,7 +44,7 @@ export interface ClassifyInput {
 }
 
 /** The planner's choice and what it cost. */
-export interface TaskPlan {
+interface TaskPlan {
   type: string;
   reason: string;
   usage: TokenUsage;

@@ -5,13 +5,13 @@ import type { ActivityDeps } from '../deps';
 import { READ_FILE_LIMIT_BYTES } from '../tools/agent-tools';
 import { formatFileList, listFiles } from '../../host/worktree/file-tree';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
-import { memorySection, retryContextId } from '../roadmap/memory';
+import { memorySection, retryContextId } from '../run/memory';
 import type { MemoryRef } from '../../core/run/run-memory';
 import { readWorktreeFile } from '../../host/worktree/worktree-files';
 import { resolveInWorktree } from '../../host/worktree/worktree-paths';
 
 /** Lines of the file tree shown in the first prompt. @default 500 */
-export const PROMPT_TREE_LIMIT = 500;
+const PROMPT_TREE_LIMIT = 500;
 
 /** Total characters of named files' contents put into the first prompt. @default 32768 */
 export const NAMED_FILES_LIMIT_CHARS = 32 * 1024;
@@ -41,7 +41,7 @@ export interface FetchContextInput {
 }
 
 /** Output of the `fetchContext` activity: only sizes and names, the prompt stays in the store. */
-export interface FetchContextResult {
+interface FetchContextResult {
   promptChars: number;
   fileCount: number;
   namedFiles: string[];

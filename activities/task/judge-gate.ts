@@ -30,7 +30,7 @@ const VERDICT_TOOL: AnswerTool = {
 const SYSTEM = 'You review the work of a coding agent at a gate before it may pass. Judge the change against the task and the instructions. Answer only through the gate_verdict tool.';
 
 /** Input of `judgeGate`. */
-export interface JudgeGateInput {
+interface JudgeGateInput {
   /** The gate's transcript: the prompt at seq 0, the verdict at seq 1. */
   transcriptId: string;
   taskId: string;
@@ -47,7 +47,7 @@ export interface JudgeGateInput {
 }
 
 /** The gate's model's answer and what it cost. */
-export interface GateVerdict {
+interface GateVerdict {
   verdict: 'approve' | 'reject' | 'ask';
   findings: string;
   usage: TokenUsage;

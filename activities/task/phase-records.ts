@@ -5,7 +5,7 @@ import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import { rewindPoint, type RewindPoint } from '../../core/task/rewind';
 
 /** Activities that write the run's records to the store. */
-export const createStoreActivities = (deps: ActivityDeps) => heartbeatingWhileRunning({
+export const createPhaseRecordActivities = (deps: ActivityDeps) => heartbeatingWhileRunning({
   /** Stores a phase's outcome and totals (once per key). */
   async recordPhase(record: PhaseRecord): Promise<void> {
     await deps.store.recordPhase(record);

@@ -3,21 +3,21 @@ import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import { describeDetectedVerify, describeSetup, setupDidSomething, type SetupConfig, type SetupResult } from '../../core/run/setup-types';
 import { detectTestCommands } from '../../host/dependencies/test-command';
-import { DependencyCache } from '../../host/dependencies/dependency-cache';
 import { prepareDependencies } from '../../host/dependencies/prepare-dependencies';
 import { SetupFailed } from '../../host/dependencies/setup-failed';
 import type { ActivityDeps } from '../deps';
 import { createRedactor } from '../../core/safety/redaction';
 import { secretValues } from '../../host/secrets/secret-values';
+import { hostDependencyCache } from '../run/host-dependency-cache';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
 import { assertWorktreeExists } from '../../host/worktree/worktree-paths';
 
 /** Time one install command may take before its process group is killed. @default 20 minutes */
-export const SETUP_COMMAND_TIMEOUT_MS = 20 * 60_000;
+const SETUP_COMMAND_TIMEOUT_MS = 20 * 60_000;
 
 /** Input of the `setupWorktree` activity. */
-export interface SetupWorktreeInput {
+interface SetupWorktreeInput {
   worktreePath: string;
   /** The owner's checkout: `setup.copy` files and installed dependencies that may be reused. */
   repoPath: string;
@@ -27,21 +27,6 @@ export interface SetupWorktreeInput {
   artifactId: string;
   /** Pick the project's test commands from the worktree once it is set up: the config has no `verify:`. */
   detectVerify?: boolean;
-}
-
-const hostCaches = new Map<string, { cache: DependencyCache; downloads: string }>();
-
-/**
- * The dependency cache and download caches of this host, one per cache folder in a process: setup,
- * verify and the baseline share it, so a spare is made once, not once per set of activities.
- */
-export function hostDependencyCache(deps: ActivityDeps): { cache: DependencyCache; downloads: string } {
-  let caches = hostCaches.get(deps.dependencyCache);
-  if (!caches) {
-    caches = { cache: new DependencyCache(deps.dependencyCache), downloads: `${deps.dependencyCache}/.downloads` };
-    hostCaches.set(deps.dependencyCache, caches);
-  }
-  return caches;
 }
 
 /** The activity that makes a worktree ready to build and test (docs/real-repositories.md). */

@@ -85,7 +85,7 @@ async function dispatch(name: AgentToolName, input: ToolInput, ctx: ToolContext)
     case 'run_command':
       return runCommandTool(stringField(name, input, 'command'), ctx);
     case 'remember':
-      // Kept in dex's store by the tool activity (activities/roadmap/memory.ts), never here in the worktree.
+      // Kept in dex's store by the tool activity (activities/run/memory.ts), never here in the worktree.
       return { content: 'remember is not available here', isError: true };
   }
 }

@@ -4,7 +4,7 @@ import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import type { ToolLimits } from '../../core/task/task-types';
 import { executeAgentTool } from './agent-tools';
 import type { ActivityDeps } from '../deps';
-import { rememberTool } from '../roadmap/memory';
+import { rememberTool } from '../run/memory';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
 import { progressIntervalFor } from '../../host/shell/shell-command';
 import { assertWorktreeExists } from '../../host/worktree/worktree-paths';
@@ -12,7 +12,7 @@ import { worktreeFingerprint } from '../../host/worktree/worktree-fingerprint';
 import { onToolSpan } from '../../tracing/activity-spans';
 
 /** Characters of a tool result that travel back to the workflow. @default 200 */
-export const TOOL_PREVIEW_CHARS = 200;
+const TOOL_PREVIEW_CHARS = 200;
 
 /** Input of the `runTool` activity. */
 export interface ToolCallInput {

@@ -9,7 +9,7 @@ export interface TurnToolsInput extends Omit<ToolCallInput, 'toolUseId'> {
 }
 
 /** Output of the `runTurnTools` activity; the full results stay in the store. */
-export interface TurnToolsResult {
+interface TurnToolsResult {
   results: ToolCallResult[];
   /** The worktree's state after the turn's tools, when one of them may have changed it. */
   fingerprint?: string;

@@ -8,15 +8,16 @@ import type { ActivityDeps } from '../deps';
 import { dexGit } from '../../host/git/dex-git';
 import { ownerGone, ownerTag } from '../../host/process-owner';
 import { removeTree } from '../../host/worktree/remove-tree';
-import { createVerifyActivities, type VerifyResult } from './verify';
+import type { VerifyResult } from '../../core/task/task-types';
+import { createVerifyActivities } from './verify';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import type { SetupConfig } from '../../core/run/setup-types';
 import { prepareDependencies } from '../../host/dependencies/prepare-dependencies';
 import { SetupFailed } from '../../host/dependencies/setup-failed';
-import { hostDependencyCache } from '../task/setup-worktree';
+import { hostDependencyCache } from '../run/host-dependency-cache';
 
 /** Input of `verifyBaseline`: the task's verify commands, run on its base commit. */
-export interface BaselineInput {
+interface BaselineInput {
   repoPath: string;
   baseSha: string;
   commands: string[];
@@ -27,7 +28,7 @@ export interface BaselineInput {
 }
 
 /** The failures the base commit already has, and the id of their report. */
-export interface Baseline {
+interface Baseline {
   failures: string[];
   artifactId: string;
 }

@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { Context } from '@temporalio/activity';
+import type { VerifyResult } from '../../core/task/task-types';
 import type { ActivityDeps } from '../deps';
 import { assertWorktreeExists } from '../../host/worktree/worktree-paths';
 import { verifyResultKey } from '../../core/run/ids';
@@ -10,13 +11,13 @@ import { lastLines, outputTail, progressIntervalFor, type ShellCommandResult } f
 import { failureCause, failuresOf, splitByBaseline } from '../../core/task/verify-failures';
 import { plural } from '../../core/text/plural';
 import { refreshDependencies } from '../../host/dependencies/refresh-dependencies';
-import { hostDependencyCache } from '../task/setup-worktree';
+import { hostDependencyCache } from '../run/host-dependency-cache';
 
 /** Bytes of each command's output kept in the report. @default 65536 */
-export const VERIFY_OUTPUT_LIMIT_BYTES = 64 * 1024;
+const VERIFY_OUTPUT_LIMIT_BYTES = 64 * 1024;
 
 /** The most lines and characters of the failing command's output returned as `tail`. */
-export const VERIFY_TAIL = { lines: 30, chars: 2000 } as const;
+const VERIFY_TAIL = { lines: 30, chars: 2000 } as const;
 
 /** Input of the `verify` activity. */
 export interface VerifyInput {
@@ -34,25 +35,6 @@ export interface VerifyInput {
    * failures not in this list fail the verify (docs/roadmaps.md#baseline-aware-verify).
    */
   baseline?: string[];
-}
-
-/** Output of the `verify` activity; the full report is a stored artifact. */
-export interface VerifyResult {
-  passed: boolean;
-  artifactId: string;
-  commands: { command: string; exitCode: number | null; timedOut: boolean; durationMs: number }[];
-  /** The last lines of the failing command's output, short. */
-  tail: string;
-  /**
-   * What made it fail, in a line or three picked from the failing command's whole output (the
-   * failed test and its message, or the first error line): the tail alone often holds only stack
-   * frames. Absent when it passed, when the output names no cause, and in results of older releases.
-   */
-  cause?: string;
-  /** With a baseline: the failures the base already had, which do not fail the verify. */
-  preExisting?: string[];
-  /** With a baseline: the failures that are new, which do. */
-  newFailures?: string[];
 }
 
 /** The last {@link VERIFY_TAIL} lines and characters of `output`. */

@@ -26,13 +26,13 @@ export interface CleanEntry {
 }
 
 /** A leftover that goes, and how it goes. */
-export interface Removal {
+interface Removal {
   entry: CleanEntry;
   remove(): void | Promise<void>;
 }
 
 /** The plan: what goes, in an order that works (worktrees before their branches), and what stays. */
-export interface CleanPlan {
+interface CleanPlan {
   removals: Removal[];
   kept: CleanEntry[];
 }

@@ -14,7 +14,7 @@ import { repositoryMetadata } from '../../host/sandbox/repository-metadata';
 import { SESSIONS_SUFFIX } from '../../host/claude-code/session-files';
 
 /** A repository dex worked in, by its git folder (shared by all its worktrees). */
-export interface FoundRepo {
+interface FoundRepo {
   gitDir: string;
   /** The folder people know it by: the checkout around its `.git`, else the git folder itself. */
   path: string;
@@ -33,8 +33,8 @@ export interface FoundWorktree {
   touchedMs: number;
 }
 
-/** A `.base` file beside a task's worktree (activities/task/checkpoint.ts). */
-export interface FoundBase {
+/** A `.base` file beside a task's worktree (activities/task/task-worktree.ts). */
+interface FoundBase {
   path: string;
   run: string;
   touchedMs: number;

@@ -1,6 +1,6 @@
 import type { Connection, WorkflowHandle } from '@temporalio/client';
 import type { RunStatus } from '../../core/run/run-types';
-import { statusQuery } from '../../workflows/run/definitions';
+import { statusQuery } from '../../core/run/definitions';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { COMMAND_HELP, usageOf } from '../command-help';
 import { followRun, runEnd } from '../run/follow-run';

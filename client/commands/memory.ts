@@ -1,4 +1,4 @@
-import { repoKeyOf } from '../../activities/roadmap/memory';
+import { repoKeyOf } from '../../host/repo-key';
 import { cleanNote, type ProjectNote } from '../../core/roadmap/project-memory';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { parseOptionsOnly, UsageError, type Output } from '../cli-context';

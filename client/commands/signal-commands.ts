@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { ApproveInput, RejectInput, RunStatus } from '../../core/run/run-types';
 import { InvalidInput } from '../../core/run/invalid-input';
-import { decideUpdate, pauseSignal, resumeSignal, statusQuery, type DecideInput, type DecideResult } from '../../workflows/run/definitions';
+import { decideUpdate, pauseSignal, resumeSignal, statusQuery, type DecideInput, type DecideResult } from '../../core/run/definitions';
 import { onePositional, parseCommandArgs, type Output } from '../cli-context';
 import { connectSaying } from '../run/slow-wait';
 import { readSettings } from '../settings';

@@ -3,7 +3,7 @@
  * agent works each phase (dex's own loop or a Claude Code session), per phase and per weight × phase
  * like `models`, and which of the person's Claude Code set-up a session sees.
  */
-import type { Weight } from '../../core/roadmap/roadmap';
+import type { Weight } from '../../core/task/weight';
 import { AGENTS, type Agent, type ClaudeSetup } from '../../core/task/agent-engine';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { byPhaseAndWeight, isRecord, knownKeys, type Fail } from './config-section';

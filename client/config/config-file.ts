@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_MODEL } from '../../core/run/pricing';
 import { DEFAULT_PHASES_BY_WEIGHT, DEFAULT_RETRY_MAP, DEFAULT_RUNAWAY } from '../../core/task/phases';
-import { WEIGHTS, type Weight } from '../../core/roadmap/roadmap';
+import { WEIGHTS, type Weight } from '../../core/task/weight';
 import type { Agent, ClaudeSetup } from '../../core/task/agent-engine';
 import { parseAgents, parseClaudeSetup } from './agent-config';
 import type { Budget, GateConfig } from '../../core/run/run-types';

@@ -1,4 +1,4 @@
-import { WEIGHTS, type Weight } from '../../core/roadmap/roadmap';
+import { WEIGHTS, type Weight } from '../../core/task/weight';
 
 /**
  * What every section parser of dex.config.yaml shares (client/config/config-file.ts and the

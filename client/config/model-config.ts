@@ -2,7 +2,7 @@
  * The `models` and `thinking` keys of dex.config.yaml (docs/roadmaps.md#models-and-thinking):
  * a model per phase, per weight × phase, and extended thinking for the decision phases.
  */
-import type { Weight } from '../../core/roadmap/roadmap';
+import type { Weight } from '../../core/task/weight';
 import type { GateConfig } from '../../core/run/run-types';
 import type { ThinkingConfig } from '../../core/task/task-types';
 import { checkPriced } from '../requests/llm-spec';
@@ -56,7 +56,7 @@ export function modelGate(v: Record<string, unknown>, key: string, fail: Fail): 
 }
 
 /** The planner's model when `planner: true`: a cheap one, as the choice is small. */
-export const DEFAULT_PLANNER_MODEL = 'claude-haiku-4-5';
+const DEFAULT_PLANNER_MODEL = 'claude-haiku-4-5';
 
 /** `planner:` — `true` or `{ model }` (docs/roadmaps.md#the-planner-and-escalate); `false` or absent: none. */
 export function parsePlanner(raw: unknown, fail: Fail): { model: string } | undefined {

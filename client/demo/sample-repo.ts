@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { dexGitSync } from '../../host/git/dex-git';
 
 /** The files of the demo repository: a `sum` that subtracts, and a test that catches it. */
-export const SAMPLE_FILES: Record<string, string> = {
+const SAMPLE_FILES: Record<string, string> = {
   'README.md': '# math\n\nA tiny library for the dex demo.\n',
   'src/math.js': '/** Adds two numbers. */\nfunction sum(a, b) {\n  return a - b;\n}\n\nmodule.exports = { sum };\n',
   'test/math.test.js':

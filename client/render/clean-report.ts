@@ -6,7 +6,7 @@
 import type { CleanEntry } from '../clean/clean-plan';
 
 /** A leftover that could not be removed, and git's or the file system's reason. */
-export type CleanFailure = CleanEntry & { error: string };
+type CleanFailure = CleanEntry & { error: string };
 
 /** What `dex clean` did, as `--json` gives it. */
 export interface CleanReport {

@@ -2,7 +2,7 @@ import type { DrivenRun, RunEnd } from '../run/follow-run';
 import { planKindOf } from '../plan-kinds';
 
 /** The lines under a finished run's state line; by default what its plan kind reports of its result. */
-export type EndBody<R> = (end: RunEnd<R>) => string[];
+type EndBody<R> = (end: RunEnd<R>) => string[];
 
 /** What a run's plan kind reports of its result (nothing for a result-less end). */
 const kindBody =

@@ -12,7 +12,7 @@ import { formatUsd } from '../../core/text/spending';
 import { PLAN_KINDS, planKindOf, type PlanKindName } from '../plan-kinds';
 
 /** The states `--state` takes (docs/interfaces.md#people-in-the-loop). */
-export const RUN_STATES: readonly RunState[] = [
+const RUN_STATES: readonly RunState[] = [
   'running',
   'waiting',
   'paused',
@@ -31,7 +31,7 @@ const LIVE_STATES = new Set(['running', 'waiting', 'paused']);
 const WAITING_STATES = new Set(['waiting', 'budget_exceeded']);
 
 /** What `dex list` may be asked to show. */
-export interface ListFilters {
+interface ListFilters {
   state?: string;
   kind?: string;
   repo?: string;

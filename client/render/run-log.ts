@@ -5,7 +5,7 @@
  */
 import { modelCallKey, verifyReportId, verifyResultKey } from '../../core/run/ids';
 import type { DexStore } from '../../store/dex-store';
-import type { VerifyResult } from '../../activities/verify/verify';
+import type { VerifyResult } from '../../core/task/task-types';
 import type { GateDecision } from '../run-history';
 import { tokensIn } from '../../core/run/usage';
 import { causeOnOneLine, failureCause } from '../../core/task/verify-failures';
@@ -15,7 +15,7 @@ import { formatUsd } from '../../core/text/spending';
 const PREVIEW_CHARS = 120;
 
 /** One step of a transcript. */
-export type LogStep =
+type LogStep =
   | { kind: 'prompt'; seq: number; chars: number; preview: string }
   | { kind: 'turn'; seq: number; turn: number; text?: string; model?: string; tokensIn?: number; tokensOut?: number; costUsd?: number }
   | { kind: 'tool'; seq: number; turn: number; toolUseId: string; name: string; input: string; result?: string; isError?: boolean }
@@ -32,7 +32,7 @@ export interface TranscriptLog {
 type Block = { type?: string; text?: unknown; id?: unknown; name?: unknown; input?: unknown };
 
 /** `text` on one line, cut to `chars`. */
-export function preview(text: string, chars = PREVIEW_CHARS): string {
+function preview(text: string, chars = PREVIEW_CHARS): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > chars ? `${line.slice(0, chars - 1)}…` : line;
 }

@@ -11,7 +11,7 @@ import { renderRunEnd } from './render-run-end';
 import { taskShapeLines } from './render-task';
 
 /** What `dex status` knows of a run besides its status or result: its title, its time and its page. */
-export interface RunFacts {
+interface RunFacts {
   title?: string;
   startTime: Date;
   closeTime?: Date;
@@ -28,7 +28,7 @@ function aboutLine(facts: RunFacts, now: Date): string {
 }
 
 /** The commands that answer a run waiting at `gate`, under two headings. */
-export function answerLines(workflowId: string, gate: string): string[] {
+function answerLines(workflowId: string, gate: string): string[] {
   const answers = answersFor(workflowId, gate);
   return ['answer with dex:', ...answers.dex.map((c) => `  ${c}`), 'or the stock Temporal CLI:', ...answers.temporal.map((c) => `  ${c}`)];
 }

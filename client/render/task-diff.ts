@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { dexGitSync } from '../../host/git/dex-git';
 
 /** Where a task's changes are: its repository, branch, base commit and (while it exists) worktree. */
-export interface TaskChangesAt {
+interface TaskChangesAt {
   repoPath: string;
   branch: string;
   baseSha: string;

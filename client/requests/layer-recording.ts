@@ -58,7 +58,7 @@ export async function layerOutcomeOf(store: DexStore, runId: string, end: RunEnd
 }
 
 /** A stored user message's text: a string, or its text blocks joined. */
-export function messageText(content: unknown): string {
+function messageText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content

@@ -9,7 +9,7 @@ import { templateRefs } from './layer-templates';
 import type { Settings } from '../settings';
 
 /** A resume to start, or why there is nothing to resume (not an error: every target is done). */
-export type LayerResume = { input: LayerInput } | { nothing: string };
+type LayerResume = { input: LayerInput } | { nothing: string };
 
 /** Why `dex layer --resume RUN` cannot start: the store at `location` has no record of RUN. */
 export function notRecorded(runId: string, location: string): InvalidInput {

@@ -44,13 +44,13 @@ export interface RecordedRun extends RecordedStart {
 }
 
 /** A recording under way: where its sidecar goes and what it started from. */
-export interface Recording {
+interface Recording {
   sidecar: string;
   start: RecordedStart;
 }
 
 /** The sidecar of cassette `file`. */
-export const sidecarPath = (file: string): string => `${file}.run.json`;
+const sidecarPath = (file: string): string => `${file}.run.json`;
 
 /** The tree of `rev` in `repo`, or null when there is no such commit. */
 export function treeOf(repo: string, rev: string): string | null {

@@ -7,7 +7,7 @@ import { findRun } from '../run-lookup';
 import type { Settings } from '../settings';
 
 /** What `dex retry` was asked for. */
-export interface RetryRequest {
+interface RetryRequest {
   id: string;
   from: string;
   note?: string;

@@ -15,7 +15,7 @@ import type { Settings } from '../settings';
 import { resolveRepository, taskDefaultsFrom } from './task-request';
 
 /** What a person asks for with `dex run`. */
-export interface RoadmapRequest {
+interface RoadmapRequest {
   roadmap: string;
   repo?: string;
   llm?: string;
@@ -34,7 +34,7 @@ function checkedMaxTasks(text: string | undefined): number | undefined {
 }
 
 /** A checked roadmap run: the workflow's input, its id and its tasks. */
-export interface CheckedRoadmap {
+interface CheckedRoadmap {
   input: RoadmapInput;
   workflowId: string;
   tasks: RoadmapTask[];

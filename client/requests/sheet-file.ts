@@ -14,7 +14,7 @@ import type { Settings } from '../settings';
 import { buildTaskInput } from './task-request';
 
 /** The published JSON Schema of sheet files (docs/interfaces.md#files). */
-export const SHEET_SCHEMA_PATH = join(__dirname, '..', '..', 'schemas', 'sheet.schema.json');
+const SHEET_SCHEMA_PATH = join(__dirname, '..', '..', 'schemas', 'sheet.schema.json');
 
 let validator: ReturnType<Ajv['compile']> | undefined;
 
@@ -53,7 +53,7 @@ function schemaError(yaml: YamlInput, doc: unknown, errors: ErrorObject[]): Inva
 }
 
 /** A sheet file read and checked against the JSON Schema: its content, and where in the file things are. */
-export interface SheetSource {
+interface SheetSource {
   file: string;
   doc: SheetDoc;
   yaml: YamlInput;
@@ -61,7 +61,7 @@ export interface SheetSource {
 }
 
 /** Reads a sheet file and checks it against the JSON Schema; throws InvalidInput in one line naming the first problem and its place. */
-export function readSheetFile(path: string): SheetSource {
+function readSheetFile(path: string): SheetSource {
   const file = resolve(path);
   if (!existsSync(file)) throw new InvalidInput(`sheet file not found: ${file}`);
   const text = readFileSync(file, 'utf8');
@@ -98,7 +98,7 @@ function readTargetsFile(path: string, place: string): string[] {
 }
 
 /** What `dex sheet` was asked for besides the file. */
-export interface SheetRequest {
+interface SheetRequest {
   confirm?: boolean;
   llm?: string;
   /** Where a task statement works, given its repository: a replay's copy of it. @default the repository itself */

@@ -9,7 +9,7 @@ import type { RecordedRepo, SheetOutcome } from './recorded-plans';
 import { repoStart, treeOf } from './replay-test-record';
 
 /** The repositories `input`'s task statements (their actions and undos) work on, each once. */
-export function taskRepos(input: SheetInput): string[] {
+function taskRepos(input: SheetInput): string[] {
   const actions = input.statements.flatMap((s) => [s.action, ...(s.undo ? [s.undo] : [])]);
   return [...new Set(actions.flatMap((a) => (a.run === 'task' ? [a.task.repoPath] : [])))];
 }

@@ -4,11 +4,10 @@ import { modelsForWeight } from '../../core/run/model-choice';
 import { agentsForWeight } from '../../core/task/agent-engine';
 import { repoNameOf, taskIdFromTitle } from '../../core/run/ids';
 import { phasesFor } from '../../core/task/phases';
-import type { Weight } from '../../core/roadmap/roadmap';
+import { WEIGHTS, type Weight } from '../../core/task/weight';
 import type { RoadmapInput } from '../../core/roadmap/roadmap-types';
 import type { LlmSpec } from '../../core/run/run-types';
 import type { TaskInput } from '../../core/task/task-types';
-import { WEIGHTS } from '../../core/roadmap/roadmap';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { dexGitSync } from '../../host/git/dex-git';
 import { loadDexConfig, type DexConfig } from '../config/config-file';
@@ -19,7 +18,7 @@ import { memoryOf } from '../config/memory-config';
 import { checkClaudeCodeRun } from '../config/agent-config';
 
 /** What a person asks for with `dex task`. */
-export interface TaskRequest {
+interface TaskRequest {
   title: string;
   description?: string;
   repo?: string;

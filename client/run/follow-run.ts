@@ -1,7 +1,7 @@
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure } from '@temporalio/common';
 import type { RunState } from '../../core/run/run-types';
-import { statusQuery } from '../../workflows/run/definitions';
+import { statusQuery } from '../../core/run/definitions';
 import type { ProgressView } from './progress-view';
 
 /** How a run ended, as the CLI reports it; `result` is the workflow's result (or the failure's first detail). */

@@ -5,7 +5,7 @@ import { queuesServed } from './run-handles';
 import { saysWhileWaiting } from './slow-wait';
 
 /** A worker this command started for itself, stopped when the command ends. */
-export interface InProcessWorker {
+interface InProcessWorker {
   /** It runs workflow tasks too: a run started through its connection may start eagerly. */
   servesWorkflows: boolean;
   stop(): Promise<void>;

@@ -13,7 +13,7 @@ const spent = (s: RunStatus): string => `${tokensText(s.tokens)} · ${formatUsd(
 const unsandboxedMark = (s: RunStatus): string => (s.sandbox === 'off' ? '[UNSANDBOXED] ' : '');
 
 /** What a paused run that waits at a gate will do once answered (docs/interfaces.md#people-in-the-loop). */
-export const PAUSED_AT_GATE = 'paused: stops after this gate until resumed';
+const PAUSED_AT_GATE = 'paused: stops after this gate until resumed';
 
 /** What the run does now, or the gate it waits at. */
 function doing(s: RunStatus): string {

@@ -71,7 +71,7 @@ export class PlainProgress implements ProgressView {
 }
 
 /** The terminal's stream, as far as the live view uses it. */
-export interface TerminalStream {
+interface TerminalStream {
   write(text: string): unknown;
   columns?: number;
 }

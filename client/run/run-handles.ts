@@ -5,7 +5,7 @@ import { processExists } from '../../host/process-owner';
 import { numberedWorkflowId } from '../../core/run/ids';
 import { InvalidInput } from '../../core/run/invalid-input';
 import type { WorkflowName } from '../plan-kinds';
-import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../../workflows/run/policies';
+import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../../core/run/definitions';
 
 /** A task's workflow tasks time out early, so a dead worker's run moves on within seconds (workflows/run/policies.ts). */
 const timeoutsOf = (workflowType: WorkflowName) => (workflowType === 'taskWorkflow' ? { workflowTaskTimeout: SHORT_WORKFLOW_TASK_TIMEOUT } : {});
@@ -23,7 +23,7 @@ export interface StartMarks {
  * A start's marks, and whether a worker in this process should take the run's first workflow task
  * in the start call's reply (eager start; only through `Connections.workerClient`, docs/performance.md).
  */
-export type StartOptions = StartMarks & { requestEagerStart?: boolean };
+type StartOptions = StartMarks & { requestEagerStart?: boolean };
 
 /**
  * Starts a workflow under the first free id `<prefix>-<n>` (docs/interfaces.md#plans-workflows-and-ids: readable, stable
@@ -116,6 +116,6 @@ export async function queuesServed(client: Client, queues: { namespace: string; 
 }
 
 /** True when some worker polls `queue` for tasks of `type`. */
-export async function hasPollers(client: Client, namespace: string, queue: string, type: 'workflow' | 'activity'): Promise<boolean> {
+async function hasPollers(client: Client, namespace: string, queue: string, type: 'workflow' | 'activity'): Promise<boolean> {
   return (await pollerCount(client, namespace, queue, type)) > 0;
 }

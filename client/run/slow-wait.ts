@@ -7,7 +7,7 @@ import { EMBEDDED_ADDRESS, type Settings } from '../settings';
 import { ensureWorkflowHost } from '../server/workflow-host';
 
 /** When a wait is first told, and how often again after that. */
-export interface WaitNotice {
+interface WaitNotice {
   /** @default 2000 */
   afterMs?: number;
   /** @default 5000 */

@@ -5,7 +5,7 @@ import { temporal } from '@temporalio/proto';
 const { PendingWorkflowTaskState, PendingActivityState } = temporal.api.enums.v1;
 
 /** Work of a run that no worker has picked up: a workflow task, or an activity's first attempt. */
-export interface UnclaimedWork {
+interface UnclaimedWork {
   kind: 'workflow' | 'activity';
   /** How long it has waited. */
   waitingMs: number;

@@ -15,7 +15,7 @@ export interface CodecServer {
   close(): Promise<void>;
 }
 
-export interface CodecServerOptions {
+interface CodecServerOptions {
   codec: PayloadCodec;
   /** 0 picks a free port. */
   port: number;

@@ -7,7 +7,7 @@ import { recordServer, registryDir } from './host-registry';
 import { EMBEDDED_ADDRESS } from '../settings';
 
 /** The arguments of a persistent dev server: SQLite in WAL mode with NORMAL sync, and the Web UI. */
-export function devServerArgs(dexHome: string, port = 7233, uiPort = 8233): string[] {
+function devServerArgs(dexHome: string, port = 7233, uiPort = 8233): string[] {
   return [
     'server', 'start-dev',
     '--ip', '127.0.0.1',

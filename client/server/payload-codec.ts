@@ -14,8 +14,8 @@ import { secretValues } from '../../host/secrets/secret-values';
 import { RedactingCodec } from './redacting-codec';
 
 /** The metadata that marks an encrypted payload: Temporal's conventional encoding name, and which key sealed it. */
-export const ENCRYPTED_ENCODING = 'binary/encrypted';
-export const KEY_ID_METADATA = 'encryption-key-id';
+const ENCRYPTED_ENCODING = 'binary/encrypted';
+const KEY_ID_METADATA = 'encryption-key-id';
 
 /** The environment variable that holds the keys: `id:base64,id:base64`, the first encrypts, all decrypt. */
 export const CODEC_KEYS_ENV = 'DEX_CODEC_KEYS';
@@ -26,7 +26,7 @@ const KEY_BYTES = 32;
 const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** One AES-256 key and the id that names it in each payload it sealed. */
-export interface CodecKey {
+interface CodecKey {
   id: string;
   key: Buffer;
 }

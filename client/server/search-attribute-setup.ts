@@ -11,7 +11,7 @@ const INDEX_TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {
 };
 
 /** dex's search attributes as the operator service takes them: name → index type. */
-export function dexSearchAttributeTypes(): Record<string, temporal.api.enums.v1.IndexedValueType> {
+function dexSearchAttributeTypes(): Record<string, temporal.api.enums.v1.IndexedValueType> {
   return Object.fromEntries(DEX_SEARCH_ATTRIBUTES.map((key) => [key.name, INDEX_TYPES[key.type]]));
 }
 

@@ -5,9 +5,9 @@ import { InvalidInput } from '../../core/run/invalid-input';
 import { dexCacheDir } from '../../host/cache-dir';
 
 /** The pinned Temporal CLI (its go.mod has no replace directive, so `go install` works). */
-export const TEMPORAL_CLI_VERSION = 'v1.5.1';
+const TEMPORAL_CLI_VERSION = 'v1.5.1';
 /** The pinned Java time-skipping test server (Maven Central io.temporal:temporal-test-server). */
-export const TEST_SERVER_VERSION = '1.38.0';
+const TEST_SERVER_VERSION = '1.38.0';
 
 /** Where dex keeps the tools it installs: outside any clone, reused across clones. */
 export const toolCacheDir = (): string => dexCacheDir();

@@ -8,7 +8,7 @@
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { RunStatus } from '../../core/run/run-types';
-import { statusQuery } from '../../workflows/run/definitions';
+import { statusQuery } from '../../core/run/definitions';
 import { QUERY_MS, within } from './within';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -16,10 +16,10 @@ type PendingActivity = temporal.api.workflow.v1.IPendingActivityInfo;
 type RetryPolicy = temporal.api.common.v1.IRetryPolicy;
 
 /** What the run waits for next, in server time (ms since the epoch), or why it must not be skipped to. */
-export type Wake = { at: number } | { held: string } | undefined;
+type Wake = { at: number } | { held: string } | undefined;
 
 /** True when `waiting` is a gate a remaining answer targets: time must not pass it by. */
-export type Targeted = (waiting: NonNullable<RunStatus['waitingFor']>) => boolean;
+type Targeted = (waiting: NonNullable<RunStatus['waitingFor']>) => boolean;
 
 const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined): number =>
   t ? Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0;

@@ -7,14 +7,14 @@
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { RunStatus } from '../../core/run/run-types';
-import { statusQuery } from '../../workflows/run/definitions';
+import { statusQuery } from '../../core/run/definitions';
 import { QUERY_MS, within } from './within';
 
 /** What a run waits for, as its `status` says it. */
 export type Waiting = NonNullable<RunStatus['waitingFor']>;
 
 /** A wait, and the run the answer to it goes to. */
-export interface OpenWait {
+interface OpenWait {
   waitingFor: Waiting;
   handle: WorkflowHandle;
 }

@@ -93,7 +93,7 @@ export function duration(ms: number): string {
 }
 
 /** A checked replay of a layer or sheet, ready to run. */
-export interface PlanReplay {
+interface PlanReplay {
   /** The layer's input as the replay reads it now (its templates' sha256 among it). */
   layer?: LayerInput;
   /** The copies of the repositories a sheet's task statements work on. */
@@ -106,7 +106,7 @@ export interface PlanReplay {
  * file must still be there and read; a sheet's task statements work on copies of their
  * repositories (replay-sheet.ts), its gates answered by `script` when there is one.
  */
-export function planReplay(recorded: RecordedPlan, cassette: string, dexHome: string, script?: readonly ScriptedAnswer[]): PlanReplay {
+function planReplay(recorded: RecordedPlan, cassette: string, dexHome: string, script?: readonly ScriptedAnswer[]): PlanReplay {
   const settings = timeSkippingSettings(readSettings(), dexHome);
   const llm = `replay:${cassette}`;
   if (recorded.kind === 'layer') {

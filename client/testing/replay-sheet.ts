@@ -15,7 +15,7 @@ import { buildSheetInput, planSheetFile } from '../requests/sheet-file';
 import type { Settings } from '../settings';
 
 /** A checked sheet replay: its input, who answers its gates, and the copies its task statements work on. */
-export interface SheetReplay {
+interface SheetReplay {
   input: SheetInput;
   answers: ScriptedAnswer[];
   copies: string[];

@@ -10,7 +10,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { RunState, RunStatus } from '../../core/run/run-types';
 import type { RoadmapResult } from '../../core/roadmap/roadmap-types';
 import { sheetTaskWorkflowId } from '../../core/run/ids';
-import { decideUpdate, statusQuery } from '../../workflows/run/definitions';
+import { decideUpdate, statusQuery } from '../../core/run/definitions';
 import type { ScriptedAnswer } from '../requests/people-script';
 import { formatUsd } from '../../core/text/spending';
 import type { RunEnd } from '../run/follow-run';

@@ -54,7 +54,7 @@ function quietRuntime(): void {
 }
 
 /** What the host is made of; every field has a default. */
-export interface TimeSkippingHostOptions {
+interface TimeSkippingHostOptions {
   /** @default a fresh temporary folder */
   dexHome?: string;
   /** The environment the worker's activities read (the model key and endpoint, DEX_STORE); @default process.env */

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { CiChanged } from '../../core/roadmap/pull-request-types';
 import { InvalidInput } from '../../core/run/invalid-input';
-import { ciChangedSignal } from '../../workflows/run/definitions';
+import { ciChangedSignal } from '../../core/run/definitions';
 import { parseOptionsOnly, UsageError, type Output } from '../cli-context';
 import { usageOf } from '../command-help';
 import { PLAN_KINDS } from '../plan-kinds';

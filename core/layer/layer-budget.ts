@@ -17,7 +17,7 @@ export function promptTokens(prompt: string): number {
 }
 
 /** The parts of a prompt a budget may trim, and how to render it with what is kept. */
-export interface PromptParts {
+interface PromptParts {
   /** Oldest first. */
   messages: readonly TopicMessage[];
   insights: readonly InsightView[];
@@ -25,7 +25,7 @@ export interface PromptParts {
 }
 
 /** A rendered prompt, trimmed as far as it had to be (or could be). */
-export interface FittedPrompt {
+interface FittedPrompt {
   text: string;
   tokens: number;
   /** False when even with everything trimmable trimmed it is over the budget. */

@@ -21,7 +21,7 @@ type ReleasedSalience = Partial<SalienceRules> & { cost?: number };
 
 /**
  * Salience rules with today's fields; a released flat cost stays as `cost` (and `costPerToken`
- * 0), so the target charges it per attempt as that release did (workflows/layer/target-salience.ts).
+ * 0), so the target charges it per attempt as that release did (core/layer/target/target-salience.ts).
  */
 function salienceOf(raw: ReleasedSalience): SalienceRules {
   const refund = raw.refund ?? 0.5;

@@ -5,21 +5,6 @@
 import type { LlmSpec, RunState, TokenUsage } from '../run/run-types';
 import type { LayerCarry } from './layer-chain';
 
-/** The node types a layer may use. */
-export const NODE_TYPES = [
-  'fetch_messages',
-  'fetch_insights',
-  'llm_call',
-  'store_insight',
-  'reduce',
-  'output',
-  'synthesize_to_global',
-  'update_self_concept',
-] as const;
-
-/** One of {@link NODE_TYPES}. */
-export type NodeType = (typeof NODE_TYPES)[number];
-
 /** How `store_insight` treats a model answer that is not the insight JSON. @default "repair" */
 export type ParseMode = 'strict' | 'graceful' | 'repair';
 

@@ -14,7 +14,7 @@ export const RESULT_LIST_LIMIT = 200;
 const LISTS = ['targets', 'skipped', 'errors', 'outputs', 'resumable'] as const;
 
 /** How many entries each cut list had. */
-export type CutLists = Partial<Record<(typeof LISTS)[number], number>>;
+type CutLists = Partial<Record<(typeof LISTS)[number], number>>;
 
 /** `record` with every list past the limit cut to its first entries and `cut` saying how many each had; `record` itself when none is. */
 export function recordForResult(record: LayerRunRecord): LayerRunRecord {

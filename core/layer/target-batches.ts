@@ -5,7 +5,7 @@
 import { GLOBAL_TOPIC } from './layer-run';
 
 /** The most targets one activity runs. */
-export const MOST_TARGETS_PER_ACTIVITY = 8;
+const MOST_TARGETS_PER_ACTIVITY = 8;
 
 /**
  * Targets per activity at `concurrency` targets at once: one per activity up to 15 at once, so a

@@ -59,7 +59,7 @@ export interface CassetteError {
 }
 
 /** A cassette line that answers the call that takes it with an API error instead of a response. */
-export interface CassetteErrorLine extends Omit<CassetteLine, 'response' | 'call'> {
+interface CassetteErrorLine extends Omit<CassetteLine, 'response' | 'call'> {
   error: CassetteError;
 }
 

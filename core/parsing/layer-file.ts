@@ -13,7 +13,7 @@ import { parseYamlInput, pointerPath, type YamlInput } from './yaml-input';
  * Resolves a path a node names (relative to the layer file); throws InvalidInput saying what is
  * wrong with it (a missing template), to which parseLayerFile adds the file, the place and the node.
  */
-export type PathResolver = (path: string, kind: 'template' | 'file') => string;
+type PathResolver = (path: string, kind: 'template' | 'file') => string;
 
 /** Resolves the path in a node's param `param`. */
 type ParamResolver = (param: string, kind: 'template' | 'file') => string;
@@ -31,9 +31,9 @@ type RawLayer = {
 };
 
 /** What a prompt may have when its node sets no `max_context_tokens`: under a Claude model's 200k context, with room for the answer and the estimate's error. */
-export const DEFAULT_MAX_CONTEXT_TOKENS = 150_000;
+const DEFAULT_MAX_CONTEXT_TOKENS = 150_000;
 /** @see SalienceRules */
-export const DEFAULT_COST_PER_TOKEN = 0.001;
+const DEFAULT_COST_PER_TOKEN = 0.001;
 
 // The schema's defaults document the params; checkedNode applies them.
 const validate = new Ajv({ allErrors: true }).compile<RawLayer>(schema);

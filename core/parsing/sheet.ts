@@ -14,7 +14,7 @@ import { plural } from '../text/plural';
 export type { ActionDoc, SheetDoc, StatementDoc } from './sheet-doc';
 
 /** A statement with its place in the DAG, and as written (a `for_each` copy: with the target in place). */
-export interface StatementPlan extends Omit<PlannedStatement, 'action' | 'undo'> {
+interface StatementPlan extends Omit<PlannedStatement, 'action' | 'undo'> {
   doc: StatementDoc;
 }
 
@@ -33,7 +33,7 @@ export interface SheetPlan {
 }
 
 /** Where a sheet came from, so every problem names its place and every statement its span. */
-export interface SheetOrigin {
+interface SheetOrigin {
   file: string;
   /** Each statement's span in the file, by its index there. */
   spans?: readonly (SourceSpan | undefined)[];
@@ -42,10 +42,10 @@ export interface SheetOrigin {
 }
 
 /** @default 4 */
-export const DEFAULT_MAX_PARALLEL = 4;
+const DEFAULT_MAX_PARALLEL = 4;
 
 /** Makes a sheet's InvalidInputs: after `FILE:LINE:COLUMN` of the statement at fault when known. */
-export function sheetFault(origin: SheetOrigin | undefined): SheetFault {
+function sheetFault(origin: SheetOrigin | undefined): SheetFault {
   return (what, index) => {
     if (!origin) return new InvalidInput(what);
     const span = index === undefined ? undefined : origin.spans?.[index];

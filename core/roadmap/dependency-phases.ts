@@ -5,13 +5,13 @@
 import { InvalidInput } from '../run/invalid-input';
 
 /** An item that needs other items (by id) to finish first. */
-export interface DependencyNode {
+interface DependencyNode {
   id: string;
   needs: readonly string[];
 }
 
 /** Why a set of items cannot be ordered. */
-export type DependencyProblem =
+type DependencyProblem =
   | { kind: 'duplicate'; id: string }
   | { kind: 'unknown'; id: string; needs: string }
   | { kind: 'cycle'; ids: string[] };

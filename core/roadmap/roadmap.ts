@@ -1,10 +1,7 @@
 import { DependencyError, dependencyDepths } from './dependency-phases';
 import { InvalidInput } from '../run/invalid-input';
+import { WEIGHTS, type Weight } from '../task/weight';
 
-/** The weights a task may have (docs/interfaces.md#files). */
-export const WEIGHTS = ['trivial', 'small', 'medium', 'large'] as const;
-/** A task's weight: how many phases it goes through. */
-export type Weight = (typeof WEIGHTS)[number];
 
 /** One task of a ROADMAP.md. */
 export interface RoadmapTask {

@@ -21,7 +21,7 @@ export const EVENTS_PER_ITEM = 10;
 /**
  * The most events one roadmap task adds to its roadmap's history, from its start to its landing
  * (docs/roadmaps.md#long-roadmaps). Measured on one-phase tasks in
- * test/roadmap-continue-as-new.integration.test.ts: 31 for a task that lands at once (a child's
+ * test/integration/roadmap/roadmap-continue-as-new.integration.test.ts: 31 for a task that lands at once (a child's
  * three events, two taskUpdate signals, a merge and a memory activity, each with its workflow
  * task, and the upserts the updates make), up to 52 for one behind the base, finalized first (a
  * finalize child and a second merge). Each more phase or wait a task reports adds about five (a
@@ -31,7 +31,7 @@ export const EVENTS_PER_ITEM = 10;
 export const EVENTS_PER_ROADMAP_TASK = 80;
 
 /** Events a run still needs once its last item ended: what it does at its end, and the hand-over to the next run. */
-export const EVENTS_TO_END = 40;
+const EVENTS_TO_END = 40;
 
 /**
  * Bytes of results one run of a chain keeps before it continues as new: they cross history once,

@@ -2,7 +2,7 @@
  * Which model a phase runs on and whether it thinks first (docs/roadmaps.md#models-and-thinking).
  * Pure: the client and the roadmap workflow both choose with it.
  */
-import type { Weight } from '../roadmap/roadmap';
+import type { Weight } from '../task/weight';
 import type { ThinkingConfig } from '../task/task-types';
 
 /** A task's models by phase: its weight's models (`models.large.review`) over the per-phase ones (`models.review`). */

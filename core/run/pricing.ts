@@ -6,7 +6,7 @@ import type { TokenUsage } from './run-types';
 import { roundUsd } from './usage';
 
 /** USD per million tokens of one model. */
-export interface ModelPrice {
+interface ModelPrice {
   input: number;
   output: number;
   /** Writing the prompt cache with the 5-minute lifetime. */
@@ -18,7 +18,7 @@ export interface ModelPrice {
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 
 /** Prices by model id prefix; a dated id such as `claude-sonnet-4-5-20250929` takes its longest prefix. */
-export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = {
+const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = {
   // Opus 4.5 and later cost a third of Opus 4/4.1; without their own rows they would fall back
   // to the `claude-opus-4` prefix and be charged three times their price.
   'claude-opus-4-8': { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 },

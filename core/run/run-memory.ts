@@ -47,7 +47,7 @@ export function oneLine(text: string, max: number): string {
 const FILES_SHOWN = 20;
 
 /** One entry as prompt text. */
-export function formatRunEntry(e: RunMemoryEntry): string {
+function formatRunEntry(e: RunMemoryEntry): string {
   const lines = [`## ${e.taskId}: ${oneLine(e.title, 120)}`];
   if (e.files.length) {
     lines.push(`- files: ${someOf(e.files, FILES_SHOWN)}`);

@@ -21,7 +21,7 @@ export type LlmSpec =
   | { kind: 'record'; path: string };
 
 /** What a person may do at a gate; also the default action of a gate with a deadline. */
-export type GateAction = 'approve' | 'reject';
+type GateAction = 'approve' | 'reject';
 
 /** A gate's configuration: an optional deadline after which `defaultAction` is taken. */
 export interface GateConfig {

@@ -23,7 +23,7 @@ export interface SetupConfig {
 }
 
 /** Where one ecosystem's dependencies came from. */
-export type SetupSource = 'cache' | 'owner' | 'installed' | 'ran';
+type SetupSource = 'cache' | 'owner' | 'installed' | 'ran';
 
 /** One ecosystem's part of a setup. */
 export interface SetupStep {

@@ -40,7 +40,7 @@ export interface SandboxPolicy {
 }
 
 /** Limits when the config sets none. */
-export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { processes: 256, memoryMb: 16384, fileSizeMb: 512 };
+const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { processes: 256, memoryMb: 16384, fileSizeMb: 512 };
 
 /** The policy when the config says nothing: bubblewrap, no extra env, no network. */
 export const DEFAULT_SANDBOX: SandboxPolicy = {

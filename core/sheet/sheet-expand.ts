@@ -85,10 +85,10 @@ function symbolSuffix(key: string): string {
 }
 
 /** The id of a statement's copy for the target with key `key`. */
-export const copyId = (id: string, key: string): string => `${id}.${key}`;
+const copyId = (id: string, key: string): string => `${id}.${key}`;
 
 /** The name of a symbol's copy for the target with key `key`. */
-export const copySymbol = (name: string, key: string): string => `${name}__${symbolSuffix(key)}`;
+const copySymbol = (name: string, key: string): string => `${name}__${symbolSuffix(key)}`;
 
 /** The statements to plan: as written, or, with targets, every statement once per target (statement by statement). */
 export function expandStatements(doc: SheetDoc, targets: readonly string[] | undefined): SheetStatement[] {

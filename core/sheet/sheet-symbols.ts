@@ -52,7 +52,7 @@ export function escapeReferences(value: string): string {
 }
 
 /** The quotes a reference in a shell command stands in. */
-export type ShellQuoting = 'none' | 'single' | 'double';
+type ShellQuoting = 'none' | 'single' | 'double';
 
 /** `value` as literal text where it stands: bare, one single-quoted word; inside '…' or "…", escaped for that quoting. */
 export function quoteFor(quoting: ShellQuoting, value: string): string {
@@ -93,7 +93,7 @@ export function rewriteShell(command: string, replace: (name: string, quoting: S
  * A shell command with each `@name` replaced by its value as literal text, whatever quotes the
  * reference stands in (quoteFor). A value (say, a model's reply) can never run or expand anything.
  */
-export function substituteShell(command: string, values: Readonly<Record<string, string>>): string {
+function substituteShell(command: string, values: Readonly<Record<string, string>>): string {
   return rewriteShell(command, (name, quoting) => (name === '@' ? '@' : quoteFor(quoting, valueOf(values, name))));
 }
 

@@ -105,7 +105,7 @@ export interface StatementOutcome extends Pick<StatementResult, 'index' | 'statu
 }
 
 /** What became of one statement. */
-export type StatementStatus = 'success' | 'failed' | 'skipped';
+type StatementStatus = 'success' | 'failed' | 'skipped';
 
 /** Why a statement failed or was skipped. */
 export interface StatementError {

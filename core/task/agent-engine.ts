@@ -3,7 +3,7 @@
  * and tool call a step of the workflow) or a Claude Code session. Pure: the client resolves it
  * from dex.config.yaml and the task workflow reads it.
  */
-import type { Weight } from '../roadmap/roadmap';
+import type { Weight } from './weight';
 
 /** The agents a phase can run on. */
 export const AGENTS = ['dex', 'claude-code'] as const;

@@ -11,7 +11,7 @@ export const AGENT_TOOL_NAMES = ['read_file', 'write_file', 'edit_file', 'list_f
 export type AgentToolName = (typeof AGENT_TOOL_NAMES)[number];
 
 /** An Anthropic tool definition. */
-export interface ToolDefinition {
+interface ToolDefinition {
   name: AgentToolName;
   description: string;
   input_schema: { type: 'object'; properties: Record<string, unknown>; required: string[] };

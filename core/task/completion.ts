@@ -27,7 +27,7 @@ export function extractCompletion(text: string): Completion | null {
 }
 
 /** `value` as a completion object, or null when it is not one. */
-export function asCompletion(value: unknown): Completion | null {
+function asCompletion(value: unknown): Completion | null {
   if (typeof value !== 'object' || value === null) return null;
   const { status, summary, reason } = value as Record<string, unknown>;
   if (status === 'complete' && typeof summary === 'string') return { status, summary };

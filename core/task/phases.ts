@@ -1,5 +1,5 @@
-import type { Weight } from '../roadmap/roadmap';
 import type { RunawayLimits } from './task-types';
+import type { Weight } from './weight';
 
 /** Runaway limits when a task sets none. */
 export const DEFAULT_RUNAWAY: RunawayLimits = { sameFailure: 3, noChangeTurns: 8 };
@@ -43,9 +43,6 @@ export const DEFAULT_FINALIZE_ATTEMPTS = 2;
  * retry map) rather than a question for a person.
  */
 export const FINDING_PHASES = new Set(['review', 'validate', 'test', 'design']);
-
-/** Decision phases: they may use a stronger model (`models.<phase>` in the config). */
-export const DECISION_PHASES = new Set(['spec', 'design', 'review', 'validate']);
 
 /** The phases of a task: its type's pattern, else its weight's phases. @default weight "trivial" */
 export function phasesFor(task: { weight?: Weight; type?: string }, byWeight: Record<Weight, string[]> = DEFAULT_PHASES_BY_WEIGHT): string[] {

@@ -1,5 +1,5 @@
 /**
- * Rewinding a task (`dex retry ID --from PHASE`, docs/interfaces.md#commands): where a new run
+ * Rewinding a task (`dex retry ID --from PHASE`, docs/interfaces.md#the-dex-command): where a new run
  * starts when it takes up an earlier run at one of its phases. Pure.
  */
 import { ARTIFACT_VARIABLES, CHANGING_PHASES } from './phases';
@@ -16,7 +16,7 @@ export interface RewindPoint {
 }
 
 /** One phase attempt of the earlier run, as its record has it. */
-export interface PhaseAttemptRecord {
+interface PhaseAttemptRecord {
   phase: string;
   state: string;
   commitSha: string | null;

@@ -170,3 +170,22 @@ export interface Worktree {
   /** The commit the branch started from: the first checkpoint to roll back to. */
   baseSha: string;
 }
+
+/** Output of the `verify` activity; the full report is a stored artifact. */
+export interface VerifyResult {
+  passed: boolean;
+  artifactId: string;
+  commands: { command: string; exitCode: number | null; timedOut: boolean; durationMs: number }[];
+  /** The last lines of the failing command's output, short. */
+  tail: string;
+  /**
+   * What made it fail, in a line or three picked from the failing command's whole output (the
+   * failed test and its message, or the first error line): the tail alone often holds only stack
+   * frames. Absent when it passed, when the output names no cause, and in results of older releases.
+   */
+  cause?: string;
+  /** With a baseline: the failures the base already had, which do not fail the verify. */
+  preExisting?: string[];
+  /** With a baseline: the failures that are new, which do. */
+  newFailures?: string[];
+}

@@ -4,7 +4,7 @@
  */
 
 /** One verify command as it ran. */
-export interface CommandRun {
+interface CommandRun {
   command: string;
   exitCode: number | null;
   timedOut: boolean;

@@ -9,7 +9,7 @@ const stockSignal = (workflowId: string, signal: string, payload: object): strin
   `temporal workflow signal --workflow-id ${workflowId} --name ${signal} --input '${JSON.stringify(payload)}'`;
 
 /** How a run waiting at `gate` is answered: with dex, and with the stock Temporal CLI. */
-export interface Answers {
+interface Answers {
   dex: string[];
   temporal: string[];
 }

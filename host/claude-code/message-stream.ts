@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { CassetteBlock } from '../../core/parsing/cassette';
 
 /** A Messages API response to stream: its content blocks, usage and the rest of its fields. */
-export type StreamedMessage = { content: CassetteBlock[]; usage: Record<string, unknown> } & Record<string, unknown>;
+type StreamedMessage = { content: CassetteBlock[]; usage: Record<string, unknown> } & Record<string, unknown>;
 
 /**
  * Writes `message` as the Messages API streams one (server-sent events, each block in pieces), so

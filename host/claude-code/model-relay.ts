@@ -6,7 +6,7 @@ import { writeMessageStream } from './message-stream';
 import { UsageTap, type RelayedAnswer } from './usage-tap';
 
 /** Where the model's answers come from: the worker's own base URL and key (docs/claude-code.md#the-model-key). */
-export interface RelayUpstream {
+interface RelayUpstream {
   baseUrl: string;
   apiKey?: string | null;
 }
@@ -24,7 +24,7 @@ export type RelaySource =
 export type AnswerSource = (body: Record<string, unknown>, betas: string | undefined) => Promise<CassetteResponse>;
 
 /** A running relay between a sandboxed Claude Code session and the model. */
-export interface ModelRelay {
+interface ModelRelay {
   socketPath: string;
   /** Requests that went up to the model. */
   readonly forwarded: number;

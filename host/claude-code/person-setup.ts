@@ -40,7 +40,7 @@ export function copyPersonSetup(from: string, to: string): string[] {
 }
 
 /** The person's Claude Code state file (`~/.claude.json`, or `.claude.json` in `$CLAUDE_CONFIG_DIR`), where their own MCP servers are. */
-export function personStateFile(env: NodeJS.ProcessEnv = process.env): string {
+function personStateFile(env: NodeJS.ProcessEnv = process.env): string {
   return env.CLAUDE_CONFIG_DIR ? join(env.CLAUDE_CONFIG_DIR, '.claude.json') : join(homedir(), '.claude.json');
 }
 

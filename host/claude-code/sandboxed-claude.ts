@@ -9,17 +9,17 @@ import { bwrapProgram } from '../sandbox/sandbox-availability';
 import { SANDBOX_HOME } from '../sandbox/sandbox-env';
 
 /** Where the model relay's socket appears inside the sandbox, and the loopback port the bridge serves it on. */
-export const RELAY_SOCKET_INSIDE = '/run/dex/model.sock';
+const RELAY_SOCKET_INSIDE = '/run/dex/model.sock';
 const RELAY_PORT = 3129;
 
 /** The key the session holds: a placeholder the relay replaces, so a key read inside is worth nothing (docs/claude-code.md#the-model-key). */
-export const PLACEHOLDER_KEY = 'dex-placeholder-the-relay-adds-the-key';
+const PLACEHOLDER_KEY = 'dex-placeholder-the-relay-adds-the-key';
 
 /** Claude Code's own folder inside the sandbox: its settings and session files, kept on the host between attempts. */
-export const CLAUDE_DIR_INSIDE = `${SANDBOX_HOME}/.claude`;
+const CLAUDE_DIR_INSIDE = `${SANDBOX_HOME}/.claude`;
 
 /** What the sandboxed session is given. */
-export interface ClaudeSandbox {
+interface ClaudeSandbox {
   worktree: string;
   policy: SandboxPolicy;
   /** The model relay's Unix socket on the host. */

@@ -22,7 +22,7 @@ import { withOwnerVersions } from './python/python-owner-versions';
 import { removeTree } from '../worktree/remove-tree';
 
 /** What setting up one worktree needs. */
-export interface PrepareRequest {
+interface PrepareRequest {
   /** The worktree (or baseline checkout) to make ready. */
   worktree: string;
   /** The owner's checkout: where `setup.copy` files come from, and installed dependencies that may be reused. */
@@ -40,7 +40,7 @@ export interface PrepareRequest {
 
 
 /** What a setup did: its steps, the files it copied, and every command's output for the report. */
-export interface PrepareOutcome {
+interface PrepareOutcome {
   steps: SetupStep[];
   copied: string[];
   report: string;
@@ -137,7 +137,7 @@ function toolchainsOf(worktree: string, ownerDir: string | undefined, ecosystems
 }
 
 /** The cache key of `plan` in `worktree` as it is now; empty for commands that cache nothing. */
-export function planKey(plan: EcosystemPlan, worktree: string): string {
+function planKey(plan: EcosystemPlan, worktree: string): string {
   if (!plan.outputs.length) return '';
   const toolchain = plan.toolchain.map((command) => toolchainVersion(command, binPaths(plan.binDirs, worktree).filter((d) => !d.startsWith(worktree))));
   return dependencyKey({ ecosystem: plan.ecosystem, command: plan.command, inputs: inputContents(worktree, plan.inputs), toolchain });

@@ -6,7 +6,7 @@ import { SetupFailed } from './setup-failed';
 import { readSetupState } from './setup-state';
 
 /** What a refresh did: nothing, set the worktree up again (`note`), or failed (`failure`, for the agent to read). */
-export interface Refresh {
+interface Refresh {
   note?: string;
   failure?: SetupFailed;
 }

@@ -16,7 +16,7 @@ export interface SetupState {
 }
 
 /** How a command in the worktree runs once it is set up: bin folders first on PATH, the environment its tools need. */
-export interface CommandSetup {
+interface CommandSetup {
   /** Absolute folders put first on PATH. */
   pathDirs: string[];
   env: Record<string, string>;

@@ -10,6 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
 
+/** The committer dex uses when the repository configures none, and for the commits it lands in the owner's checkout. */
+export const DEX_COMMITTER = { name: 'dex', email: 'dex@localhost' } as const;
+
 /** The variables of the worker's environment git gets; nothing else (no API keys, no GIT_DIR). */
 const PASSED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'XDG_CONFIG_HOME'] as const;
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { dexCacheDir } from '../cache-dir';
 
 /** Where `dex setup` keeps the bubblewrap it fetched itself: outside any clone, like the Temporal CLI. */
-export const bubblewrapDir = (): string => join(dexCacheDir(), 'bubblewrap');
+const bubblewrapDir = (): string => join(dexCacheDir(), 'bubblewrap');
 
 /** The bubblewrap binary in that folder (it may not be there). */
 export const cachedBwrap = (): string => join(bubblewrapDir(), 'usr', 'bin', 'bwrap');

@@ -21,7 +21,7 @@ const ETC_ENTRIES = [
 ];
 
 /** What a sandboxed command gets to see and run. */
-export interface BwrapMounts {
+interface BwrapMounts {
   /** The task's worktree: the only writable host folder. */
   worktree: string;
   /** Host folders mounted read-only beside the system ones (toolchains). */

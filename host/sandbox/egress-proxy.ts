@@ -45,7 +45,7 @@ export function isHostLocal(address: string): boolean {
 }
 
 /** Resolves a host name to the one address the connection goes to; refuses addresses of this host unless `local` allows them. */
-export type AddressResolver = (host: string, local?: boolean) => Promise<string>;
+type AddressResolver = (host: string, local?: boolean) => Promise<string>;
 
 /** The refusal of a name that resolves to an address of this host. */
 export class HostLocalAddress extends Error {}
@@ -58,7 +58,7 @@ const remoteAddress: AddressResolver = async (host, local = false) => {
 };
 
 /** What else decides where the egress proxy's connections go. */
-export interface EgressOptions {
+interface EgressOptions {
   /** Replaces DNS (tests). */
   resolve?: AddressResolver;
   /**

@@ -39,7 +39,7 @@ const TOLD = [
 ];
 
 /** Where the machine names a CA: `from` says which setting (`SSL_CERT_FILE`, `/etc/pip.conf cert`). */
-export interface CaSource {
+interface CaSource {
   from: string;
   path: string;
 }
@@ -113,7 +113,7 @@ export function caBundle(sources: readonly CaSource[]): string {
 }
 
 /** What a confined setup gets of the machine's trust: its environment, the bundle's mount, and the clean-up. */
-export interface SetupTrust {
+interface SetupTrust {
   env: Record<string, string>;
   /** `[hostPath, sandboxPath]` mounted read-only. */
   files: [string, string][];

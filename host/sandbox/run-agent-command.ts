@@ -12,7 +12,7 @@ import { NO_ONE_AT_THE_TERMINAL } from './sandbox-env';
 import { commandSetup } from '../dependencies/setup-state';
 
 /** What a command gets beside its policy: the worktree's dependencies' PATH and environment, and setup's own mounts. */
-export interface CommandExtras extends ProcessExtras {
+interface CommandExtras extends ProcessExtras {
   /** Host folders mounted read-write at a path of the sandbox's own: `[hostPath, sandboxPath]` (setup's download caches). */
   writablePaths?: [string, string][];
   /** Host files mounted read-only at a path of the sandbox's own: `[hostPath, sandboxPath]` (setup's CA bundle). */

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { SANDBOX_HOME } from './sandbox-env';
 
 /** The one user (and group) the sandbox knows: the worker's ids, under a name of dex's own. */
-export const SANDBOX_USER = 'dex';
+const SANDBOX_USER = 'dex';
 
 /** The synthetic files' text for user `uid` in group `gid`: that user and group alone. */
-export function sandboxIdentity(uid: number, gid: number): { passwd: string; group: string } {
+function sandboxIdentity(uid: number, gid: number): { passwd: string; group: string } {
   return {
     passwd: `${SANDBOX_USER}:x:${uid}:${gid}:${SANDBOX_USER}:${SANDBOX_HOME}:/bin/sh\n`,
     group: `${SANDBOX_USER}:x:${gid}:\n`,

@@ -3,7 +3,7 @@ import { connect as tlsConnect } from 'node:tls';
 
 /**
  * The machine's own proxy (a corporate one), which dex's egress proxy goes through to reach a
- * registry, as every other tool of the machine does (docs/security.md#network): read from
+ * registry, as every other tool of the machine does (docs/security.md#1-every-command-the-agent-causes-runs-in-bubblewrap): read from
  * HTTPS_PROXY / HTTP_PROXY / ALL_PROXY and NO_PROXY (either case) of the worker's environment.
  */
 export interface UpstreamProxy {

@@ -1,4 +1,4 @@
-import { createRedactor, MIN_SECRET_LENGTH, type KnownSecret, type Redactor } from '../../core/safety/redaction';
+import { MIN_SECRET_LENGTH, type KnownSecret } from '../../core/safety/redaction';
 
 /** Names of environment variables whose values are secrets (docs/security.md#redaction). */
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|_PAT$|^PAT_|COOKIE|SESSION)/i;
@@ -21,8 +21,3 @@ export function secretValues(env: NodeJS.ProcessEnv = process.env, alsoNames: re
     .map(([name, value]) => ({ name, value: value! }));
 }
 
-/** The redactor of this process's environment, made once. */
-export function processRedactor(): Redactor {
-  return (processRedactor_ ??= createRedactor(secretValues()));
-}
-let processRedactor_: Redactor | undefined;

@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { HIDDEN_ENV } from '../../core/safety/sandbox-policy';
 
 /** Output a command produces is reported as progress at most this often. @default 1000 */
-export const OUTPUT_PROGRESS_MS = 1000;
+const OUTPUT_PROGRESS_MS = 1000;
 
 /** How often a running command that prints nothing reports progress when not told otherwise. @default 5000 */
-export const ALIVE_PROGRESS_MS = 5000;
+const ALIVE_PROGRESS_MS = 5000;
 
 /** What a running command reports as its progress. */
 export interface CommandProgress {
@@ -13,7 +13,7 @@ export interface CommandProgress {
   outputBytes: number;
 }
 
-/** Options of {@link runShellCommand}. */
+/** Options of {@link runProcess}. */
 export interface ShellCommandOptions {
   timeoutMs: number;
   /** Only the last this many bytes of the combined output are kept. */
@@ -91,7 +91,7 @@ function killGroup(pid: number): void {
 const PIPE_GRACE_MS = 1000;
 
 /** A process to start: its argv, working folder and complete environment. */
-export interface ProcessSpec {
+interface ProcessSpec {
   argv: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -212,14 +212,6 @@ function progressReporter(opts: ShellCommandOptions, outputBytes: () => number):
       clearTimeout(alive);
     },
   };
-}
-
-/**
- * Runs `command` with `/bin/sh -c` in `cwd`, unconfined but without the model's credentials
- * (for commands a person wrote, such as a sheet's statements).
- */
-export function runShellCommand(command: string, cwd: string, opts: ShellCommandOptions): Promise<ShellCommandResult> {
-  return runProcess({ argv: ['/bin/sh', '-c', command], cwd, env: commandEnv() }, opts);
 }
 
 /** The kept output, led by a line saying how many earlier bytes were dropped, if any were. */

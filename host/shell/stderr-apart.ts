@@ -5,7 +5,7 @@ import { shellQuote } from '../../core/sheet/sheet-symbols';
 import { commandEnv, progressIntervalFor, runProcess, type ShellCommandResult } from './shell-command';
 
 /** How a person's command ran: stdout as `result.output`, and its stderr on its own. */
-export interface StderrApart {
+interface StderrApart {
   result: ShellCommandResult;
   stderr: string;
 }

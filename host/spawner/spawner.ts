@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 
 /** What a command run through the spawner did. */
-export interface SpawnedOutput {
+interface SpawnedOutput {
   stdout: Buffer;
   stderr: string;
 }
@@ -30,8 +30,8 @@ type Child = ChildProcessByStdio<Writable, Readable, null>;
 /**
  * A long-lived small child process that starts dex's own short, read-only commands (the
  * worktree fingerprint's `git status`) for the worker. Forking copies the forking process's page
- * tables: from a worker holding ~500 MB a spawn blocked its event loop ~6–10 ms, from this child
- * ~1 ms (docs/performance.md#real-turns). A command whose child died before it answered fails
+ * tables, so a spawn from a large worker blocks its event loop several times longer than one from
+ * this small child (the figures: docs/performance.md#real-turns). A command whose child died before it answered fails
  * with SpawnerGone; callers run it directly then (read-only, so running it twice is harmless).
  */
 export class Spawner {

@@ -5,7 +5,7 @@ import { inFolder, openSubfolder, openWorktreeFolder } from './worktree-files';
 import { PATH_BYTES_LIMIT, PATH_DEPTH_LIMIT, isGitName, worktreePathParts } from './worktree-paths';
 
 /** Folder names never listed: git internals (in any letter case) and installed dependencies. */
-export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
+const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
 
 
 /** Not found while listing: it was removed after readdir saw it. */

@@ -7,7 +7,7 @@ export const quoted = (path: string): string => JSON.stringify(path);
 const q = quoted;
 
 /** A message about `path` for the errno `code`; never names a host path (those are outside what the model may see). */
-export function errnoMessage(code: string | undefined, path: string): string {
+function errnoMessage(code: string | undefined, path: string): string {
   switch (code) {
     case 'ENOENT':
       return `${q(path)} does not exist`;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beyondPathLimits, isGitName } from './worktree-paths';
 
 /** What a walk of a worktree found that dex does not commit. */
-export interface WorktreeScan {
+interface WorktreeScan {
   /** Every `.git` entry below the root in any letter case, other than the root's own (sorted, relative). */
   nestedGit: string[];
   /**

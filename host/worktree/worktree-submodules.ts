@@ -4,7 +4,7 @@ import { dexGit, dexGitSync } from '../git/dex-git';
 import { isWithin, repositoryMetadata } from '../sandbox/repository-metadata';
 
 /** A submodule the commit records: its name in `.gitmodules` and its path in the tree. */
-export interface Submodule {
+interface Submodule {
   name: string;
   path: string;
 }

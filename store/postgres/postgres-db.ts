@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { retriedOnce } from './postgres-retry';
 
-export type Row = pg.QueryResultRow;
+type Row = pg.QueryResultRow;
 
 /** What a statement runs on: the pool, or a transaction's connection. */
 export interface Sql {

@@ -16,7 +16,7 @@
  */
 import type pg from 'pg';
 
-export interface Migration {
+interface Migration {
   version: number;
   about: string;
   sql: string;

@@ -26,7 +26,7 @@ const SOCKET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'
 const LOST_MESSAGES = /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect/i;
 
 /** How long to wait before the one retry: enough for a restarted server to take connections again. */
-export const RETRY_PAUSE_MS = 250;
+const RETRY_PAUSE_MS = 250;
 
 /** Whether `err` says the work never took effect, or may have without its answer arriving: worth one more try. */
 export function isRetryable(err: unknown): boolean {

@@ -16,7 +16,7 @@ import { isRetryable, retriedOnce } from './postgres-retry';
 import { postgresRunRecords } from './postgres-run-records';
 import { redactUrl } from '../redact-url';
 
-export interface PostgresStoreOptions {
+interface PostgresStoreOptions {
   /** Hears the pool's notices (an idle connection the server dropped); stderr by default. */
   log?: (line: string) => void;
 }

@@ -47,7 +47,7 @@ export const INSIGHT_ORDER: Record<RetrievalProfile, string> = {
 export const layerStore = sideTables(SCHEMA, (db) => new LayerStore(db));
 
 /** Reads and keyed writes of the layer tables. */
-export class LayerStore {
+class LayerStore {
   constructor(private readonly db: Database.Database) {}
 
   /** Stores messages (a message already stored is skipped) and credits their topics' salience. */

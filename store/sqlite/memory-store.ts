@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS project_memory (
 export const memoryStore = sideTables(SCHEMA, (db) => new MemoryStore(db));
 
 /** Reads and keyed writes of the memory tables. */
-export class MemoryStore {
+class MemoryStore {
   constructor(private readonly db: Database.Database) {}
 
   /** Keeps a landed task's entry under its run; false when that run and task already had one. */

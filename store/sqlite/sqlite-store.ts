@@ -38,7 +38,7 @@ const BUSY_TIMEOUT_MS = 15_000;
  * at the same moment: SQLite answers this pragma's lock contention with SQLITE_BUSY at once, without
  * its busy handler. Two `dex task` commands started together on a new DEX_HOME failed that way
  * ("database is locked"); four processes opening new files together failed 17 to 27 opens in 160
- * (test/sqlite-open-race.test.ts). The short random sleeps keep them from retrying in step.
+ * (test/store/sqlite/sqlite-open-race.test.ts). The short random sleeps keep them from retrying in step.
  */
 function useWriteAheadLog(db: Database.Database): void {
   const deadline = Date.now() + BUSY_TIMEOUT_MS;

@@ -15,8 +15,8 @@ import { readSettings } from '../../client/settings';
 import type { CassetteLine } from '../../core/parsing/cassette';
 import type { TaskInput } from '../../core/task/task-types';
 import { crashAndRestartServer, restartDatabase, type BedState } from '../../scripts/cluster/bed';
-import { quietRuntime, sampleRepo, startTestWorker, taskInput, type TestWorker } from '../dev-server-env';
-import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic-server';
+import { quietRuntime, sampleRepo, startTestWorker, taskInput, type TestWorker } from '../support/env/dev-server-env';
+import { startFakeAnthropic, type FakeAnthropic } from '../support/model/fake-anthropic-server';
 import { useBed } from './bed-hook';
 import { createTestDatabase, type TestDatabase } from './test-database';
 

@@ -7,10 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { RoadmapResult } from '../../core/roadmap/roadmap-types';
 import type { TaskResult } from '../../core/task/task-types';
-import { completionTurn, fixSumTurns, toolTurn } from '../cassette-builder';
-import { waitForGate } from '../dex-environment';
-import { commitsOnBranch, fileAt } from '../dev-server-env';
-import { roadmapRepo, subjects } from '../roadmap-fixture';
+import { completionTurn, fixSumTurns, toolTurn } from '../support/model/cassette-builder';
+import { waitForGate } from '../support/env/dex-environment';
+import { commitsOnBranch, fileAt } from '../support/env/dev-server-env';
+import { roadmapRepo, subjects } from '../support/plans/roadmap-fixture';
 import { checkpointKeys, useClusterEnv } from './cluster-env';
 
 const write = (task: string, path: string, content: string) => [

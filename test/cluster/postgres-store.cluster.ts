@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL store on the cluster test bed's PostgreSQL (docs/production.md#the-shared-store):
- * the store contract (test/store-contract.ts), then what only a shared store faces — several
+ * the store contract (test/support/store/store-contract.ts), then what only a shared store faces — several
  * hosts (here, separately opened stores: a pool each) writing at once, several hosts migrating
  * a new database at once, and the database restarting under an open store.
  */
@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DexStore } from '../../store/dex-store';
 import { MIGRATIONS } from '../../store/postgres/postgres-migrations';
 import { openPostgresDexStore } from '../../store/postgres/postgres-store';
-import { describeStoreContract } from '../store-contract';
-import { insight, unique } from '../store-contract-fixtures';
+import { describeStoreContract } from '../support/store/store-contract';
+import { insight, unique } from '../support/store/store-contract-fixtures';
 import { useBedDatabases } from './bed-database';
 
 const bed = useBedDatabases();

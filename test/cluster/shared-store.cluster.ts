@@ -15,9 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LayerRunRecord } from '../../core/layer/layer-types';
 import type { DexStore } from '../../store/dex-store';
 import { openPostgresDexStore } from '../../store/postgres/postgres-store';
-import { runDex } from '../dex-cli';
-import { insightLine, layerDir, messagesFor } from '../layer-fixtures';
-import { crashWorker, killDexWorkers, requestsPerCall, spawnDexWorker } from '../worker-process';
+import { runDex } from '../support/env/dex-cli';
+import { insightLine, layerDir, messagesFor } from '../support/plans/layer-fixtures';
+import { crashWorker, killDexWorkers, requestsPerCall, spawnDexWorker } from '../support/env/worker-process';
 import { useClusterEnv, waitForPollers } from './cluster-env';
 import { createTestDatabase, type TestDatabase } from './test-database';
 

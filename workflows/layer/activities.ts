@@ -16,7 +16,7 @@ export function layerActivities(hostQueue: string) {
     reserveLayerSalience: local.reserveLayerSalience,
     settleLayerSalience: local.settleLayerSalience,
     refundTargetSalience: local.refundTargetSalience,
-    // Only for runs started by release 2026-11-22-0603 (workflows/layer/target-salience.ts perAttempt).
+    // Only for runs started by release 2026-11-22-0603 (core/layer/target/target-salience.ts perAttempt).
     spendTargetSalience: local.spendTargetSalience,
     fetchLayerMessages: local.fetchLayerMessages,
     fetchLayerInsights: local.fetchLayerInsights,

@@ -7,7 +7,7 @@ import type { LayerInput, LayerNode, LayerTargetInput, LayerTargetResult, Target
 import type { LayerProgress } from './progress';
 import type { LayerActivities } from './activities';
 import { layerTargetWorkflow } from './target-workflow';
-import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../run/policies';
+import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../../core/run/definitions';
 import { SUMMARY_BYTES, clipText } from '../../core/limits/server-limits';
 
 /** Which nodes a target runs: `nodes` are its part of the layer from index `firstIndex` on. */

@@ -1,8 +1,8 @@
-import { isCancellation } from '@temporalio/workflow';
+import { isCancellation, workflowInfo } from '@temporalio/workflow';
 import { layerTargetInputOf } from '../../core/layer/layer-released';
 import type { LayerTargetInput, LayerTargetResult } from '../../core/layer/layer-types';
 import { layerActivities } from './activities';
-import { TargetRun } from './target-run';
+import { TargetRun } from '../../core/layer/target/target-run';
 
 /**
  * One target of a layer run: the nodes in order, passing store references between them. A
@@ -14,5 +14,7 @@ import { TargetRun } from './target-run';
 export async function layerTargetWorkflow(started: LayerTargetInput): Promise<LayerTargetResult> {
   // An input an earlier release wrote reads with defaults for what it lacks (core/layer/layer-released.ts).
   const input = layerTargetInputOf(started);
-  return new TargetRun(input, layerActivities(input.hostQueue)).runAll(isCancellation);
+  // Cassette lines are claimed per layer run: the root of this child workflow, unless the layer said.
+  const cassetteScope = input.cassetteScope ?? workflowInfo().root?.workflowId ?? input.runId;
+  return new TargetRun(input, layerActivities(input.hostQueue), cassetteScope).runAll(isCancellation);
 }

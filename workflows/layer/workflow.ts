@@ -3,7 +3,7 @@ import { layerNodeKey } from '../../core/run/ids';
 import { layerInputOf } from '../../core/layer/layer-released';
 import { buildLayerRunRecord, GLOBAL_TOPIC, splitNodes } from '../../core/layer/layer-run';
 import type { LayerInput, LayerNode, LayerRunRecord, LayerTargetResult } from '../../core/layer/layer-types';
-import { statusQuery } from '../run/definitions';
+import { statusQuery } from '../../core/run/definitions';
 import { LayerProgress } from './progress';
 import { layerActivities, type LayerActivities } from './activities';
 import { TargetChildren, type TargetPart } from './children';

@@ -3,7 +3,7 @@ import type { RoadmapTask } from '../../core/roadmap/roadmap';
 import type { RoadmapTaskState } from '../../core/roadmap/roadmap-types';
 import type { RunStatus, TokenUsage } from '../../core/run/run-types';
 import { addUsage, addUsd, ZERO_USAGE } from '../../core/run/usage';
-import type { TaskSpending, TaskUpdate } from '../run/definitions';
+import type { TaskSpending, TaskUpdate } from '../../core/run/definitions';
 
 /** States a roadmap task can no longer leave. */
 const ENDED = new Set<RoadmapTaskState['state']>(['completed', 'failed', 'rejected', 'cancelled', 'skipped']);

@@ -17,11 +17,11 @@ import type { TaskInput, TaskResult } from '../../core/task/task-types';
 import type { taskWorkflow } from '../task/workflow';
 import { FAILURE } from '../../core/run/failure-types';
 import { taskMemoryRef } from './run-memory';
-import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../run/policies';
+import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../../core/run/definitions';
 import { SUMMARY_BYTES, clipText } from '../../core/limits/server-limits';
 
 /** How a child task ended: its result, or why it did not complete. */
-export type ChildEnd =
+type ChildEnd =
   | { id: string; result: TaskResult }
   | { id: string; failure: { kind: 'failed' | 'rejected' | 'cancelled'; message: string; result?: TaskResult } };
 

@@ -8,7 +8,7 @@ import type { taskWorkflow } from '../task/workflow';
 import type { RoadmapBoard } from './board';
 import { classifyChildFailure } from './children';
 import type { RunGrants } from './run-grants';
-import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../run/policies';
+import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../../core/run/definitions';
 import { SUMMARY_BYTES, clipText } from '../../core/limits/server-limits';
 
 /** What finalizing a task needs from its roadmap. */

@@ -7,7 +7,7 @@ import { finalizeTask } from './finalize-child';
 import type { Landing, LandingContext } from './landing-types';
 
 /** The branch a task is proposed on, on the remote. */
-export const proposedBranch = (taskId: string): string => `dex/${taskId}`;
+const proposedBranch = (taskId: string): string => `dex/${taskId}`;
 
 /**
  * Proposes a task on `land.remote` instead of landing it (`land.mode: branch`,

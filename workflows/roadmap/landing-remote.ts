@@ -6,7 +6,7 @@ import { finalizeTask } from './finalize-child';
 import type { Landing, LandingContext } from './landing-types';
 
 /** Pushes refused because the remote moved that are tried again, after 2, 4 and 8 s; then the `merge` gate. */
-export const PUSH_RETRIES = 3;
+const PUSH_RETRIES = 3;
 
 /**
  * Lands a task on `land.remote`'s branch (docs/roadmaps.md#landing-on-a-remote): fetch it;

@@ -8,7 +8,7 @@ import { landThroughPullRequest } from './pr/landing-pr';
 
 /**
  * Lands a finished task's branch on the base branch, its box ticked in the same commit
- * (docs/roadmaps.md#landing). A branch behind the base is finalized first (the base merged into
+ * (docs/roadmaps.md#how-a-run-goes). A branch behind the base is finalized first (the base merged into
  * it in a worktree, conflicts resolved by the model, verify run on the merged tree), so what
  * lands is what verify passed on. A finalize that fails, a conflict or a blocked checkout waits
  * at the `merge` gate: approve tries again (a person fixed it), reject leaves the task not landed.

@@ -1,6 +1,6 @@
 import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
 import { formatUsd } from '../../core/text/spending';
-import { budgetGrantSignal, budgetRequestSignal, type TaskSpending } from '../run/definitions';
+import { budgetGrantSignal, budgetRequestSignal, type TaskSpending } from '../../core/run/definitions';
 import type { RunControl } from '../run/run-control';
 import type { RunLedger } from '../run/run-ledger';
 import { inIdOrder } from './id-order';

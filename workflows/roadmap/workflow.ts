@@ -4,7 +4,7 @@ import type { RoadmapInput, RoadmapResult } from '../../core/roadmap/roadmap-typ
 import type { RunState } from '../../core/run/run-types';
 import type { TaskResult } from '../../core/task/task-types';
 import { guardBudget } from '../run/budget-guard';
-import { approveSignal, ciChangedSignal, pauseSignal, rejectSignal, resumeSignal, statusQuery, taskUpdateSignal } from '../run/definitions';
+import { approveSignal, ciChangedSignal, pauseSignal, rejectSignal, resumeSignal, statusQuery, taskUpdateSignal } from '../../core/run/definitions';
 import { RunControl } from '../run/run-control';
 import { RunLedger } from '../run/run-ledger';
 import { roadmapActivities } from './activities';

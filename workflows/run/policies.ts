@@ -1,5 +1,6 @@
 import { ActivityCancellationType, type ActivityOptions } from '@temporalio/workflow';
 import { FAILURE } from '../../core/run/failure-types';
+import { TARGET_ATTEMPTS } from '../../core/layer/target/target-run';
 
 /**
  * Retry and timeout profiles, one per kind of activity. Activities classify their own
@@ -44,9 +45,6 @@ export const claudePolicy: ActivityOptions = {
   heartbeatTimeout: '5s',
   retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 };
-
-/** How often a layer target run as one activity is tried; its last attempt records the failure as the target's result. */
-export const TARGET_ATTEMPTS = 10;
 
 /**
  * A layer target run as one activity (docs/layers.md#where-a-target-runs): a model call's heartbeats and retries,
@@ -117,15 +115,6 @@ export const storePolicy: ActivityOptions = {
   startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
 };
-
-/**
- * How long a worker may hold a workflow task of a short-history workflow (a task, a layer
- * target) before the server gives it to another worker. A worker SIGKILLed right after it took
- * one would otherwise stall the run for the default 10 s (docs/performance.md#b3-sigkill-of-the-worker).
- * Their workflow tasks take milliseconds; one that overruns is only retried.
- * Roadmaps, layers and sheets keep the default: their histories are longer to replay.
- */
-export const SHORT_WORKFLOW_TASK_TIMEOUT = '2s';
 
 /**
  * The landCommand is the owner's program (it may talk to a forge for a minute): it heartbeats

@@ -1,7 +1,7 @@
 import type { Duration } from '@temporalio/common';
 import { condition, setHandler } from '@temporalio/workflow';
 import type { GateConfig, RunStatus } from '../../core/run/run-types';
-import { approveSignal, decideUpdate, pauseSignal, rejectSignal, resumeSignal, type DecideInput, type DecideResult } from './definitions';
+import { approveSignal, decideUpdate, pauseSignal, rejectSignal, resumeSignal, type DecideInput, type DecideResult } from '../../core/run/definitions';
 
 
 /**

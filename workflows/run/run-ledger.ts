@@ -6,7 +6,7 @@ import type { RunControl } from './run-control';
 import { RunPublisher } from './run-publisher';
 
 /** What a run (or a part of it) spent: tokens, cost and model turns. */
-export interface Spent {
+interface Spent {
   tokens: TokenUsage;
   costUsd: number;
   turns: number;

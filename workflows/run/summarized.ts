@@ -1,7 +1,7 @@
 import type { ActivityFunctionWithOptions } from '@temporalio/workflow';
 
 /** An activity of one argument whose calls each carry a summary that reads as a step (`turn 3 · edit_file src/math.js`). */
-export type Summarized<F> = F extends (input: infer I) => Promise<infer R> ? (input: I, summary: string) => Promise<R> : never;
+type Summarized<F> = F extends (input: infer I) => Promise<infer R> ? (input: I, summary: string) => Promise<R> : never;
 
 /**
  * The activity proxies of `proxies`, each called with its input and a one-line summary, which

@@ -12,7 +12,7 @@ import { taskWorkflow } from '../task/workflow';
 import { innermostMessage } from '../../core/run/failure-message';
 import { sheetStepKey, sheetTaskWorkflowId } from '../../core/run/ids';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
-import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../run/policies';
+import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../../core/run/definitions';
 import { SUMMARY_BYTES, clipText } from '../../core/limits/server-limits';
 
 /**

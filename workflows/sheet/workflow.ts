@@ -2,7 +2,7 @@ import { setHandler } from '@temporalio/workflow';
 import { dependentsOf } from '../../core/roadmap/dependency-phases';
 import { substituteAction } from '../../core/sheet/sheet-symbols';
 import type { SheetInput, SheetResult } from '../../core/sheet/sheet-types';
-import { statusQuery } from '../run/definitions';
+import { statusQuery } from '../../core/run/definitions';
 import { inLanes } from '../run/lanes';
 import { RunControl } from '../run/run-control';
 import { runAction } from './action';

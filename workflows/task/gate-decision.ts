@@ -2,7 +2,7 @@ import { isCancellation, workflowInfo } from '@temporalio/workflow';
 import { innermostMessage } from '../../core/run/failure-message';
 import { phaseAttemptKey } from '../../core/run/ids';
 import type { GateConfig } from '../../core/run/run-types';
-import type { DecideInput } from '../run/definitions';
+import type { DecideInput } from '../../core/run/definitions';
 import type { PhaseAttempt } from './task-run';
 
 /**

@@ -1,6 +1,6 @@
 import { getExternalWorkflowHandle, patched, workflowInfo } from '@temporalio/workflow';
 import type { RunStatus } from '../../core/run/run-types';
-import { taskUpdateSignal, type TaskSpending } from '../run/definitions';
+import { taskUpdateSignal, type TaskSpending } from '../../core/run/definitions';
 
 /**
  * How long after its last word to its roadmap a task holds back a model call's spending: a

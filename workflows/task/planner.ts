@@ -6,7 +6,7 @@ import type { HostActivities } from './activities';
 import type { TaskProgress } from './progress';
 
 /** What the run does after an `escalate`: the remaining steps were planned again, or a person decided. */
-export type AfterEscalation = { replanned: string[] } | { person: 'approve'; note?: string } | { person: 'reject'; reason: string };
+type AfterEscalation = { replanned: string[] } | { person: 'approve'; note?: string } | { person: 'reject'; reason: string };
 
 /**
  * The planner of one task (docs/roadmaps.md#the-planner-and-escalate): with `planner` set, a

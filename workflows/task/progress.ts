@@ -1,5 +1,5 @@
 import type { SandboxMode } from '../../core/safety/sandbox-policy';
-import type { VerifyResult } from '../../activities/verify/verify';
+import type { VerifyResult } from '../../core/task/task-types';
 import type { RunStatus } from '../../core/run/run-types';
 import type { TaskResult } from '../../core/task/task-types';
 import { describeSetup, type SetupResult } from '../../core/run/setup-types';

@@ -1,7 +1,7 @@
 import { condition, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
 import { describeReserve, fits, leftOf, tighter, type Allowance, type Reserve } from '../../core/run/budget-reservation';
 import type { TaskInput } from '../../core/task/task-types';
-import { budgetGrantSignal, budgetRequestSignal } from '../run/definitions';
+import { budgetGrantSignal, budgetRequestSignal } from '../../core/run/definitions';
 import type { RunControl } from '../run/run-control';
 import type { RunLedger } from '../run/run-ledger';
 import type { ParentLink } from './parent-link';

@@ -3,7 +3,7 @@ import { innermostMessage } from '../../core/run/failure-message';
 import { repoNameOf, taskBranch } from '../../core/run/ids';
 import { describeSetup, setupDidSomething } from '../../core/run/setup-types';
 import type { TaskInput, TaskResult, Worktree } from '../../core/task/task-types';
-import { sessionStepSignal, statusQuery } from '../run/definitions';
+import { sessionStepSignal, statusQuery } from '../../core/run/definitions';
 import { RunControl } from '../run/run-control';
 import { hostActivities } from './activities';
 import { runFinalize } from './finalize';

@@ -8,9 +8,10 @@ const PYPI = ['pypi.org', 'files.pythonhosted.org'];
 /**
  * What fills the venv (docs/real-repositories.md#python-projects): python-setup.py, beside this
  * file, read once and handed to the sandbox's python3 in the environment, so the sandbox needs no
- * path of dex's own. Its hash keys the cache, so a new version of it installs afresh.
+ * path of dex's own. Its hash keys the cache, so a new version of it installs afresh. It is kept
+ * in two files (what the project asks for, then how it is installed) and run as one script.
  */
-const SETUP_SCRIPT = readFileSync(join(__dirname, 'python-setup.py'), 'utf8');
+export const SETUP_SCRIPT = ['python-setup.py', 'python-setup-install.py'].map((name) => readFileSync(join(__dirname, name), 'utf8')).join('');
 const SETUP_SCRIPT_ID = createHash('sha256').update(SETUP_SCRIPT).digest('hex').slice(0, 12);
 const runSetup = (mode: string) => `python3 -c "$DEX_PYTHON_SETUP" ${mode}`;
 

@@ -3,7 +3,7 @@ import { phaseArtifactId, verifyReportId } from '../../../core/run/ids';
 import { ARTIFACT_VARIABLES, CHANGING_PHASES, FINDING_PHASES } from '../../../core/task/phases';
 import type { FollowUp } from '../../../activities/model/call-model';
 import type { Completion } from '../../../core/task/task-types';
-import type { VerifyResult } from '../../../activities/verify/verify';
+import type { VerifyResult } from '../../../core/task/task-types';
 import type { RunawayWatch } from './runaway-watch';
 import type { PhaseAttempt } from '../task-run';
 

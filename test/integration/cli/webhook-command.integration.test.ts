@@ -1,0 +1,129 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RUNNING_ROADMAPS } from '../../../client/webhook/webhook-command';
+import { signatureOf } from '../../../client/webhook/github-events';
+import type { CiChanged } from '../../../core/roadmap/pull-request-types';
+import { ciChangedSeenQuery } from '../../fixtures/ci-changed-workflows';
+import { bundleFixture, startDevServer } from '../../support/env/dev-server-env';
+
+// The real `dex webhook` (bin/dex.js, spawned) on a real dev server, signalling stand-in runs
+// named roadmapWorkflow and taskWorkflow (test/fixtures/ci-changed-workflows.ts) that record
+// every ciChanged they receive (docs/landing-through-prs.md#webhooks).
+
+const SECRET = 'webhook-secret-for-the-test';
+const SHA = 'abc1234def5678abc1234def5678abc1234def56';
+const repository = { id: 1, name: 'hello', full_name: 'octo/hello', owner: { login: 'octo', id: 2, type: 'User' }, private: true };
+
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let workerRun: Promise<void>;
+let webhook: ChildProcess;
+let url: string;
+let log = '';
+const taskQueue = `webhook-${process.pid}`;
+
+/** Posts `payload` as GitHub delivers `event`, signed with `secret` (null: unsigned). */
+async function deliver(event: string, payload: unknown, secret: string | null = SECRET): Promise<{ status: number; body: unknown }> {
+  const body = JSON.stringify(payload);
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-GitHub-Event': event, 'X-GitHub-Delivery': crypto.randomUUID(), 'User-Agent': 'GitHub-Hookshot/test' };
+  if (secret) headers['X-Hub-Signature-256'] = signatureOf(secret, body);
+  const res = await fetch(url, { method: 'POST', headers, body });
+  return { status: res.status, body: await res.json() };
+}
+
+const seen = (workflowId: string): Promise<CiChanged[]> => env.client.workflow.getHandle(workflowId).query(ciChangedSeenQuery);
+
+beforeAll(async () => {
+  env = await startDevServer();
+  worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await bundleFixture('ci-changed-workflows.ts') });
+  workerRun = worker.run();
+  for (const [type, id] of [['roadmapWorkflow', 'roadmap-1'], ['roadmapWorkflow', 'roadmap-2'], ['taskWorkflow', 'task-1']]) {
+    await env.client.workflow.start(type, { taskQueue, workflowId: id });
+  }
+  // Visibility is eventually consistent: the receiver lists what the server has indexed.
+  for (let i = 0; i < 100; i++) {
+    if ((await env.client.workflow.count(RUNNING_ROADMAPS)).count === 2) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  webhook = spawn(process.execPath, [join(__dirname, '..', '..', '..', 'bin', 'dex.js'), 'webhook', '--port', '0', '--host', '127.0.0.1'], {
+    env: { ...process.env, TEMPORAL_ADDRESS: env.address, DEX_WEBHOOK_SECRET: SECRET, NODE_OPTIONS: undefined },
+  });
+  webhook.stderr!.setEncoding('utf8').on('data', (d: string) => (log += d));
+  url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    webhook.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const found = /http:\/\/127\.0\.0\.1:\d+\//.exec(out);
+      if (found) resolve(found[0]);
+    });
+    webhook.once('exit', (code) => reject(new Error(`dex webhook exited ${code}: ${log}`)));
+  });
+}, 120_000);
+
+afterAll(async () => {
+  if (webhook && webhook.exitCode === null) {
+    webhook.kill('SIGTERM');
+    await once(webhook, 'exit');
+  }
+  worker?.shutdown();
+  await workerRun;
+  await env?.teardown();
+});
+
+describe('dex webhook', () => {
+  it('answers ping', async () => {
+    expect(await deliver('ping', { zen: 'Keep it logically awesome.', hook_id: 1, repository })).toEqual({ status: 200, body: { pong: true } });
+  });
+
+  it('signals a completed check suite to every running roadmap, with its branch and commit, and to no task', async () => {
+    const payload = {
+      action: 'completed',
+      check_suite: { id: 5, head_branch: 'dex/t2', head_sha: SHA, status: 'completed', conclusion: 'success', pull_requests: [{ number: 7, head: { ref: 'dex/t2', sha: SHA }, base: { ref: 'main', sha: '0'.repeat(40) } }] },
+      repository,
+      sender: { login: 'github-actions[bot]' },
+    };
+    expect(await deliver('check_suite', payload)).toEqual({ status: 200, body: { signalled: 2 } });
+    const expected = { owner: 'octo', repo: 'hello', branch: 'dex/t2', sha: SHA };
+    expect(await seen('roadmap-1')).toEqual([expected]);
+    expect(await seen('roadmap-2')).toEqual([expected]);
+    expect(await seen('task-1')).toEqual([]);
+    expect(log).toContain('check_suite completed on dex/t2 (abc1234) in octo/hello: signalled 2 runs');
+  });
+
+  it('reads a status by its commit, and a pull request by its head', async () => {
+    const status = { id: 9, sha: SHA, name: 'octo/hello', context: 'ci/build', state: 'failure', branches: [{ name: 'dex/t3', commit: { sha: SHA } }], repository };
+    expect((await deliver('status', status)).status).toBe(200);
+    const pr = { action: 'synchronize', number: 8, pull_request: { number: 8, state: 'open', head: { ref: 'dex/t4', sha: 'f'.repeat(40) }, base: { ref: 'main' } }, repository };
+    expect((await deliver('pull_request', pr)).status).toBe(200);
+    expect((await seen('roadmap-1')).slice(1)).toEqual([
+      { owner: 'octo', repo: 'hello', branch: 'dex/t3', sha: SHA },
+      { owner: 'octo', repo: 'hello', branch: 'dex/t4', sha: 'f'.repeat(40) },
+    ]);
+  });
+
+  it('refuses an unsigned or wrongly signed delivery with 401 and signals nothing', async () => {
+    const before = (await seen('roadmap-1')).length;
+    const payload = { action: 'completed', check_run: { id: 3, name: 'test', head_sha: SHA, check_suite: { head_branch: 'dex/t9', head_sha: SHA } }, repository };
+    expect((await deliver('check_run', payload, 'not-the-secret')).status).toBe(401);
+    expect((await deliver('check_run', payload, null)).status).toBe(401);
+    expect(await seen('roadmap-1')).toHaveLength(before);
+    expect(log).toMatch(/refused a check_run from .*: no or a wrong X-Hub-Signature-256/);
+  });
+
+  it('answers events no landing waits on with 200 and signals nothing', async () => {
+    const before = (await seen('roadmap-1')).length;
+    expect(await deliver('push', { ref: 'refs/heads/main', after: SHA, repository })).toEqual({ status: 200, body: { ignored: 'push' } });
+    expect(await deliver('pull_request', { action: 'labeled', pull_request: { head: { ref: 'dex/t2', sha: SHA } }, repository })).toEqual({ status: 200, body: { ignored: 'pull_request' } });
+    expect(await seen('roadmap-1')).toHaveLength(before);
+  });
+
+  it('stops on SIGTERM with exit 0', async () => {
+    webhook.kill('SIGTERM');
+    const [code] = (await once(webhook, 'exit')) as [number];
+    expect(code).toBe(0);
+  });
+});
