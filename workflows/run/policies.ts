@@ -12,7 +12,8 @@ import { TARGET_ATTEMPTS } from '../../core/layer/target/target-run';
  * - the short store and worktree steps (fetchContext, recordPhase, keepPhaseArtifact, findRewindPoint) must run on the
  *   host that holds the worktree and store, and a local activity runs on whichever worker holds the workflow task,
  *   any host polling the shared queue; with the dev server's transfer-queue limit raised a regular activity waits
- *   ~1.5 ms for its poller, so a local one would save a few ms a call and give up that routing.
+ *   a few ms at most for its poller (the figures are in docs/performance.md), so a local one would save little and give
+ *   up that routing.
  */
 
 /**
@@ -31,7 +32,7 @@ export const llmPolicy: ActivityOptions = {
 /**
  * How long a model call goes on answering reading turns before it reports (activities/model/reading-turns.ts):
  * a pause, a person watching the Web UI and `dex status` wait for the call's end, so at most about this long;
- * an activity's own cost (~10 ms of CPU between server and worker) is then a thousandth of it at most.
+ * an activity's own cost (milliseconds of CPU between server and worker: docs/performance.md) is then a tiny part of it.
  */
 export const READING_CHAIN_MS = 10_000;
 
