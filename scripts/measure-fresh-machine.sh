@@ -30,6 +30,7 @@ work=$(mktemp -d /tmp/dex-fresh-machine.XXXXXX)
 export DEX_CACHE=$work/dex-cache npm_config_cache=$work/npm-cache DEX_HOME=$work/dex-home
 export GOPATH=$work/go GOMODCACHE=$work/go/pkg/mod GOCACHE=$work/go/cache
 stop() {
+  set +e
   # What the demo left running with this DEX_HOME: the dev server and the workflow host.
   for environ in /proc/[0-9]*/environ; do
     grep -qz "^DEX_HOME=$DEX_HOME\$" "$environ" 2>/dev/null && kill "$(basename "$(dirname "$environ")")" 2>/dev/null
