@@ -32,7 +32,8 @@ mkdir -p "$runner/go" "$toolcache" "$work/bin" "$work/wheels"
 
 # Go with no settings of this machine's (no go env file, no GOFLAGS), modules and toolchain checked
 # against sum.golang.org. Proxies and CA files pass through.
-goenv=(env -i PATH="$work/bin:/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin" HOME="$runner"
+hostGo=$(dirname "$(command -v go)")
+goenv=(env -i PATH="$work/bin:$hostGo:/usr/local/bin:/usr/bin:/bin" HOME="$runner"
   GOENV=off GOFLAGS= GOPROXY=https://proxy.golang.org GOSUMDB=sum.golang.org GONOSUMDB= GOPRIVATE= GOINSECURE=
   GOPATH=/home/runner/go GOMODCACHE=/home/runner/go/pkg/mod GOCACHE=/home/runner/.cache/go-build
   ${SSL_CERT_FILE:+SSL_CERT_FILE=$SSL_CERT_FILE} ${SSL_CERT_DIR:+SSL_CERT_DIR=$SSL_CERT_DIR}
