@@ -33,7 +33,7 @@ const SUPPORT: Record<string, string[]> = {
   // The model: the fake Anthropic server, cassettes and the turns a test scripts.
   model: ['fake-anthropic-server.ts', 'cassette-builder.ts', 'call-model-fixture.ts', 'model-call-turns.ts'],
   // Inputs of each plan kind.
-  plans: ['landing-fixture.ts', 'layer-fixtures.ts', 'layer-targets.ts', 'roadmap-fixture.ts', 'sheet-fixtures.ts'],
+  plans: ['recorded-histories.ts', 'landing-fixture.ts', 'layer-fixtures.ts', 'layer-targets.ts', 'roadmap-fixture.ts', 'sheet-fixtures.ts'],
   // The store contract every back end passes.
   store: ['store-contract.ts', 'store-contract-fixtures.ts', 'store-contract-layers.ts', 'store-contract-memory.ts', 'store-contract-run-records.ts'],
   // Real repositories, registries and what an agent may try.

@@ -55,7 +55,7 @@ const TICK_RETRIES = 3;
  * After a pull request merged: ticks the task's box on the base with a commit of its own on top of
  * the merge (`dex: land <task>`, the landing key as its `Dex-Merge` trailer, so a retry finds it
  * instead of ticking twice), pushed without force, as a push-mode landing does
- * (docs/landing-through-prs.md#after-the-merge); the owner's checkout fast-forwards to it, so the
+ * (docs/landing-through-prs.md#what-happens-to-a-finished-task); the owner's checkout fast-forwards to it, so the
  * tasks that depend on this one start from the merged base. Returns the commit the base holds;
  * a base that refuses the push (a protected branch) keeps the merge, with the box unticked there.
  */

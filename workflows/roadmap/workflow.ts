@@ -61,7 +61,7 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   setHandler(ciChangedSignal, (change) => ci.notify(change));
   const status = () => {
     const running = board.running()[0];
-    // A landing that waits for CI says so where the run is (docs/landing-through-prs.md#status).
+    // A landing that waits for CI says so where the run is (docs/landing-through-prs.md#what-a-person-sees-while-it-waits).
     const landing = board.tasks.find((t) => t.state === 'running' && t.pullRequest?.waiting);
     const current = landing ? { taskId: landing.id, phase: `CI of PR #${landing.pullRequest!.number}`, activity: landing.pullRequest!.waiting } : running ? { taskId: running, phase: board.phaseOf(running) } : {};
     const sandbox = input.taskDefaults.sandbox?.mode ?? 'bwrap';

@@ -9,7 +9,7 @@ import type { TaskRun } from './task-run';
 const EXCERPT_CHARS = 4000;
 
 /**
- * A roadmap's fix-CI run on a task's existing branch (docs/landing-through-prs.md#when-ci-fails):
+ * A roadmap's fix-CI run on a task's existing branch (docs/landing-through-prs.md#what-happens-to-a-finished-task):
  * one `fix-ci` agent phase told which checks failed on the pull request and how their logs end;
  * it is verified and committed as any phase that changes files. The roadmap pushes the commit and
  * waits for CI again.

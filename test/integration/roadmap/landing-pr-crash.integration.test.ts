@@ -1,5 +1,5 @@
 // A worker killed with SIGKILL while a roadmap waits for CI on its pull request
-// (docs/landing-through-prs.md#waiting-for-ci): the wait is durable, so a new worker takes it up
+// (docs/landing-through-prs.md#what-happens-to-a-finished-task): the wait is durable, so a new worker takes it up
 // and the task lands, with one pull request and one push of its commit.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -6,7 +6,7 @@
 
 import type { RestEndpointMethodTypes } from '@octokit/rest';
 import type { FakeCheckRun } from './fake-forge-ci';
-import type { FakeForge, FakeStatus } from './fake-forge';
+import type { FakeForge, FakeStatus, PullRecord } from './fake-forge-types';
 import { conflicts, git, isAncestor, mergeCommit, moveRef, revParse } from './fake-forge-git';
 
 /**
@@ -15,24 +15,6 @@ import { conflicts, git, isAncestor, mergeCommit, moveRef, revParse } from './fa
  */
 type Api = RestEndpointMethodTypes;
 type Served<T> = T extends (infer U)[] ? Served<U>[] : T extends object ? { [K in keyof T]?: Served<T[K]> } : T;
-
-/** A pull request as the fake keeps it. */
-export interface PullRecord {
-  number: number;
-  head: string;
-  base: string;
-  title: string;
-  body: string;
-  state: 'open' | 'closed';
-  merged: boolean;
-  mergeSha: string | null;
-  mergedAt: string | null;
-  createdAt: string;
-  /** The head's commit when last seen (kept once the branch is deleted). */
-  headSha: string;
-  /** The base and head commits whose mergeability GitHub has worked out (`base:head`). */
-  mergeabilityOf?: string;
-}
 
 export interface ApiContext {
   forge: FakeForge;

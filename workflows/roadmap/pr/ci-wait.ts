@@ -32,7 +32,7 @@ export function checksText(report: ChecksReport): string {
 }
 
 /**
- * Waits durably for the checks of `sha` on the pull request (docs/landing-through-prs.md#waiting-for-ci):
+ * Waits durably for the checks of `sha` on the pull request (docs/landing-through-prs.md#what-happens-to-a-finished-task):
  * reads them, and while one is pending or not reported yet, waits 30 s, then twice as long each
  * time up to 10 min, or until a `ciChanged` signal names the branch or commit, for at most
  * `ciTimeoutMinutes` in all. A failed check is re-run once; passing then, it is flaky and let

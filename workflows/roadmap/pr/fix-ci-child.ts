@@ -5,7 +5,7 @@ import type { LandingContext } from '../landing-types';
 import type { Forge } from './forge';
 
 /**
- * A fix-CI run of `task` (docs/landing-through-prs.md#when-ci-fails): the failing checks' logs are
+ * A fix-CI run of `task` (docs/landing-through-prs.md#what-happens-to-a-finished-task): the failing checks' logs are
  * read into the store, then a child `taskWorkflow` on the task's branch, under its own workflow id,
  * runs one `fix-ci` phase told the checks and their logs' ends; it is verified and committed as any
  * phase. Its spending is added to the task's, as a finalize run's.

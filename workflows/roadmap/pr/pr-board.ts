@@ -3,7 +3,7 @@ import type { LandingContext } from '../landing-types';
 
 /**
  * Puts a task's pull request and its checks on the board, for `dex status`, `dex list` and the Web
- * UI (docs/landing-through-prs.md#status): its number and page, each check's state (the ones not
+ * UI (docs/landing-through-prs.md#what-a-person-sees-while-it-waits): its number and page, each check's state (the ones not
  * reported yet as pending), the flaky ones let through, and what the landing waits for.
  */
 export function showChecks(ctx: LandingContext, taskId: string, ref: PullRequestRef, report: ChecksReport, waiting: string | undefined, flaky: string[]): void {

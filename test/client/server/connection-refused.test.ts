@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { type AddressInfo, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { refused } from '../client/server/connection';
+import { refused } from '../../../client/server/connection';
 
 describe('telling a port nobody listens on from one that answers', () => {
   it('says refused at once for a closed port, and not for a listening one', async () => {
