@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteDexStore } from '../store/sqlite/sqlite-dex-store';
-import { ensureTemporalCli } from '../client/server/toolchain';
+import { ensureTemporalCli } from '../client/toolchain/toolchain';
 import { DEV_SERVER_DYNAMIC_CONFIG, devServerEnv } from '../client/server/dev-server';
 import { quietRuntime } from '../test/support/env/dev-server-env';
 import { createBenchActivities } from './bench-activities';

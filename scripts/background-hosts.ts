@@ -17,7 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ensureTemporalCli } from '../client/server/toolchain';
+import { ensureTemporalCli } from '../client/toolchain/toolchain';
 
 const { values } = parseArgs({
   options: { tree: { type: 'string' }, commands: { type: 'string', default: '20' }, combos: { type: 'string', default: '10' }, stop: { type: 'boolean' } },

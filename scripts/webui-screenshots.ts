@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSampleRepo } from '../client/demo/sample-repo';
-import { ensureTemporalCli } from '../client/server/toolchain';
+import { ensureTemporalCli } from '../client/toolchain/toolchain';
 import { searchAttributeArgs } from '../client/server/dev-server';
 import { freePort, portOpen } from './local-ports';
 import { claudeCodeLines, completionLine } from './webui-cassettes';

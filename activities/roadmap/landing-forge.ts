@@ -24,10 +24,10 @@ const EXCERPT_LINES = 30;
 const EXCERPT_CHARS = 3_000;
 
 /** The store's id of a check run's log under a landing's key. */
-export const checkLogId = (key: string, checkId: string) => `${key}/ci-log/${checkId}`;
+const checkLogId = (key: string, checkId: string) => `${key}/ci-log/${checkId}`;
 
 /** A check run's state for a landing: completed and good passes (skipped and neutral too), completed otherwise fails. */
-export function checkState(run: Pick<ForgeCheckRun, 'status' | 'conclusion'>): CheckState {
+function checkState(run: Pick<ForgeCheckRun, 'status' | 'conclusion'>): CheckState {
   if (run.status !== 'completed') return 'pending';
   return ['success', 'neutral', 'skipped'].includes(run.conclusion ?? '') ? 'passed' : 'failed';
 }

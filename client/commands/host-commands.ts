@@ -10,7 +10,7 @@ import { readSettings, EMBEDDED_ADDRESS, EMBEDDED_UI, type Settings } from '../s
 import { ownerQueue } from '../run-queues';
 import type { Connections } from '../server/connection';
 import { workflowHostIdentity, type WorkflowHostRole } from '../server/workflow-host';
-import { ensureTemporalCli, ensureTestServer } from '../server/toolchain';
+import { ensureTemporalCli, ensureTestServer } from '../toolchain/toolchain';
 import { bwrapProgram, ensureSandbox } from '../../host/sandbox/sandbox-availability';
 import { createDexWorker, createWorkflowWorker, hostDeps, workerGroup, type DexWorker } from '../../worker/start-worker';
 import { flushTracing } from '../../tracing/tracing';

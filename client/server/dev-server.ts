@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEX_SEARCH_ATTRIBUTES } from '../../core/run/search-attributes';
-import { ensureTemporalCli } from './toolchain';
+import { ensureTemporalCli } from '../toolchain/toolchain';
 import { recordServer, registryDir } from './host-registry';
 import { EMBEDDED_ADDRESS } from '../settings';
 

@@ -40,7 +40,7 @@ const queuesDir = (dir: string, key: string) => join(dir, `${key}.queues`);
 const pidFile = (dir: string, key: string) => join(dir, `${key}.pid`);
 
 /** A queue asked of a host, and when last (ms since the epoch). */
-export interface AskedQueue extends QueueRef {
+interface AskedQueue extends QueueRef {
   askedMs: number;
 }
 

@@ -7,7 +7,7 @@ import { forgetStopped, recordedServers, registeredHosts, registryDir } from './
 import { localDetachedHosts } from './workflow-host';
 
 /** What `dex server stop` stopped, by pid. */
-export interface Stopped {
+interface Stopped {
   hosts: number[];
   servers: number[];
 }

@@ -15,7 +15,7 @@ import { hostPlace, workflowHostIdentity } from './workflow-host';
  * is served while a command asked for it or a run on it was open within `idleMs`; with none left
  * the host leaves, and the next command that needs it starts it again.
  */
-export interface SharedHostOptions {
+interface SharedHostOptions {
   dir: string;
   key: string;
   identity: string;
@@ -25,7 +25,7 @@ export interface SharedHostOptions {
 }
 
 /** DEX_WORKFLOW_HOST_IDLE: seconds an idle background host stays (docs/architecture.md#what-runs-in-the-background). @default 1800 */
-export function hostIdleMs(env: NodeJS.ProcessEnv = process.env): number {
+function hostIdleMs(env: NodeJS.ProcessEnv = process.env): number {
   const seconds = Number(env.DEX_WORKFLOW_HOST_IDLE);
   return (Number.isFinite(seconds) && seconds > 0 ? seconds : 1800) * 1000;
 }
@@ -36,7 +36,7 @@ const nameOf = (ref: QueueRef) => `${ref.namespace}/${ref.queue}`;
 const PICK_UP_MS = 300;
 
 /** Serves until idle or `signal`; resolves once every Worker is down and the host's pid file is gone. */
-export async function runSharedHost(conns: Connections, opts: SharedHostOptions, signal: AbortSignal): Promise<void> {
+async function runSharedHost(conns: Connections, opts: SharedHostOptions, signal: AbortSignal): Promise<void> {
   const { dir, key, say } = opts;
   if (!claimHost(dir, key, process.pid)) {
     say(`another workflow host of this code serves ${conns.address}: leaving it the queues`);

@@ -6,7 +6,7 @@
  * `dex replay-test` failed though nothing was wrong with the recording.
  */
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { ensureTestServer } from '../server/toolchain';
+import { ensureTestServer } from '../toolchain/toolchain';
 
 /** How many times a server is started before its start's failure is the caller's. */
 const START_ATTEMPTS = 3;

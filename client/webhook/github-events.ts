@@ -7,7 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { CiChanged } from '../../core/roadmap/pull-request-types';
 
 /** The events whose deliveries can move a landing on: checks, statuses, workflow runs and the pull request itself. */
-export const CI_EVENTS = ['check_run', 'check_suite', 'status', 'pull_request', 'workflow_run'] as const;
+const CI_EVENTS = ['check_run', 'check_suite', 'status', 'pull_request', 'workflow_run'] as const;
 
 /** `pull_request` actions that change nothing a landing waits on (a label, an assignee, a reviewer asked). */
 const QUIET_PR_ACTIONS = new Set([

@@ -10,7 +10,7 @@ import { ciEventOf, signedBy, type CiEvent } from './github-events';
 /** GitHub caps a delivery at 25 MB. */
 const MAX_BODY_BYTES = 25 * 1024 * 1024;
 
-export interface WebhookServerOptions {
+interface WebhookServerOptions {
   secret: string;
   /** 0 picks a free port. */
   port: number;
@@ -21,7 +21,7 @@ export interface WebhookServerOptions {
   log(line: string): void;
 }
 
-export interface WebhookServer {
+interface WebhookServer {
   url: string;
   close(): Promise<void>;
 }

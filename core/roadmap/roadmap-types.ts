@@ -104,7 +104,7 @@ export interface ProposedLanding {
 }
 
 /** A task's pull request as the board shows it (docs/landing-through-prs.md). */
-export interface PullRequestState {
+interface PullRequestState {
   number: number;
   url: string;
   /** The head commit the checks are of. */

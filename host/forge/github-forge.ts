@@ -19,9 +19,9 @@ import type { ForgeTarget, MergeOutcome, PullRequestRef } from '../../core/roadm
 import type { Forge, ForgeCheckRun, ForgePullRequest, MergeRequest } from './forge';
 import { streamTail, textTail } from './log-tail';
 
-export const GITHUB_API = 'https://api.github.com';
+const GITHUB_API = 'https://api.github.com';
 /** One request's limit: a hung connection fails and Temporal retries the activity. */
-export const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 
 const MERGEABILITY_READS = 3;
 
@@ -59,7 +59,7 @@ function rateLimited(err: unknown): boolean {
  * repository or what was asked for; other 4xx: refused; 5xx, 429, rate limits, a job still
  * running and network errors: retried.
  */
-export function forgeFailure(err: unknown, target: ForgeTarget, doing: string, token?: string): ApplicationFailure {
+function forgeFailure(err: unknown, target: ForgeTarget, doing: string, token?: string): ApplicationFailure {
   const status = statusOf(err);
   const repo = `${target.owner}/${target.repo}`;
   // GitHub never echoes a token; a proxy in between might: it goes whatever it says.
@@ -87,7 +87,7 @@ export function forgeFailure(err: unknown, target: ForgeTarget, doing: string, t
 }
 
 /** The token of `target` from `env`, or a non-retryable failure naming the variable. */
-export function forgeToken(target: ForgeTarget, env: NodeJS.ProcessEnv = process.env): string {
+function forgeToken(target: ForgeTarget, env: NodeJS.ProcessEnv = process.env): string {
   const token = env[target.tokenEnv]?.trim();
   if (!token) {
     throw ApplicationFailure.create({ type: FAILURE.ForgeAuth, nonRetryable: true, message: `${target.tokenEnv} is not set on the worker: landing through pull requests needs a GitHub token there` });

@@ -8,7 +8,7 @@ import { execFile, execFileSync, spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { ensureTemporalCli } from '../../client/server/toolchain';
+import { ensureTemporalCli } from '../../client/toolchain/toolchain';
 import type { ServerTools } from './tools';
 
 const execFileAsync = promisify(execFile);

@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidInput } from '../../core/run/invalid-input';
-import { toolCacheDir } from '../../client/server/toolchain';
+import { toolCacheDir } from '../../client/toolchain/toolchain';
 
 /** The Temporal server release the bed and docker-compose.yml run (temporalio/server:1.29.1). */
 export const TEMPORAL_SERVER_VERSION = 'v1.29.1';

@@ -1,4 +1,4 @@
-import { ensureTemporalCli } from '../../client/server/toolchain';
+import { ensureTemporalCli } from '../../client/toolchain/toolchain';
 import { ensureServerTools, postgresBin } from '../../scripts/cluster/tools';
 
 /** Installs (once, into the tool cache outside the clone) the parts the cluster suite runs, before any file's timer starts. */

@@ -29,7 +29,7 @@ const DOWNHILL: Record<string, string[]> = {
  * and starts workflows by their type.
  */
 const ENTRY_POINTS: Record<string, string[]> = {
-  client: ['worker/start-worker.ts', 'worker/workflow-code-version.ts', 'activities/index.ts', 'workflows/index.ts'],
+  client: ['worker/start-worker.ts', 'worker/workflow-worker.ts', 'worker/workflow-code-version.ts', 'activities/index.ts', 'workflows/index.ts'],
 };
 
 /** Every import of `files` (below `root`) from one folder of `rules` to another that its rules do not allow, as `from → to`. */

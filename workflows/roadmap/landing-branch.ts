@@ -60,7 +60,7 @@ export async function pushFinalized(ctx: LandingContext, task: RoadmapTask, resu
 }
 
 /** A proposal pushed: where, at which commit, finalized onto which head of its target. */
-export type Pushed = { remote: string; target: string; branch: string; sha: string; targetHead: string };
+type Pushed = { remote: string; target: string; branch: string; sha: string; targetHead: string };
 
 /** Writes the description of a pushed proposal (in the store and a file on the host). */
 export async function describePushed(ctx: LandingContext, task: RoadmapTask, result: TaskResult, p: Pushed): Promise<ProposedLanding> {

@@ -24,7 +24,7 @@ export async function runFixCi(run: TaskRun, request: FixCiRequest): Promise<Pha
 }
 
 /** What the fix-CI phase is told: each failing check, where its log is, and the log's end. */
-export function describeFailures(request: FixCiRequest): string {
+function describeFailures(request: FixCiRequest): string {
   const lines = [`CI failed on ${request.pullRequest} at ${request.sha.slice(0, 12)}: ${request.failures.map((f) => f.name).join(', ')}.`];
   for (const f of request.failures) {
     lines.push('', `Check "${f.name}" failed${f.url ? ` (${f.url})` : ''}; its whole log is stored as ${f.ref}. Its log ends:`, '```', f.excerpt.slice(-EXCERPT_CHARS), '```');

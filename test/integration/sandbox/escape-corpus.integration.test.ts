@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeWorktree } from '../../../client/clean/clean-removal';
-import { ensureTemporalCli } from '../../../client/server/toolchain';
+import { ensureTemporalCli } from '../../../client/toolchain/toolchain';
 import type { CassetteLine } from '../../../core/parsing/cassette';
 import { DEFAULT_SANDBOX } from '../../../core/safety/sandbox-policy';
 import type { RunStatus } from '../../../core/run/run-types';

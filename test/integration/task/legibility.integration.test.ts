@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ensureTemporalCli } from '../../../client/server/toolchain';
+import { ensureTemporalCli } from '../../../client/toolchain/toolchain';
 import type { RunStatus } from '../../../core/run/run-types';
 import { completionTurn, fixSumTurns, toJsonl } from '../../support/model/cassette-builder';
 import { runDex } from '../../support/env/dex-cli';

@@ -6,7 +6,7 @@ import { appendFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDexWorker, hostDeps } from '../../../worker/start-worker';
-import { ensureTemporalCli } from '../../../client/server/toolchain';
+import { ensureTemporalCli } from '../../../client/toolchain/toolchain';
 import { startedAgainWhenSlow, startTimeSkippingEnvironment } from '../../../client/testing/test-server-start';
 import { createSampleRepo } from '../../../client/demo/sample-repo';
 import type { TaskInput } from '../../../core/task/task-types';

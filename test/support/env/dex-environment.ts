@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { ensureTemporalCli } from '../../../client/server/toolchain';
+import { ensureTemporalCli } from '../../../client/toolchain/toolchain';
 import type { CassetteLine } from '../../../core/parsing/cassette';
 import type { RunStatus } from '../../../core/run/run-types';
 import type { TaskInput } from '../../../core/task/task-types';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureTemporalCli, ensureTestServer } from '../../../client/server/toolchain';
+import { ensureTemporalCli, ensureTestServer } from '../../../client/toolchain/toolchain';
 
 /**
  * Installs (once, into the cache outside the clone) the real servers the tests run against, and

