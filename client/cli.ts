@@ -101,7 +101,7 @@ async function main(argv: string[]): Promise<number> {
     const help = helpAsked(name, rest);
     if (help !== undefined) return showHelp(help, out);
     const load = name ? COMMANDS[name] : undefined;
-    if (!load) throw new InvalidInput(`unknown command "${name}": \`dex help\` lists them`);
+    if (!load) throw new InvalidInput(`unknown command "${name}": dex knows ${commandNames().join(', ')} (\`dex help\` says what each does)`);
     // A DEX_STORE dex cannot read is bad input to every command, caught before any of them starts anything.
     readSettings();
     return await (await load())(rest, out);

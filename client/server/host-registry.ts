@@ -73,11 +73,6 @@ export function wantQueue(dir: string, key: string, ref: QueueRef): void {
   writeFileSync(join(queuesDir(dir, key), createHash('sha256').update(line).digest('hex').slice(0, 16)), `${line}\n`);
 }
 
-/** When host `key` was last asked for anything (ms since the epoch; 0: never). */
-export function lastAsked(dir: string, key: string): number {
-  return Math.max(0, ...wantedQueues(dir, key).map((q) => q.askedMs));
-}
-
 function readPid(file: string): number | undefined {
   try {
     const pid = Number(readFileSync(file, 'utf8').trim());

@@ -19,10 +19,9 @@ const QUIET_PR_ACTIONS = new Set([
  * the raw `body` with `secret`; compared in constant time. A missing or malformed header is false.
  */
 export function signedBy(secret: string, body: Buffer, signature: string | undefined): boolean {
-  const given = /^sha256=([0-9a-f]{64})$/i.exec(signature?.trim() ?? '');
-  if (!given) return false;
-  const expected = createHmac('sha256', secret).update(body).digest();
-  return timingSafeEqual(expected, Buffer.from(given[1], 'hex'));
+  const given = signature?.trim().toLowerCase() ?? '';
+  if (!/^sha256=[0-9a-f]{64}$/.test(given)) return false;
+  return timingSafeEqual(Buffer.from(signatureOf(secret, body)), Buffer.from(given));
 }
 
 /** The `X-Hub-Signature-256` header GitHub sends with `body` (what a test, or a person checking a set-up, signs with). */

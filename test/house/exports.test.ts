@@ -27,6 +27,14 @@ describe('exports (docs/architecture.md#folders)', () => {
     expect(unused).toEqual([]);
   });
 
+  it('none is code only tests run: an export the runtime never imports is at least used in its own file', () => {
+    const testOnly = unusedExports(ROOT, sourceFiles(ROOT, RUNTIME), sourceFiles(ROOT, USERS.filter((folder) => folder !== 'test')))
+      .filter((u) => !u.usedInFile)
+      .map((u) => u.at)
+      .filter((at) => !ENTRY_POINTS.includes(at) && !PUBLIC_FILES.some((file) => at.startsWith(`${file}: `)));
+    expect(testOnly).toEqual([]);
+  });
+
   it('the check finds an export made for nothing on purpose, and one only its own file uses', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dex-exports-'));
     const write = (path: string, text: string) => {
