@@ -8,6 +8,7 @@
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { HttpError, readBody } from './http-body';
 
 /** A codec server listening on loopback. */
 export interface CodecServer {
@@ -34,12 +35,6 @@ interface JsonPayload {
   data?: string;
 }
 
-class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
-
 function fromJson(p: JsonPayload): Payload {
   const metadata = Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64')]));
   return { metadata, data: Buffer.from(p.data ?? '', 'base64') };
@@ -48,17 +43,6 @@ function fromJson(p: JsonPayload): Payload {
 function toJson(p: Payload): JsonPayload {
   const metadata = Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString('base64')]));
   return { metadata, data: Buffer.from(p.data ?? new Uint8Array()).toString('base64') };
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `the body is over ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parsePayloads(body: string): Payload[] {
@@ -97,7 +81,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, opts: CodecServ
     if (!route) throw new HttpError(404, 'not found: POST /encode or /decode');
     if (req.method === 'OPTIONS') return send(204);
     if (req.method !== 'POST') throw new HttpError(405, 'only POST');
-    const payloads = parsePayloads(await readBody(req));
+    const payloads = parsePayloads((await readBody(req, MAX_BODY_BYTES)).toString('utf8'));
     const out = route[1] === 'encode' ? await opts.codec.encode(payloads) : await opts.codec.decode(payloads);
     send(200, { payloads: out.map(toJson) });
   } catch (err) {

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ciEventOf, signedBy, type CiEvent } from './github-events';
+import { HttpError, readBody } from '../server/http-body';
 
 /** GitHub caps a delivery at 25 MB. */
 const MAX_BODY_BYTES = 25 * 1024 * 1024;
@@ -24,23 +25,6 @@ interface WebhookServerOptions {
 interface WebhookServer {
   url: string;
   close(): Promise<void>;
-}
-
-class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `the body is over ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 /** The payload: the JSON body (content type application/json), or its `payload` field (application/x-www-form-urlencoded). */
@@ -66,7 +50,7 @@ function described(event: CiEvent): string {
 
 async function handle(req: IncomingMessage, opts: WebhookServerOptions): Promise<{ status: number; body: unknown }> {
   if (req.method !== 'POST') throw new HttpError(405, 'only POST: this is a GitHub webhook receiver');
-  const body = await readBody(req);
+  const body = await readBody(req, MAX_BODY_BYTES);
   const name = String(req.headers['x-github-event'] ?? '');
   if (!signedBy(opts.secret, body, req.headers['x-hub-signature-256'] as string | undefined)) {
     opts.log(`refused a ${name || 'delivery'} from ${req.socket.remoteAddress}: no or a wrong X-Hub-Signature-256 (is the webhook's secret the one dex has?)`);
