@@ -73,8 +73,8 @@ export interface DexWorker {
  * Activities a host's worker runs at once (the SDK's default is 100). Most of an activity's time is a
  * wait for the model, and how much work runs at once is already set by the runs (a task runs one
  * activity at a time, a roadmap and a layer their `concurrency`): with 100, a host's 101st run at once
- * waited for a slot, and 256 runs whose reading turns each held one call for 2 s took 3.4× their ideal
- * instead of 1.x× (docs/performance.md#reading-turns-in-one-call). An idle slot costs nothing.
+ * waited for a slot, and many runs whose turns each held a slot waited for each other
+ * (docs/performance.md#reading-turns-in-one-call). An idle slot costs nothing.
  */
 export const ACTIVITY_SLOTS = 1_000;
 

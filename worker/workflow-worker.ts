@@ -33,8 +33,8 @@ const quietBundlerLogger = {
 /**
  * How long a run's next workflow task waits for the worker that ran it last before any worker
  * may take it (the SDK's default is 10 s). After a crash between two activities the run stands
- * still that long (docs/performance.md). A live worker took its tasks within 0.4 s even with 128
- * runs at once on a 2-core machine, so a task still waiting after 3 s is on a worker that is gone.
+ * still that long. A live worker takes its tasks well within that even with many runs at once on
+ * 2 cores (docs/performance.md), so a task still waiting after 3 s is on a worker that is gone.
  */
 const STICKY_QUEUE_TIMEOUT = '3s';
 

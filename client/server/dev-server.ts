@@ -25,15 +25,15 @@ function devServerArgs(dexHome: string, port = 7233, uiPort = 8233): string[] {
 /**
  * Dynamic config every dex dev server starts with (`KEY=VALUE`; docs/performance.md#where-a-dispatch-waits).
  * The dev server has one history shard, whose transfer queue reader is rate-limited to 20 reads a
- * second by default: every workflow and activity task waited ~40 ms for it (101 ms a step → 14 ms).
+ * second by default, and every workflow and activity task waited for it.
  * The reader reads when history notifies it of a new task, so the higher limit adds no idle reads.
  * Eager activity execution hands an activity on the workflow's own queue to the completing worker.
  * One partition per task queue: a dev server is one process, and with the default four a task
- * written to a partition with no waiting poller is forwarded to another, which at 64 runs at once
- * made B2 2.5× its ideal instead of 1.8× (docs/performance.md#where-many-runs-at-once-wait).
+ * written to a partition with no waiting poller is forwarded to another, which slowed many runs at
+ * once (docs/performance.md#where-many-runs-at-once-wait).
  * Queue checkpoints every second instead of every 30 s: until a checkpoint, the history queues keep
  * every finished task in memory and split them all on each new read, so under load the server's
- * CPU per batch of B2 grew by a quarter within 30 s (docs/performance.md#queue-checkpoints).
+ * CPU grew as a run went on (docs/performance.md#queue-checkpoints).
  */
 export const DEV_SERVER_DYNAMIC_CONFIG: string[] = [
   'history.transferProcessorMaxPollRPS=1000',
@@ -52,8 +52,8 @@ export function dynamicConfigArgs(extra: string[] = []): string[] {
 /**
  * The environment a dex dev server runs with: the caller's, and Go's GC target at 400 % unless the
  * caller set `GOGC` (docs/performance.md#the-workflow-threads-watchdog). Most of the server's heap is
- * the short-lived garbage of each request; collecting it a quarter as often took 9 % off its CPU
- * at 64 runs at once, for a peak RSS of ~520 MiB instead of ~280 MiB.
+ * the short-lived garbage of each request; collecting it a quarter as often spends less CPU for
+ * more memory (figures in docs/performance.md).
  */
 export function devServerEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   return { ...env, GOGC: env.GOGC ?? '400' };
