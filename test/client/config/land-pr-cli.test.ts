@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDex } from '../../support/env/dex-cli';
+import { roadmapRepoWithOrigin } from '../../support/plans/landing-fixture';
 
 // `dex run` with `land.mode: pr` (docs/landing-through-prs.md#bad-input), the real binary spawned.
 // TEMPORAL_ADDRESS is a dead port: a command that got as far as connecting exits 3, so exit 2
@@ -16,18 +17,8 @@ let fixtures: string;
 const git = (cwd: string, ...args: string[]): string =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@x', ...args], { cwd, encoding: 'utf8' });
 
-/** A repository with a one-task roadmap, `config` as its dex.config.yaml and `url` as origin. */
-function repoWith(name: string, config: string, url: string): string {
-  const repo = join(fixtures, name);
-  mkdirSync(repo);
-  writeFileSync(join(repo, 'ROADMAP.md'), '- [ ] A: one\n');
-  writeFileSync(join(repo, 'dex.config.yaml'), config);
-  git(repo, 'init', '-q', '-b', 'main');
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'start');
-  git(repo, 'remote', 'add', 'origin', url);
-  return repo;
-}
+/** A repository named `name` under the fixtures, with a one-task roadmap, `config` and `url` as origin. */
+const repoWith = (name: string, config: string, url: string): string => roadmapRepoWithOrigin(join(fixtures, name), config, url);
 
 async function dexRun(repo: string, env: NodeJS.ProcessEnv) {
   const dexHome = mkdtempSync(join(fixtures, 'home-'));

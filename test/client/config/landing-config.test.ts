@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { forgeRepository } from '../../../client/config/pull-request-config';
 import { buildRoadmapInput } from '../../../client/requests/roadmap-request';
 import { readSettings } from '../../../client/settings';
 import { InvalidInput } from '../../../core/run/invalid-input';
+import { roadmapRepoWithOrigin } from '../../support/plans/landing-fixture';
 
 describe('land: in dex.config.yaml', () => {
   it('reads a remote to push to', () => {
@@ -135,18 +135,8 @@ describe("the forge repository, from the remote's URL", () => {
 
 describe('a roadmap that lands through pull requests, as it starts', () => {
   let root: string;
-  const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@x', ...args], { cwd, stdio: 'ignore' });
   /** A repository with a roadmap, `config` as its dex.config.yaml and `url` as its origin. */
-  function repoWith(config: string, url: string): string {
-    const repo = mkdtempSync(join(root, 'repo-'));
-    writeFileSync(join(repo, 'ROADMAP.md'), '- [ ] A: one\n');
-    writeFileSync(join(repo, 'dex.config.yaml'), config);
-    git(repo, 'init', '-q', '-b', 'main');
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'start');
-    git(repo, 'remote', 'add', 'origin', url);
-    return repo;
-  }
+  const repoWith = (config: string, url: string): string => roadmapRepoWithOrigin(mkdtempSync(join(root, 'repo-')), config, url);
   const start = (repo: string, env: NodeJS.ProcessEnv) =>
     buildRoadmapInput({ roadmap: join(repo, 'ROADMAP.md'), llm: 'anthropic' }, readSettings({}), { ANTHROPIC_API_KEY: 'test-key', ...env });
 

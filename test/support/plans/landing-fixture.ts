@@ -1,9 +1,21 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' });
+
+/** A repository at `dir` with a one-task roadmap, `config` as its dex.config.yaml and `url` as its origin (not fetched). */
+export function roadmapRepoWithOrigin(dir: string, config: string, url: string): string {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'ROADMAP.md'), '- [ ] A: one\n');
+  writeFileSync(join(dir, 'dex.config.yaml'), config);
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'start');
+  git(dir, 'remote', 'add', 'origin', url);
+  return dir;
+}
 
 /** A bare repository holding `repo`'s main, added to `repo` as `origin`; returns its path. */
 export function bareRemote(repo: string): string {
