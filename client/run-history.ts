@@ -5,6 +5,7 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload, type PayloadCodec } from '@temporalio/common';
+import { tsToMs } from '@temporalio/common/lib/time';
 import type { temporal } from '@temporalio/proto';
 import type { DecideInput, DecideResult } from '../core/run/definitions';
 
@@ -19,14 +20,60 @@ const first = (payloads: Payloads): unknown => {
   return payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
 };
 
+/** One activity a run called, as its history holds it: what it was given, and what it returned or why it failed. */
+interface ActivityCall {
+  type: string;
+  /** When the run scheduled it, on the server's clock (ms since the epoch). */
+  at: number;
+  input: unknown;
+  result?: unknown;
+  /** Set when its last attempt failed (or timed out): the failure's message. */
+  failure?: string;
+}
+
 /** A run's recorded history (of its latest run, after continue-as-new), read once. */
 export class RunHistory {
   private constructor(private readonly history: History) {}
 
-  static async of(handle: WorkflowHandle): Promise<RunHistory> {
-    const history = await handle.fetchHistory();
+  static async of(handle: WorkflowHandle, runId?: string): Promise<RunHistory> {
+    const history = await (runId ? handle.client.getHandle(handle.workflowId, runId) : handle).fetchHistory();
     await decodeRead(history, handle.client.options.loadedDataConverter.payloadCodecs);
     return new RunHistory(history);
+  }
+
+  /** Every run of the chain `handle` names (docs/roadmaps.md#long-roadmaps), first to last, each read once. */
+  static async chain(handle: WorkflowHandle): Promise<RunHistory[]> {
+    const runs = [await RunHistory.of(handle)];
+    for (let before = runs[0].continuedFrom(); before; before = runs[0].continuedFrom()) runs.unshift(await RunHistory.of(handle, before));
+    return runs;
+  }
+
+  /** The run this one continued as new from, if it did. */
+  private continuedFrom(): string | undefined {
+    return this.events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+  }
+
+  /** When the run started, on the server's clock (ms since the epoch). */
+  startedAt(): number {
+    const at = this.events[0]?.eventTime;
+    return at ? tsToMs(at) : 0;
+  }
+
+  /** The activities of `types` the run called and that ended, in the order it scheduled them. */
+  activityCalls(types: ReadonlySet<string>): ActivityCall[] {
+    const calls = new Map<string, ActivityCall>();
+    for (const e of this.events) {
+      const scheduled = e.activityTaskScheduledEventAttributes;
+      if (scheduled && types.has(scheduled.activityType?.name ?? '')) {
+        calls.set(String(e.eventId), { type: scheduled.activityType!.name!, at: e.eventTime ? tsToMs(e.eventTime) : 0, input: first(scheduled.input) });
+      }
+      const done = e.activityTaskCompletedEventAttributes;
+      const call = (id: unknown) => calls.get(String(id));
+      if (done && call(done.scheduledEventId)) call(done.scheduledEventId)!.result = first(done.result);
+      const failed = e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes;
+      if (failed && call(failed.scheduledEventId)) call(failed.scheduledEventId)!.failure = innermost(failed.failure) ?? 'failed';
+    }
+    return [...calls.values()].filter((c) => 'result' in c || c.failure);
   }
 
   /**
@@ -101,6 +148,13 @@ export class RunHistory {
   }
 }
 
+/** The message at the bottom of a failure's causes. */
+function innermost(failure: temporal.api.failure.v1.IFailure | null | undefined): string | undefined {
+  let f = failure;
+  while (f?.cause) f = f.cause;
+  return f?.message ?? undefined;
+}
+
 /**
  * Unseals, in place, the payloads this class reads (the start input, activity results) when the
  * client has a codec (docs/production.md#payload-encryption); history comes from the server as
@@ -116,6 +170,7 @@ async function decodeRead(history: History, codecs: PayloadCodec[]): Promise<voi
   };
   for (const e of history.events ?? []) {
     await unseal(e.workflowExecutionStartedEventAttributes?.input);
+    await unseal(e.activityTaskScheduledEventAttributes?.input);
     await unseal(e.activityTaskCompletedEventAttributes?.result);
     await unseal(e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args);
     await unseal(e.workflowExecutionUpdateCompletedEventAttributes?.outcome?.success);

@@ -8,7 +8,9 @@ import type * as DriveRun from '../run/drive-run';
 import type * as DriveTask from '../run/drive-task';
 import { parseLlmSpec } from '../requests/llm-spec';
 import { buildRoadmapInput } from '../requests/roadmap-request';
-import { changedFiles, copyAtStart, differences } from '../render/replay-test';
+import { changedFiles, copyAtStart, differences, replayRemote } from '../render/replay-test';
+import { replayedForgeActivities } from '../testing/replayed-forge';
+import type { ActivityDeps } from '../../activities';
 import { outcomeOf, readRecordedRun, type RecordedRun } from '../requests/replay-test-record';
 import { roadmapAbout } from '../run/run-about';
 import type { RunEnd } from '../run/follow-run';
@@ -39,6 +41,9 @@ export async function replayTestCommand(argv: string[], out: Output): Promise<nu
   const llm = `replay:${file}`;
   // The cassette is checked before anything is made.
   parseLlmSpec(llm);
+  if (recorded.forge && values['dev-server']) {
+    throw new InvalidInput('a landing through pull requests replays on the time-skipping server, where its forge is played back: drop --dev-server');
+  }
   const repo = resolveRepository(values.repo ?? recorded.repo);
   const copy = copyAtStart(recorded, repo);
   const dexHome = join(dirname(copy), 'dex-home');
@@ -46,8 +51,12 @@ export async function replayTestCommand(argv: string[], out: Output): Promise<nu
   try {
     if (values['dev-server']) replay = startReplay(recorded, copy, llm, values['unsafe-no-sandbox'], commandSettings(false), out);
     else {
+      const forge = recorded.forge;
+      // Pushes go to a bare repository beside the copy; the forge's answers are the recording's.
+      const remote = forge ? replayRemote(copy, forge.remote) : '';
       const start = recordedPlanStart(recorded, copy, llm, values['unsafe-no-sandbox'], timeSkippingSettings(readSettings(), dexHome));
-      replay = () => replayOnTimeSkipping(start, dexHome, script?.answers ?? [], out);
+      const activities = forge ? (deps: ActivityDeps) => replayedForgeActivities(forge, remote, () => deps.store) : undefined;
+      replay = () => replayOnTimeSkipping(start, dexHome, script?.answers ?? [], out, activities);
     }
   } catch (err) {
     // Bad input leaves nothing behind: not even the copy.

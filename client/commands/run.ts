@@ -4,6 +4,8 @@ import type * as DriveRun from '../run/drive-run';
 import { describeDrivenRun } from '../render/render-run-end';
 import { PLAN_KINDS } from '../plan-kinds';
 import { finishRecording, startRecording } from '../requests/replay-test-record';
+import { recordForge } from '../requests/forge-recording';
+import { withStore } from '../command-store';
 import { roadmapAbout } from '../run/run-about';
 import { commandSettings } from '../run-queues';
 import { buildRoadmapInput } from '../requests/roadmap-request';
@@ -28,8 +30,11 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   const recording = startRecording(taskDefaults.llm, values.detach, { kind: 'roadmap', repo: repoPath, roadmap: roadmapFile }, out.info);
   const run = await driveRun({ kind: 'roadmap', workflowId: checked.workflowId, args: [checked.input], about, unsandboxed }, settings, out, {
     detach: values.detach,
+    // A landing through pull requests keeps its forge's answers too, read from the run's history (docs/landing-through-prs.md#replaying-a-landing).
+    onEnd: recording
+      ? async (handle, end) => finishRecording(recording, handle.workflowId, end, await withStore(settings.dexHome, (store) => recordForge(handle, store)))
+      : undefined,
   });
-  if (recording && run.end) finishRecording(recording, run.workflowId, run.end);
   out.result(describeDrivenRun(PLAN_KINDS.roadmap.workflowType, run), {
     workflowId: run.workflowId,
     ...run.end,

@@ -5,7 +5,7 @@
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { dexGitSync } from '../../host/git/dex-git';
 import type { RecordedStart, RunOutcome } from '../requests/replay-test-record';
@@ -29,6 +29,17 @@ export function copyAtStart(run: Pick<RecordedStart, 'branch' | 'startCommit'>, 
   const branch = run.branch === 'HEAD' ? 'replay' : run.branch;
   dexGitSync(copy, ['checkout', '--quiet', '-B', branch, run.startCommit]);
   return copy;
+}
+
+/**
+ * A bare repository beside `copy`, cloned from it and added to it as `remote`: where a replayed
+ * landing through pull requests pushes, in place of the forge's repository (client/testing/replayed-forge.ts).
+ */
+export function replayRemote(copy: string, remote: string): string {
+  const bare = join(dirname(copy), 'remote.git');
+  dexGitSync(dirname(copy), ['-c', 'protocol.file.allow=always', 'clone', '--quiet', '--bare', copy, bare]);
+  dexGitSync(copy, ['remote', 'add', remote, bare]);
+  return bare;
 }
 
 /**

@@ -21,6 +21,8 @@ export interface ScriptedAnswer {
   by?: string;
   /** At the `budget` gate (`raiseBudgetUsd: N`): the new budget in USD, as `dex approve --budget-usd N` sends it. */
   budgetUsd?: number;
+  /** `after: 1d`: the person answers once the gate has waited this long (on the server's clock, which skips). */
+  afterMs?: number;
 }
 
 /** What the run must come to; every field is optional. */
@@ -44,7 +46,8 @@ export interface PeopleScript {
 }
 
 const TOP = ['people', 'expect'];
-const ANSWER = ['approve', 'reject', 'wait', 'raiseBudgetUsd', 'task', 'note', 'reason', 'retry', 'by'];
+const ANSWER = ['approve', 'reject', 'wait', 'raiseBudgetUsd', 'task', 'note', 'reason', 'retry', 'by', 'after'];
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const EXPECT = ['state', 'tasks', 'maxCostUsd', 'promptsContain', 'sameAsRecorded'];
 const ACTIONS = ['approve', 'reject', 'wait', 'raiseBudgetUsd'] as const;
 
@@ -97,6 +100,11 @@ function answerAt(entry: unknown, path: (string | number)[], fail: Fail): Script
   const answer = action === 'raiseBudgetUsd' ? budgetAnswer(entry.raiseBudgetUsd, [...path, action], fail) : { action, gate: gateAt(entry[action], [...path, action], fail) };
   for (const key of ['task', 'note', 'reason', 'by'] as const) if (text(key) !== undefined) answer[key] = text(key);
   if (entry.retry !== undefined) answer.retry = entry.retry as boolean;
+  if (entry.after !== undefined) {
+    const m = /^(\d+(?:\.\d+)?)\s*([smhd])$/.exec(String(entry.after).trim());
+    if (!m || action === 'wait') fail([...path, 'after'], action === 'wait' ? '`after` goes with an answer, not with wait' : '"after" must be a time such as 30m, 3h or 1d');
+    answer.afterMs = Number(m![1]) * UNIT_MS[m![2]];
+  }
   return answer;
 }
 

@@ -12,6 +12,7 @@ import type { LlmSpec } from '../../core/run/run-types';
 import type { TaskResult } from '../../core/task/task-types';
 import { dexGitSync } from '../../host/git/dex-git';
 import type { RunEnd } from '../run/follow-run';
+import { checkRecordedForge, type RecordedForge } from './forge-recording';
 import { checkRecordedPlan, type RecordedPlan } from './recorded-plans';
 
 /** How a run ended, in what a replay must match. */
@@ -41,6 +42,8 @@ export interface RecordedRun extends RecordedStart {
   version: 1;
   workflowId: string;
   end: RunOutcome;
+  /** A roadmap that landed through pull requests: its forge's answers, which a replay plays back (forge-recording.ts). */
+  forge?: RecordedForge;
 }
 
 /** A recording under way: where its sidecar goes and what it started from. */
@@ -84,10 +87,10 @@ export function repoStart(repo: string): Pick<RecordedStart, 'branch' | 'startCo
   return { branch: dexGitSync(repo, ['rev-parse', '--abbrev-ref', 'HEAD']).trim(), startCommit: dexGitSync(repo, ['rev-parse', 'HEAD']).trim() };
 }
 
-/** Writes the sidecar of a recorded run that ended with `end`. */
-export function finishRecording(recording: Recording, workflowId: string, end: RunEnd<unknown>): void {
+/** Writes the sidecar of a recorded run that ended with `end` (and its forge's answers, when it landed through pull requests). */
+export function finishRecording(recording: Recording, workflowId: string, end: RunEnd<unknown>, forge?: RecordedForge): void {
   const { start } = recording;
-  const run: RecordedRun = { version: 1, ...start, workflowId, end: outcomeOf(start.kind, start.repo, start.branch, end) };
+  const run: RecordedRun = { version: 1, ...start, workflowId, end: outcomeOf(start.kind, start.repo, start.branch, end), ...(forge ? { forge } : {}) };
   writeFileSync(recording.sidecar, `${JSON.stringify(run, null, 2)}\n`);
 }
 
@@ -128,5 +131,9 @@ export function readRecordedRun(file: string): RecordedRun | RecordedPlan {
   if (run.kind === 'task' && typeof run.task?.title !== 'string') fail('a task run needs "task.title"');
   if (run.kind === 'roadmap' && typeof run.roadmap !== 'string') fail('a roadmap run needs "roadmap"');
   if (typeof run.end?.state !== 'string' || !Array.isArray(run.end.tasks)) fail('"end" must hold "state" and "tasks"');
+  if (run.forge !== undefined) {
+    if (run.kind !== 'roadmap') fail('only a roadmap run has "forge"');
+    checkRecordedForge(run.forge, fail);
+  }
   return run as RecordedRun;
 }

@@ -5,6 +5,7 @@ import { repoNameOf, roadmapWorkflowId } from '../../core/run/ids';
 import { phasesFor } from '../../core/task/phases';
 import { parseRoadmap, type RoadmapTask } from '../../core/roadmap/roadmap';
 import type { LandConfig, RoadmapInput } from '../../core/roadmap/roadmap-types';
+import type { PullRequestLanding } from '../../core/roadmap/pull-request-types';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { dexGitSync } from '../../host/git/dex-git';
 import { loadDexConfig } from '../config/config-file';
@@ -23,6 +24,8 @@ interface RoadmapRequest {
   unsafeNoSandbox?: boolean;
   /** `--max-tasks N` as typed: land at most N tasks in this run (docs/roadmaps.md#landing-part-of-a-roadmap). */
   maxTasks?: string;
+  /** `dex replay-test` of a landing through pull requests: the landing the recording had, its forge played back (no token needed). */
+  pullRequest?: PullRequestLanding;
 }
 
 /** `--max-tasks N`: a whole number of 1 or more, else an input error (exit 2) before anything starts. */
@@ -86,7 +89,7 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
       continueAsNewAfterTasks: config.continueAsNewAfterTasks,
       taskBudget: config.budgets.task,
       runBudget: config.budgets.run,
-      ...(config.land ? { land: checkedLand(config.land, repoPath, env, taskDefaults.sandbox?.mode === 'off') } : {}),
+      ...(config.land ? { land: checkedLand(config.land, repoPath, env, taskDefaults.sandbox?.mode === 'off', req.pullRequest) } : {}),
       ...(maxTasks !== undefined ? { maxTasks } : {}),
     },
   };
@@ -97,7 +100,7 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
  * in `pr` mode the remote's URL names the repository on the forge, and the forge token must be set
  * (docs/landing-through-prs.md#configuration).
  */
-function checkedLand(land: LandSettings, repoPath: string, env: NodeJS.ProcessEnv, unconfined: boolean): LandConfig {
+function checkedLand(land: LandSettings, repoPath: string, env: NodeJS.ProcessEnv, unconfined: boolean, replayed?: PullRequestLanding): LandConfig {
   if (land.remote && !dexGitSync(repoPath, ['remote']).split('\n').includes(land.remote)) {
     throw new InvalidInput(`dex.config.yaml: land.remote: the repository has no remote "${land.remote}" (git remote add ${land.remote} URL)`);
   }
@@ -105,5 +108,6 @@ function checkedLand(land: LandSettings, repoPath: string, env: NodeJS.ProcessEn
   if (!pr || !land.remote) return rest;
   // Unconfined, the agent's commands get the worker's environment: the forge token with it (docs/landing-through-prs.md#the-forge-token).
   if (unconfined) throw new InvalidInput(`land.mode pr needs the sandbox: without it the agent's commands would see ${pr.tokenEnv}, the forge token`);
+  if (replayed) return { ...rest, pr: replayed };
   return { ...rest, pr: pullRequestLanding(pr, land.remote, dexGitSync(repoPath, ['remote', 'get-url', land.remote]).trim(), env) };
 }

@@ -1,3 +1,4 @@
+import type { WorkflowHandle } from '@temporalio/client';
 import type { Output } from '../cli-context';
 import type { Connections } from '../server/connection';
 import { followRun, type DrivenRun, type RunEnd } from './follow-run';
@@ -51,7 +52,7 @@ export async function driveRun<K extends PlanKindName>(
   start: RunStart<K>,
   settings: Settings,
   out: Output,
-  opts: { detach?: boolean; connections?: Connections } = {},
+  opts: { detach?: boolean; connections?: Connections; onEnd?: (handle: WorkflowHandle, end: RunEnd<WorkflowResult<KindWorkflow<K>>>) => Promise<void> } = {},
 ): Promise<DrivenRun<WorkflowResult<KindWorkflow<K>>>> {
   const { workflowType } = PLAN_KINDS[start.kind];
   // Runs carry dex's search attributes: the namespace must have them before the first one starts.
@@ -90,6 +91,8 @@ export async function driveRun<K extends PlanKindName>(
         worker = await saysWhileWaiting(startInProcessWorker(conns, settings), 'starting a worker in this process', (line) => view.say(line));
       },
     });
+    // Before the connections close: a recording reads the run's history (client/commands/run.ts).
+    await opts.onEnd?.(handle, end);
     return { workflowId: handle.workflowId, end, webUi };
   } finally {
     stopHandlers?.();

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { numberedWorkflowId, taskWorkflowIdPrefix } from '../../core/run/ids';
+import type { ActivityDeps } from '../../activities';
 import type { Output } from '../cli-context';
 import { PLAN_KINDS } from '../plan-kinds';
 import type { ScriptedAnswer } from '../requests/people-script';
@@ -31,14 +32,22 @@ export function recordedPlanStart(recorded: RecordedRun, copy: string, llm: stri
     return { workflowType: PLAN_KINDS.task.workflowType, workflowId: numberedWorkflowId(taskWorkflowIdPrefix(repoName, input.taskId), 1), args: [input] };
   }
   if (!recorded.roadmap) throw new InvalidInput('the recording names no roadmap');
-  const checked = buildRoadmapInput({ roadmap: join(copy, recorded.roadmap), repo: copy, llm, unsafeNoSandbox }, settings);
+  // A landing through pull requests goes to the landing the recording had, its forge played back: no token, no forge.
+  const pullRequest = recorded.forge?.landing;
+  const checked = buildRoadmapInput({ roadmap: join(copy, recorded.roadmap), repo: copy, llm, unsafeNoSandbox, pullRequest }, settings);
   return { workflowType: PLAN_KINDS.roadmap.workflowType, workflowId: checked.workflowId, args: [checked.input] };
 }
 
 /** Starts a time-skipping host in `dexHome`, runs `start` there with `answers`, and stops the host. */
-export async function replayOnTimeSkipping(start: PlanStart, dexHome: string, answers: readonly ScriptedAnswer[], out: Output): Promise<ScriptedRun> {
+export async function replayOnTimeSkipping(
+  start: PlanStart,
+  dexHome: string,
+  answers: readonly ScriptedAnswer[],
+  out: Output,
+  activities?: (deps: ActivityDeps) => object,
+): Promise<ScriptedRun> {
   out.info('starting the time-skipping test server and a worker (durable timers and deadlines pass at once)…');
-  const host = await startTimeSkippingHost({ dexHome });
+  const host = await startTimeSkippingHost({ dexHome, activities });
   try {
     out.info(`started ${start.workflowId}`);
     return await runScripted(host, start, answers, progressView(out, Date.now()));

@@ -100,6 +100,10 @@ export async function runScripted<R = unknown>(host: TimeSkippingHost, start: Pl
         // Nobody answers this one: its deadline's default acts.
         used.add(n);
         taken.add(waitKey(w.waitingFor));
+      } else if (answer.afterMs && (await host.now()) < Date.parse(w.waitingFor.since) + answer.afterMs) {
+        // The person answers later (`after:`): time moves on to then, any timer due before it firing.
+        await host.skipTo(Date.parse(w.waitingFor.since) + answer.afterMs);
+        continue;
       } else {
         // Refused when the wait had just ended: the answer stays for the next one.
         if (await send(w.handle, answer, w.waitingFor.taskId)) {

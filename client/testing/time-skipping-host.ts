@@ -61,6 +61,8 @@ interface TimeSkippingHostOptions {
   env?: NodeJS.ProcessEnv;
   /** @default TEST_TASK_QUEUE */
   taskQueue?: string;
+  /** Activities that stand in for dex's own of the same names (a recorded forge, replayed-forge.ts), made with the worker's deps. */
+  activities?: (deps: ActivityDeps) => object;
 }
 
 /**
@@ -79,7 +81,8 @@ export async function startTimeSkippingHost(opts: TimeSkippingHostOptions = {}):
     // The test server takes no search attributes on its command line; dex's runs upsert them.
     await registerSearchAttributes(env.connection, 'default');
     deps = await hostDeps(dexHome, opts.env ?? process.env);
-    const worker = await createDexWorker({ connection: env.nativeConnection, namespace: 'default', taskQueue, hostQueue }, deps);
+    const overrides = (opts.activities?.(deps) ?? {}) as Record<string, (...args: never[]) => Promise<unknown>>;
+    const worker = await createDexWorker({ connection: env.nativeConnection, namespace: 'default', taskQueue, hostQueue }, deps, overrides);
     const running = worker.run();
     const testService = env.connection.testService;
     if (!testService) throw new Error('the time-skipping server answers no test service');
