@@ -7,11 +7,12 @@
  * search attributes) and a fresh DEX_HOME in a temporary folder, so a server or ~/.dex of
  * yours is never touched; starts the credential-free workflow host (`dex worker --workflows-only`,
  * as `dex server` does), runs `dex demo` (a completed task) and a foreground task whose model
- * answers "blocked", killing its command once it waits, and a task whose phase is a Claude Code
- * session (docs/claude-code.md); then photographs, with Debian's Chromium
- * driven by playwright-core, the list of waiting runs that `dex list` links to, the demo's run
- * page, the waiting run's page and the Claude Code task's page, all after their commands have exited. Everything it started, and the temporary folder, goes at the end, on
- * success or failure. Not part of `npm test`.
+ * answers "blocked", killing its command once it waits, a task whose phase is a Claude Code
+ * session (docs/claude-code.md), and a roadmap task landing through a pull request on the tests'
+ * fake GitHub, waiting for CI (scripts/webui-pr-landing.ts); then photographs, with Debian's
+ * Chromium driven by playwright-core, the list of waiting runs that `dex list` links to and each
+ * run's page. Everything it started, and the temporary folder, goes at the end, on success or
+ * failure. Not part of `npm test`.
  *
  * Needs /usr/bin/chromium (apt-get install chromium); exits 2 without it.
  */
@@ -26,6 +27,7 @@ import { searchAttributeArgs } from '../client/server/dev-server';
 import { freePort, portOpen } from './local-ports';
 import { claudeCodeLines, completionLine } from './webui-cassettes';
 import { shootList, shootRun } from './webui-pages';
+import { PR_WAITING, startPrLanding } from './webui-pr-landing';
 import { sandboxAvailability } from '../host/sandbox/sandbox-availability';
 import { dexGitSync } from '../host/git/dex-git';
 
@@ -67,6 +69,8 @@ let tmp: string | undefined;
 
 /** Chromium, once started. */
 let browser: import('playwright-core').BrowserContext | undefined;
+/** What else goes at the end: the fake GitHub of the pull-request landing. */
+const closers: (() => Promise<void>)[] = [];
 /** Set once the script is stopping: nothing new is started after it. */
 let stopping = false;
 let cleaning: Promise<void> | undefined;
@@ -77,6 +81,7 @@ function cleanUp(): Promise<void> {
   return (cleaning ??= (async () => {
     await browser?.close().catch(() => {});
     for (const child of [...children].reverse()) await stop(child);
+    for (const close of closers) await close().catch(() => {});
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   })());
 }
@@ -244,7 +249,11 @@ async function main(): Promise<number> {
     const ccId = String(cc.workflowId);
     say(`claude-code task ${ccId}: ${String(cc.state)}`);
 
-    // 6. The pictures.
+    // 6. A roadmap task landing through a pull request on the fake GitHub, waiting for its CI (build held pending).
+    const pr = await startPrLanding(work, env, (name, args, e, log) => startBackground(name, process.execPath, [DEX, ...args], e, log), ensureTemporalCli(say), say);
+    closers.push(pr.close);
+
+    // 7. The pictures.
     const { chromium } = await import('playwright-core');
     browser = await chromium.launchPersistentContext(join(work, 'chromium-profile'), {
       executablePath: CHROMIUM,
@@ -263,6 +272,7 @@ async function main(): Promise<number> {
     await shootRun(page, ui, demoId, 'completed', join(outDir, 'webui-run.png'));
     await shootRun(page, ui, waitingId, BLOCKED_REASON.split(',')[0], join(outDir, 'webui-waiting.png'));
     await shootRun(page, ui, ccId, 'completed', join(outDir, 'webui-claude-code.png'));
+    await shootRun(page, ui, pr.id, PR_WAITING, join(outDir, 'webui-pr-waiting.png'));
     say(`done: the pictures are in ${outDir}`);
     return 0;
   } finally {

@@ -5,15 +5,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import type { WorkflowHandle } from '@temporalio/client';
 import { buildRoadmapInput } from '../../../client/requests/roadmap-request';
 import { readSettings } from '../../../client/settings';
 import type { RoadmapInput, RoadmapResult } from '../../../core/roadmap/roadmap-types';
 import type { RunStatus } from '../../../core/run/run-types';
-import { ciChangedSignal, decideUpdate } from '../../../core/run/definitions';
+import { decideUpdate } from '../../../core/run/definitions';
 import { completionTurn, inPhase, toolTurn } from '../../support/model/cassette-builder';
 import { useDexEnvironment, waitForGate } from '../../support/env/dex-environment';
 import { startFakeForge, type FakeCheck, type FakeForge } from '../../support/forge/fake-forge';
+import { webhook } from '../../support/forge/ci-webhook';
 import { git } from '../../support/forge/fake-forge-git';
 import { runDex } from '../../support/env/dex-cli';
 import { allText } from '../../support/env/tree-text';
@@ -73,19 +73,6 @@ async function startLanding(roadmap: string, pr: string[] = []) {
   const handle = await dex.start('roadmapWorkflow', checked.workflowId, { ...checked.input, maxParallel: 2 } satisfies RoadmapInput);
   stopHooks = webhook(forge, handle);
   return { repo, handle };
-}
-
-/** What `dex webhook` does for GitHub's check_run events: each completed check run signals the run with its commit. */
-function webhook(f: FakeForge, handle: WorkflowHandle): () => void {
-  const told = new Set<number>();
-  const timer = setInterval(() => {
-    for (const run of f.ci.runs) {
-      if (run.status !== 'completed' || told.has(run.id)) continue;
-      told.add(run.id);
-      handle.signal(ciChangedSignal, { owner: f.owner, repo: f.repo, sha: run.headSha }).catch(() => {});
-    }
-  }, 200);
-  return () => clearInterval(timer);
 }
 
 const show = (f: FakeForge, rev: string, path: string) => execFileSync('git', ['show', `${rev}:${path}`], { cwd: f.bare, encoding: 'utf8' });

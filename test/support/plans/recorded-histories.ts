@@ -141,6 +141,16 @@ export const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) =>
       expect(signals(h)).toContain('ciChanged');
     },
   },
+  'roadmap-workflow-pr-conflict.json': {
+    recordedBy: 'test/integration/roadmap/landing-pr-conflict.integration.test.ts',
+    covers: (h) => {
+      // One pull request; its first merge refused as a conflict, then a finalize run on the task's id, and the second merge.
+      expect(children(h)).toHaveLength(2);
+      expect(activities(h).filter((a) => a === 'openPullRequest')).toHaveLength(1);
+      expect(activities(h).filter((a) => a === 'mergePullRequest')).toHaveLength(2);
+      expect(signals(h)).toContain('ciChanged');
+    },
+  },
   // Three chained tasks with memory: each landing recorded the task's memory (docs/roadmaps.md#memory).
   'roadmap-workflow-memory.json': {
     recordedBy: 'test/integration/roadmap/memory.integration.test.ts',

@@ -23,7 +23,7 @@ const DEFAULT_FIX_ATTEMPTS = 2;
  * failing again, a `fix-ci` run on the task's branch gets its log, and the fix is pushed and
  * checked again, `fixAttempts` times. Green: profile `auto` merges, `review` waits at the `merge`
  * gate first. A merge refused because the base moved finalizes onto it and tries again (2/4/8 s
- * apart); then the box is ticked on the base and the branch deleted. What cannot go on waits at
+ * apart), and one refused because the moved base conflicts with it at once (finalize resolves it); then the box is ticked on the base and the branch deleted. What cannot go on waits at
  * the `merge` gate: approve tries again, reject leaves the task not landed (the pull request open).
  */
 export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapTask, result: TaskResult): Promise<Landing> {
@@ -92,7 +92,10 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
       return undefined;
     }
     // The base moved with a conflicting change: the next fetch sees it, and finalize resolves it.
-    if (merge.status === 'conflict' && conflicts++ < MERGE_RETRIES) return undefined;
+    if (merge.status === 'conflict' && conflicts++ < MERGE_RETRIES) {
+      ctx.step?.(`${task.id} ${name} conflicts with the base (${merge.reason}); finalize onto it and try again`);
+      return undefined;
+    }
     const why = merge.status === 'base-moved' ? `merge_failed: the base moved during ${moved + 1} merges of ${name} in a row` : `${name}: ${merge.reason}`;
     return gate(why);
   };
