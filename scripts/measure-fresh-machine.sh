@@ -67,7 +67,7 @@ step "npm ci" npm ci --no-audit --no-fund --timing --logs-dir "$work/npm-logs"
 # npm's own timing of the install scripts: better-sqlite3 compiles its native addon here.
 sqlite=$(grep -ho '"build:run:install:node_modules/better-sqlite3":[0-9]*' "$work"/npm-logs/*timing.json 2>/dev/null | head -1 | cut -d: -f5 || true)
 if [ -n "$own_network" ]; then
-  step "fetch tools" node --import tsx -e "require('./client/server/toolchain').ensureTemporalCli(console.log);
+  step "fetch tools" node --import tsx -e "require('./client/toolchain/toolchain').ensureTemporalCli(console.log);
     require('./host/sandbox/bubblewrap-install').provisionBubblewrap(console.log)"
   step "npx dex demo" unshare -n sh -c 'ip link set lo up && exec npx dex demo'
   t_npx_dex_demo=$((t_npx_dex_demo + t_fetch_tools))

@@ -4,18 +4,15 @@
 // mergeable" with `mergeable: false`, the finalize phase resolves the conflict on the new base, the merge is
 // pushed to the same pull request, CI runs again on it, and it merges.
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildRoadmapInput } from '../../../client/requests/roadmap-request';
-import { readSettings } from '../../../client/settings';
 import type { RoadmapInput, RoadmapResult } from '../../../core/roadmap/roadmap-types';
 import type { RunStatus } from '../../../core/run/run-types';
 import { completionTurn, inPhase, toolTurn } from '../../support/model/cassette-builder';
 import { useDexEnvironment, waitForGate } from '../../support/env/dex-environment';
 import { startFakeForge, type FakeForge } from '../../support/forge/fake-forge';
-import { conflicts, git, isAncestor } from '../../support/forge/fake-forge-git';
+import { conflicts, isAncestor } from '../../support/forge/fake-forge-git';
 import { webhook } from '../../support/forge/ci-webhook';
-import { roadmapRepo } from '../../support/plans/roadmap-fixture';
+import { prRoadmap } from '../../support/forge/pr-roadmap';
 
 const TOKEN_ENV = 'DEX_IT_FORGE_TOKEN';
 const TOKEN = 'forge-token-conflict-0123456789';
@@ -56,14 +53,7 @@ describe('a pull request the base conflicts with, on a real dev server, against 
     const started = Date.now();
     forge = await startFakeForge({ token: TOKEN, seed: false, checks: [{ name: 'test', command: 'node --test' }] });
     const f = forge;
-    const land = `land:\n  remote: origin\n  mode: pr\n  pr: { apiUrl: "${f.apiUrl}", tokenEnv: ${TOKEN_ENV}, ciTimeoutMinutes: 60 }\n`;
-    const repo = roadmapRepo('- [ ] C1: Add one\n', `verify: ["node --test"]\n${land}`);
-    await git(repo, ['push', '-q', f.httpRemoteUrl, 'main']);
-    await git(repo, ['remote', 'add', 'origin', f.remoteUrl]);
-    await f.trustIn(repo);
-    process.env[TOKEN_ENV] = TOKEN;
-    const settings = { ...readSettings({}), hostQueue: dex.worker.hostQueue, taskQueue: dex.worker.taskQueue };
-    const checked = buildRoadmapInput({ roadmap: join(repo, 'ROADMAP.md'), llm: 'anthropic' }, settings, { ANTHROPIC_API_KEY: 'test-key', [TOKEN_ENV]: TOKEN });
+    const { checked } = await prRoadmap(dex, f, '- [ ] C1: Add one\n', { env: TOKEN_ENV, value: TOKEN });
     // At dex's first merge (the pull request open, its CI green), another pull request has just merged: src/shared.js its own way.
     let other = '';
     f.beforeNextMerge(async () => (other = await f.commit('main', { 'src/shared.js': TWO, 'test/two.test.js': testOf('two', 2) }, 'another pull request')));

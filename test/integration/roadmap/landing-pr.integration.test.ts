@@ -4,9 +4,6 @@
 // CI check that really fails until a fix-ci phase fixes it; and the review profile's merge gate.
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
-import { buildRoadmapInput } from '../../../client/requests/roadmap-request';
-import { readSettings } from '../../../client/settings';
 import type { RoadmapInput, RoadmapResult } from '../../../core/roadmap/roadmap-types';
 import type { RunStatus } from '../../../core/run/run-types';
 import { decideUpdate } from '../../../core/run/definitions';
@@ -14,10 +11,9 @@ import { completionTurn, inPhase, toolTurn } from '../../support/model/cassette-
 import { useDexEnvironment, waitForGate } from '../../support/env/dex-environment';
 import { startFakeForge, type FakeCheck, type FakeForge } from '../../support/forge/fake-forge';
 import { webhook } from '../../support/forge/ci-webhook';
-import { git } from '../../support/forge/fake-forge-git';
+import { prRoadmap } from '../../support/forge/pr-roadmap';
 import { runDex } from '../../support/env/dex-cli';
 import { allText } from '../../support/env/tree-text';
-import { roadmapRepo } from '../../support/plans/roadmap-fixture';
 
 const TOKEN_ENV = 'DEX_IT_FORGE_TOKEN';
 const TOKEN = 'forge-token-it-0123456789';
@@ -60,15 +56,8 @@ afterEach(async () => {
  * its dex.config.yaml (the repository read from the remote's URL, as `dex run` does), started.
  */
 async function startLanding(roadmap: string, pr: string[] = []) {
-  process.env[TOKEN_ENV] = TOKEN;
   forge = await startFakeForge({ token: TOKEN, checks: CHECKS, seed: false });
-  const land = ['remote: origin', 'mode: pr', `pr: { ${[`apiUrl: "${forge.apiUrl}"`, `tokenEnv: ${TOKEN_ENV}`, 'ciTimeoutMinutes: 60', ...pr].join(', ')} }`];
-  const repo = roadmapRepo(roadmap, `verify: ["node --test"]\nland:\n${land.map((l) => `  ${l}`).join('\n')}\n`);
-  await git(repo, ['push', '-q', forge.httpRemoteUrl, 'main']);
-  await git(repo, ['remote', 'add', 'origin', forge.remoteUrl]);
-  await forge.trustIn(repo);
-  const settings = { ...readSettings({}), hostQueue: dex.worker.hostQueue, taskQueue: dex.worker.taskQueue };
-  const checked = buildRoadmapInput({ roadmap: join(repo, 'ROADMAP.md'), llm: 'anthropic' }, settings, { ANTHROPIC_API_KEY: 'test-key', [TOKEN_ENV]: TOKEN });
+  const { repo, checked } = await prRoadmap(dex, forge, roadmap, { env: TOKEN_ENV, value: TOKEN }, pr);
   expect(checked.input.land?.pr).toMatchObject({ owner: forge.owner, repo: forge.repo, profile: pr.length ? 'review' : 'auto', fixAttempts: 2 });
   const handle = await dex.start('roadmapWorkflow', checked.workflowId, { ...checked.input, maxParallel: 2 } satisfies RoadmapInput);
   stopHooks = webhook(forge, handle);
