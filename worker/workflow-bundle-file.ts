@@ -27,12 +27,18 @@ let loaded: string | undefined;
 export async function bundleCodeBuiltOnce(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const built = readBuilt(env);
   if (built !== undefined) return built;
-  const { file, modules } = bundleFile(env);
-  const partial = `${file}.${process.pid}.partial`;
-  await buildInto(partial, modules);
-  // Two processes may build at once: each renames a whole file into place, and either is the same.
-  renameSync(partial, file);
-  return readFileSync(file, 'utf8');
+  const modules = tracedWorkflowModules();
+  const code = await bundled(modules);
+  try {
+    const { file } = bundleFile(env);
+    const partial = `${file}.${process.pid}.partial`;
+    writeFileSync(partial, code);
+    // Two processes may build at once: each renames a whole file into place, and either is the same.
+    renameSync(partial, file);
+  } catch {
+    // A cache dex cannot write (a read-only home): this worker runs what it bundled, the next bundles again.
+  }
+  return code;
 }
 
 /** Where this code version's bundle goes, and the interceptor modules it is built with. */
@@ -60,12 +66,16 @@ function buildInChild(env: NodeJS.ProcessEnv): string {
   return readFileSync(file, 'utf8');
 }
 
-/** Bundles the workflows with `modules` as interceptors into `out`; bundling checks that workflow code imports nothing forbidden. */
-async function buildInto(out: string, modules: string[]): Promise<void> {
+/** The workflows bundled with `modules` as interceptors; bundling checks that workflow code imports nothing forbidden. */
+async function bundled(modules: string[]): Promise<string> {
   const { bundleWorkflowCode } = await import('@temporalio/worker');
   const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error };
-  const bundle = await bundleWorkflowCode({ workflowsPath: join(__dirname, '..', 'workflows', 'index.ts'), workflowInterceptorModules: modules, logger: quiet });
-  writeFileSync(out, bundle.code);
+  return (await bundleWorkflowCode({ workflowsPath: join(__dirname, '..', 'workflows', 'index.ts'), workflowInterceptorModules: modules, logger: quiet })).code;
+}
+
+/** The child: bundles the workflows into `out`. */
+async function buildInto(out: string, modules: string[]): Promise<void> {
+  writeFileSync(out, await bundled(modules));
 }
 
 if (require.main === module) {
