@@ -1,34 +1,24 @@
 import type { DataConverter } from '@temporalio/common';
-import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { join } from 'node:path';
+import { type NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { tracedWorkflowModules, workflowTracingOptions } from '../tracing/worker-tracing';
-import { cachedBundleCode } from './workflow-bundle-file';
+import { bundleCodeBuiltOnce, cachedBundleCode } from './workflow-bundle-file';
 
-const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
+const bundles = new Map<string, Promise<WorkflowBundle>>();
 
 /**
- * The workflow bundle, built once per process (and per set of interceptor modules: tracing's,
- * when on, docs/production.md#traces): bundling checks that workflow code imports nothing forbidden.
+ * The workflow bundle (with tracing's interceptor modules, when on, docs/production.md#traces),
+ * loaded once per process from the file built once per code version in dex's cache
+ * (worker/workflow-bundle-file.ts): bundling checks that workflow code imports nothing forbidden.
  */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  const workflowInterceptorModules = tracedWorkflowModules();
-  const key = workflowInterceptorModules.join('\n');
+export function workflowBundle(): Promise<WorkflowBundle> {
+  const key = tracedWorkflowModules().join('\n');
   let bundle = bundles.get(key);
   if (!bundle) {
-    bundle = bundleWorkflowCode({ workflowsPath: join(__dirname, '..', 'workflows', 'index.ts'), workflowInterceptorModules, logger: quietBundlerLogger });
+    bundle = bundleCodeBuiltOnce().then((code) => ({ code }));
     bundles.set(key, bundle);
   }
   return bundle;
 }
-
-const quietBundlerLogger = {
-  log: () => {},
-  trace: () => {},
-  debug: () => {},
-  info: () => {},
-  warn: (message: string) => console.warn(message),
-  error: (message: string) => console.error(message),
-};
 
 /**
  * How long a run's next workflow task waits for the worker that ran it last before any worker

@@ -87,6 +87,12 @@ export interface TaskInput {
   fixCi?: FixCiRequest;
   /** Memory shown in first prompts, and kept by `remember` (docs/roadmaps.md#memory); absent in runs started before memory: none. */
   memory?: MemoryRef;
+  /**
+   * How long after its last word to its roadmap a task holds back a model call's spending
+   * (docs/roadmaps.md#what-a-roadmap-shows-of-its-spending). Tests set it; `dex run` leaves the default.
+   * @default 30000
+   */
+  holdSpendingMs?: number;
 }
 
 /** What a finalize run merges into the task's existing branch, and how often the model may try. */

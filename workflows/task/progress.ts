@@ -37,9 +37,10 @@ export class TaskProgress {
     control: RunControl,
     private readonly phases: string[],
     type: string | undefined,
+    holdSpendingMs?: number,
   ) {
     this.ledger = new RunLedger('task', control);
-    this.parent = new ParentLink(taskId, () => this.status());
+    this.parent = new ParentLink(taskId, () => this.status(), holdSpendingMs);
     this.current = { taskId };
     this.type = type;
     this.typed = type !== undefined;

@@ -33,7 +33,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
     progress.ledger.publish();
     await progress.parent.tell();
   });
-  const progress = new TaskProgress(input.taskId, control, phases, input.type);
+  const progress = new TaskProgress(input.taskId, control, phases, input.type, input.holdSpendingMs);
   progress.ledger.budget = input.budget;
   const budget = new TaskBudget(input, progress.ledger, control, progress.parent);
   progress.sandbox = input.sandbox?.mode ?? 'bwrap';

@@ -115,19 +115,20 @@ describe('roadmapWorkflow on a real dev server', () => {
     expect(result.costUsd).toBeCloseTo(costOf(TEST_MODEL, expected), 10);
   });
 
-  it("tells the roadmap a running task's spending between phases: calls within 30 s of its last report share one", async () => {
-    // The first call is answered at once, the second 31 s after the phase began, the third is held
-    // while the test looks: only the second is 30 s past the task's last report (docs/roadmaps.md#what-a-roadmap-shows-of-its-spending).
+  it("tells the roadmap a running task's spending between phases: calls within the hold after its last report share one", async () => {
+    // The hold is 8 s here (`holdSpendingMs`; 30 s in `dex run`). The first call is answered at once,
+    // the second 9 s after the phase began, the third is held while the test looks: only the second
+    // is past the hold since the task's last report (docs/roadmaps.md#what-a-roadmap-shows-of-its-spending).
     const first = dex.fake.holdRequest({ task: 'S1' });
     const repo = roadmapRepo('- [ ] S1: Write two notes\n', 'verify: ["node --test"]\nverifyBaseline: false\n');
-    const { handle } = await startRoadmap(dex, repo);
+    const { handle } = await startRoadmap(dex, repo, 'anthropic', { holdSpendingMs: 8_000 });
     await first.reached;
     const second = dex.fake.holdRequest({ task: 'S1' });
     first.release();
     await second.reached;
     const third = dex.fake.holdRequest({ task: 'S1' });
     // Workflow time must pass for the hold to end; nothing else could stand in for it.
-    await new Promise((resolve) => setTimeout(resolve, 31_000));
+    await new Promise((resolve) => setTimeout(resolve, 9_000));
     second.release();
     await third.reached;
 

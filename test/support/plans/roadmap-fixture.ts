@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { buildRoadmapInput } from '../../../client/requests/roadmap-request';
 import { readSettings } from '../../../client/settings';
 import type { RoadmapInput } from '../../../core/roadmap/roadmap-types';
+import type { TaskInput } from '../../../core/task/task-types';
 import type { DexEnvironment } from '../env/dex-environment';
 import { sampleRepo } from '../env/dev-server-env';
 
@@ -22,12 +23,14 @@ export function roadmapRepo(roadmap: string, config: string): string {
 
 /**
  * Starts `roadmapWorkflow` on the repository's ROADMAP.md as `dex run` would, on the queues of
- * `dex`'s worker; `extra` adds what only tests set (a `historyLimit`).
+ * `dex`'s worker; `extra` adds what only tests set (a `historyLimit`, its tasks' `holdSpendingMs`).
  */
-export async function startRoadmap(dex: DexEnvironment, repo: string, llm = 'anthropic', extra: Pick<RoadmapInput, 'historyLimit'> = {}) {
+export async function startRoadmap(dex: DexEnvironment, repo: string, llm = 'anthropic', extra: Pick<RoadmapInput, 'historyLimit'> & Pick<TaskInput, 'holdSpendingMs'> = {}) {
   const settings = { ...readSettings({}), hostQueue: dex.worker.hostQueue, taskQueue: dex.worker.taskQueue };
   const checked = buildRoadmapInput({ roadmap: join(repo, 'ROADMAP.md'), llm }, settings, { ANTHROPIC_API_KEY: 'test-key' });
-  const handle = await dex.start('roadmapWorkflow', checked.workflowId, { ...checked.input, ...extra } satisfies RoadmapInput);
+  const { holdSpendingMs, ...roadmapExtra } = extra;
+  const taskDefaults = holdSpendingMs === undefined ? checked.input.taskDefaults : { ...checked.input.taskDefaults, holdSpendingMs };
+  const handle = await dex.start('roadmapWorkflow', checked.workflowId, { ...checked.input, ...roadmapExtra, taskDefaults } satisfies RoadmapInput);
   return { handle, checked };
 }
 
