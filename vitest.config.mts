@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/support/env/slow-first-sequencer';
 
 export default defineConfig({
   test: {
@@ -10,5 +11,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     globalSetup: ['test/support/env/global-setup.ts'],
+    // The slowest files first, in a fresh clone too (test/support/env/slow-first-sequencer.ts).
+    sequence: { sequencer: SlowFirstSequencer },
   },
 });

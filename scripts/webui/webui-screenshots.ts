@@ -1,7 +1,7 @@
 /**
  * Remakes the Web UI pictures in docs/ (README "Watching runs in the Web UI"):
  *
- *     npm run screenshots            # or: npx tsx scripts/webui-screenshots.ts [--out DIR]   (default: docs/)
+ *     npm run screenshots            # or: npx tsx scripts/webui/webui-screenshots.ts [--out DIR]   (default: docs/)
  *
  * Starts its own Temporal dev server (the pinned CLI, on free ports, in memory, with dex's
  * search attributes) and a fresh DEX_HOME in a temporary folder, so a server or ~/.dex of
@@ -9,7 +9,7 @@
  * as `dex server` does), runs `dex demo` (a completed task) and a foreground task whose model
  * answers "blocked", killing its command once it waits, a task whose phase is a Claude Code
  * session (docs/claude-code.md), and a roadmap task landing through a pull request on the tests'
- * fake GitHub, waiting for CI (scripts/webui-pr-landing.ts); then photographs, with Debian's
+ * fake GitHub, waiting for CI (scripts/webui/webui-pr-landing.ts); then photographs, with Debian's
  * Chromium driven by playwright-core, the list of waiting runs that `dex list` links to and each
  * run's page. Everything it started, and the temporary folder, goes at the end, on success or
  * failure. Not part of `npm test`.
@@ -21,18 +21,18 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createSampleRepo } from '../client/demo/sample-repo';
-import { ensureTemporalCli } from '../client/toolchain/toolchain';
-import { searchAttributeArgs } from '../client/server/dev-server';
-import { freePort, portOpen } from './local-ports';
+import { createSampleRepo } from '../../client/demo/sample-repo';
+import { ensureTemporalCli } from '../../client/toolchain/toolchain';
+import { searchAttributeArgs } from '../../client/server/dev-server';
+import { freePort, portOpen } from '../local-ports';
 import { claudeCodeLines, completionLine } from './webui-cassettes';
 import { shootList, shootRun } from './webui-pages';
 import { PR_WAITING, startPrLanding } from './webui-pr-landing';
-import { sandboxAvailability } from '../host/sandbox/sandbox-availability';
-import { dexGitSync } from '../host/git/dex-git';
+import { sandboxAvailability } from '../../host/sandbox/sandbox-availability';
+import { dexGitSync } from '../../host/git/dex-git';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ROOT = resolve(__dirname, '..');
+const ROOT = resolve(__dirname, '..', '..');
 const DEX = join(ROOT, 'bin', 'dex.js');
 const VIEWPORT = { width: 1400, height: 900 };
 /** How long one dex command may take (the demo takes a few seconds). */

@@ -1,4 +1,4 @@
-/** The cassettes scripts/webui-screenshots.ts runs its demo runs on: the model's answers, recorded by hand. */
+/** The cassettes scripts/webui/webui-screenshots.ts runs its demo runs on: the model's answers, recorded by hand. */
 
 /** One cassette line whose answer is a completion object, as test/support/model/cassette-builder.ts writes them. */
 export function completionLine(completion: Record<string, string>): string {

@@ -1,15 +1,15 @@
-// The pull-request landing scripts/webui-screenshots.ts photographs (docs/landing-through-prs.md#what-a-person-sees-while-it-waits):
+// The pull-request landing scripts/webui/webui-screenshots.ts photographs (docs/landing-through-prs.md#what-a-person-sees-while-it-waits):
 // a one-task roadmap with `land.mode: pr` against the fake GitHub of the tests (test/support/forge/fake-forge.ts:
 // a real bare repository behind git http-backend over HTTPS, real checks in checkouts), whose `test`
 // check passes and whose `build` check stays pending until the pictures are taken.
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createSampleRepo } from '../client/demo/sample-repo';
-import { dexGitSync } from '../host/git/dex-git';
-import { completionTurn, toJsonl, toolTurn } from '../test/support/model/cassette-builder';
-import { startFakeForge } from '../test/support/forge/fake-forge';
-import { git as pushAsync } from '../test/support/forge/fake-forge-git';
+import { createSampleRepo } from '../../client/demo/sample-repo';
+import { dexGitSync } from '../../host/git/dex-git';
+import { completionTurn, toJsonl, toolTurn } from '../../test/support/model/cassette-builder';
+import { startFakeForge } from '../../test/support/forge/fake-forge';
+import { git as pushAsync } from '../../test/support/forge/fake-forge-git';
 
 const TOKEN_ENV = 'DEX_SHOTS_FORGE_TOKEN';
 const TOKEN = 'forge-token-screenshots-0123456789';
@@ -87,7 +87,7 @@ export async function startPrLanding(work: string, env: NodeJS.ProcessEnv, start
 
 /** What the run's landing of A1 waits for, as `dex status --json` says. */
 function landingWaits(id: string, env: NodeJS.ProcessEnv): string | undefined {
-  const status = spawnSync(process.execPath, [join(__dirname, '..', 'bin', 'dex.js'), 'status', id, '--json'], { env, encoding: 'utf8' });
+  const status = spawnSync(process.execPath, [join(__dirname, '..', '..', 'bin', 'dex.js'), 'status', id, '--json'], { env, encoding: 'utf8' });
   try {
     const doc = JSON.parse(status.stdout) as { tasks?: { pullRequest?: { waiting?: string } }[] };
     return doc.tasks?.[0]?.pullRequest?.waiting;

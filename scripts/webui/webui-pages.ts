@@ -1,4 +1,4 @@
-// The pictures of scripts/webui-screenshots.ts: the Web UI's pages, made readable before each shot.
+// The pictures of scripts/webui/webui-screenshots.ts: the Web UI's pages, made readable before each shot.
 
 /** Progress on stderr, as the script's own. */
 const say = (line: string) => console.error(`[screenshots] ${line}`);
