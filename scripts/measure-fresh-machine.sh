@@ -84,7 +84,8 @@ echo "On $date ($machine), a fresh clone with empty caches:"
 echo "- \`npm ci && npx dex demo\`: $demo_total s, $sandboxed — npm ci $t_npm_ci s (load $l_npm_ci${sqlite:+; the better-sqlite3 compile $((sqlite / 1000)) s of it}), npx dex demo $t_npx_dex_demo s (load $l_npx_dex_demo; $cli)"
 if [ "$what" = all ]; then
   step "npm test" npm test
-  summary=$(grep -E '^ *[0-9.]+ +(Test Files|Tests) ' "$log" | sed -E 's/^ *[0-9.]+ +//; s/\x1b\[[0-9;]*m//g' | tr -s ' ' | paste -sd';' -)
+  # vitest colours its summary even into a file: the colours go before the match.
+  summary=$(sed -E 's/\x1b\[[0-9;]*m//g' "$log" | grep -E '^ *[0-9.]+ +(Test Files|Tests|Duration) ' | sed -E 's/^ *[0-9.]+ +//' | tr -s ' ' | paste -sd';' - || true)
   echo "- \`npm test\` (after the demo): $t_npm_test s (load $l_npm_test): $summary"
 fi
 echo "(full log: $log)"
