@@ -114,7 +114,7 @@ export function replayedForgeActivities(recorded: RecordedForge, remote: string,
       mergeCount.set(pr, n + 1);
       const outcome = outcomes[Math.min(n, outcomes.length - 1)];
       if (outcome.status !== 'merged') return outcome;
-      const base = opened.get([...opened.keys()].find((head) => opened.get(head)!.number === pr)!)!.base;
+      const base = [...opened.values()].find((ref) => ref.number === pr)!.base;
       const baseSha = git(remote, 'rev-parse', `refs/heads/${base}`);
       let tree: string;
       try {
