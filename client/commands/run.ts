@@ -32,7 +32,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     detach: values.detach,
     // A landing through pull requests keeps its forge's answers too, read from the run's history (docs/landing-through-prs.md#replaying-a-landing).
     onEnd: recording
-      ? async (handle, end) => finishRecording(recording, handle.workflowId, end, await withStore(settings.dexHome, (store) => recordForge(handle, store)))
+      ? async (handle, end) => finishRecording(recording, handle.workflowId, end, await withStore(settings.dexHome, (store) => recordForge(handle, checked.input.land, store)))
       : undefined,
   });
   out.result(describeDrivenRun(PLAN_KINDS.roadmap.workflowType, run), {

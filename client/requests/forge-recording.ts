@@ -8,7 +8,7 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { CheckLog, ForgeActivities, PullRequestLanding } from '../../core/roadmap/pull-request-types';
-import type { RoadmapInput } from '../../core/roadmap/roadmap-types';
+import type { LandConfig } from '../../core/roadmap/roadmap-types';
 import type { DexStore } from '../../store/dex-store';
 import { RunHistory } from '../run-history';
 
@@ -39,11 +39,10 @@ export interface RecordedForge {
   logs: Record<string, string>;
 }
 
-/** The forge calls of the roadmap `handle` names, when it landed through pull requests; undefined otherwise. */
-export async function recordForge(handle: WorkflowHandle, store: DexStore): Promise<RecordedForge | undefined> {
-  const runs = await RunHistory.chain(handle);
-  const land = runs[0].input<RoadmapInput>()?.land;
+/** The forge calls of the roadmap `handle` names, started with `land`, when it landed through pull requests; undefined otherwise (no history read). */
+export async function recordForge(handle: WorkflowHandle, land: LandConfig | undefined, store: DexStore): Promise<RecordedForge | undefined> {
   if (land?.mode !== 'pr' || !land.pr || !land.remote) return undefined;
+  const runs = await RunHistory.chain(handle);
   const start = runs[0].startedAt();
   const calls = runs.flatMap((run) => run.activityCalls(FORGE_ACTIVITIES)).map((call): RecordedForgeCall => {
     const { target: _target, ...input } = call.input as Record<string, unknown>;
