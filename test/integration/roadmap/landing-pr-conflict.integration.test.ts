@@ -4,15 +4,14 @@
 // mergeable" with `mergeable: false`, the finalize phase resolves the conflict on the new base, the merge is
 // pushed to the same pull request, CI runs again on it, and it merges.
 import { execFileSync } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RoadmapInput, RoadmapResult } from '../../../core/roadmap/roadmap-types';
 import type { RunStatus } from '../../../core/run/run-types';
 import { completionTurn, inPhase, toolTurn } from '../../support/model/cassette-builder';
 import { useDexEnvironment, waitForGate } from '../../support/env/dex-environment';
-import { startFakeForge, type FakeForge } from '../../support/forge/fake-forge';
+import type { FakeForge } from '../../support/forge/fake-forge';
 import { conflicts, isAncestor } from '../../support/forge/fake-forge-git';
-import { webhook } from '../../support/forge/ci-webhook';
-import { prRoadmap } from '../../support/forge/pr-roadmap';
+import { forgePerTest, prRoadmap } from '../../support/forge/pr-roadmap';
 
 const TOKEN_ENV = 'DEX_IT_FORGE_TOKEN';
 const TOKEN = 'forge-token-conflict-0123456789';
@@ -37,13 +36,7 @@ const dex = useDexEnvironment({
   queue: 'dex-it-landing-pr-conflict',
 });
 
-let forge: FakeForge | undefined;
-let stopHooks = () => {};
-afterEach(async () => {
-  stopHooks();
-  delete process.env[TOKEN_ENV];
-  await forge?.close();
-});
+const forges = forgePerTest(TOKEN_ENV);
 
 const show = (f: FakeForge, rev: string, path: string) => execFileSync('git', ['show', `${rev}:${path}`], { cwd: f.bare, encoding: 'utf8' });
 const log = (f: FakeForge, rev: string) => execFileSync('git', ['log', '--format=%s', rev], { cwd: f.bare, encoding: 'utf8' }).split('\n').filter(Boolean);
@@ -51,14 +44,13 @@ const log = (f: FakeForge, rev: string) => execFileSync('git', ['log', '--format
 describe('a pull request the base conflicts with, on a real dev server, against a fake GitHub', () => {
   it('is refused as a conflict, finalized onto the new base by the model, checked again, and merged: one pull request', async () => {
     const started = Date.now();
-    forge = await startFakeForge({ token: TOKEN, seed: false, checks: [{ name: 'test', command: 'node --test' }] });
-    const f = forge;
+    const f = await forges.start({ token: TOKEN, seed: false, checks: [{ name: 'test', command: 'node --test' }] });
     const { checked } = await prRoadmap(dex, f, '- [ ] C1: Add one\n', { env: TOKEN_ENV, value: TOKEN });
     // At dex's first merge (the pull request open, its CI green), another pull request has just merged: src/shared.js its own way.
     let other = '';
     f.beforeNextMerge(async () => (other = await f.commit('main', { 'src/shared.js': TWO, 'test/two.test.js': testOf('two', 2) }, 'another pull request')));
     const handle = await dex.start('roadmapWorkflow', checked.workflowId, checked.input satisfies RoadmapInput);
-    stopHooks = webhook(f, handle);
+    forges.webhook(f, handle);
     dex.recordHistory(handle.workflowId, 'roadmap-workflow-pr-conflict.json');
     // A conflict not taken to finalize waits at the merge gate: fail at once, saying why.
     const atGate = waitForGate(handle, 'merge', { timeoutMs: 100_000 }).then(

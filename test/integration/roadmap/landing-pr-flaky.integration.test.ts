@@ -2,13 +2,11 @@
 // GitHub (test/support/forge/fake-forge.ts): the `test` job fails on its first run and passes when dex re-runs it
 // (GitHub Actions' `actions/jobs/{id}/rerun`): recorded flaky, not blamed on the change, no fix-ci phase, merged.
 import { execFileSync } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RoadmapInput, RoadmapResult } from '../../../core/roadmap/roadmap-types';
 import { completionTurn, toolTurn } from '../../support/model/cassette-builder';
 import { useDexEnvironment } from '../../support/env/dex-environment';
-import { startFakeForge, type FakeForge } from '../../support/forge/fake-forge';
-import { webhook } from '../../support/forge/ci-webhook';
-import { prRoadmap } from '../../support/forge/pr-roadmap';
+import { forgePerTest, prRoadmap } from '../../support/forge/pr-roadmap';
 
 const TOKEN_ENV = 'DEX_IT_FORGE_TOKEN';
 const TOKEN = 'forge-token-flaky-0123456789';
@@ -22,23 +20,16 @@ const dex = useDexEnvironment({
   queue: 'dex-it-landing-pr-flaky',
 });
 
-let forge: FakeForge | undefined;
-let stopHooks = () => {};
-afterEach(async () => {
-  stopHooks();
-  delete process.env[TOKEN_ENV];
-  await forge?.close();
-});
+const forges = forgePerTest(TOKEN_ENV);
 
 describe('a check that fails once and passes on its re-run, on a real dev server, against a fake GitHub', () => {
   it('is re-run once, recorded flaky, and the pull request merges with no fix-ci phase', async () => {
     // A job that loses a race on its first attempt, as flaky jobs do, and passes when run again on the same commit.
     const flaky = async (_dir: string, attempt: number) => (attempt === 1 ? { ok: false, log: 'not ok 1 - timing\n# timed out after 5000 ms\n' } : { ok: true, log: 'ok 1 - timing\n' });
-    forge = await startFakeForge({ token: TOKEN, seed: false, checks: [{ name: 'test', command: 'node --test' }, { name: 'e2e', run: flaky }] });
-    const f = forge;
+    const f = await forges.start({ token: TOKEN, seed: false, checks: [{ name: 'test', command: 'node --test' }, { name: 'e2e', run: flaky }] });
     const { checked } = await prRoadmap(dex, f, '- [ ] F1: Add one\n', { env: TOKEN_ENV, value: TOKEN });
     const handle = await dex.start('roadmapWorkflow', checked.workflowId, checked.input satisfies RoadmapInput);
-    stopHooks = webhook(f, handle);
+    forges.webhook(f, handle);
     const result = (await handle.result()) as RoadmapResult;
 
     expect(result.tasks[0]).toMatchObject({ id: 'F1', state: 'completed', pullRequest: { number: 1, merged: expect.any(String), flaky: ['e2e'] } });

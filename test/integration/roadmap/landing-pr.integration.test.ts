@@ -2,16 +2,15 @@
 // against the fake GitHub (test/support/forge/fake-forge.ts: a real bare repository behind git http-backend, real
 // checks run in checkouts): a 3-task roadmap, two tasks at once, one merge losing the 405 race, a
 // CI check that really fails until a fix-ci phase fixes it; and the review profile's merge gate.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import type { RoadmapInput, RoadmapResult } from '../../../core/roadmap/roadmap-types';
 import type { RunStatus } from '../../../core/run/run-types';
 import { decideUpdate } from '../../../core/run/definitions';
 import { completionTurn, inPhase, toolTurn } from '../../support/model/cassette-builder';
 import { useDexEnvironment, waitForGate } from '../../support/env/dex-environment';
-import { startFakeForge, type FakeCheck, type FakeForge } from '../../support/forge/fake-forge';
-import { webhook } from '../../support/forge/ci-webhook';
-import { prRoadmap } from '../../support/forge/pr-roadmap';
+import type { FakeCheck, FakeForge } from '../../support/forge/fake-forge';
+import { forgePerTest, prRoadmap } from '../../support/forge/pr-roadmap';
 import { runDex } from '../../support/env/dex-cli';
 import { allText } from '../../support/env/tree-text';
 
@@ -43,24 +42,19 @@ const CHECKS: FakeCheck[] = [
   { name: 'lint', command: `if grep -rn TODO src; then echo "lint: a TODO is left in src (pushed with ${TOKEN})"; exit 1; fi; echo clean` },
 ];
 
+const forges = forgePerTest(TOKEN_ENV);
 let forge: FakeForge | undefined;
-let stopHooks = () => {};
-afterEach(async () => {
-  stopHooks();
-  delete process.env[TOKEN_ENV];
-  await forge?.close();
-});
 
 /**
  * A roadmap repository whose `origin` is the fake forge's repository, with `land: { mode: pr }` in
  * its dex.config.yaml (the repository read from the remote's URL, as `dex run` does), started.
  */
 async function startLanding(roadmap: string, pr: string[] = []) {
-  forge = await startFakeForge({ token: TOKEN, checks: CHECKS, seed: false });
+  forge = await forges.start({ token: TOKEN, checks: CHECKS, seed: false });
   const { repo, checked } = await prRoadmap(dex, forge, roadmap, { env: TOKEN_ENV, value: TOKEN }, pr);
   expect(checked.input.land?.pr).toMatchObject({ owner: forge.owner, repo: forge.repo, profile: pr.length ? 'review' : 'auto', fixAttempts: 2 });
   const handle = await dex.start('roadmapWorkflow', checked.workflowId, { ...checked.input, maxParallel: 2 } satisfies RoadmapInput);
-  stopHooks = webhook(forge, handle);
+  forges.webhook(forge, handle);
   return { repo, handle };
 }
 

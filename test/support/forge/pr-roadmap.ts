@@ -1,12 +1,16 @@
 // A roadmap that lands through pull requests on the fake GitHub, set up as its owner would and
 // checked as `dex run` checks it (docs/landing-through-prs.md#configuration), for the dev-server tests.
+import type { WorkflowHandle } from '@temporalio/client';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import { buildRoadmapInput } from '../../../client/requests/roadmap-request';
 import { readSettings } from '../../../client/settings';
 import type { DexEnvironment } from '../env/dex-environment';
 import { roadmapRepo } from '../plans/roadmap-fixture';
 import type { FakeForge } from './fake-forge-types';
 import { git } from './fake-forge-git';
+import { startFakeForge } from './fake-forge';
+import { webhook } from './ci-webhook';
 
 /**
  * A roadmap repository whose `origin` is `forge`'s repository and whose dex.config.yaml says
@@ -24,4 +28,22 @@ export async function prRoadmap(dex: DexEnvironment, forge: FakeForge, roadmap: 
   const settings = { ...readSettings({}), hostQueue: dex.worker.hostQueue, taskQueue: dex.worker.taskQueue };
   const checked = buildRoadmapInput({ roadmap: join(repo, 'ROADMAP.md'), llm: 'anthropic' }, settings, { ANTHROPIC_API_KEY: 'test-key', [token.env]: token.value });
   return { repo, checked };
+}
+
+/**
+ * Each test's fake forge and its webhook (`dex webhook`'s signals), stopped after the test, and
+ * the token prRoadmap put in this process's environment taken out again.
+ */
+export function forgePerTest(tokenEnv: string) {
+  let forge: FakeForge | undefined;
+  let stopHooks = () => {};
+  afterEach(async () => {
+    stopHooks();
+    delete process.env[tokenEnv];
+    await forge?.close();
+  });
+  return {
+    start: async (options: Parameters<typeof startFakeForge>[0]): Promise<FakeForge> => (forge = await startFakeForge(options)),
+    webhook: (f: FakeForge, handle: WorkflowHandle): void => void (stopHooks = webhook(f, handle)),
+  };
 }
