@@ -25,7 +25,12 @@ export interface BedState {
 export const bedDir = () => process.env.DEX_CLUSTER_DIR || join(tmpdir(), 'dex-cluster');
 const stateFile = (dir: string) => join(dir, 'state.json');
 
-/** Ports from the environment, else defaults clear of Temporal's and PostgreSQL's usual ones (a dev server may hold 7233). */
+/**
+ * Ports from the environment, else defaults clear of Temporal's and PostgreSQL's usual ones (a dev
+ * server may hold 7233) and below Linux's ephemeral range (32768–60999), where any outgoing
+ * connection or port-0 listener may hold a port for a while: PostgreSQL's old 55432 was taken so
+ * once in CI, by the suite's own sockets.
+ */
 function ports(): { pg: number; temporal: number; membership: number } {
   const read = (name: string, fallback: number) => {
     const raw = process.env[name];
@@ -34,7 +39,7 @@ function ports(): { pg: number; temporal: number; membership: number } {
     if (!Number.isInteger(n) || n < 1024 || n > 65_000) throw new InvalidInput(`${name}=${raw} is not a port between 1024 and 65000`);
     return n;
   };
-  return { pg: read('DEX_CLUSTER_PG_PORT', 55432), temporal: read('DEX_CLUSTER_PORT', 17233), membership: read('DEX_CLUSTER_MEMBERSHIP_PORT', 16933) };
+  return { pg: read('DEX_CLUSTER_PG_PORT', 15432), temporal: read('DEX_CLUSTER_PORT', 17233), membership: read('DEX_CLUSTER_MEMBERSHIP_PORT', 16933) };
 }
 
 function portFree(port: number): Promise<boolean> {
