@@ -10,7 +10,8 @@ import { readSettings, EMBEDDED_ADDRESS, EMBEDDED_UI, type Settings } from '../s
 import { ownerQueue } from '../run-queues';
 import type { Connections } from '../server/connection';
 import { workflowHostIdentity, type WorkflowHostRole } from '../server/workflow-host';
-import { ensureTemporalCli, ensureTestServer } from '../toolchain/toolchain';
+import { ensureTemporalCli, ensureTestServer, testServerDir } from '../toolchain/toolchain';
+import { ensureTestServerArchive } from '../toolchain/test-server-jvm';
 import { bwrapProgram, ensureSandbox } from '../../host/sandbox/sandbox-availability';
 import { createDexWorker, createWorkflowWorker, hostDeps, workerGroup, type DexWorker } from '../../worker/start-worker';
 import { flushTracing } from '../../tracing/tracing';
@@ -22,6 +23,7 @@ export async function setupCommand(argv: string[], out: Output): Promise<number>
   const log = (line: string) => out.info(line);
   const temporalCli = ensureTemporalCli(log);
   const testServer = ensureTestServer(log);
+  await ensureTestServerArchive(testServerDir(), log);
   const available = ensureSandbox(log);
   const sandbox = available.ok ? `bubblewrap (${bwrapProgram()})` : available.why;
   if (!available.ok) out.info(`WARNING: ${sandbox}`);

