@@ -26,7 +26,7 @@ function requirementFiles(dir: string): string[] {
 }
 
 /** A throwaway venv in the sandbox's /tmp holding one tool from PyPI (uv): never part of the project's venv. */
-const tool = (name: string) => `python3 -m venv /tmp/dex-${name} && /tmp/dex-${name}/bin/pip install -q ${name}`;
+const tool = (name: string) => `${runSetup(`venv /tmp/dex-${name}`)} && /tmp/dex-${name}/bin/pip install -q ${name}`;
 
 /** The Python plan of `dir`: uv, poetry, pdm, requirements files, pyproject.toml or setup.py (docs/real-repositories.md#what-is-detected). */
 export function pythonPlan(dir: string): EcosystemPlan | undefined {
@@ -40,6 +40,7 @@ export function pythonPlan(dir: string): EcosystemPlan | undefined {
     setupEnv: {
       DEX_PYTHON_SETUP: SETUP_SCRIPT,
       PIP_CACHE_DIR: `${DOWNLOADS_INSIDE}/pip`,
+      DEX_VENV_SEEDS: `${DOWNLOADS_INSIDE}/venv-seeds`,
       PIP_DISABLE_PIP_VERSION_CHECK: '1',
       UV_CACHE_DIR: `${DOWNLOADS_INSIDE}/uv`,
       UV_PROJECT_ENVIRONMENT: '.venv',

@@ -90,10 +90,48 @@ def describe(plan):
     return "dex: installing " + ("; ".join(parts) or "nothing but a venv")
 
 
+def make_venv(path, dry=None):
+    """`python3 -m venv path`, copied from a bare venv this python3 made once in the downloads cache
+    (DEX_VENV_SEEDS; docs/real-repositories.md#a-new-venv): venv's own pip install (ensurepip) took
+    ~3 s of CPU a venv, the copy ~0.3 s. Made where a script's #! line would grow too long for the
+    kernel (127 bytes; pip writes a shell trampoline then) or with no seed folder, as venv makes it."""
+    if dry is not None:
+        dry.append(["python3", "-m", "venv", path])
+        return
+    seeds, target = os.environ.get("DEX_VENV_SEEDS"), os.path.abspath(path)
+    if not seeds or len(f"#!{target}/bin/python3.99") > 127 or re.search(r"\s", target):
+        run(["python3", "-m", "venv", path])
+        return
+    key = hashlib.sha256(f"{sys.version}|{os.path.realpath(sys.executable)}|1".encode()).hexdigest()[:16]
+    seed = Path(seeds) / key
+    if not (seed / ".dex-made-at").exists():
+        partial = Path(seeds) / f".{key}.{os.getpid()}"
+        Path(seeds).mkdir(parents=True, exist_ok=True)
+        run(["python3", "-m", "venv", str(partial)])
+        (partial / ".dex-made-at").write_text(str(partial))
+        try:
+            os.rename(partial, seed)
+        except OSError:
+            shutil.rmtree(partial, ignore_errors=True)  # another setup made it first
+    made_at = (seed / ".dex-made-at").read_text()
+    shutil.copytree(seed, target, symlinks=True)
+    os.remove(os.path.join(target, ".dex-made-at"))
+    # What names the folder a venv was made in: its scripts (#! lines, activate) and pyvenv.cfg.
+    bin_dir = os.path.join(target, "bin")
+    for name in [os.path.join(bin_dir, n) for n in os.listdir(bin_dir)] + [os.path.join(target, "pyvenv.cfg")]:
+        if os.path.islink(name) or not os.path.isfile(name):
+            continue
+        with open(name, "rb") as f:
+            data = f.read()
+        if made_at.encode() in data:
+            with open(name, "wb") as f:
+                f.write(data.replace(made_at.encode(), target.encode()))
+
+
 def pip_mode(project, dry):
     plan = Plan(project).gather()
     before = egg_infos()
-    run(["python3", "-m", "venv", ".venv"], dry=dry)
+    make_venv(".venv", dry)
     install = [VENV_PYTHON, "-m", "pip", "install", "-q"]
     args = [a for f in plan.files for a in ("-r", f)] + plan.requirements
     if project.is_package:
@@ -148,7 +186,7 @@ def locked_requirement(package):
 def install_locked(project, requirements, dry):
     """Every locked package as locked, then the project editable, with no second resolve: the lock is the whole truth."""
     before = egg_infos()
-    run(["python3", "-m", "venv", ".venv"], dry=dry)
+    make_venv(".venv", dry)
     install = [VENV_PYTHON, "-m", "pip", "install", "-q"]
     if dry is None:
         print(f"dex: installing {len(requirements)} locked packages" + ("; -e . (the worktree, editable)" if project.is_package else ""), flush=True)
@@ -187,6 +225,9 @@ def pdm_mode(project, dry):
 def main():
     args = sys.argv[1:]
     mode = args[0] if args else "pip"
+    if mode == "venv":  # a tool's venv (uv's), outside the project
+        make_venv(args[1])
+        return
     dry = [] if "--dry-run" in args else None
     project = Project()
     if mode == "uv":

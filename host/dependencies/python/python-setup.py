@@ -14,6 +14,7 @@ worktree's editable install.
 
 import ast
 import configparser
+import hashlib
 import json
 import os
 import re

@@ -14,7 +14,7 @@ const folder = (files: Record<string, string>) => folderWith(files, 'dex-pyshape
 function shape(files: Record<string, string>, env: Record<string, string> = {}): { mode: string; name: string | null; package: boolean; commands: string[][] } {
   const dir = folder(files);
   const plan = pythonPlan(dir)!;
-  const mode = plan.command.split('"$DEX_PYTHON_SETUP" ')[1];
+  const mode = plan.command.split('"$DEX_PYTHON_SETUP" ').at(-1)!; // the project's run, after a tool's venv (uv's)
   const out = execFileSync('python3', ['-c', SETUP_SCRIPT, mode, '--dry-run'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env } });
   return { mode, ...(JSON.parse(out.trim().split('\n').at(-1)!) as { name: string | null; package: boolean; commands: string[][] }) };
 }
