@@ -1,5 +1,5 @@
 // Refreshes test/support/env/test-durations.json, the order the suite starts its files in
-// (test/support/env/slow-first-sequencer.ts), from a run's JSON report:
+// (test/support/env/slow-first-sequencer.mts), from a run's JSON report:
 //
 //   npx vitest run --reporter=default --reporter=json --outputFile=/tmp/suite.json
 //   npx tsx scripts/test-durations.ts /tmp/suite.json

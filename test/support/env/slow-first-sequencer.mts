@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import durations from './test-durations.json';
+import durations from './test-durations.json' with { type: 'json' };
 
 /**
  * Starts the suite's slowest files first, by the durations in test-durations.json (refreshed with
