@@ -18,9 +18,24 @@ const KEEP = 8;
 /** The same folder as host/cache-dir.ts's dexCacheDir. */
 const cacheDir = () => process.env.DEX_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'dex');
 
-/** Hash of every source file's path and bytes, this file and esbuild's version: ~10 ms for ~400 files. */
+/**
+ * The packages installed: the bundle names each by the path of the file Node resolved, which a
+ * package's new version may move. npm's record of the installed tree changes at every install.
+ */
+function installedTree() {
+  for (const file of [join(ROOT, 'node_modules', '.package-lock.json'), join(ROOT, 'package-lock.json'), join(ROOT, 'package.json')]) {
+    try {
+      return readFileSync(file);
+    } catch {
+      // not this layout: the next
+    }
+  }
+  return '';
+}
+
+/** Hash of every source file's path and bytes, the installed packages, this file and esbuild's version: ~10 ms for ~400 files. */
 function codeVersion() {
-  const hash = createHash('sha256').update(readFileSync(__filename)).update(require('esbuild/package.json').version);
+  const hash = createHash('sha256').update(readFileSync(__filename)).update(require('esbuild/package.json').version).update(installedTree());
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = join(dir, entry.name);
