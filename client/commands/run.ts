@@ -30,9 +30,13 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   const recording = startRecording(taskDefaults.llm, values.detach, { kind: 'roadmap', repo: repoPath, roadmap: roadmapFile }, out.info);
   const run = await driveRun({ kind: 'roadmap', workflowId: checked.workflowId, args: [checked.input], about, unsandboxed }, settings, out, {
     detach: values.detach,
-    // A landing through pull requests keeps its forge's answers too, read from the run's history (docs/landing-through-prs.md#replaying-a-landing).
+    // A landing through pull requests keeps its forge's answers too, read from the run's history (docs/landing-through-prs.md#replaying-a-landing);
+    // no other recording opens the store for it.
     onEnd: recording
-      ? async (handle, end) => finishRecording(recording, handle.workflowId, end, await withStore(settings.dexHome, (store) => recordForge(handle, checked.input.land, store)))
+      ? async (handle, end) => {
+          const forge = checked.input.land?.mode === 'pr' ? await withStore(settings.dexHome, (store) => recordForge(handle, checked.input.land, store)) : undefined;
+          finishRecording(recording, handle.workflowId, end, forge);
+        }
       : undefined,
   });
   out.result(describeDrivenRun(PLAN_KINDS.roadmap.workflowType, run), {
