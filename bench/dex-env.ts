@@ -2,7 +2,6 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker, type NativeConnectionOptions, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,22 +13,13 @@ import { createBenchActivities } from './bench-activities';
 import { registerSearchAttributes } from '../client/server/search-attribute-setup';
 import { workerConnectionOptions } from '../client/server/worker-connection-options';
 import { ACTIVITY_SLOTS, WORKFLOW_TASK_SLOTS } from '../worker/start-worker';
+import { freePort } from '../host/local-ports';
 
 /** A dev server for one benchmark run, and the pid of its process (for its CPU time). */
 export interface BenchServer {
   env: TestWorkflowEnvironment;
   pid: number | undefined;
   stop(): Promise<void>;
-}
-
-/** A free TCP port on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  return port;
 }
 
 /**

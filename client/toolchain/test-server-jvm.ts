@@ -6,8 +6,8 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort, portOpen } from '../../host/local-ports';
 
 /** The archive's file in the install's folder; the wrapper uses it only when it is there. */
 const ARCHIVE = 'classes.jsa';
@@ -63,31 +63,13 @@ export async function ensureTestServerArchive(dir: string, log: (line: string) =
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** Whether something takes connections on `port` within 30 s, before `gone` settles. */
 async function listening(port: number, gone: Promise<void>): Promise<boolean> {
   let ended = false;
   void gone.then(() => (ended = true));
   const deadline = Date.now() + 30_000;
   while (!ended && Date.now() < deadline) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (ok) return true;
+    if (await portOpen(port)) return true;
     await new Promise((r) => setTimeout(r, 100));
   }
   return false;

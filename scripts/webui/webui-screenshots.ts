@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { createSampleRepo } from '../../client/demo/sample-repo';
 import { ensureTemporalCli } from '../../client/toolchain/toolchain';
 import { searchAttributeArgs } from '../../client/server/dev-server';
-import { freePort, portOpen } from '../local-ports';
+import { freePort, portOpen } from '../../host/local-ports';
 import { claudeCodeLines, completionLine } from './webui-cassettes';
 import { shootList, shootRun } from './webui-pages';
 import { PR_WAITING, startPrLanding } from './webui-pr-landing';

@@ -4,7 +4,7 @@
  * hosts (here, separately opened stores: a pool each) writing at once, several hosts migrating
  * a new database at once, and the database restarting under an open store.
  */
-import { createServer } from 'node:net';
+import { freePort } from '../../host/local-ports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DexStore } from '../../store/dex-store';
 import { MIGRATIONS } from '../../store/postgres/postgres-migrations';
@@ -161,13 +161,3 @@ describe('opening the PostgreSQL store', () => {
     expect(denied).toBe(`cannot open the PostgreSQL store at postgres://${bed.bed.pg.user}:***@127.0.0.1:${bed.bed.pg.port}/postgres: password authentication failed for user "${bed.bed.pg.user}"`);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ensureTestServerArchive, TEST_SERVER_WRAPPER, writeWrapper } from '../../../client/toolchain/test-server-jvm';
 import { ensureTestServer, testServerDir } from '../../../client/toolchain/toolchain';
+import { portOpen } from '../../../host/local-ports';
 
 /** A copy of the test server's install (its lib/ linked, not copied) with an old wrapper. */
 function install(): string {
@@ -25,11 +25,7 @@ async function startsThrough(dir: string): Promise<string> {
   try {
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const up = await new Promise<boolean>((resolve) => {
-        const socket = connect(port, '127.0.0.1');
-        socket.once('connect', () => (socket.destroy(), resolve(true))).once('error', () => resolve(false));
-      });
-      if (up) break;
+      if (await portOpen(port)) break;
       if (Date.now() > deadline || server.exitCode !== null) throw new Error(`the test server did not start: ${stderr}`);
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -10,9 +10,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../../host/local-ports';
 import { writeFiles } from './real-projects';
 
 /** Where the registry software is installed, once per machine. */
@@ -57,15 +58,6 @@ export function makeCa(): TestCa {
   const bundleWithCa = join(dir, 'bundle-with-ca.pem');
   writeFileSync(bundleWithCa, `${readFileSync('/etc/ssl/certs/ca-certificates.crt', 'utf8')}\n${readFileSync(join(dir, 'ca.pem'), 'utf8')}`);
   return { dir, caFile: join(dir, 'ca.pem'), key: join(dir, 'server.key'), cert: join(dir, 'server.pem'), bundleWithCa };
-}
-
-/** A free port on loopback. */
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Waits until `url` answers (any status), up to `ms`. */

@@ -1,3 +1,4 @@
+/** Ports on this host's loopback: one to listen on, and whether a server answers on one (the test server's JVM, the Web UI screenshots, tests). */
 import { createServer, Socket } from 'node:net';
 
 /** A free TCP port on 127.0.0.1. */
