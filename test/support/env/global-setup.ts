@@ -3,7 +3,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureTemporalCli, ensureTestServer } from '../../../client/toolchain/toolchain';
-import { removeTree } from '../../../host/worktree/remove-tree';
 
 /**
  * Installs (once, into the cache outside the clone) the real servers the tests run against, and
@@ -21,7 +20,7 @@ export default function setup(): () => Promise<void> {
     // GNU rm removes a tree past PATH_MAX (the unsandboxed escape corpus's 3,000 folders), which Node's rmSync cannot
     // name; it runs on after the suite (its gigabytes took ~7 s), so the command ends when the tests do.
     const rm = spawn('rm', ['-rf', root], { detached: true, stdio: 'ignore' });
-    rm.on('error', () => removeTree(root).catch((err: Error) => console.warn(`dex tests: could not remove their temp folder ${root}: ${err.message}`)));
+    rm.on('error', (err) => console.warn(`dex tests: could not remove their temp folder ${root}: ${err.message}`));
     rm.unref();
     await new Promise((resolve) => setImmediate(resolve)); // a spawn error (no rm) is reported before the process ends
   };
