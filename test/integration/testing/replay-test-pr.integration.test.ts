@@ -22,6 +22,7 @@ import { runDex } from '../../support/env/dex-cli';
 import { startFakeForge, type FakeForge } from '../../support/forge/fake-forge';
 import { git } from '../../support/forge/fake-forge-git';
 import { roadmapRepo } from '../../support/plans/roadmap-fixture';
+import { allText } from '../../support/env/tree-text';
 
 const TOKEN_ENV = 'DEX_REPLAY_FORGE_TOKEN';
 const TOKEN = 'forge-token-replay-0123456789';
@@ -50,6 +51,9 @@ describe('dex replay-test of a landing through pull requests', () => {
   let cassette: string;
   let sidecar: RecordedRun;
   let requestsAfterRecording = 0;
+  // What the recording `dex run` printed and left in its DEX_HOME (its store, the background host's log).
+  let recordingOutput = '';
+  let recordingHome = '';
 
   beforeAll(async () => {
     forge = await startFakeForge({
@@ -83,6 +87,8 @@ describe('dex replay-test of a landing through pull requests', () => {
     const live = { ...dex.cliEnv(), ANTHROPIC_BASE_URL: dex.fake.url, ANTHROPIC_API_KEY: 'test-key', [TOKEN_ENV]: TOKEN };
     const run = await runDex(['run', join(repo, 'ROADMAP.md'), '--llm', `record:${cassette}`], { env: live }).finally(() => clearInterval(person));
     expect(run.code, run.stderr).toBe(0);
+    recordingOutput = run.stdout + run.stderr;
+    recordingHome = live.DEX_HOME!;
     expect(show(forge.bare, 'main', 'src/two.js')).toBe('exports.two = () => 2;\n');
     sidecar = JSON.parse(readFileSync(`${cassette}.run.json`, 'utf8')) as RecordedRun;
     requestsAfterRecording = forge.requests.length;
@@ -99,7 +105,13 @@ describe('dex replay-test of a landing through pull requests', () => {
     const log = Object.values(forgeRecord.logs).join('\n');
     expect(log).toContain('lint: a TODO is left in src');
     expect(log).toContain('pushed with [REDACTED');
-    for (const text of [JSON.stringify(sidecar), readFileSync(cassette, 'utf8')]) expect(text.includes(TOKEN)).toBe(false);
+    const places = {
+      'the sidecar': JSON.stringify(sidecar),
+      'the cassette': readFileSync(cassette, 'utf8'),
+      "dex run's output": recordingOutput,
+      'DEX_HOME (the store, the host and server logs)': allText(recordingHome),
+    };
+    for (const [place, text] of Object.entries(places)) expect(text.includes(TOKEN), `the forge token in ${place}`).toBe(false);
   });
 
   it('replays on the time-skipping server with the forge played back: the same end, a day at the merge gate, nothing asked of the forge', async () => {
