@@ -38,9 +38,15 @@ export const PROXY_ENV: Readonly<Record<string, string>> = Object.fromEntries(['
  * `argv` run inside the sandbox once the proxy bridge (proxy-bridge.cjs, mounted at
  * BRIDGE_PATH_INSIDE) forwards each `PORT=SOCKET` of `bridges`: the bridge starts in the
  * background, and `argv` is executed once it listens (or after 5 s).
+ *
+ * The bridge gets none of the command's stdin, stdout or stderr. Those descriptors are shared
+ * with the command, and once the bridge carried a connection Node had switched them to
+ * non-blocking for every process writing there: uv then met EAGAIN printing into a full pipe
+ * and aborted (SIGABRT, with no message, since stderr itself had failed). The bridge prints
+ * nothing, so nothing is lost (docs/security.md#1-every-command-the-agent-causes-runs-in-bubblewrap).
  */
 export function withBridge(bridges: readonly string[], argv: readonly string[]): string[] {
   const args = bridges.map((_, i) => `"$${i + 1}"`).join(' ');
-  const script = `node "$0" ${args} & i=0; while [ ! -e /tmp/.dex-proxy-ready ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; shift ${bridges.length}; exec "$@"`;
+  const script = `node "$0" ${args} </dev/null >/dev/null 2>&1 & i=0; while [ ! -e /tmp/.dex-proxy-ready ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; shift ${bridges.length}; exec "$@"`;
   return ['/bin/sh', '-c', script, BRIDGE_PATH_INSIDE, ...bridges, ...argv];
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostAllowed, isHostLocal, startEgressProxy } from '../../../host/sandbox/egress-proxy';
+import { commandSetup } from '../../../host/dependencies/setup-state';
 import { runAgentCommand } from '../../../host/sandbox/run-agent-command';
 import { sandboxEnv } from '../../../host/sandbox/sandbox-env';
 import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../../core/safety/sandbox-policy';
@@ -182,6 +183,27 @@ describe('the egress proxy', () => {
       expect(result.output).not.toContain('REACHED');
       expect(result.output).toMatch(/403 dex sandbox: localhost resolves to (127\.0\.0\.1|::1), an address of this host/);
       expect(result.output).toMatch(/403 dex sandbox: example\.org is not in sandbox\.allowHosts/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("leaves the command's stdout and stderr blocking once a request went through the bridge", async () => {
+    // The bridge is a Node process in the background of the command; had it shared the command's
+    // output, Node would have made it non-blocking for everyone once it carried a connection, and uv,
+    // printing its installed packages into a full pipe, aborted on the EAGAIN (SIGABRT). O_NONBLOCK is
+    // 04000 in fdinfo's flags. A server on this host stands for a registry setup may reach.
+    const server: Server = createServer((_req, res) => res.end('REACHED'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const registry = `127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const blocking = 'for fd in 1 2; do f=$(awk \'/^flags/ {print $2}\' /proc/self/fdinfo/$fd); [ $(( 0$f & 04000 )) -eq 0 ] && echo "fd $fd blocking" || echo "fd $fd NON-BLOCKING"; done';
+      const request = `python3 -c "import urllib.request as u; print(u.urlopen('http://${registry}/', timeout=10).read().decode())"`;
+      const policy = { ...DEFAULT_SANDBOX, allowHosts: [registry] };
+      const result = await runAgentCommand(`${request}; ${blocking}`, worktree, policy, { timeoutMs: 20_000, outputLimitBytes: 64 * 1024 }, { ...commandSetup(worktree), localHosts: [registry] });
+      expect(result.output).toContain('REACHED');
+      expect(result.output).toContain('fd 1 blocking');
+      expect(result.output).toContain('fd 2 blocking');
     } finally {
       server.close();
     }
