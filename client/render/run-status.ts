@@ -33,11 +33,14 @@ function answerLines(workflowId: string, gate: string): string[] {
   return ['answer with dex:', ...answers.dex.map((c) => `  ${c}`), 'or the stock Temporal CLI:', ...answers.temporal.map((c) => `  ${c}`)];
 }
 
-/** A task's pull request in its line (land.mode: pr): `PR #12 build pending, test passed · flaky: lint`. */
+/**
+ * A task's pull request in its line (land.mode: pr), its link last so a terminal can open it:
+ * `PR #12 build pending, test passed · flaky: lint · https://github.com/o/r/pull/12`.
+ */
 function pullRequestText(pr: NonNullable<RunStatus['tasks']>[number]['pullRequest']): string {
   if (!pr) return '';
   const checks = pr.checks.map((c) => `${c.name} ${c.state}`).join(', ');
-  return `PR #${pr.number}${checks ? ` ${checks}` : ''}${pr.flaky?.length ? ` · flaky: ${pr.flaky.join(', ')}` : ''}`;
+  return [`PR #${pr.number}${checks ? ` ${checks}` : ''}`, ...(pr.flaky?.length ? [`flaky: ${pr.flaky.join(', ')}`] : []), ...(pr.url ? [pr.url] : [])].join(' · ');
 }
 
 /** A live run's `dex status`: state, title and time, where it is, its steps, tasks and, while it waits, its answers. */

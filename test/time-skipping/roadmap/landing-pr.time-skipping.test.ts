@@ -87,7 +87,7 @@ describe('landing through pull requests, on the time-skipping server', () => {
     await expect.poll(async () => (status = await handle.query<RunStatus>('status').catch(() => undefined))?.current.activity, { timeout: 30_000, interval: 100 })
       .toBe('waiting for CI on PR #1: build pending, test pending');
     expect(status!.current).toMatchObject({ taskId: 'C1', phase: 'CI of PR #1' });
-    expect(renderLiveStatus(handle.workflowId, status!, { startTime: new Date() })).toContain('  C1       running          PR #1 build pending, test pending');
+    expect(renderLiveStatus(handle.workflowId, status!, { startTime: new Date() })).toContain('  C1       running          PR #1 build pending, test pending · https://forge.test/acme/app/pull/1');
     expect(runDetails(status!, handle.workflowId)).toContain('C1 · CI of PR #1 · waiting for CI on PR #1: build pending, test pending');
     // A description is a list entry and more (its `raw` differs): what `dex list` reads of it is there.
     const row = runRow((await handle.describe()) as unknown as WorkflowExecutionInfo);
