@@ -84,11 +84,12 @@ describe('dex replay-test of a landing through pull requests', () => {
         .then((s) => (s.waitingFor?.gate === 'merge' ? handle.executeUpdate(decideUpdate, { args: [{ action: 'approve', taskId: 'P1', by: 'test' }] }) : undefined))
         .catch(() => {});
     }, 300);
-    const live = { ...dex.cliEnv(), ANTHROPIC_BASE_URL: dex.fake.url, ANTHROPIC_API_KEY: 'test-key', [TOKEN_ENV]: TOKEN };
+    const cli = dex.cliEnv();
+    const live = { ...cli, ANTHROPIC_BASE_URL: dex.fake.url, ANTHROPIC_API_KEY: 'test-key', [TOKEN_ENV]: TOKEN };
     const run = await runDex(['run', join(repo, 'ROADMAP.md'), '--llm', `record:${cassette}`], { env: live }).finally(() => clearInterval(person));
     expect(run.code, run.stderr).toBe(0);
     recordingOutput = run.stdout + run.stderr;
-    recordingHome = live.DEX_HOME!;
+    recordingHome = cli.DEX_HOME!;
     expect(show(forge.bare, 'main', 'src/two.js')).toBe('exports.two = () => 2;\n');
     sidecar = JSON.parse(readFileSync(`${cassette}.run.json`, 'utf8')) as RecordedRun;
     requestsAfterRecording = forge.requests.length;
