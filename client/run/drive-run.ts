@@ -7,6 +7,7 @@ import { ensureWorker, startInProcessWorker } from './in-process-worker';
 import { PLAN_KINDS, type KindWorkflow, type PlanKindName, type WorkflowArgs, type WorkflowResult } from '../plan-kinds';
 import { startMarks, type RunAbout } from './run-about';
 import { queuesServed, startWithId, startWithNextId } from './run-handles';
+import { withRunIdsInUse } from './run-ids-in-use';
 import { UNSANDBOXED_WARNING } from './sandbox-choice';
 import { progressView } from './progress-view';
 import type { Settings } from '../settings';
@@ -41,6 +42,8 @@ export interface RunStart<K extends PlanKindName> {
   about: RunAbout;
   /** The agent's commands run unconfined: said at start, on every progress line and in the Web UI. */
   unsandboxed?: boolean;
+  /** A task's repository: a number whose branch `dex/<id>` it still has is not free (client/run/run-ids-in-use.ts). */
+  repo?: string;
 }
 
 /**
@@ -70,7 +73,7 @@ export async function driveRun<K extends PlanKindName>(
     const options = { ...marks, requestEagerStart: eager };
     const started = start.workflowId
       ? await startWithId(starter, start.workflowId, workflowType, start.args, settings.taskQueue, options)
-      : await startWithNextId(starter, start.idPrefix!, workflowType, start.args, settings.taskQueue, options);
+      : await withRunIdsInUse(settings, start.repo, (inUse) => startWithNextId(starter, start.idPrefix!, workflowType, start.args, settings.taskQueue, options, inUse));
     const handle = conns.client.workflow.getHandle(started.workflowId);
     const webUi = webUiLink(settings, handle.workflowId);
     out.info(`started ${handle.workflowId}${webUi ? `  ${webUi}` : ''}`);

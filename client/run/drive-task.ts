@@ -28,6 +28,7 @@ export function driveTask(
       args: [input],
       about: rewind ? retryAbout(input, rewind.fromWorkflowId, rewind.fromPhase) : taskAbout(input),
       unsandboxed: input.sandbox?.mode === 'off',
+      repo: input.repoPath,
     },
     settings,
     out,

@@ -27,7 +27,9 @@ type StartOptions = StartMarks & { requestEagerStart?: boolean };
 
 /**
  * Starts a workflow under the first free id `<prefix>-<n>` (docs/interfaces.md#plans-workflows-and-ids: readable, stable
- * ids). Rejecting duplicates makes the server, not a local counter, decide which n is free.
+ * ids). Rejecting duplicates makes the server, not a local counter, decide which n is free; `inUse`
+ * passes over the ids this host still keeps something of after the server forgot their runs
+ * (client/run/run-ids-in-use.ts).
  */
 export async function startWithNextId(
   client: Client,
@@ -36,11 +38,14 @@ export async function startWithNextId(
   args: readonly unknown[],
   taskQueue: string,
   options: StartOptions = {},
+  inUse: (id: string) => Promise<boolean> = async () => false,
 ): Promise<WorkflowHandle> {
   for (let n = 1; n < 100_000; n++) {
+    const workflowId = numberedWorkflowId(prefix, n);
+    if (await inUse(workflowId)) continue;
     try {
       return await client.workflow.start(workflowType, {
-        workflowId: numberedWorkflowId(prefix, n),
+        workflowId,
         taskQueue,
         args,
         ...options,
