@@ -86,6 +86,8 @@ export interface RunRecords {
   getToolResult(transcriptId: string, toolUseId: string): Promise<StoredToolResult | undefined>;
   putArtifact(id: string, kind: string, content: string): Promise<void>;
   getArtifact(id: string): Promise<{ kind: string; content: string } | undefined>;
+  /** Whether any artifact's id starts with `prefix` (a workflow's: core/run/ids.ts workflowKeyPrefix); never for an empty prefix. */
+  hasArtifactsUnder(prefix: string): Promise<boolean>;
   recordModelCall(r: ModelCallRecord): Promise<void>;
   /** A model reply and its accounting at once: a reply is never stored without what it cost. */
   recordModelReply(transcriptId: string, seq: number, content: unknown, r: ModelCallRecord): Promise<void>;

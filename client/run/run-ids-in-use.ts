@@ -39,7 +39,7 @@ export function withRunIdsInUse<T>(settings: Settings, repo: string | undefined,
   };
   return withExistingStore(
     settings.store,
-    (store) => use(async (id) => onDisk(id) || (await store.listPhases(id)).length > 0 || (await store.listTranscripts(workflowKeyPrefix(id))).length > 0),
+    (store) => use(async (id) => onDisk(id) || (await store.listPhases(id)).length > 0 || (await store.listTranscripts(workflowKeyPrefix(id))).length > 0 || (await store.hasArtifactsUnder(workflowKeyPrefix(id)))),
     async () => use(async (id) => onDisk(id)),
   );
 }

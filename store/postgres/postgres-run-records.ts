@@ -81,6 +81,13 @@ export function postgresRunRecords(db: PostgresDb): RunRecords {
       await db.query('INSERT INTO artifacts (id, kind, content) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [id, kind, Buffer.from(content, 'utf8')]);
     },
 
+    async hasArtifactsUnder(prefix) {
+      if (!prefix) return false;
+      // The column's "C" collation makes the range byte order, as in SQLite.
+      const { rows } = await db.query('SELECT 1 FROM artifacts WHERE id >= $1 AND id < $2 LIMIT 1', [prefix, prefixRangeEnd(prefix)]);
+      return rows.length > 0;
+    },
+
     async getArtifact(id) {
       const { rows } = await db.query<{ kind: string; content: Buffer }>('SELECT kind, content FROM artifacts WHERE id = $1', [id]);
       const row = rows[0];

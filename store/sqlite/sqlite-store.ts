@@ -128,6 +128,11 @@ export class Store {
     this.db.prepare('INSERT OR IGNORE INTO artifacts (id, kind, content) VALUES (?, ?, ?)').run(id, kind, content);
   }
 
+  hasArtifactsUnder(prefix: string): boolean {
+    if (!prefix) return false;
+    return this.db.prepare('SELECT 1 FROM artifacts WHERE id >= ? AND id < ? LIMIT 1').get(prefix, prefixRangeEnd(prefix)) !== undefined;
+  }
+
   getArtifact(id: string): { kind: string; content: string } | undefined {
     return this.db.prepare('SELECT kind, content FROM artifacts WHERE id = ?').get(id) as
       | { kind: string; content: string }

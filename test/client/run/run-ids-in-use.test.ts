@@ -1,5 +1,5 @@
 // Which numbered run ids dex passes over though the server would give them again (docs/interfaces.md#plans-workflows-and-ids):
-// one the store keeps records of, one whose worktree or base file is still in DEX_HOME, one whose branch the
+// one the store keeps records of (a phase, a transcript, an artifact), one whose worktree or base file is still in DEX_HOME, one whose branch the
 // repository still has; all on a real SQLite store, real files and a real git repository.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ function repository(): string {
   return repo;
 }
 
-const ids = ['task-math-fix-1', 'task-math-fix-2', 'task-math-fix-3', 'task-math-fix-4', 'task-math-fix-5', 'task-math-fix-6'];
+const ids = ['task-math-fix-1', 'task-math-fix-2', 'task-math-fix-3', 'task-math-fix-4', 'task-math-fix-5', 'task-math-fix-6', 'task-math-fix-7'];
 const inUseOf = (settings: ReturnType<typeof readSettings>, repo: string | undefined) =>
   withRunIdsInUse(settings, repo, async (inUse) => Promise.all(ids.map(inUse)));
 
@@ -34,20 +34,22 @@ describe('run ids still in use on this host', () => {
     await withStore(home, async (store) => {
       await store.recordPhase(phase('task-math-fix-1/implement', 'task-math-fix-1'));
       await store.appendMessage('task-math-fix-2/implement/1', 1, 'user', 'the old run asked this');
+      // A sheet's shell statement keeps only its outcome: a run reusing the id would take it for its own and not run.
+      await store.putArtifact('task-math-fix-6/s1/do/outcome', 'sheet-outcome', '{"value":"yesterday"}');
     });
     mkdirSync(join(home, 'worktrees', 'task-math-fix-3'), { recursive: true });
     writeFileSync(join(home, 'worktrees', 'task-math-fix-4.base'), `${'a'.repeat(40)}\n`);
     git(repo, 'branch', 'dex/task-math-fix-5');
 
-    expect(await inUseOf(settings, repo)).toEqual([true, true, true, true, true, false]);
+    expect(await inUseOf(settings, repo)).toEqual([true, true, true, true, true, true, false]);
     // A layer or sheet has no repository: its branches are not asked.
-    expect(await inUseOf(settings, undefined)).toEqual([true, true, true, true, false, false]);
+    expect(await inUseOf(settings, undefined)).toEqual([true, true, true, true, false, true, false]);
   });
 
   it('on a host whose store was never made, asks its files only and makes no store', async () => {
     const home = mkdtempSync(join(tmpdir(), 'dex-ids-home-'));
     writeFileSync(join(mkdirSync(join(home, 'worktrees'), { recursive: true })!, 'task-math-fix-1.base'), 'x\n');
-    expect(await inUseOf(readSettings({ DEX_HOME: home }), undefined)).toEqual([true, false, false, false, false, false]);
+    expect(await inUseOf(readSettings({ DEX_HOME: home }), undefined)).toEqual([true, false, false, false, false, false, false]);
     expect(existsSync(join(home, 'dex.db'))).toBe(false);
   });
 });

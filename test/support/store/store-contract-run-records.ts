@@ -70,6 +70,11 @@ export function runRecordsContract(opened: () => DexStore): void {
       expect(await store.getArtifact(id)).toEqual({ kind: 'verify', content: RAW_OUTPUT });
       expect(await store.getArtifact(`${id}-empty`)).toEqual({ kind: 'note', content: '' });
       expect(await store.getArtifact(unique('missing'))).toBeUndefined();
+      // By prefix, as a new run asks whether its id already has records (client/run/run-ids-in-use.ts).
+      expect(await store.hasArtifactsUnder(id.slice(0, -2))).toBe(true);
+      expect(await store.hasArtifactsUnder(`${id}/`)).toBe(false);
+      expect(await store.hasArtifactsUnder(unique('missing'))).toBe(false);
+      expect(await store.hasArtifactsUnder('')).toBe(false);
     });
 
     it("records a model call once and lists a workflow's calls in the order they were made", async () => {
