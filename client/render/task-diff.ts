@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { dexGitSync } from '../../host/git/dex-git';
+import { dexGitSync, refExists } from '../../host/git/dex-git';
 
 /** Where a task's changes are: its repository, branch, base commit and (while it exists) worktree. */
 interface TaskChangesAt {
@@ -42,15 +42,6 @@ function gitDiffOutput(cwd: string, args: string[]): string {
     throw err;
   }
 }
-
-const refExists = (repoPath: string, ref: string): boolean => {
-  try {
-    dexGitSync(repoPath, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** The uncommitted changes of `worktreePath`: tracked files against HEAD, then each untracked file as new. */
 function uncommittedDiff(worktreePath: string): string {

@@ -6,26 +6,16 @@
  * it would read the old run's messages back as its own), its worktree's recorded base commit and
  * its branch. `startWithNextId` passes over such ids (docs/interfaces.md#plans-workflows-and-ids).
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { taskBranch, workflowKeyPrefix } from '../../core/run/ids';
+import { refExists } from '../../host/git/dex-git';
 import { BASE_FILE_SUFFIX, worktreesDir } from '../../host/worktree/worktree-home';
 import { withExistingStore } from '../command-store';
 import type { Settings } from '../settings';
 
 /** Whether `id` is in use on this host: it answers for one id at a time, the store opened once. */
 type RunIdInUse = (id: string) => Promise<boolean>;
-
-/** Whether `repo` has the branch a task run `id` makes (git exits 1 when it has not). */
-function hasTaskBranch(repo: string, id: string): boolean {
-  try {
-    execFileSync('git', ['-C', repo, 'rev-parse', '--verify', '--quiet', `refs/heads/${taskBranch(id)}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Runs `use` with the check for this host's DEX_HOME and store, and for `repo`'s branches when the
@@ -35,7 +25,7 @@ function hasTaskBranch(repo: string, id: string): boolean {
 export function withRunIdsInUse<T>(settings: Settings, repo: string | undefined, use: (inUse: RunIdInUse) => Promise<T>): Promise<T> {
   const onDisk = (id: string) => {
     const worktree = join(worktreesDir(settings.dexHome), id);
-    return existsSync(worktree) || existsSync(`${worktree}${BASE_FILE_SUFFIX}`) || (repo !== undefined && hasTaskBranch(repo, id));
+    return existsSync(worktree) || existsSync(`${worktree}${BASE_FILE_SUFFIX}`) || (repo !== undefined && refExists(repo, `refs/heads/${taskBranch(id)}`));
   };
   return withExistingStore(
     settings.store,

@@ -129,3 +129,13 @@ export function dexGitSync(cwd: string, args: string[]): string {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
 }
+
+/** Whether `ref` names a commit in the repository at `repoPath` (git exits 1 when it does not). */
+export function refExists(repoPath: string, ref: string): boolean {
+  try {
+    dexGitSync(repoPath, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+    return true;
+  } catch {
+    return false;
+  }
+}
