@@ -48,7 +48,8 @@ describe('run ids still in use on this host', () => {
 
   it('on a host whose store was never made, asks its files only and makes no store', async () => {
     const home = mkdtempSync(join(tmpdir(), 'dex-ids-home-'));
-    writeFileSync(join(mkdirSync(join(home, 'worktrees'), { recursive: true })!, 'task-math-fix-1.base'), 'x\n');
+    mkdirSync(join(home, 'worktrees'));
+    writeFileSync(join(home, 'worktrees', 'task-math-fix-1.base'), 'x\n');
     expect(await inUseOf(readSettings({ DEX_HOME: home }), undefined)).toEqual([true, false, false, false, false, false, false]);
     expect(existsSync(join(home, 'dex.db'))).toBe(false);
   });
