@@ -9,6 +9,7 @@ import { totalTokens } from '../../core/run/budget-reservation';
 import { safeName } from '../../core/run/ids';
 import type { TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
+import { forgeCaBundleFile } from '../../host/forge/forge-ca';
 import { dexRemoteGit } from '../../host/git/dex-git';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
 import { runWithStderrApart } from '../../host/shell/stderr-apart';
@@ -24,6 +25,8 @@ interface ProposalPush {
   taskBranch: string;
   /** The branch pushed to on the remote: `dex/<taskId>`. */
   proposedBranch: string;
+  /** `land.pr.caFile`: the forge's CA, trusted for this push (host/forge/forge-ca.ts). */
+  caFile?: string;
 }
 
 type ProposalPushed = { status: 'pushed'; sha: string } | { status: 'failed'; reason: string };
@@ -42,6 +45,8 @@ export interface ProposalText {
   /** The target's head the branch was finalized onto (verify passed on the merged tree). */
   targetHead: string;
   preExistingFailures?: string[];
+  /** No test command was found for the task; this person let it through the `unverified` gate. */
+  unverifiedApprovedBy?: string;
   costUsd: number;
   tokens: TokenUsage;
 }
@@ -57,7 +62,9 @@ type LandCommandOutcome = { status: 'ran'; lastLine: string } | { status: 'faile
 
 /** The merge request's description, in Markdown: the title, what the task did, verify and spending. */
 export function proposalMarkdown(p: ProposalText): string {
-  const verify = [`- verify: passed on the merged tree (${p.remote}/${p.targetBranch} at ${p.targetHead.slice(0, 12)} merged in)`];
+  const verify = p.unverifiedApprovedBy
+    ? [`- verify: **none found**: no test command ran on this change; ${p.unverifiedApprovedBy} let it through the \`unverified\` gate`]
+    : [`- verify: passed on the merged tree (${p.remote}/${p.targetBranch} at ${p.targetHead.slice(0, 12)} merged in)`];
   if (p.preExistingFailures?.length) {
     verify.push(`- pre-existing failures (already failing on the base, not caused by this change):`, ...p.preExistingFailures.map((f) => `  - ${f}`));
   }
@@ -95,7 +102,7 @@ export const createLandingBranchActivities = (deps: ActivityDeps) => heartbeatin
    * this task's history (another run's, a person's) is refused: the landing waits at `merge`.
    */
   async pushProposal(input: ProposalPush): Promise<ProposalPushed> {
-    const git = dexRemoteGit(input.repoPath);
+    const git = dexRemoteGit(input.repoPath, [], forgeCaBundleFile(input.caFile));
     const sha = (await git.raw(['rev-parse', '--verify', `${input.taskBranch}^{commit}`])).trim();
     const ref = `refs/heads/${input.proposedBranch}`;
     const refused = await git.raw(['push', '--no-verify', input.remote, `${sha}:${ref}`]).then(() => undefined, (err: unknown) => err);

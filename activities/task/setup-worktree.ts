@@ -9,7 +9,7 @@ import type { ActivityDeps } from '../deps';
 import { createRedactor } from '../../core/safety/redaction';
 import { secretValues } from '../../host/secrets/secret-values';
 import { hostDependencyCache } from '../run/host-dependency-cache';
-import { heartbeatingWhileRunning } from '../run/local-heartbeat';
+import { heartbeatingWhileRunning, reportProgress } from '../run/local-heartbeat';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
 import { assertWorktreeExists } from '../../host/worktree/worktree-paths';
 
@@ -55,6 +55,8 @@ export const createSetupActivities = (deps: ActivityDeps) => {
           cache,
           downloads,
           command: { timeoutMs: SETUP_COMMAND_TIMEOUT_MS, signal: ctx.cancellationSignal },
+          // Waiting for another worker's install of a shared cache key: said in the pending activity's heartbeat.
+          onWait: (line) => reportProgress(line && { waiting: line }),
         });
         // After setup, so the commands fit what it made (a venv's `python`).
         const verify = input.detectVerify ? detectTestCommands(input.worktreePath) : [];
@@ -65,10 +67,10 @@ export const createSetupActivities = (deps: ActivityDeps) => {
           artifactId: input.artifactId,
           ...(verify.length ? { verify } : {}),
         };
-        // The first lines are what `dex log` shows (what setup did, the verify it picked); the install's output follows.
-        // A repository with nothing to set up and no verify picked has no report.
-        const head = [describeSetup(result), ...(verify.length ? [`verify: ${describeDetectedVerify(verify)}`] : [])].join('\n');
-        if (!setupDidSomething(result) && !verify.length) return { ...result, artifactId: '' };
+        // The first lines are what `dex log` shows (what setup did, the verify it picked or `none found`); the install's output follows.
+        // A repository with nothing to set up and no verify looked for has no report.
+        const head = [describeSetup(result), ...(input.detectVerify ? [`verify: ${describeDetectedVerify(verify)}`] : [])].join('\n');
+        if (!setupDidSomething(result) && !input.detectVerify) return { ...result, artifactId: '' };
         await deps.store.putArtifact(input.artifactId, 'setup', redactor.redact([head, outcome.report].filter(Boolean).join('\n\n')));
         return setupDidSomething(result) ? result : { ...result, artifactId: '' };
       } catch (err) {

@@ -27,6 +27,8 @@ export interface DexConfig {
   verify: string[];
   /** No `verify:`: setup picks the project's test commands from each worktree (docs/real-repositories.md#verify-without-configuration). */
   detectVerify: boolean;
+  /** `setup: false` and no `verify:`: the checkout has no test command dex knows (docs/real-repositories.md#no-test-command-found). */
+  verifyNoneFound?: boolean;
   /** Model per phase, `default` for the rest. @default { default: "claude-sonnet-4-6" } */
   models: Record<string, string>;
   /** Models per weight × phase (`models.large.review`), over `models`. */
@@ -186,6 +188,7 @@ export function parseDexConfig(text: string, repoPath: string): DexConfig {
   if (config.setup === false && config.detectVerify) {
     config.verify = detectTestCommands(repoPath);
     config.detectVerify = false;
+    if (!config.verify.length) config.verifyNoneFound = true;
   }
   if (raw.protectedPaths !== undefined) config.protectedPaths = parseProtectedPaths(raw.protectedPaths, fail);
   config.land = parseLandConfig(raw.land, raw.landCommand, fail);

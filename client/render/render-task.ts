@@ -26,10 +26,11 @@ export function taskFailureLines(r: TaskResult): string[] {
 }
 
 /** A task's type and steps, and its verify failures told apart (docs/roadmaps.md): from its status while it runs, its result once it ended. */
-export function taskShapeLines(r: Pick<TaskResult, 'type' | 'steps' | 'verify' | 'preExistingFailures' | 'verifyDetected'>): string[] {
+export function taskShapeLines(r: Pick<TaskResult, 'type' | 'steps' | 'verify' | 'preExistingFailures' | 'verifyDetected' | 'unverifiedApprovedBy'>): string[] {
   const lines: string[] = [];
-  // Said like `setup:`: which commands verify runs when dex picked them (docs/real-repositories.md#verify-without-configuration).
-  if (r.verifyDetected) lines.push(`verify: ${r.verifyDetected}`);
+  // Said like `setup:`: which commands verify runs when dex picked them, or `none found` (docs/real-repositories.md#no-test-command-found).
+  const letThrough = r.unverifiedApprovedBy ? ` (nothing tested: ${r.unverifiedApprovedBy} let it through the unverified gate)` : '';
+  if (r.verifyDetected) lines.push(`verify: ${r.verifyDetected}${letThrough}`);
   if (r.type || r.steps) {
     const s = r.steps;
     const steps = s

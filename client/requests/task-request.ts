@@ -70,6 +70,7 @@ export function taskDefaultsFrom(
     maxTokens: config.maxTokens,
     verify: config.verify,
     ...(config.detectVerify ? { detectVerify: true } : {}),
+    ...(config.verifyNoneFound ? { verifyNoneFound: true } : {}),
     maxIterations: config.maxIterations,
     maxRetries: config.maxRetries,
     gates: config.gates,

@@ -120,7 +120,7 @@ export interface RunStatus {
   verify?: { preExisting: string[]; newFailures: string[] };
   /** A task's type, when the planner chose it (docs/roadmaps.md#the-planner-and-escalate). */
   type?: string;
-  /** A task whose config has no `verify:`: the commands setup picked, `npm test (detected)`. */
+  /** A task whose config has no `verify:`: the commands setup picked, `npm test (detected)`, or `none found`. */
   verifyDetected?: string;
   /** A rewound task (`dex retry`): the run and phase it took up. */
   retryOf?: { workflowId: string; phase: string };

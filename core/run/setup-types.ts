@@ -53,8 +53,14 @@ export interface SetupResult {
   verify?: string[];
 }
 
-/** How `dex status`, `dex log` and the Web UI name verify commands dex picked itself: `npm test (detected)`. */
-export const describeDetectedVerify = (commands: readonly string[]): string => `${commands.join(' && ')} (detected)`;
+/** What every view says of a task for which dex looked for the project's test commands and found none. */
+export const VERIFY_NONE_FOUND = 'none found';
+
+/**
+ * How `dex status`, `dex log` and the Web UI name verify commands dex picked itself: `npm test
+ * (detected)`, or {@link VERIFY_NONE_FOUND} (docs/real-repositories.md#no-test-command-found).
+ */
+export const describeDetectedVerify = (commands: readonly string[]): string => (commands.length ? `${commands.join(' && ')} (detected)` : VERIFY_NONE_FOUND);
 
 /** True when setup installed, restored or copied anything: a repository with nothing to set up says nothing about it. */
 export const setupDidSomething = (result: SetupResult): boolean => result.steps.length > 0 || result.copied.length > 0;

@@ -47,6 +47,12 @@ export interface TaskInput {
    * Absent in runs started before dex picked them, and with `setup: false` (nothing runs setup).
    */
   detectVerify?: boolean;
+  /**
+   * The client looked for the project's test commands itself (`setup: false`) and found none: the
+   * task says `verify: none found` and waits at the `unverified` gate before it ends
+   * (docs/real-repositories.md#no-test-command-found).
+   */
+  verifyNoneFound?: boolean;
   /** Model turns a phase may take before it fails. */
   maxIterations: number;
   /** Retries of failed checks (through the retry map), and, counted apart, of rejects that ask for one (docs/roadmaps.md). */
@@ -163,8 +169,10 @@ export interface TaskResult {
   preExistingFailures?: string[];
   /** What setup did, in one line (`npm from cache 0.3 s`; docs/real-repositories.md). */
   setup?: string;
-  /** The verify commands setup picked, when the config had none: `npm test (detected)`. */
+  /** The verify commands setup picked, when the config had none: `npm test (detected)`, or `none found`. */
   verifyDetected?: string;
+  /** Who let a task with no test command found end at the `unverified` gate (docs/real-repositories.md#no-test-command-found). */
+  unverifiedApprovedBy?: string;
   /** The tail of a failed setup's output (the task then stopped before any model call). */
   setupTail?: string;
 }

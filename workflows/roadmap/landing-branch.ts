@@ -5,6 +5,7 @@ import type { TaskResult } from '../../core/task/task-types';
 import { branchActivities } from './activities';
 import { finalizeTask } from './finalize-child';
 import type { Landing, LandingContext } from './landing-types';
+import { forgeCa } from './pr/forge';
 
 /** The branch a task is proposed on, on the remote. */
 const proposedBranch = (taskId: string): string => `dex/${taskId}`;
@@ -47,13 +48,13 @@ export async function pushFinalized(ctx: LandingContext, task: RoadmapTask, resu
   const target = input.land!.branch ?? input.baseBranch;
   const branch = proposedBranch(task.id);
   const acts = branchActivities(input.taskDefaults.hostQueue);
-  const at = { repoPath: input.repoPath, remote, branch: target, taskBranch: result.branch, key: ctx.key };
+  const at = { repoPath: input.repoPath, remote, branch: target, taskBranch: result.branch, key: ctx.key, ...forgeCa(input.land!.pr) };
   const fetched = await acts.fetchRemoteHead(at, `${verb} ${task.id} · fetch ${remote}/${target}`);
   if (!fetched.contained) {
     const finalized = await finalizeTask(ctx, task, fetched.head, `${remote}/${target}`, ++rounds.finalize);
     if (!finalized.ok) return { reason: finalized.reason };
   }
-  const push = { repoPath: input.repoPath, remote, taskBranch: result.branch, proposedBranch: branch };
+  const push = { repoPath: input.repoPath, remote, taskBranch: result.branch, proposedBranch: branch, ...forgeCa(input.land!.pr) };
   const pushed = await acts.pushProposal(push, `${verb} ${task.id} · push ${remote} ${branch}`);
   if (pushed.status !== 'pushed') return { reason: pushed.reason };
   return { remote, target, branch, sha: pushed.sha, targetHead: fetched.head };
@@ -71,6 +72,7 @@ export async function describePushed(ctx: LandingContext, task: RoadmapTask, res
   const text = {
     key: ctx.key, taskId: task.id, title: task.title, summary: result.summary, remote: p.remote, targetBranch: p.target,
     proposedBranch: p.branch, sha: p.sha, targetHead: p.targetHead, preExistingFailures: preExistingFailures ?? result.preExistingFailures, costUsd, tokens,
+    ...(result.unverifiedApprovedBy ? { unverifiedApprovedBy: result.unverifiedApprovedBy } : {}),
   };
   const verb = ctx.input.land?.mode === 'pr' ? 'land' : 'propose';
   const { descriptionPath } = await acts.describeProposal(text, `${verb} ${task.id} · describe`);

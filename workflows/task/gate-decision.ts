@@ -3,7 +3,7 @@ import { innermostMessage } from '../../core/run/failure-message';
 import { phaseAttemptKey } from '../../core/run/ids';
 import type { GateConfig } from '../../core/run/run-types';
 import type { DecideInput } from '../../core/run/definitions';
-import type { PhaseAttempt } from './task-run';
+import type { PhaseAttempt, TaskRun } from './task-run';
 
 /**
  * The decision at one of a task's configured gates (`beforePhase`, `afterVerify`): a person's,
@@ -47,4 +47,24 @@ export async function decideAtGate(args: PhaseAttempt, gate: string, config: Gat
   if (verdict.verdict === 'approve') return { action: 'approve', by, ...(verdict.findings ? { note: verdict.findings } : {}) };
   if (verdict.verdict === 'reject') return { action: 'reject', by, reason: verdict.findings || 'rejected by the gate\'s model', retry: true };
   return control.waitAt(gate, person, { taskId: input.taskId, reason: `the gate's model asks a person: ${verdict.findings}` });
+}
+
+/** What the `unverified` gate tells the person who waits there. */
+const UNVERIFIED_REASON =
+  'verify: none found: no test command ran on this change. Approve to let it end (and land) untested, or reject it; ' +
+  'name the tests in dex.config.yaml (`verify: [...]`), or `verify: []` to say the project has none';
+
+/**
+ * The `unverified` gate: a task for which no test command was found (task-start.ts) waits here
+ * before it ends, so nothing lands untested unseen (docs/real-repositories.md#no-test-command-found).
+ * Returns the reason of a reject; undefined when it may end.
+ */
+export async function passUnverified(run: TaskRun): Promise<string | undefined> {
+  const { input, control, progress } = run;
+  if (!progress.unverified) return undefined;
+  const decision = await control.waitAt('unverified', {}, { taskId: input.taskId, reason: UNVERIFIED_REASON });
+  if (decision.action === 'reject') return decision.reason;
+  progress.unverifiedApprovedBy = decision.by || 'a person';
+  progress.ledger.step(`unverified · let through by ${progress.unverifiedApprovedBy}`);
+  return undefined;
 }

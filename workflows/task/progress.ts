@@ -28,6 +28,10 @@ export class TaskProgress {
   setupTail?: string;
   /** The verify commands setup picked, as shown: `npm test (detected)`; undefined when the config named them or none fit. */
   verifyDetected?: string;
+  /** No test command was found: the task waits at the `unverified` gate before it ends. */
+  unverified = false;
+  /** Who let it end there. */
+  unverifiedApprovedBy?: string;
   completedPhases: string[] = [];
   /** How the task's commands are confined; `off` is shown on every progress line. */
   sandbox: SandboxMode = 'bwrap';
@@ -88,7 +92,7 @@ export class TaskProgress {
 }
 
 /** What a task's result keeps of its last status and verify, so `dex status` of an ended run still shows them (docs/interfaces.md). */
-export function endedFields(progress: TaskProgress): Pick<TaskResult, 'type' | 'steps' | 'verify' | 'verifyTail' | 'verifyCause' | 'verifyDetected'> {
+export function endedFields(progress: TaskProgress): Pick<TaskResult, 'type' | 'steps' | 'verify' | 'verifyTail' | 'verifyCause' | 'verifyDetected' | 'unverifiedApprovedBy'> {
   const { type, steps, verify } = progress.status();
   const failed = progress.lastVerify && !progress.lastVerify.passed ? progress.lastVerify : undefined;
   return {
@@ -98,6 +102,7 @@ export function endedFields(progress: TaskProgress): Pick<TaskResult, 'type' | '
     ...(failed ? { verifyTail: failed.tail } : {}),
     ...(failed?.cause ? { verifyCause: failed.cause } : {}),
     ...(progress.verifyDetected ? { verifyDetected: progress.verifyDetected } : {}),
+    ...(progress.unverifiedApprovedBy ? { unverifiedApprovedBy: progress.unverifiedApprovedBy } : {}),
   };
 }
 

@@ -13,6 +13,22 @@ function setupTailOf(err: unknown): string | undefined {
 }
 
 /**
+ * A task for which dex looked for the project's test commands and found none says so in every
+ * view, and will wait at the `unverified` gate before it ends (workflow.ts): a task that ran no
+ * test must not pass for a verified one (docs/real-repositories.md#no-test-command-found).
+ * Runs recorded before this existed replay without it.
+ */
+function noteNoTestCommand(run: TaskRun): void {
+  const { input, progress } = run;
+  if (input.finalize || input.fixCi || run.verify.length) return;
+  const lookedFor = input.verifyNoneFound || (input.detectVerify && input.setup !== false && progress.setup !== undefined);
+  if (!lookedFor || !patched('unverified-gate')) return;
+  progress.unverified = true;
+  progress.verifyDetected = describeDetectedVerify([]);
+  progress.ledger.step(`verify · ${progress.verifyDetected}`);
+}
+
+/**
  * Gets a task ready for its phases: for a rewound run (`dex retry --from`), finds the earlier
  * run's checkpoint before the phase; makes the branch and worktree (at that checkpoint, or from
  * HEAD) and hands it to the run; installs or restores its dependencies
@@ -60,6 +76,7 @@ export async function startTask(run: TaskRun): Promise<SequenceStart | undefined
       progress.ledger.step(`verify · ${progress.verifyDetected}`);
     }
   }
+  noteNoTestCommand(run);
   if (input.verifyBaseline && run.verify.length) {
     const baseline = { repoPath: input.repoPath, baseSha: worktree.baseSha, commands: run.verify, timeoutMs: 30 * 60_000, sandbox: input.sandbox, setup: input.setup };
     progress.baseline = (await acts.verifyBaseline(baseline, `verify baseline · ${worktree.baseSha.slice(0, 10)}`)).failures;

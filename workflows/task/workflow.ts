@@ -8,6 +8,7 @@ import { RunControl } from '../run/run-control';
 import { hostActivities } from './activities';
 import { runFinalize } from './finalize';
 import { runFixCi } from './fix-ci';
+import { passUnverified } from './gate-decision';
 import { runPhaseSequence } from './phase-sequence';
 import { endedFields, TaskProgress } from './progress';
 import { TaskBudget } from './task-budget';
@@ -70,6 +71,11 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
     const start = await startTask(run);
     worktree = run.worktree;
     const outcome = input.finalize ? await runFinalize(run, input.finalize) : input.fixCi ? await runFixCi(run, input.fixCi) : await runPhaseSequence(run, start);
+    const unverifiedRejected = outcome.kind === 'verified' ? await passUnverified(run) : undefined;
+    if (unverifiedRejected !== undefined) {
+      await rollback(worktree);
+      return await failWith(FAILURE.TaskRejected, 'rejected', `rejected at the unverified gate: ${unverifiedRejected}`);
+    }
     if (outcome.kind === 'verified') {
       await acts.removeWorktree({ repoPath: input.repoPath, worktreePath: worktree.path }, 'worktree · remove (the branch stays)');
       return await finish('completed', { summary: outcome.summary, verifyPassed: progress.lastVerify?.passed ?? true });

@@ -76,6 +76,10 @@ describe('branch-mode landing activities', () => {
     expect(proposalMarkdown(text)).toContain('120 tokens');
     await runActivity(acts.describeProposal, [{ ...text, costUsd: 9 }]);
     expect(readFileSync(descriptionPath, 'utf8')).toContain('$0.0123 USD');
+    // A task no test command was found for never says it passed (docs/real-repositories.md#no-test-command-found).
+    const untested = proposalMarkdown({ ...text, preExistingFailures: undefined, unverifiedApprovedBy: 'ana' });
+    expect(untested).toContain('- verify: **none found**: no test command ran on this change; ana let it through the `unverified` gate');
+    expect(untested).not.toContain('passed');
   });
 
   it('runs the landCommand once per landing; a failure is an outcome with its output tail, and runs again', async () => {

@@ -170,6 +170,11 @@ describe('parseDexConfig', () => {
     expect(parseDexConfig('verify: []', repo)).toMatchObject({ verify: [], detectVerify: false });
     // With setup off nothing picks them from a worktree: they come from the checkout.
     expect(parseDexConfig('setup: false', repo)).toMatchObject({ verify: ['npm test'], detectVerify: false });
+    expect(parseDexConfig('setup: false', repo).verifyNoneFound).toBeUndefined();
+    // None there: the task is told, and waits at the unverified gate (docs/real-repositories.md#no-test-command-found); not when `verify: []` says so.
+    writeFileSync(join(repo, 'package.json'), JSON.stringify({ scripts: { build: 'tsc' } }));
+    expect(parseDexConfig('setup: false', repo)).toMatchObject({ verify: [], detectVerify: false, verifyNoneFound: true });
+    expect(parseDexConfig('setup: false\nverify: []', repo).verifyNoneFound).toBeUndefined();
   });
 
   it('loads dex.config.yaml from the repository root, or the defaults without one', () => {

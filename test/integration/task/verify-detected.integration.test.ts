@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadDexConfig } from '../../../client/config/config-file';
 import { renderTaskResult, taskShapeLines } from '../../../client/render/render-task';
@@ -10,6 +13,7 @@ import { completionTurn, toolTurn } from '../../support/model/cassette-builder';
 import { failureOf, useDexEnvironment, waitForGate } from '../../support/env/dex-environment';
 import { npmProject } from '../../support/projects/real-projects';
 import { pytestProject, pythonWithoutPytest } from '../../support/projects/real-projects-verify';
+import { plainGit } from '../../support/env/plain-git';
 
 // Go is left to unit tests (test/host/dependencies/test-command.test.ts, test/core/task/verify-failures.test.ts): its first
 // `go test` in a worktree compiles the standard library into an empty GOCACHE, ~50 s here.
@@ -27,14 +31,32 @@ const CASSETTE = [
   completionTurn('V-nopytest', { status: 'complete', summary: 'done now?' }),
   completionTurn('V-turns', { status: 'complete', summary: 'done?' }),
   completionTurn('V-turns', { status: 'complete', summary: 'done now?' }),
+  // A project with no test command: the task's change is made, but nothing can test it.
+  toolTurn('V-none', ['write_file', { path: 'src/greet.js', content: 'exports.greet = (name) => `hello ${name}`;\n' }]),
+  completionTurn('V-none', { status: 'complete', summary: 'added greet' }),
+  completionTurn('V-none-reject', { status: 'complete', summary: 'nothing to do' }),
+  completionTurn('V-none-on-purpose', { status: 'complete', summary: 'nothing to do' }),
 ];
 
 const dex = useDexEnvironment({ server: 'dev', cassette: CASSETTE, queue: 'dex-it-verify-detected' });
 
+/** A repository with no test command any ecosystem names: a script and notes, `dex.config.yaml` as given (none by default). */
+function untestedRepo(config?: string): string {
+  const repo = join(mkdtempSync(join(tmpdir(), 'dex-untested-')), 'greeter');
+  mkdirSync(join(repo, 'src'), { recursive: true });
+  writeFileSync(join(repo, 'src', 'app.js'), 'console.log("hi");\n');
+  writeFileSync(join(repo, 'NOTES.md'), '# greeter\n');
+  if (config !== undefined) writeFileSync(join(repo, 'dex.config.yaml'), config);
+  plainGit(repo, 'init', '-q', '-b', 'main');
+  plainGit(repo, 'add', '-A');
+  plainGit(repo, 'commit', '-qm', 'greeter');
+  return repo;
+}
+
 /** The task input `dex task` makes for `repo`: the repository's config has no `verify:`, so the host picks it. */
-function withoutVerify(repo: string): Partial<TaskInput> {
+function withoutVerify(repo: string, detect = true): Partial<TaskInput> {
   const config = loadDexConfig(repo);
-  expect(config).toMatchObject({ verify: [], detectVerify: true });
+  expect(config).toMatchObject({ verify: [], detectVerify: detect });
   return { repoPath: repo, verify: config.verify, detectVerify: config.detectVerify, maxRetries: 0, runaway: { sameFailure: 2, noChangeTurns: 8 } };
 }
 
@@ -104,5 +126,39 @@ describe('verify without configuration', () => {
     const { handle } = await dex.startTask('V-turns', { ...withoutVerify(repo), maxIterations: 2, runaway: { sameFailure: 5, noChangeTurns: 8 } });
     const failure = await failureOf(handle);
     expect(failure.message).toBe('phase implement used all 2 turns without a verified completion: verify failed: /usr/bin/python3: No module named pytest');
+  });
+
+  it('with no test command found, says `verify: none found` in every view and waits at the unverified gate before it ends', async () => {
+    const { handle } = await dex.startTask('V-none', withoutVerify(untestedRepo()));
+    const waiting = await waitForGate(handle, { gate: 'unverified', taskId: 'V-none' });
+    expect(waiting.waitingFor?.reason).toMatch(/^verify: none found: no test command ran on this change\. Approve to let it end \(and land\) untested/);
+    expect(waiting.verifyDetected).toBe('none found');
+    expect(taskShapeLines(waiting)).toContain('verify: none found');
+    expect(waiting.recent?.map((step) => step.text)).toContain('verify · none found');
+    const details = runDetails(waiting, handle.workflowId);
+    expect(details).toContain('verify: none found');
+    expect(details).toContain('> verify: none found: no test command ran on this change.');
+    // What `dex log` shows under setup.
+    expect(await setupHead(handle.workflowId)).toBe('nothing to set up\nverify: none found');
+    await handle.executeUpdate('decide', { args: [{ action: 'approve', by: 'ana' }] });
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ state: 'completed', verifyDetected: 'none found', unverifiedApprovedBy: 'ana', commit: expect.any(String) });
+    expect(renderTaskResult(result)).toContain('verify: none found (nothing tested: ana let it through the unverified gate)');
+  });
+
+  it('a reject at the unverified gate ends the task rejected', async () => {
+    const { handle } = await dex.startTask('V-none-reject', withoutVerify(untestedRepo()));
+    await waitForGate(handle, 'unverified');
+    await handle.signal('reject', { reason: 'write a test first' });
+    const failure = await failureOf(handle);
+    expect(failure.message).toBe('rejected at the unverified gate: write a test first');
+    expect((failure.details?.[0] as TaskResult).state).toBe('rejected');
+  });
+
+  it('`verify: []` says there are no tests on purpose: no gate, nothing said', async () => {
+    const { handle } = await dex.startTask('V-none-on-purpose', withoutVerify(untestedRepo('verify: []\n'), false));
+    const result = (await handle.result()) as TaskResult;
+    expect(result.state).toBe('completed');
+    expect(result.verifyDetected).toBeUndefined();
   });
 });
