@@ -23,8 +23,8 @@ export const CHECK_LOG_BYTES = 64 * 1024;
 const EXCERPT_LINES = 30;
 const EXCERPT_CHARS = 3_000;
 
-/** The store's id of a check run's log under a landing's key. */
-const checkLogId = (key: string, checkId: string) => `${key}/ci-log/${checkId}`;
+/** The store's id of a check run's log under a landing's key: a run re-run in place keeps its id, so its completion tells its logs apart. */
+const checkLogId = (key: string, check: CheckStatus) => `${key}/ci-log/${check.id}${check.completedAt ? `@${check.completedAt}` : ''}`;
 
 /** A check run's state for a landing: completed and good passes (skipped and neutral too), completed otherwise fails. */
 function checkState(run: Pick<ForgeCheckRun, 'status' | 'conclusion'>): CheckState {
@@ -65,7 +65,13 @@ export const createForgeActivities = (deps: ActivityDeps, forgeOf: ForgeFactory 
       const shown = wanted.length ? runs.filter((r) => wanted.includes(r.name)) : runs;
       return {
         sha,
-        checks: shown.map((r): CheckStatus => ({ name: r.name, state: checkState(r), id: r.id, ...(r.url ? { url: r.url } : {}) })),
+        checks: shown.map((r): CheckStatus => ({
+          name: r.name, state: checkState(r), id: r.id,
+          ...(r.url ? { url: r.url } : {}),
+          ...(r.startedAt ? { startedAt: r.startedAt } : {}),
+          ...(r.completedAt ? { completedAt: r.completedAt } : {}),
+          ...(r.rerunnable === false ? { rerunnable: false } : {}),
+        })),
         missing: wanted.filter((name) => !runs.some((r) => r.name === name)),
       };
     },
@@ -80,7 +86,7 @@ export const createForgeActivities = (deps: ActivityDeps, forgeOf: ForgeFactory 
      * once under the landing's key; returns its reference and last lines.
      */
     async readCheckLog({ target, check, key }): Promise<CheckLog> {
-      const id = checkLogId(key, check.id);
+      const id = checkLogId(key, check);
       const kept = await deps.store.getArtifact(id);
       if (kept) return { name: check.name, ref: id, excerpt: excerptOf(kept.content) };
       const log = await (await forgeOf(target)).readCheckLog(check.id, CHECK_LOG_BYTES);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { SimpleGit } from 'simple-git';
 import { tickTask } from '../../core/roadmap/roadmap';
 import type { ActivityDeps } from '../deps';
+import { forgeCaBundleFile } from '../../host/forge/forge-ca';
 import { DEX_COMMITTER, dexGit, dexRemoteGit } from '../../host/git/dex-git';
 import { contains } from './landing-merge';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
@@ -49,12 +50,14 @@ interface PushInput {
   taskId: string;
   title: string;
   key: string;
+  /** `land.pr.caFile`: the forge's CA, trusted for this push (host/forge/forge-ca.ts). */
+  caFile?: string;
 }
 
-type FetchInput = { repoPath: string; remote: string; branch: string; taskBranch: string; key: string };
+type FetchInput = { repoPath: string; remote: string; branch: string; taskBranch: string; key: string; caFile?: string };
 
 async function readRemoteHead(input: FetchInput): Promise<RemoteHead> {
-  const git = dexRemoteGit(input.repoPath);
+  const git = dexRemoteGit(input.repoPath, [], forgeCaBundleFile(input.caFile));
   await git.raw(['fetch', '--no-tags', input.remote, `+refs/heads/${input.branch}:${trackingRef(input.remote, input.branch)}`]);
   const head = (await git.raw(['rev-parse', trackingRef(input.remote, input.branch)])).trim();
   return { head, landed: await landedBy(git, head, input.key), contained: await contains(git, input.taskBranch, head) };
@@ -72,10 +75,11 @@ export const createLandingRemoteActivities = (deps: ActivityDeps) => heartbeatin
    */
   async pushLanding(input: PushInput): Promise<PushOutcome> {
     const path = join(worktreesDir(deps.dexHome), landingWorktreeName(input.key));
-    const repo = dexRemoteGit(input.repoPath, COMMITTER);
+    const ca = forgeCaBundleFile(input.caFile);
+    const repo = dexRemoteGit(input.repoPath, COMMITTER, ca);
     await repo.raw(['worktree', 'prune']);
     if (!existsSync(path)) await repo.raw(['worktree', 'add', '--detach', path, input.remoteHead]);
-    const git = dexRemoteGit(path, COMMITTER);
+    const git = dexRemoteGit(path, COMMITTER, ca);
     await git.raw(['reset', '--hard', input.remoteHead]);
     await git.raw(['clean', '-ffd']);
     await git.raw(['merge', '--no-ff', '--no-commit', '--no-verify', input.taskBranch]);

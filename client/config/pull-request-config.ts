@@ -1,5 +1,7 @@
+import { isAbsolute } from 'node:path';
 import type { PullRequestLanding } from '../../core/roadmap/pull-request-types';
 import { InvalidInput } from '../../core/run/invalid-input';
+import { caFileProblem } from '../../host/forge/forge-ca';
 import { isSecretName } from '../../host/secrets/secret-values';
 import { isRecord, knownKeys, type Fail } from './config-section';
 
@@ -12,7 +14,7 @@ import { isRecord, knownKeys, type Fail } from './config-section';
 /** `land.pr:` as the file gives it: everything but the repository, which the remote's URL names. */
 export type PullRequestSettings = Omit<PullRequestLanding, 'owner' | 'repo'>;
 
-const PR_KEYS = ['forge', 'tokenEnv', 'profile', 'checks', 'fixAttempts', 'ciTimeoutMinutes', 'mergeMethod', 'apiUrl'];
+const PR_KEYS = ['forge', 'tokenEnv', 'profile', 'checks', 'fixAttempts', 'ciTimeoutMinutes', 'mergeMethod', 'apiUrl', 'caFile'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const DEFAULT_TOKEN_ENV = 'GITHUB_TOKEN';
 /** Where the token's permissions and the webhook are described, for the one-line errors. */
@@ -52,6 +54,11 @@ export function parsePullRequestSettings(pr: unknown, fail: Fail): PullRequestSe
     settings.checks = v.checks as string[];
   }
   if (v.apiUrl !== undefined) settings.apiUrl = apiUrlOf(v.apiUrl, fail);
+  if (v.caFile !== undefined) {
+    // Absolute: the worker reads it, from no folder in particular (docs/landing-through-prs.md#a-forge-behind-its-own-ca).
+    if (typeof v.caFile !== 'string' || !isAbsolute(v.caFile)) fail('land.pr.caFile', 'must be the absolute path of the forge\'s CA certificate (PEM)');
+    settings.caFile = v.caFile;
+  }
   return settings;
 }
 
@@ -113,12 +120,15 @@ export function forgeRepository(remote: string, url: string, apiUrl: string | un
   return { owner: parts[0], repo: parts[1] };
 }
 
-/** The whole PullRequestLanding, once the token is known to be set where dex runs and the remote names a repository on the forge. */
+/** The whole PullRequestLanding, once the token is known to be set where dex runs, the CA file (if any) to hold a certificate, and the remote to name a repository on the forge. */
 export function pullRequestLanding(settings: PullRequestSettings, remote: string, remoteUrl: string, env: NodeJS.ProcessEnv): PullRequestLanding {
   if (!env[settings.tokenEnv]?.trim()) {
     throw new InvalidInput(
       `dex.config.yaml: land.pr: ${settings.tokenEnv} is not set: the forge token dex opens, watches and merges pull requests with (${DOC}#the-forge-token)`,
     );
   }
+  // Read here as the worker will read it (host/forge/forge-ca.ts), so a wrong path stops the run before anything starts.
+  const problem = settings.caFile && caFileProblem(settings.caFile);
+  if (problem) throw new InvalidInput(`dex.config.yaml: land.pr.caFile: ${settings.caFile} ${problem} (${DOC}#a-forge-behind-its-own-ca)`);
   return { ...settings, ...forgeRepository(remote, remoteUrl, settings.apiUrl) };
 }

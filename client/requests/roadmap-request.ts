@@ -108,6 +108,7 @@ function checkedLand(land: LandSettings, repoPath: string, env: NodeJS.ProcessEn
   if (!pr || !land.remote) return rest;
   // Unconfined, the agent's commands get the worker's environment: the forge token with it (docs/landing-through-prs.md#the-forge-token).
   if (unconfined) throw new InvalidInput(`land.mode pr needs the sandbox: without it the agent's commands would see ${pr.tokenEnv}, the forge token`);
-  if (replayed) return { ...rest, pr: replayed };
+  // Its forge played back and its remote a bare repository of the copy's: no forge's CA to trust.
+  if (replayed) return { ...rest, pr: { ...replayed, caFile: undefined } };
   return { ...rest, pr: pullRequestLanding(pr, land.remote, dexGitSync(repoPath, ['remote', 'get-url', land.remote]).trim(), env) };
 }

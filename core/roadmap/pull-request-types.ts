@@ -13,6 +13,8 @@ export interface PullRequestLanding {
   apiUrl?: string;
   /** The environment variable on the worker that holds the forge token. @default GITHUB_TOKEN */
   tokenEnv: string;
+  /** The absolute path of the forge's CA certificate (PEM), trusted with the machine's for the API and dex's git to the forge. @default none: Node's and git's own trust */
+  caFile?: string;
   /** The repository on the forge, read by the client from the remote's URL. */
   owner: string;
   repo: string;
@@ -33,6 +35,8 @@ export interface ForgeTarget {
   forge: PullRequestLanding['forge'];
   apiUrl?: string;
   tokenEnv: string;
+  /** Read by the worker each time (host/forge/forge-ca.ts): the path travels, never the certificate. */
+  caFile?: string;
   owner: string;
   repo: string;
 }
@@ -58,6 +62,11 @@ export interface CheckStatus {
   /** The forge's id of this run of the check: what a re-run and a log read name. */
   id: string;
   url?: string;
+  /** The forge's own times of this run (ISO 8601): a run re-run in place keeps its id, its times are new. Absent in histories recorded before. */
+  startedAt?: string;
+  completedAt?: string;
+  /** `false` for what dex cannot re-run (a commit status): its failure counts at once. Absent: it can be. */
+  rerunnable?: false;
 }
 
 /** The checks a landing waits for, on one head commit. */

@@ -51,13 +51,20 @@ export const FAILURE = {
   AgentUnavailable: 'AgentUnavailable',
   /** Installing a worktree's dependencies failed (host/dependencies/): the task stops before any model call. */
   SetupFailed: 'SetupFailed',
+  /** A task slot asked of a worker that is not in a fleet (activities/run/task-slot.ts): it never retries. */
+  NotInFleet: 'NotInFleet',
   InvalidRoadmap: 'InvalidRoadmap',
-  // A forge (host/forge/): a token missing or refused, a repository not found and a request it
-  // refuses never retry; the forge down, timing out or rate-limiting does.
+  // A forge (host/forge/): a token missing or refused, a repository not found, a request it
+  // refuses and a certificate the worker does not trust never retry; the forge down, timing out
+  // or rate-limiting does.
   ForgeAuth: 'ForgeAuth',
   ForgeNotFound: 'ForgeNotFound',
   ForgeRequestRefused: 'ForgeRequestRefused',
+  /** The forge's TLS certificate did not verify against land.pr.caFile and the machine's CAs (host/forge/forge-ca.ts). */
+  ForgeUntrusted: 'ForgeUntrusted',
   ForgeUnavailable: 'ForgeUnavailable',
+  /** Another process of this worker has held a repository mirror's lock past the wait (host/git/mirror-lock.ts): it retries. */
+  MirrorBusy: 'MirrorBusy',
   /** A model call whose budget reservation was granted still did not fit (workflows/task/agent/agent-phase.ts). */
   BudgetReservation: 'BudgetReservation',
   /** `dex retry --from PHASE` of a run whose earlier phases did not all pass (core/task/rewind.ts). */

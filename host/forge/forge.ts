@@ -30,6 +30,11 @@ export interface ForgeCheckRun {
   /** Set once completed: success, neutral, skipped, failure, cancelled, timed_out, action_required, stale… */
   conclusion?: string;
   url?: string;
+  /** The forge's own times of this run: an app that re-runs a check in place keeps its id and sets them anew. */
+  startedAt?: string;
+  completedAt?: string;
+  /** `false` for what cannot be re-run through the forge (a commit status: the CI that set it decides). */
+  rerunnable?: false;
 }
 
 export interface MergeRequest {
@@ -50,7 +55,7 @@ export interface Forge {
   listCheckRuns(sha: string): Promise<ForgeCheckRun[]>;
   /** The checks `branch` requires before a merge; none when it is not protected. */
   requiredChecks(branch: string): Promise<string[]>;
-  /** Runs the check again on the same commit; its next run gets a new id. */
+  /** Runs the check again on the same commit: a new run (a new id), or, as some apps do, the same run again with new times. */
   rerunCheck(id: string): Promise<void>;
   /** The last `maxBytes` of one check run's log, read to its end without holding the whole of it. */
   readCheckLog(id: string, maxBytes: number): Promise<LogTail>;

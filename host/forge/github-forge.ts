@@ -16,7 +16,9 @@ import type { Octokit } from '@octokit/rest';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../core/run/failure-types';
 import type { ForgeTarget, MergeOutcome, PullRequestRef } from '../../core/roadmap/pull-request-types';
+import { fetchTrusting } from './ca-fetch';
 import type { Forge, ForgeCheckRun, ForgePullRequest, MergeRequest } from './forge';
+import { forgeCaPem, untrustedForge } from './forge-ca';
 import { streamTail, textTail } from './log-tail';
 
 const GITHUB_API = 'https://api.github.com';
@@ -57,9 +59,11 @@ function rateLimited(err: unknown): boolean {
  * The failure a request's error stands for: one line, naming what to fix and never the token.
  * 401/403: the token (rate limits and a re-run of a job still running excepted); 404: the
  * repository or what was asked for; other 4xx: refused; 5xx, 429, rate limits, a job still
- * running and network errors: retried.
+ * running and network errors: retried. A certificate the worker does not trust: refused (forge-ca.ts).
  */
 function forgeFailure(err: unknown, target: ForgeTarget, doing: string, token?: string): ApplicationFailure {
+  const untrusted = untrustedForge(err, target, doing);
+  if (untrusted) return untrusted;
   const status = statusOf(err);
   const repo = `${target.owner}/${target.repo}`;
   // GitHub never echoes a token; a proxy in between might: it goes whatever it says.
@@ -95,7 +99,7 @@ function forgeToken(target: ForgeTarget, env: NodeJS.ProcessEnv = process.env): 
   return token;
 }
 
-const timedFetch: typeof fetch = (url, init) => fetch(url, { ...init, signal: init?.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+const timed = (via: typeof fetch): typeof fetch => (url, init) => via(url, { ...init, signal: init?.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
 
 /** The GitHub forge of `target`, its token from `env`. */
 export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = process.env): Promise<Forge> {
@@ -106,7 +110,8 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
     auth: token,
     baseUrl: (target.apiUrl ?? GITHUB_API).replace(/\/+$/, ''),
     userAgent: 'dex',
-    request: { fetch: timedFetch },
+    // A forge behind a CA of its own (land.pr.caFile): that CA and the machine's, through node:https (ca-fetch.ts).
+    request: { fetch: timed(target.caFile ? fetchTrusting(forgeCaPem(target.caFile, env)) : fetch) },
     // Octokit's own log would print deprecations with request URLs; dex reports through its failures.
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
   });
@@ -183,9 +188,11 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
         status: run.status === 'completed' ? 'completed' : run.status === 'in_progress' ? 'in_progress' : 'queued',
         conclusion: run.conclusion ?? undefined,
         url: run.html_url ?? undefined,
+        startedAt: run.started_at ?? undefined,
+        completedAt: run.completed_at ?? undefined,
       }));
       // Commit statuses (CI that reports through the older status API) count as checks too: a
-      // required context may be one. Their ids say so: `status:<sha>:<id>`.
+      // required context may be one. Their ids say so: `status:<sha>:<id>`. dex cannot re-run one.
       const { data } = await call(`read the statuses of ${sha.slice(0, 12)}`, () => octokit.rest.repos.getCombinedStatusForRef({ owner, repo, ref: sha, per_page: 100 }));
       for (const st of data.statuses) {
         if (checks.some((c) => c.name === st.context)) continue;
@@ -194,6 +201,7 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
           status: st.state === 'pending' ? 'in_progress' : 'completed',
           conclusion: st.state === 'pending' ? undefined : st.state,
           url: st.target_url ?? undefined,
+          rerunnable: false,
         });
       }
       return checks;

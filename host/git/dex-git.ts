@@ -100,7 +100,7 @@ export function dexGit(baseDir: string, extraConfig: string[] = []): SimpleGit {
     baseDir,
     config: [...dexGitConfig(), ...extraConfig],
     // simple-git refuses GIT_* variables passed to .env() unless they are named here.
-    allowEnvironment: Object.keys(GIT_ENV),
+    allowEnvironment: [...Object.keys(GIT_ENV), 'GIT_SSL_CAINFO'],
     // simple-git refuses these keys in `-c` because a value could name a program to run. dex sets
     // them to turn things off (an empty hooks folder, no fsmonitor, no transport), so allow them.
     unsafe: { allowUnsafeHooksPath: true, allowUnsafeFsMonitor: true, allowUnsafeProtocolOverride: true },
@@ -112,11 +112,14 @@ export function dexGit(baseDir: string, extraConfig: string[] = []): SimpleGit {
  * dex's settings, but the file, ssh and https transports allowed (never `ext::`, which runs a
  * command), and the owner's ssh agent. Credentials come only from the owner's own config
  * (~/.gitconfig's helpers; the system config stays unread); the remote's hooks are its own business.
+ * `caInfo`, a CA bundle file of dex's own (the forge's CA, docs/landing-through-prs.md#a-forge-behind-its-own-ca),
+ * is the one variable more: GIT_SSL_CAINFO, which wins over the owner's `http.sslCAInfo`; without it, that config decides.
  */
-export function dexRemoteGit(baseDir: string, extraConfig: string[] = []): SimpleGit {
+export function dexRemoteGit(baseDir: string, extraConfig: string[] = [], caInfo?: string): SimpleGit {
   const transports = ['file', 'ssh', 'https'].map((name) => `protocol.${name}.allow=always`);
   const agent = process.env.SSH_AUTH_SOCK ? { SSH_AUTH_SOCK: process.env.SSH_AUTH_SOCK } : {};
-  return dexGit(baseDir, [...transports, ...extraConfig]).env({ ...dexGitEnv(), ...agent });
+  const ca = caInfo ? { GIT_SSL_CAINFO: caInfo } : {};
+  return dexGit(baseDir, [...transports, ...extraConfig]).env({ ...dexGitEnv(), ...agent, ...ca });
 }
 
 /** The output of git `args` run in `cwd` with dex's settings and environment; throws when git fails. */

@@ -81,8 +81,8 @@ export function caSources(env: NodeJS.ProcessEnv, home: string, project?: string
   return sources.filter((source) => isAbsolute(source.path));
 }
 
-/** The certificates (PEM blocks, nothing else) of a file, or of every file of a folder. */
-function certificatesIn(path: string): string[] {
+/** The certificates (PEM blocks, nothing else) of a file, or of every file of a folder; none when it cannot be read. */
+export function certificatesIn(path: string): string[] {
   const CERTIFICATE = /-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+?-----END CERTIFICATE-----/g;
   const read = (file: string): string[] => {
     try {

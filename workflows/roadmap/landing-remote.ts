@@ -4,6 +4,7 @@ import type { TaskResult } from '../../core/task/task-types';
 import { remoteActivities } from './activities';
 import { finalizeTask } from './finalize-child';
 import type { Landing, LandingContext } from './landing-types';
+import { forgeCa } from './pr/forge';
 
 /** Pushes refused because the remote moved that are tried again, after 2, 4 and 8 s; then the `merge` gate. */
 const PUSH_RETRIES = 3;
@@ -65,7 +66,7 @@ export async function tickMerged(ctx: LandingContext, task: RoadmapTask, merged:
   const branch = input.land!.branch ?? input.baseBranch;
   const acts = remoteActivities(input.taskDefaults.hostQueue);
   for (let moved = 0; ; moved++) {
-    const at = { repoPath: input.repoPath, remote, branch, taskBranch: merged, key: ctx.key };
+    const at = { repoPath: input.repoPath, remote, branch, taskBranch: merged, key: ctx.key, ...forgeCa(input.land!.pr) };
     const fetched = await acts.fetchRemoteHead(at, `land ${task.id} · fetch ${remote}/${branch}`);
     if (fetched.landed) return fetched.landed;
     const push = { ...at, remoteHead: fetched.head, baseBranch: input.baseBranch, roadmapFile: input.roadmapFile, taskId: task.id, title: task.title };

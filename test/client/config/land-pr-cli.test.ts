@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDex } from '../../support/env/dex-cli';
 import { roadmapRepoWithOrigin } from '../../support/plans/landing-fixture';
@@ -63,6 +64,27 @@ describe.concurrent('dex run with land.mode: pr', () => {
       { GITHUB_TOKEN: 'ghp_planted000000000000000000' },
       'dex: dex.config.yaml: "land.pr.forge" is "gitlab": only github is supported today\n',
     ],
+    [
+      'a forge CA file that does not exist',
+      'land: { remote: origin, mode: pr, pr: { caFile: /nowhere/forge-ca.pem } }\n',
+      'https://github.com/octo/hello.git',
+      { GITHUB_TOKEN: 'ghp_planted000000000000000000' },
+      'dex: dex.config.yaml: land.pr.caFile: /nowhere/forge-ca.pem does not exist (docs/landing-through-prs.md#a-forge-behind-its-own-ca)\n',
+    ],
+    [
+      'a forge CA file with no certificate in it',
+      `land: { remote: origin, mode: pr, pr: { caFile: ${join(root, 'package.json')} } }\n`,
+      'https://github.com/octo/hello.git',
+      { GITHUB_TOKEN: 'ghp_planted000000000000000000' },
+      `dex: dex.config.yaml: land.pr.caFile: ${join(root, 'package.json')} holds no PEM certificate (-----BEGIN CERTIFICATE-----) (docs/landing-through-prs.md#a-forge-behind-its-own-ca)\n`,
+    ],
+    [
+      'a forge CA file named by a relative path',
+      'land: { remote: origin, mode: pr, pr: { caFile: certs/forge-ca.pem } }\n',
+      'https://github.com/octo/hello.git',
+      { GITHUB_TOKEN: 'ghp_planted000000000000000000' },
+      'dex: dex.config.yaml: "land.pr.caFile" must be the absolute path of the forge\'s CA certificate (PEM)\n',
+    ],
   ])('%s: one line, exit 2, no workflow, no worktree, no branch', async (name, config, url, env, line) => {
     const repo = repoWith(name.replace(/\W+/g, '-'), config, url);
     const run = await dexRun(repo, env);
@@ -80,5 +102,13 @@ describe.concurrent('dex run with land.mode: pr', () => {
     expect(run.code, run.stderr).toBe(3);
     expect(run.stderr).toMatch(/unreachable at 127\.0\.0\.1:1/);
     expect(run.stderr).not.toContain('ghp_planted');
+  });
+
+  it('with a forge CA file that holds a certificate, gets past the checks too', async () => {
+    const ca = join(fixtures, 'forge-ca.pem');
+    writeFileSync(ca, `${rootCertificates[0]}\n`);
+    const repo = repoWith('good-ca', `land: { remote: origin, mode: pr, pr: { caFile: ${ca} } }\n`, 'git@github.com:octo/hello.git');
+    const run = await dexRun(repo, { GITHUB_TOKEN: 'ghp_planted000000000000000000' });
+    expect(run.code, run.stderr).toBe(3);
   });
 });

@@ -53,13 +53,13 @@ describe('land.mode: pr in dex.config.yaml (docs/landing-through-prs.md#configur
       '  remote: origin',
       '  branch: develop',
       '  mode: pr',
-      '  pr: { forge: github, tokenEnv: GH_TOKEN, profile: review, checks: [build, test], fixAttempts: 0, ciTimeoutMinutes: 90, mergeMethod: squash, apiUrl: "https://ghe.example.com/api/v3/" }',
+      '  pr: { forge: github, tokenEnv: GH_TOKEN, profile: review, checks: [build, test], fixAttempts: 0, ciTimeoutMinutes: 90, mergeMethod: squash, apiUrl: "https://ghe.example.com/api/v3/", caFile: /etc/dex/ghe-ca.pem }',
     ].join('\n');
     expect(parseDexConfig(`${yaml}\n`, '/r').land).toEqual({
       remote: 'origin',
       branch: 'develop',
       mode: 'pr',
-      pr: { forge: 'github', tokenEnv: 'GH_TOKEN', profile: 'review', checks: ['build', 'test'], fixAttempts: 0, ciTimeoutMinutes: 90, mergeMethod: 'squash', apiUrl: 'https://ghe.example.com/api/v3' },
+      pr: { forge: 'github', tokenEnv: 'GH_TOKEN', profile: 'review', checks: ['build', 'test'], fixAttempts: 0, ciTimeoutMinutes: 90, mergeMethod: 'squash', apiUrl: 'https://ghe.example.com/api/v3', caFile: '/etc/dex/ghe-ca.pem' },
     });
   });
 

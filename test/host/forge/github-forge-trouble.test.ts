@@ -92,6 +92,27 @@ describe('the GitHub forge, when GitHub is in trouble or another app reports a c
     expect(forge.requests.some((r) => r.url.endsWith(`/check-runs/${failed.id}/rerequest`))).toBe(true);
   });
 
+  it('reads an app check re-run in place: the same id with the forge\'s new times, and the log of each completion apart', async () => {
+    Object.assign(forge.ci.checks[0], { rerunInPlace: true, run: async (_dir: string, attempt: number) => ({ ok: false, log: `run ${attempt} failed\n` }) });
+    const sha = await forge.commit('feature', { 'b.txt': 'b\n' });
+    const read = async () => (await runActivity(acts.readChecks, [{ target, pr: 0, sha, checks: ['external-ci'] }])).checks[0];
+    await read();
+    await forge.ciIdle();
+    const failed = await read();
+    expect(failed).toMatchObject({ state: 'failed', startedAt: expect.any(String), completedAt: expect.any(String) });
+    expect(failed).not.toHaveProperty('rerunnable');
+    const firstLog = await runActivity(acts.readCheckLog, [{ target, check: failed, key: 'k' }]);
+    await runActivity(acts.rerunCheck, [{ target, checkId: failed.id }]);
+    await forge.ciIdle();
+    const again = await read();
+    expect(again).toMatchObject({ id: failed.id, state: 'failed' });
+    expect(Date.parse(again.startedAt!)).toBeGreaterThanOrEqual(Date.parse(failed.completedAt!));
+    expect(Date.parse(again.completedAt!)).toBeGreaterThan(Date.parse(failed.completedAt!));
+    const secondLog = await runActivity(acts.readCheckLog, [{ target, check: again, key: 'k' }]);
+    expect([firstLog.excerpt, secondLog.excerpt].map((e) => e.split('\n').at(-1))).toEqual(['run 1 failed', 'run 2 failed']);
+    expect(secondLog.ref).not.toBe(firstLog.ref);
+  });
+
   it('counts a required commit status as a check: pending, failed with its description as the log, blocking the merge until it passes', async () => {
     forge.protection = { requiredChecks: ['jenkins'], strict: true };
     writeFileSync(join(dir, 'description.md'), 'feature\n');
@@ -103,7 +124,8 @@ describe('the GitHub forge, when GitHub is in trouble or another app reports a c
     expect((await read()).checks).toMatchObject([{ name: 'jenkins', state: 'pending' }]);
     forge.setStatus(sha, 'jenkins', 'failure', '3 tests failed');
     const [failed] = (await read()).checks;
-    expect(failed.state).toBe('failed');
+    // dex cannot re-run a status: the landing counts its failure at once.
+    expect(failed).toMatchObject({ state: 'failed', rerunnable: false });
     expect((await runActivity(acts.readCheckLog, [{ target, check: failed, key: 'k' }])).excerpt).toMatch(/^commit status jenkins: failure: 3 tests failed\nhttp/);
     await runActivity(acts.rerunCheck, [{ target, checkId: failed.id }]);
     const merge = { target, pr: pr.number, sha, method: 'merge' as const, title: 'feature' };

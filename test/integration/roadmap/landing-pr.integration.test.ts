@@ -49,9 +49,9 @@ let forge: FakeForge | undefined;
  * A roadmap repository whose `origin` is the fake forge's repository, with `land: { mode: pr }` in
  * its dex.config.yaml (the repository read from the remote's URL, as `dex run` does), started.
  */
-async function startLanding(roadmap: string, pr: string[] = []) {
+async function startLanding(roadmap: string, pr: string[] = [], trust?: 'caFile') {
   forge = await forges.start({ token: TOKEN, checks: CHECKS, seed: false });
-  const { repo, checked } = await prRoadmap(dex, forge, roadmap, { env: TOKEN_ENV, value: TOKEN }, pr);
+  const { repo, checked } = await prRoadmap(dex, forge, roadmap, { env: TOKEN_ENV, value: TOKEN }, pr, trust);
   expect(checked.input.land?.pr).toMatchObject({ owner: forge.owner, repo: forge.repo, profile: pr.length ? 'review' : 'auto', fixAttempts: 2 });
   const handle = await dex.start('roadmapWorkflow', checked.workflowId, { ...checked.input, maxParallel: 2 } satisfies RoadmapInput);
   forges.webhook(forge, handle);
@@ -118,8 +118,9 @@ describe('landing through pull requests on a real dev server, against a fake Git
     expect(places['model requests']).toContain('agent sees');
   }, 180_000);
 
-  it('with profile review, waits at the merge gate once green, and merges on approve', async () => {
-    const { handle } = await startLanding('- [ ] V1: Add five\n', ['profile: review']);
+  it('with profile review, waits at the merge gate once green, and merges on approve (a forge behind its own CA, named by land.pr.caFile)', async () => {
+    // The API and git over HTTPS, trusted through the setting alone: no sslCAInfo in the repository's git config.
+    const { handle } = await startLanding('- [ ] V1: Add five\n', ['profile: review'], 'caFile');
     const waiting = await waitForGate<RunStatus>(handle, { gate: 'merge', taskId: 'V1' }, { timeoutMs: 90_000 });
     expect(waiting.waitingFor?.reason).toContain('PR #1 is green');
     expect(waiting.tasks?.[0].pullRequest).toMatchObject({ number: 1, checks: [{ name: 'test', state: 'passed' }, { name: 'lint', state: 'passed' }] });

@@ -66,11 +66,13 @@ export interface RecordedRequest {
 export interface FakeForge {
   /** http://127.0.0.1:PORT/api/v3: the ForgeTarget's apiUrl. */
   apiUrl: string;
+  /** https://127.0.0.1:PORT/api/v3: the same API over HTTPS, with `caFile`'s certificate (a forge behind its own CA). */
+  secureApiUrl: string;
   /** https://127.0.0.1:PORT/OWNER/REPO.git: the remote dex pushes to (after `trustIn` of the repository). */
   remoteUrl: string;
   /** http://127.0.0.1:PORT/OWNER/REPO.git: the same repository over plain HTTP, for a test's own git. */
   httpRemoteUrl: string;
-  /** The certificate `remoteUrl` is served with (PEM). */
+  /** The certificate `remoteUrl` and `secureApiUrl` are served with (PEM). */
   caFile: string;
   /** Makes git in `repoPath` trust the fake's certificate for `remoteUrl` (`http.<url>.sslCAInfo` in its config). */
   trustIn(repoPath: string): Promise<void>;
@@ -100,7 +102,7 @@ export interface FakeForge {
    * and `headers`: a 502 of a forge in trouble, a 403 of a rate limit (`x-ratelimit-remaining: 0`).
    */
   failNext(count: number, status: number, message?: string, headers?: Record<string, string>): void;
-  /** Commit statuses (the older status API, as Jenkins or CircleCI report), newest last. */
+  /** Commit statuses (the older status API, as Jenkins or CircleCI report, and checks with `commitStatus`), newest last. */
   statuses: FakeStatus[];
   /** Sets a commit status on `sha` (what `POST /repos/{o}/{r}/statuses/{sha}` does). */
   setStatus(sha: string, context: string, state: FakeStatus['state'], description?: string): FakeStatus;

@@ -7,7 +7,8 @@
 // Git is served over HTTPS (`remoteUrl`, a certificate made for this run: dex's remote git allows
 // file, ssh and https only, host/git/dex-git.ts) and plain HTTP (`httpRemoteUrl`, for a test's own
 // git). `trustIn(repo)` makes a repository's git trust the certificate, as an owner with a private
-// CA would configure it.
+// CA would configure it; `land.pr.caFile: forge.caFile` does it through dex's own setting. The API
+// is served over both too: `apiUrl` (HTTP) and `secureApiUrl` (HTTPS, the same certificate).
 //
 //   const forge = await startFakeForge({ token, checks: [{ name: 'test', command: 'npm test' }] });
 //   await git(repo, ['remote', 'add', 'origin', forge.remoteUrl]); await forge.trustIn(repo);
@@ -56,7 +57,13 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
   if (options.seed !== false) await commitFiles(bare, base, { 'README.md': `# ${repo}\n` }, 'initial commit');
 
   const checks = options.checks ?? [];
-  const ci = new FakeCi(bare, checks);
+  const statuses: FakeStatus[] = [];
+  const setStatus: FakeForge['setStatus'] = (sha, context, state, description) => {
+    const status: FakeStatus = { id: 9_000_001 + statuses.length, sha, context, state, description: description ?? null, createdAt: new Date().toISOString() };
+    statuses.push(status);
+    return status;
+  };
+  const ci = new FakeCi(bare, checks, setStatus);
   const pushCount = new Map<string, number>();
   let created = 0;
   let mergeHook: (() => Promise<unknown>) | undefined;
@@ -64,7 +71,6 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
   const requests: RecordedRequest[] = [];
   const pushes: RefUpdate[] = [];
   const pulls: PullRecord[] = [];
-  const statuses: FakeStatus[] = [];
 
   const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -82,16 +88,12 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
 
   const forge: FakeForge = {
     apiUrl: `${origin}/api/v3`,
+    secureApiUrl: `${secureOrigin}/api/v3`,
     remoteUrl: `${secureOrigin}${gitPath}`,
     httpRemoteUrl: `${origin}${gitPath}`,
     caFile,
     trustIn: (repoPath) => git(repoPath, ['config', `http.${secureOrigin}/.sslCAInfo`, caFile]).then(() => undefined),
-    bare, owner, repo, base, ci, pulls, requests, pushes, statuses,
-    setStatus(sha, context, state, description) {
-      const status: FakeStatus = { id: 9_000_001 + statuses.length, sha, context, state, description: description ?? null, createdAt: new Date().toISOString() };
-      statuses.push(status);
-      return status;
-    },
+    bare, owner, repo, base, ci, pulls, requests, pushes, statuses, setStatus,
     protection: options.protection === undefined ? { requiredChecks: checks.map((c) => c.name), strict: true } : options.protection,
     pullsCreated: () => created,
     pushesOf: (sha) => pushCount.get(sha) ?? 0,

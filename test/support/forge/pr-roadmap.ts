@@ -15,15 +15,20 @@ import { webhook } from './ci-webhook';
 /**
  * A roadmap repository whose `origin` is `forge`'s repository and whose dex.config.yaml says
  * `land: { mode: pr }` with `pr` (flow-map entries such as `profile: review`); its main pushed to
- * the forge, its git trusting the forge's certificate, and the token in this process's
- * environment, where the test's worker reads it. Returns the repository and the checked input.
+ * the forge, the forge's certificate trusted, and the token in this process's environment, where
+ * the test's worker reads it. Returns the repository and the checked input. `trust`: as an owner
+ * would, in the repository's git config (`http.<url>.sslCAInfo`; the API on plain HTTP), or with
+ * dex's own setting, `land.pr.caFile` (docs/landing-through-prs.md#a-forge-behind-its-own-ca; the API over HTTPS too).
  */
-export async function prRoadmap(dex: DexEnvironment, forge: FakeForge, roadmap: string, token: { env: string; value: string }, pr: string[] = []) {
-  const entries = [`apiUrl: "${forge.apiUrl}"`, `tokenEnv: ${token.env}`, 'ciTimeoutMinutes: 60', ...pr];
+export async function prRoadmap(
+  dex: DexEnvironment, forge: FakeForge, roadmap: string, token: { env: string; value: string }, pr: string[] = [], trust: 'git config' | 'caFile' = 'git config',
+) {
+  const where = trust === 'caFile' ? [`apiUrl: "${forge.secureApiUrl}"`, `caFile: "${forge.caFile}"`] : [`apiUrl: "${forge.apiUrl}"`];
+  const entries = [...where, `tokenEnv: ${token.env}`, 'ciTimeoutMinutes: 60', ...pr];
   const repo = roadmapRepo(roadmap, `verify: ["node --test"]\nland:\n  remote: origin\n  mode: pr\n  pr: { ${entries.join(', ')} }\n`);
   await git(repo, ['push', '-q', forge.httpRemoteUrl, 'main']);
   await git(repo, ['remote', 'add', 'origin', forge.remoteUrl]);
-  await forge.trustIn(repo);
+  if (trust === 'git config') await forge.trustIn(repo);
   process.env[token.env] = token.value;
   const settings = { ...readSettings({}), hostQueue: dex.worker.hostQueue, taskQueue: dex.worker.taskQueue };
   const checked = buildRoadmapInput({ roadmap: join(repo, 'ROADMAP.md'), llm: 'anthropic' }, settings, { ANTHROPIC_API_KEY: 'test-key', [token.env]: token.value });

@@ -1,4 +1,5 @@
 import { condition } from '@temporalio/workflow';
+import { failedCheckVerdict, rerunAsked, seenAfterRerun, type RerunAsked } from '../../../core/roadmap/check-rerun';
 import type { ChecksReport, CheckStatus, PullRequestLanding, PullRequestRef } from '../../../core/roadmap/pull-request-types';
 import type { CiWake, Forge } from './forge';
 import { forgeTarget } from './forge';
@@ -36,13 +37,14 @@ function checksText(report: ChecksReport): string {
  * reads them, and while one is pending or not reported yet, waits 30 s, then twice as long each
  * time up to 10 min, or until a `ciChanged` signal names the branch or commit, for at most
  * `ciTimeoutMinutes` in all. A failed check is re-run once; passing then, it is flaky and let
- * through; failing again, the wait ends with it.
+ * through; failing again (told by a new id or, re-run in place, by the forge's times), the wait
+ * ends with it, as it does at once for a check dex cannot re-run (a commit status).
  */
 export async function waitForCi(w: CiWaitInput): Promise<CiEnd> {
   const target = forgeTarget(w.pr);
   const deadline = Date.now() + (w.pr.ciTimeoutMinutes ?? DEFAULT_CI_TIMEOUT_MINUTES) * 60_000;
-  // The failed run of each check re-run once, by name: that run (the forge may still report it a moment) counts as pending.
-  const rerun = new Map<string, string>();
+  // The failed run of each check re-run once, by name: that run, reported as it was (a moment, or until an app re-runs it in place), counts as pending.
+  const rerun = new Map<string, RerunAsked>();
   const watch = w.wake.watch(target, w.ref.head, w.sha);
   let delay = FIRST_POLL_MS;
   let lookedAgain = false;
@@ -51,9 +53,15 @@ export async function waitForCi(w: CiWaitInput): Promise<CiEnd> {
       // Cleared before the read, not after: a signal that comes while the checks are read wakes the next wait.
       watch.woken = false;
       const report = await w.forge.readChecks({ target, pr: w.ref.number, sha: w.sha, checks: w.pr.checks }, `CI · read the checks of PR #${w.ref.number}`);
-      const stale = (c: CheckStatus) => c.state === 'failed' && rerun.get(c.name) === c.id;
+      for (const c of report.checks) {
+        const asked = rerun.get(c.name);
+        if (asked) rerun.set(c.name, seenAfterRerun(asked, c.state));
+      }
+      const verdict = (c: CheckStatus) => (c.state === 'failed' ? failedCheckVerdict(c, rerun.get(c.name)) : undefined);
+      const stale = (c: CheckStatus) => verdict(c) === 'stale';
       const failed = report.checks.filter((c) => c.state === 'failed' && !stale(c));
-      const again = failed.filter((c) => rerun.has(c.name));
+      // A re-run that failed too, or a check dex cannot re-run (a commit status): the wait ends with it.
+      const again = failed.filter((c) => verdict(c) === 'failed');
       const flaky = [...rerun.keys()].filter((name) => report.checks.some((c) => c.name === name && c.state === 'passed'));
       if (again.length) {
         w.show(report, undefined, flaky);
@@ -61,7 +69,7 @@ export async function waitForCi(w: CiWaitInput): Promise<CiEnd> {
       }
       for (const c of failed) {
         await w.forge.rerunCheck({ target, checkId: c.id }, `CI · re-run ${c.name} on PR #${w.ref.number}`);
-        rerun.set(c.name, c.id);
+        rerun.set(c.name, rerunAsked(c));
         w.step(`PR #${w.ref.number}: ${c.name} failed; re-run once`);
       }
       const pending = [...report.checks.filter((c) => c.state === 'pending' || stale(c) || failed.includes(c)).map((c) => c.name), ...report.missing];

@@ -16,9 +16,16 @@ export const forgeTarget = (pr: PullRequestLanding): ForgeTarget => ({
   forge: pr.forge,
   ...(pr.apiUrl ? { apiUrl: pr.apiUrl } : {}),
   tokenEnv: pr.tokenEnv,
+  ...forgeCa(pr),
   owner: pr.owner,
   repo: pr.repo,
 });
+
+/**
+ * The forge's CA (`land.pr.caFile`) for an activity that reaches the forge, its git activities
+ * included: nothing without one, so the inputs of landings that have none stay as they were.
+ */
+export const forgeCa = (pr: PullRequestLanding | undefined): { caFile?: string } => (pr?.caFile ? { caFile: pr.caFile } : {});
 
 /** One wait for CI: on which repository, branch and commit, and whether a `ciChanged` signal woke it. */
 interface CiWatch {
