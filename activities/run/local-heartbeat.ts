@@ -10,6 +10,16 @@ import { Context } from '@temporalio/activity';
 /** How often a local activity heartbeats while it runs (gitPolicy's and localIoPolicy's heartbeat timeout is 5 s). */
 const LOCAL_HEARTBEAT_MS = 1_000;
 
+/** What each running activity's heartbeats carry, as {@link reportProgress} last set it. */
+const details = new WeakMap<Context, unknown>();
+
+/** Sets what the running activity's heartbeats carry from now on (shown with its pending activity), and heartbeats it now. */
+export function reportProgress(progress: unknown): void {
+  const ctx = Context.current();
+  details.set(ctx, progress);
+  ctx.heartbeat(progress);
+}
+
 /** An activity function, as the factories build them. */
 type Activity = (...args: never[]) => Promise<unknown>;
 
@@ -20,7 +30,7 @@ export function heartbeatingWhileRunning<T extends Record<string, Activity>>(act
     wrapped[name] = async (...args) => {
       const ctx = Context.current();
       ctx.heartbeat();
-      const ticker = setInterval(() => ctx.heartbeat(), LOCAL_HEARTBEAT_MS);
+      const ticker = setInterval(() => ctx.heartbeat(details.get(ctx)), LOCAL_HEARTBEAT_MS);
       try {
         return await activity(...args);
       } finally {

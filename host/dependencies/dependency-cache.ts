@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { relocateVenv } from './python/relocate-venv';
 import { removeTree } from '../worktree/remove-tree';
+import { FILL_LOCK_TIMES, claimFill, clearStaleLock, type FillClaim, type FillLockTimes } from './fill-lock';
 
 const execFileAsync = promisify(execFile);
 
@@ -61,9 +62,10 @@ function exists(path: string): boolean {
 }
 
 /**
- * dex's dependency cache on one host (docs/real-repositories.md#the-cache): one folder per key,
- * written once (into a staging folder, then renamed into place, so a reader never sees half an
- * entry and two installs of the same key race harmlessly), and only ever copied out of.
+ * dex's dependency cache (docs/real-repositories.md#the-cache), on one host or on a volume a
+ * fleet shares: one folder per key, written once (into a staging folder, then renamed into place,
+ * so a reader never sees half an entry and two installs of the same key race harmlessly), and
+ * only ever copied out of. A fill lock per key lets one worker install it while the others wait.
  *
  * Beside each entry it keeps one spare copy, made in the background after each use: the next
  * worktree of that key takes the spare by renaming it (no file is created then), and only a
@@ -74,11 +76,18 @@ export class DependencyCache {
   /** Spares this process is making, by key. */
   private readonly making = new Map<string, Promise<void>>();
 
-  /** @param opts.spares keep a spare beside each entry. @default true (the bench measures the copy alone without) */
+  /**
+   * @param opts.spares keep a spare beside each entry. @default true (the bench measures the copy alone without)
+   * @param opts.lock the fill lock's times. @default FILL_LOCK_TIMES
+   */
   constructor(
     readonly root: string,
-    private readonly opts: { spares?: boolean } = {},
+    private readonly opts: { spares?: boolean; lock?: FillLockTimes } = {},
   ) {}
+
+  private lockFile(key: string): string {
+    return join(this.root, `.fill-${key}.lock`);
+  }
 
   private spare(key: string): string {
     return join(this.entry(key), 'spare');
@@ -178,14 +187,37 @@ export class DependencyCache {
     void this.prepareSpare(key);
   }
 
-  /** Removes staging folders and claimed spares a crashed process left (older than an hour). */
+  /**
+   * Waits for the right to fill `key` across every process and host sharing this folder
+   * (docs/real-repositories.md#the-cache): `held` when this process should install it and then
+   * `release`; not held when another filled it meanwhile (restore it), or when another's install
+   * ran past `waitMs` (install too). `onWait` is told what it waits for on each look; `signal` ends the wait.
+   */
+  async claim(key: string, ecosystem: string, wait: { waitMs: number; onWait?: (line?: string) => void; signal?: AbortSignal }): Promise<FillClaim> {
+    await mkdir(this.root, { recursive: true });
+    return claimFill(this.lockFile(key), {
+      times: this.opts.lock ?? FILL_LOCK_TIMES,
+      waitMs: wait.waitMs,
+      filled: () => this.has(key),
+      onWait: (holder) => wait.onWait?.(holder && `waiting for another worker's install of ${ecosystem} (${key}), held by ${holder}`),
+      signal: wait.signal,
+    });
+  }
+
+  /** Removes fill locks whose holder is gone, and staging folders and claimed spares a crashed process left (older than an hour). */
   async sweep(): Promise<void> {
     const hourAgo = Date.now() - 3_600_000;
+    const times = this.opts.lock ?? FILL_LOCK_TIMES;
     const stale = async (dir: string) => {
       for (const name of existsSync(dir) ? await readdir(dir) : []) {
         const path = join(dir, name);
-        if (/^\.(staging|spare-staging|taken)-/.test(name) && lstatSync(path).mtimeMs < hourAgo) await rm(path, { recursive: true, force: true });
-        else if (dir === this.root && !name.startsWith('.') && lstatSync(path).isDirectory()) await stale(path);
+        // On a shared volume another worker may have renamed or removed what was listed a moment ago.
+        const stats = lstatSync(path, { throwIfNoEntry: false });
+        if (!stats) continue;
+        if (/^\.fill-\w+\.lock$/.test(name)) await clearStaleLock(path, times);
+        else if (/^\.(staging|spare-staging|taken)-|^\.fill-\w+\.lock\.(new|stale)-/.test(name)) {
+          if (stats.mtimeMs < hourAgo) await rm(path, { recursive: true, force: true });
+        } else if (dir === this.root && !name.startsWith('.') && stats.isDirectory()) await stale(path);
       }
     };
     await stale(this.root);

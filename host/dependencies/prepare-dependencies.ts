@@ -36,6 +36,11 @@ interface PrepareRequest {
   downloads: string;
   /** Limits and heartbeats of each install command. */
   command: Omit<ShellCommandOptions, 'outputLimitBytes'>;
+  /**
+   * Told what setup waits for (another worker's install of the same key) on each look while it
+   * waits, and undefined when the wait ends. @default a heartbeat through `command.onProgress`
+   */
+  onWait?: (line?: string) => void;
 }
 
 
@@ -67,6 +72,12 @@ const SETUP_ADDRESS_SPACE_MB = 16 * 1024;
 
 /** Bytes of each install command's output kept for the report. */
 const SETUP_OUTPUT_LIMIT = 64 * 1024;
+
+/**
+ * How much longer than one install command may take a worker waits for another's install of the
+ * same key: the holder's install is killed at that limit, and storing it takes less than this.
+ */
+const FILL_WAIT_MARGIN_MS = 5 * 60_000;
 
 const versions = new Map<string, string>();
 let home: string | undefined;
@@ -161,27 +172,35 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
   const state: SetupState = { config, sandbox: request.sandbox, toolchains, plans: [] };
   const steps: SetupStep[] = [];
   const report: string[] = [];
+  const onWait = request.onWait ?? (() => request.command.onProgress?.({ outputBytes: 0 }));
   for (const plan of plans) {
     const started = Date.now();
     const command = (request.update && plan.updateCommand) || plan.command;
     let key = planKey(plan, worktree);
     let source: SetupStep['source'];
-    if (key && cache.has(key)) {
-      await cache.restore(key, worktree);
-      source = 'cache';
-    } else if (key && ownerHasSame(plan, worktree, request.ownerDir)) {
-      // Two copies of the owner's tree at once: the worktree's, and the cache's for the next task.
-      await Promise.all([cache.store(key, plan, worktree, request.ownerDir), copyOutputs(plan, request.ownerDir!, worktree)]);
-      source = 'owner';
-    } else {
-      for (const output of plan.outputs) await removeTree(join(worktree, output));
-      const run = await install({ ...plan, command: plan.prepare ? `${plan.prepare} && ${command}` : command }, request, sandbox);
-      report.push(`$ ${command}\n(exit code ${run.exitCode}, ${run.durationMs} ms)\n${run.output}`.trimEnd());
-      if (run.exitCode !== 0 || run.timedOut) throw installFailed({ ...plan, command }, run, request.config, sandbox);
-      // An update rewrote the lockfile: the dependencies are kept under the key of the files as they are now.
-      key = planKey(plan, worktree);
-      if (key) await cache.store(key, plan, worktree);
-      source = key ? 'installed' : 'ran';
+    // Workers sharing the cache install a key once: the others wait for its entry (docs/real-repositories.md#the-cache).
+    const claim = key && !cache.has(key) ? await cache.claim(key, plan.ecosystem, { waitMs: request.command.timeoutMs + FILL_WAIT_MARGIN_MS, onWait, signal: request.command.signal }) : undefined;
+    if (claim?.waitedMs) report.push(`waited ${Math.round(claim.waitedMs / 1000)} s for another worker's install of ${plan.ecosystem} (${key})`);
+    try {
+      if (key && cache.has(key)) {
+        await cache.restore(key, worktree);
+        source = 'cache';
+      } else if (key && ownerHasSame(plan, worktree, request.ownerDir)) {
+        // Two copies of the owner's tree at once: the worktree's, and the cache's for the next task.
+        await Promise.all([cache.store(key, plan, worktree, request.ownerDir), copyOutputs(plan, request.ownerDir!, worktree)]);
+        source = 'owner';
+      } else {
+        for (const output of plan.outputs) await removeTree(join(worktree, output));
+        const run = await install({ ...plan, command: plan.prepare ? `${plan.prepare} && ${command}` : command }, request, sandbox);
+        report.push(`$ ${command}\n(exit code ${run.exitCode}, ${run.durationMs} ms)\n${run.output}`.trimEnd());
+        if (run.exitCode !== 0 || run.timedOut) throw installFailed({ ...plan, command }, run, request.config, sandbox);
+        // An update rewrote the lockfile: the dependencies are kept under the key of the files as they are now.
+        key = planKey(plan, worktree);
+        if (key) await cache.store(key, plan, worktree);
+        source = key ? 'installed' : 'ran';
+      }
+    } finally {
+      await claim?.release();
     }
     steps.push({ ecosystem: plan.ecosystem, command: source === 'cache' || source === 'owner' ? plan.command : command, source, key, durationMs: Date.now() - started });
     state.plans.push({ ecosystem: plan.ecosystem, key, outputs: plan.outputs, scratch: plan.scratch, binDirs: plan.binDirs, commandEnv: plan.commandEnv, toolchainPaths: plan.toolchainPaths });
