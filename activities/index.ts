@@ -21,6 +21,8 @@ import { createJudgeGateActivities } from './task/judge-gate';
 import { createClassifyActivities } from './task/classify-task';
 import { createVerifyBaselineActivities } from './verify/verify-baseline';
 import { createSetupActivities } from './task/setup-worktree';
+import { createTaskSlotActivities } from './run/task-slot';
+import { createWorktreeStateActivities } from './task/worktree-state';
 
 export type { ActivityDeps } from './deps';
 
@@ -51,6 +53,8 @@ export const createActivities = (deps: ActivityDeps) => {
     ...createLayerTargetActivities(layer),
     ...createSheetActivities(deps),
     ...createMemoryActivities(deps),
+    ...createTaskSlotActivities(deps),
+    ...createWorktreeStateActivities(),
   };
 };
 

@@ -34,10 +34,7 @@ const LLM = {
   help: 'where model answers come from: anthropic | anthropic:MODEL | replay:FILE | record:FILE (live, each answer appended to FILE) (default: anthropic when ANTHROPIC_API_KEY is set)',
 } as const satisfies OptionHelp;
 const DETACH = { type: 'boolean', help: 'start the run and return at once: no worker of its own, no progress' } as const satisfies OptionHelp;
-const UNSAFE_NO_SANDBOX = {
-  type: 'boolean',
-  help: "run the agent's commands unconfined when no sandbox can be had (every progress line says so)",
-} as const satisfies OptionHelp;
+const UNSAFE_NO_SANDBOX = { type: 'boolean', help: "run the agent's commands unconfined when no sandbox can be had (every progress line says so)" } as const satisfies OptionHelp;
 const RUN_ID = 'a run id as `dex list` shows it';
 const TASK_OF_ROADMAP = {
   type: 'string',
@@ -85,6 +82,8 @@ export const COMMAND_HELP = {
       "Runs a worker for every workflow, this host's activities and the foreground runs of whoever has this worker's key (and, on a shared DEX_STORE, that store's layer activities) until SIGINT or SIGTERM (docs/architecture.md#who-serves-a-run).",
     options: {
       'workflows-only': { type: 'boolean', help: 'serve workflow tasks and queries only, with no model key and no activities: keeps every run legible' },
+      tasks: { type: 'string', value: 'K', help: 'fleet tasks (on a forge repository) this worker holds at once (default: 2; docs/fleet.md#running-a-fleet)' },
+      drain: { type: 'boolean', help: "ask this DEX_HOME's running worker to take no new task and exit once its tasks are done; waits for it" },
     },
   },
   task: {
@@ -92,7 +91,7 @@ export const COMMAND_HELP = {
     about: 'One coding task on a repository, on its own branch and worktree; checked before anything starts. Without --detach it shows progress on stderr and prints the result.',
     options: {
       description: { type: 'string', value: 'TEXT', help: 'what the task is about, beyond its title' },
-      repo: { type: 'string', value: 'DIR', help: 'the git repository (default: the current folder)' },
+      repo: { type: 'string', value: 'DIR', help: 'the git repository (default: the current folder), or a forge repository (https://github.com/OWNER/NAME or OWNER/NAME), run on the fleet (docs/fleet.md)' },
       weight: { type: 'string', value: 'W', help: 'trivial | small | medium | large: the phases to run (default: implement only)' },
       llm: LLM,
       detach: DETACH,
@@ -103,7 +102,7 @@ export const COMMAND_HELP = {
     synopsis: 'dex run ROADMAP.md',
     about: 'Every open task of a roadmap, in dependency order, each landed on the checked-out branch (docs/roadmaps.md).',
     options: {
-      repo: { type: 'string', value: 'DIR', help: "the git repository (default: the roadmap's folder)" },
+      repo: { type: 'string', value: 'DIR', help: "the git repository (default: the roadmap's folder); a roadmap on a forge repository is checked, not run yet (docs/fleet.md)" },
       llm: LLM,
       'max-tasks': {
         type: 'string',

@@ -9,9 +9,12 @@ import { secretValues } from '../host/secrets/secret-values';
 import { createRedactor } from '../core/safety/redaction';
 import { activityTracingOptions } from '../tracing/worker-tracing';
 import { createWorkflowWorker } from './workflow-worker';
+import { fleetQueueOf } from '../core/fleet/placement-types';
+import { DEFAULT_TASK_SLOTS } from './fleet-membership';
 
 // The workflow worker lives apart, so a background workflow host loads no activity code (client/server/shared-host.ts).
 export { createWorkflowWorker, workflowBundle, WORKFLOW_TASK_SLOTS } from './workflow-worker';
+export { DEFAULT_TASK_SLOTS, fleetMembership } from './fleet-membership';
 
 /** Where a worker connects and which queues it serves. */
 interface WorkerPlacement {
@@ -29,6 +32,8 @@ interface WorkerPlacement {
   storeQueue?: string;
   /** The payload codec of every client of this server (docs/production.md#payload-encryption); default: none. */
   dataConverter?: DataConverter;
+  /** A fleet member (its `deps.fleet`): how many task slots it takes on the fleet's queue (docs/fleet.md#running-a-fleet). */
+  taskSlots?: number;
 }
 
 /**
@@ -67,6 +72,8 @@ export async function hostDeps(dexHome: string, env: NodeJS.ProcessEnv = process
 export interface DexWorker {
   run(): Promise<void>;
   shutdown(): void;
+  /** A fleet member stops taking task slots; the tasks it holds go on (docs/fleet.md#draining-a-worker). */
+  stopTakingTasks?(): void;
 }
 
 /**
@@ -78,6 +85,9 @@ export interface DexWorker {
  */
 export const ACTIVITY_SLOTS = 1_000;
 
+/** How long a draining fleet worker waits for the tasks it holds to end (docs/fleet.md#draining-a-worker). */
+const SLOTS_GRACE = '7d';
+
 /** The longest gap between two heartbeats sent to the server (the SDK's default is up to 60 s). */
 const HEARTBEAT_THROTTLE = '1s';
 
@@ -87,25 +97,41 @@ export async function createDexWorker(placement: WorkerPlacement, deps: Activity
   const workflows = placement.servesWorkflows === false ? [] : [await createWorkflowWorker(placement)];
   // Tests may stand scripted activities in for some (a forge, test/time-skipping/roadmap/landing-pr.time-skipping.test.ts).
   const registered = { ...createActivities(deps), ...overrides };
-  const activityQueues = [...new Set([hostQueue, placement.ownerQueue, placement.storeQueue].filter((q): q is string => !!q))];
-  const activityWorkers = await Promise.all(
-    activityQueues.map((queue) =>
-      Worker.create({
-        connection,
-        namespace,
-        taskQueue: queue,
-        activities: registered,
-        // Heartbeats reach the server at most 1 s apart (the SDK's throttle is 0.8 × the heartbeat timeout), so
-        // policies.ts can use a 4 s heartbeat timeout and a dead worker's activity is retried within seconds (docs/performance.md#b3-sigkill-of-the-worker).
-        maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
-        defaultHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
-        maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS,
-        dataConverter,
-        ...activityTracingOptions(),
-      }),
-    ),
-  );
-  return workerGroup([...workflows, ...activityWorkers]);
+  const activityQueues = [...new Set([hostQueue, placement.ownerQueue, placement.storeQueue, deps.fleet?.worker.queue].filter((q): q is string => !!q))];
+  const activityWorker = (queue: string, activities: Record<string, (...args: never[]) => Promise<unknown>>, slots = ACTIVITY_SLOTS, extra: { shutdownGraceTime?: string } = {}) =>
+    Worker.create({
+      ...extra,
+      connection,
+      namespace,
+      taskQueue: queue,
+      activities,
+      // Heartbeats reach the server at most 1 s apart (the SDK's throttle is 0.8 × the heartbeat timeout), so
+      // policies.ts can use a 4 s heartbeat timeout and a dead worker's activity is retried within seconds (docs/performance.md#b3-sigkill-of-the-worker).
+      maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
+      defaultHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
+      maxConcurrentActivityTaskExecutions: slots,
+      dataConverter,
+      ...activityTracingOptions(),
+    });
+  const activityWorkers = await Promise.all(activityQueues.map((queue) => activityWorker(queue, registered)));
+  // A fleet member takes at most `taskSlots` tasks: each holds one of this worker's slots on the fleet's queue while it lives.
+  // Its shutdown waits for the slots it holds (a drain finishes its tasks); a worker that stops gives them back first (`leaving`).
+  const fleet = deps.fleet;
+  const slots = fleet
+    ? await activityWorker(fleetQueueOf(placement.taskQueue), { holdTaskSlot: registered.holdTaskSlot }, placement.taskSlots ?? DEFAULT_TASK_SLOTS, { shutdownGraceTime: SLOTS_GRACE })
+    : undefined;
+  const group = workerGroup([...workflows, ...activityWorkers, ...(slots ? [slots] : [])]);
+  if (!fleet || !slots) return group;
+  return {
+    ...group,
+    shutdown: () => {
+      fleet.leaving = true;
+      group.shutdown();
+    },
+    stopTakingTasks: () => {
+      if (slots.getState() === 'RUNNING') slots.shutdown();
+    },
+  };
 }
 
 /** Workers run and stopped together. */

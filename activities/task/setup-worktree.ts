@@ -12,6 +12,8 @@ import { hostDependencyCache } from '../run/host-dependency-cache';
 import { heartbeatingWhileRunning, reportProgress } from '../run/local-heartbeat';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
 import { assertWorktreeExists } from '../../host/worktree/worktree-paths';
+import type { ForgeRepository } from '../../core/fleet/repo-locator';
+import { repositoryHere } from './worktree-state';
 
 /** Time one install command may take before its process group is killed. @default 20 minutes */
 const SETUP_COMMAND_TIMEOUT_MS = 20 * 60_000;
@@ -21,6 +23,8 @@ interface SetupWorktreeInput {
   worktreePath: string;
   /** The owner's checkout: `setup.copy` files and installed dependencies that may be reused. */
   repoPath: string;
+  /** A task on a forge repository: no owner's checkout here, only this worker's mirror (docs/fleet.md). */
+  repo?: ForgeRepository;
   setup?: SetupConfig;
   sandbox?: SandboxPolicy;
   /** Id under which the report (every install's output) is stored, kind `setup`. */
@@ -49,7 +53,7 @@ export const createSetupActivities = (deps: ActivityDeps) => {
       try {
         const outcome = await prepareDependencies({
           worktree: input.worktreePath,
-          ownerDir: input.repoPath,
+          ownerDir: await repositoryHere(input, deps.dexHome),
           config: input.setup,
           sandbox: input.sandbox,
           cache,

@@ -8,6 +8,8 @@ import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import { matchesAnyGlob } from '../../core/task/path-glob';
 import type { Worktree } from '../../core/task/task-types';
 import type { ActivityDeps } from '../deps';
+import type { ForgeRepository } from '../../core/fleet/repo-locator';
+import { repositoryHere } from './worktree-state';
 import { commandSetup } from '../../host/dependencies/setup-state';
 import { DEX_COMMITTER, dexGit } from '../../host/git/dex-git';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
@@ -66,6 +68,13 @@ async function readBase(worktreePath: string): Promise<string | undefined> {
 /** `path` with symbolic links resolved as far as it exists (git reports real paths). */
 function canonical(path: string): string {
   return existsSync(path) ? realpathSync(path) : resolve(path);
+}
+
+/** Lays the recorded worktree `state` (a commit whose parent is the worktree's HEAD) on the worktree at `path`: its files, HEAD and index unmoved. */
+async function layState(path: string, state: string): Promise<void> {
+  const git = dexGit(path);
+  await git.raw(['read-tree', '-m', '-u', 'HEAD', state]);
+  await git.raw(['reset', '--quiet']);
 }
 
 /** Git in the worktree, with dex as committer when the repository names none (dex-git turns off signing and hooks). */
@@ -143,8 +152,16 @@ export const createTaskWorktreeActivities = (deps: ActivityDeps) => heartbeating
    * checkpoint, its base then `start.baseSha`) and a worktree for it at
    * `<dexHome>/worktrees/<worktreeName>`; returns the existing one when it is already there.
    */
-  async prepareWorktree(input: { repoPath: string; branch: string; worktreeName: string; start?: { sha: string; baseSha: string } }): Promise<Worktree> {
-    const { git, head } = await openRepository(input.repoPath);
+  async prepareWorktree(input: {
+    repoPath: string;
+    /** A task on a forge repository: the worktree is made from this worker's mirror, fetched first (docs/fleet.md). */
+    repo?: ForgeRepository;
+    branch: string;
+    worktreeName: string;
+    /** Where to start: `sha` on the branch, and `state`, a recorded worktree (activities/task/worktree-state.ts) to lay on it. */
+    start?: { sha: string; baseSha: string; state?: string };
+  }): Promise<Worktree> {
+    const { git, head } = await openRepository(await repositoryHere(input, deps.dexHome, true));
     if (!/^[\w.-]+$/.test(input.worktreeName) || /^\.+$/.test(input.worktreeName)) {
       throw nonRetryable(FAILURE.InvalidWorktreeName, `worktree name ${JSON.stringify(input.worktreeName)} must be one plain folder name`);
     }
@@ -157,6 +174,8 @@ export const createTaskWorktreeActivities = (deps: ActivityDeps) => heartbeating
       const baseSha = (await readBase(path)) ?? (await git.raw(['merge-base', 'HEAD', input.branch])).trim();
       // An attempt that crashed after `worktree add` left its submodules empty; those checked out stay as they are.
       await checkOutSubmodules(path);
+      // …and one that crashed before laying a recorded state left the worktree clean.
+      if (input.start?.state && !(await dexGit(path).raw(['status', '--porcelain'])).trim()) await layState(path, input.start.state);
       return { path, branch: input.branch, baseSha };
     }
     if (existsSync(path)) {
@@ -175,6 +194,8 @@ export const createTaskWorktreeActivities = (deps: ActivityDeps) => heartbeating
     await git.raw(
       branchExists ? ['worktree', 'add', path, input.branch] : ['worktree', 'add', '-b', input.branch, path, input.start?.sha ?? baseSha],
     );
+    // A fleet task taken up on this worker: its files as last recorded, as changes not committed yet.
+    if (input.start?.state) await layState(path, input.start.state);
     // git leaves a submodule's folder empty in a new worktree: it is filled from the owner's copy, without network.
     await checkOutSubmodules(path);
     return { path, branch: input.branch, baseSha };
@@ -251,8 +272,8 @@ export const createTaskWorktreeActivities = (deps: ActivityDeps) => heartbeating
   },
 
   /** Removes the worktree (keeping its branch); a worktree that is already gone is fine. */
-  async removeWorktree(input: { repoPath: string; worktreePath: string }): Promise<void> {
-    const git = dexGit(input.repoPath);
+  async removeWorktree(input: { repoPath: string; repo?: ForgeRepository; worktreePath: string }): Promise<void> {
+    const git = dexGit(await repositoryHere(input, deps.dexHome));
     const path = input.worktreePath;
     if (existsSync(path)) {
       // git cannot delete a tree deeper than PATH_MAX (docs/security.md#bounded-paths), and forgets

@@ -15,10 +15,14 @@ import type { SetupConfig } from '../../core/run/setup-types';
 import { prepareDependencies } from '../../host/dependencies/prepare-dependencies';
 import { SetupFailed } from '../../host/dependencies/setup-failed';
 import { hostDependencyCache } from '../run/host-dependency-cache';
+import type { ForgeRepository } from '../../core/fleet/repo-locator';
+import { repositoryHere } from '../task/worktree-state';
 
 /** Input of `verifyBaseline`: the task's verify commands, run on its base commit. */
 interface BaselineInput {
   repoPath: string;
+  /** A task on a forge repository: the base is checked out from this worker's mirror (docs/fleet.md). */
+  repo?: ForgeRepository;
   baseSha: string;
   commands: string[];
   timeoutMs: number;
@@ -70,14 +74,15 @@ export const createVerifyBaselineActivities = (deps: ActivityDeps) => {
 
     const folder = `${input.baseSha.slice(0, 12)}-${id}`;
     const path = join(deps.dexHome, 'baselines', `${folder}-${owner}`);
-    const git = dexGit(input.repoPath);
+    const repoPath = await repositoryHere(input, deps.dexHome);
+    const git = dexGit(repoPath);
     await removeAbandoned(join(deps.dexHome, 'baselines'), folder);
     await git.raw(['worktree', 'prune']);
     await git.raw(['worktree', 'add', '--detach', path, input.baseSha]);
     try {
       // Without its dependencies every test of a real project fails on the base, and every failure would look pre-existing.
       if (input.setup !== false) {
-        await prepareDependencies({ worktree: path, ownerDir: input.repoPath, config: input.setup, sandbox: input.sandbox, ...caches, command: { timeoutMs: input.timeoutMs } }).catch((err: unknown) => {
+        await prepareDependencies({ worktree: path, ownerDir: repoPath, config: input.setup, sandbox: input.sandbox, ...caches, command: { timeoutMs: input.timeoutMs } }).catch((err: unknown) => {
           if (err instanceof SetupFailed) throw nonRetryable(FAILURE.SetupFailed, `verify baseline: ${err.message}`, [{ tail: err.tail }]);
           throw err;
         });
@@ -92,7 +97,7 @@ export const createVerifyBaselineActivities = (deps: ActivityDeps) => {
   return {
     async verifyBaseline(input: BaselineInput): Promise<Baseline> {
       const id = createHash('sha256')
-        .update(JSON.stringify([realpathSync(input.repoPath), input.baseSha, input.commands, input.sandbox?.mode ?? 'bwrap']))
+        .update(JSON.stringify([input.repo ? input.repoPath : realpathSync(input.repoPath), input.baseSha, input.commands, input.sandbox?.mode ?? 'bwrap']))
         .digest('hex')
         .slice(0, 16);
       let run = running.get(id);

@@ -13,9 +13,11 @@ import { workflowHostIdentity, type WorkflowHostRole } from '../server/workflow-
 import { ensureTemporalCli, ensureTestServer, testServerDir } from '../toolchain/toolchain';
 import { ensureTestServerArchive } from '../toolchain/test-server-jvm';
 import { bwrapProgram, ensureSandbox } from '../../host/sandbox/sandbox-availability';
-import { createDexWorker, createWorkflowWorker, hostDeps, workerGroup, type DexWorker } from '../../worker/start-worker';
+import { createDexWorker, createWorkflowWorker, DEFAULT_TASK_SLOTS, fleetMembership, hostDeps, workerGroup, type DexWorker } from '../../worker/start-worker';
 import { flushTracing } from '../../tracing/tracing';
 import { sharedStoreQueue } from '../../store/dex-store';
+import { fleetQueueOf } from '../../core/fleet/placement-types';
+import { drainOnSignal, drainWorker, recordWorkerPid } from '../fleet/worker-drain';
 
 /** `dex setup`: installs (or finds in the cache) the Temporal CLI and the Java test server, and says whether a sandbox works here. */
 export async function setupCommand(argv: string[], out: Output): Promise<number> {
@@ -85,9 +87,14 @@ export async function workerCommand(argv: string[], out: Output): Promise<number
   // A long-running worker is an operator's process: its warnings belong in its log.
   installRuntimeLogging('WARN');
   const settings = readSettings();
+  if (values.drain) {
+    await drainWorker(settings.dexHome, out.info);
+    return 0;
+  }
+  const taskSlots = values.tasks === undefined ? undefined : taskSlotsOf(values.tasks);
   const conns = await connectSaying(settings, out.info, { workflowHost: false });
   if (values['workflows-only']) return serveWorkflowsOnly(conns, settings, out);
-  const deps = await hostDeps(settings.dexHome);
+  const deps = { ...(await hostDeps(settings.dexHome)), fleet: fleetMembership(settings.taskQueue, settings.dexHome) };
   const storeQueue = sharedStoreQueue(settings.taskQueue, deps.store);
   const owner = ownerQueue(settings);
   try {
@@ -100,19 +107,34 @@ export async function workerCommand(argv: string[], out: Output): Promise<number
         ownerQueue: owner,
         storeQueue,
         dataConverter: conns.dataConverter,
+        ...(taskSlots ? { taskSlots } : {}),
       },
       deps,
     );
     for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());
+    drainOnSignal(worker, deps.fleet, out.info);
+    const forget = recordWorkerPid(settings.dexHome);
     const queues = [settings.taskQueue, settings.hostQueue, owner, ...(storeQueue ? [storeQueue] : [])];
     out.info(`dex worker polling ${queues.slice(0, -1).join(', ')} and ${queues.at(-1)} on ${conns.address}, store ${deps.store.location}`);
-    await worker.run();
+    out.info(`fleet member ${deps.fleet.worker.name}: up to ${taskSlots ?? DEFAULT_TASK_SLOTS} tasks from ${fleetQueueOf(settings.taskQueue)}, their activities on ${deps.fleet.worker.queue}`);
+    try {
+      await worker.run();
+    } finally {
+      forget();
+    }
     await flushTracing();
   } finally {
     await deps.store.close();
   }
   await conns.close();
   return 0;
+}
+
+/** `--tasks K`: a whole number from 1, or a usage error. */
+function taskSlotsOf(text: string): number {
+  const k = Number(text);
+  if (!Number.isInteger(k) || k < 1) throw new UsageError(`--tasks takes a whole number from 1, not "${text}": ${usageOf('worker')}`);
+  return k;
 }
 
 /** A workflow host's worker on the shared queue (client/server/workflow-host.ts), named for how it runs. */

@@ -9,12 +9,15 @@ import { withStore } from '../command-store';
 import { roadmapAbout } from '../run/run-about';
 import { commandSettings } from '../run-queues';
 import { buildRoadmapInput } from '../requests/roadmap-request';
+import { refuseForgeRoadmap } from '../fleet/forge-repo-check';
 import { plural } from '../../core/text/plural';
 
 /** `dex run ROADMAP.md`: a whole roadmap, checked before anything starts. */
 export async function runCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.run.options);
   const roadmap = onePositional(positionals, 'a roadmap file', usageOf('run'));
+  // A forge repository is checked (token, existence) before the local request's checks, which read a folder.
+  await refuseForgeRoadmap(values.repo);
   const settings = commandSettings(values.detach);
   const checked = buildRoadmapInput(
     { roadmap, repo: values.repo, llm: values.llm, unsafeNoSandbox: values['unsafe-no-sandbox'], maxTasks: values['max-tasks'] },

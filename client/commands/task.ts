@@ -4,15 +4,23 @@ import type * as DriveTask from '../run/drive-task';
 import { describeTaskEnd } from '../render/task-end';
 import { finishRecording, startRecording } from '../requests/replay-test-record';
 import { commandSettings } from '../run-queues';
-import { buildTaskInput } from '../requests/task-request';
+import { buildTaskInput, checkTaskRequest } from '../requests/task-request';
+import { checkForgeRepository } from '../fleet/forge-repo-check';
+import { forgeTaskConfig } from '../fleet/forge-task-source';
 
 /** `dex task "TITLE"`: one task on a repository, checked before anything starts. */
 export async function taskCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.task.options);
   if (positionals.length > 1) throw new UsageError(`one title expected (quote it): ${usageOf('task')}`);
+  // A forge repository is checked (token, existence) before the local request's checks, which read a folder.
+  const onForge = await checkForgeRepository(values.repo);
   const settings = commandSettings(values.detach);
+  // Bad input stops before the mirror is made: nothing left behind.
+  if (onForge) checkTaskRequest({ title: positionals[0] ?? '', weight: values.weight, llm: values.llm });
+  const forge = onForge ? { repo: onForge, config: await forgeTaskConfig(onForge, settings.dexHome) } : undefined;
   const { input, repoName } = buildTaskInput(
     {
+      forge,
       title: positionals[0] ?? '',
       description: values.description,
       repo: values.repo,

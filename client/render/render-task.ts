@@ -26,8 +26,11 @@ export function taskFailureLines(r: TaskResult): string[] {
 }
 
 /** A task's type and steps, and its verify failures told apart (docs/roadmaps.md): from its status while it runs, its result once it ended. */
-export function taskShapeLines(r: Pick<TaskResult, 'type' | 'steps' | 'verify' | 'preExistingFailures' | 'verifyDetected' | 'unverifiedApprovedBy'>): string[] {
+export function taskShapeLines(r: Pick<TaskResult, 'type' | 'steps' | 'verify' | 'preExistingFailures' | 'verifyDetected' | 'unverifiedApprovedBy' | 'worker' | 'moves'>): string[] {
   const lines: string[] = [];
+  // A fleet task (docs/fleet.md#seeing-the-fleet): where it runs, and every move from a lost worker.
+  if (r.worker) lines.push(`worker: ${r.worker}`);
+  for (const m of r.moves ?? []) lines.push(`moved from ${m.from} to ${m.to} at ${m.at}: ${m.why}`);
   // Said like `setup:`: which commands verify runs when dex picked them, or `none found` (docs/real-repositories.md#no-test-command-found).
   const letThrough = r.unverifiedApprovedBy ? ` (nothing tested: ${r.unverifiedApprovedBy} let it through the unverified gate)` : '';
   if (r.verifyDetected) lines.push(`verify: ${r.verifyDetected}${letThrough}`);

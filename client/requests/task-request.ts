@@ -8,6 +8,8 @@ import { WEIGHTS, type Weight } from '../../core/task/weight';
 import type { RoadmapInput } from '../../core/roadmap/roadmap-types';
 import type { LlmSpec } from '../../core/run/run-types';
 import type { TaskInput } from '../../core/task/task-types';
+import type { ForgeRepository } from '../../core/fleet/repo-locator';
+import { fleetQueueOf } from '../../core/fleet/placement-types';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { dexGitSync } from '../../host/git/dex-git';
 import { loadDexConfig, type DexConfig } from '../config/config-file';
@@ -26,6 +28,8 @@ interface TaskRequest {
   llm?: string;
   /** `--unsafe-no-sandbox`: run the agent's commands unconfined. */
   unsafeNoSandbox?: boolean;
+  /** `--repo` named a forge repository, checked, with its config as its default branch has it (client/fleet/). */
+  forge?: { repo: ForgeRepository; config: DexConfig };
 }
 
 /** The trimmed output of git `args` in `cwd`, or undefined when git fails. */
@@ -87,21 +91,36 @@ export function taskDefaultsFrom(
 /** `agents` as an input field, absent when no phase has an agent of its own. */
 const agentsOf = (agents: TaskInput['agents']) => (agents ? { agents } : {});
 
-/** Checks a task request and turns it into the workflow's input; throws InvalidInput before anything starts. */
-export function buildTaskInput(req: TaskRequest, settings: Settings, env: NodeJS.ProcessEnv = process.env): { input: TaskInput; repoName: string } {
+/** The task's title, trimmed, once its title and weight are checked; throws InvalidInput. */
+function checkedTitle(req: Pick<TaskRequest, 'title' | 'weight'>): string {
   const title = req.title?.trim() ?? '';
   if (!title) throw new InvalidInput('the task title is empty');
   if (req.weight !== undefined && !(WEIGHTS as readonly string[]).includes(req.weight)) {
     throw new InvalidInput(`unknown --weight "${req.weight}": use ${WEIGHTS.join(', ')}`);
   }
-  const repoPath = resolveRepository(req.repo ?? process.cwd());
+  return title;
+}
+
+/** The checks of a task request that need no repository (its title, weight and `--llm`), for one whose repository is on a forge; throws InvalidInput. */
+export function checkTaskRequest(req: Pick<TaskRequest, 'title' | 'weight' | 'llm'>, env: NodeJS.ProcessEnv = process.env): void {
+  checkedTitle(req);
+  parseLlmSpec(req.llm, env);
+}
+
+/** Checks a task request and turns it into the workflow's input; throws InvalidInput before anything starts. */
+export function buildTaskInput(req: TaskRequest, settings: Settings, env: NodeJS.ProcessEnv = process.env): { input: TaskInput; repoName: string } {
+  const title = checkedTitle(req);
+  const forge = req.forge;
+  // A forge repository's task runs on any worker of the fleet, which mirrors it: its path there is its git URL (docs/fleet.md).
+  const repoPath = forge ? forge.repo.gitUrl : resolveRepository(req.repo ?? process.cwd());
   const llm = parseLlmSpec(req.llm, env);
-  const config = loadDexConfig(repoPath);
+  const config = forge ? forge.config : loadDexConfig(repoPath);
   const defaults = taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox);
   return {
-    repoName: repoNameOf(repoPath),
+    repoName: forge ? forge.repo.repo : repoNameOf(repoPath),
     input: {
       ...defaults,
+      ...(forge ? { repo: forge.repo, fleetQueue: fleetQueueOf(settings.taskQueue) } : {}),
       taskId: taskIdFromTitle(title),
       title,
       description: req.description?.trim() ?? '',

@@ -44,6 +44,8 @@ export interface RunStart<K extends PlanKindName> {
   unsandboxed?: boolean;
   /** A task's repository: a number whose branch `dex/<id>` it still has is not free (client/run/run-ids-in-use.ts). */
   repo?: string;
+  /** A task on a forge repository: it runs on a fleet worker, this process being one when no other is (docs/fleet.md). */
+  fleet?: boolean;
 }
 
 /**
@@ -60,7 +62,7 @@ export async function driveRun<K extends PlanKindName>(
   const { workflowType } = PLAN_KINDS[start.kind];
   // Runs carry dex's search attributes: the namespace must have them before the first one starts.
   const conns = opts.connections ?? (await connectSaying(settings, out.info, { forRuns: true }));
-  let worker = opts.detach ? undefined : await ensureWorker(conns, settings, out.info);
+  let worker = opts.detach ? undefined : await ensureWorker(conns, settings, out.info, { fleet: start.fleet });
   let stopHandlers: (() => void) | undefined;
   try {
     const marks = startMarks(start.about, start.unsandboxed);

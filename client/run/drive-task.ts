@@ -28,7 +28,8 @@ export function driveTask(
       args: [input],
       about: rewind ? retryAbout(input, rewind.fromWorkflowId, rewind.fromPhase) : taskAbout(input),
       unsandboxed: input.sandbox?.mode === 'off',
-      repo: input.repoPath,
+      // A forge repository's task: no checkout here whose branches a new id could collide with.
+      ...(input.repo ? { fleet: true } : { repo: input.repoPath }),
     },
     settings,
     out,

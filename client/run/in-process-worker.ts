@@ -1,7 +1,8 @@
 import type { Connections } from '../server/connection';
 import type { Settings } from '../settings';
-import { createDexWorker, hostDeps, type DexWorker } from '../../worker/start-worker';
-import { queuesServed } from './run-handles';
+import { createDexWorker, fleetMembership, hostDeps, type DexWorker } from '../../worker/start-worker';
+import { fleetQueueOf } from '../../core/fleet/placement-types';
+import { pollerCount, queuesServed } from './run-handles';
 import { saysWhileWaiting } from './slow-wait';
 
 /** A worker this command started for itself, stopped when the command ends. */
@@ -17,17 +18,21 @@ interface InProcessWorker {
  * same key serves them; its workflow tasks too when no worker polls the shared queue (on the
  * embedded server a workflow host does). Returns undefined when every queue is served.
  */
-export async function ensureWorker(conns: Connections, settings: Settings, log: (line: string) => void): Promise<InProcessWorker | undefined> {
+export async function ensureWorker(conns: Connections, settings: Settings, log: (line: string) => void, { fleet = false } = {}): Promise<InProcessWorker | undefined> {
   const { workflows, activities } = await queuesServed(conns.client, settings);
-  if (workflows && activities) return undefined;
-  log(`serving the run with a worker in this process (${workflows ? '' : `workflows on ${settings.taskQueue}, `}activities on ${settings.hostQueue})`);
-  const starting = startInProcessWorker(conns, settings, { workflows: !workflows });
+  // A task on a forge repository waits for a slot on a fleet worker (docs/fleet.md): with none, this process is the fleet's one.
+  const slots = fleet && (await pollerCount(conns.client, settings.namespace, fleetQueueOf(settings.taskQueue), 'activity')) === 0;
+  if (workflows && activities && !slots) return undefined;
+  const what = [workflows ? '' : `workflows on ${settings.taskQueue}, `, `activities on ${settings.hostQueue}`, slots ? `, one fleet task slot on ${fleetQueueOf(settings.taskQueue)}` : ''].join('');
+  log(`serving the run with a worker in this process (${what})`);
+  const starting = startInProcessWorker(conns, settings, { workflows: !workflows, fleet: slots });
   return saysWhileWaiting(starting, workflows ? 'starting a worker in this process' : 'starting a worker in this process (bundling the workflows)', log);
 }
 
 /** Starts a worker inside this process: the run's activities, and its workflow tasks unless `workflows` is false. */
-export async function startInProcessWorker(conns: Connections, settings: Settings, { workflows = true }: { workflows?: boolean } = {}): Promise<InProcessWorker> {
-  const deps = await hostDeps(settings.dexHome);
+export async function startInProcessWorker(conns: Connections, settings: Settings, { workflows = true, fleet = false }: { workflows?: boolean; fleet?: boolean } = {}): Promise<InProcessWorker> {
+  const base = await hostDeps(settings.dexHome);
+  const deps = fleet ? { ...base, fleet: fleetMembership(settings.taskQueue, settings.dexHome) } : base;
   let worker: DexWorker;
   try {
     worker = await createDexWorker(
@@ -38,6 +43,7 @@ export async function startInProcessWorker(conns: Connections, settings: Setting
         servesWorkflows: workflows,
         hostQueue: settings.hostQueue,
         dataConverter: conns.dataConverter,
+        ...(fleet ? { taskSlots: 1 } : {}),
       },
       deps,
     );

@@ -1,6 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { CiChanged } from '../roadmap/pull-request-types';
 import type { ApproveInput, RejectInput, RunState, RunStatus, TokenUsage } from './run-types';
+import type { WorkerPlaced } from '../fleet/placement-types';
 
 /** Passes the gate the run waits at (docs/interfaces.md#people-in-the-loop). */
 export const approveSignal = defineSignal<[ApproveInput?]>('approve');
@@ -61,6 +62,9 @@ export const budgetRequestSignal = defineSignal<[{ taskId: string; usd: number; 
 
 /** A roadmap's answer to a task's request: its grant in all, or `denied` when a person would not raise the run budget. */
 export const budgetGrantSignal = defineSignal<[{ usd: number } | { denied: true }]>('budgetGrant');
+
+/** From a fleet worker's `holdTaskSlot` activity to its task: the slot it took, and the queue the task's activities go to now (docs/fleet.md#where-a-task-runs). */
+export const workerPlacedSignal = defineSignal<[WorkerPlaced]>('workerPlaced');
 
 /** From `dex webhook`: CI changed on a branch or commit of a forge repository; a roadmap not waiting on it ignores it (docs/landing-through-prs.md#webhooks). */
 export const ciChangedSignal = defineSignal<[CiChanged]>('ciChanged');

@@ -41,6 +41,9 @@ export const retryWorkflowIdPrefix = (taskWorkflowId: string): string => `${task
 /** The branch a task works on. */
 export const taskBranch = (taskWorkflowId: string): string => `dex/${taskWorkflowId}`;
 
+/** The hidden ref on the forge where a fleet task's worktree is recorded, so another worker can take it up (docs/fleet.md#nothing-lost). */
+export const taskStateRef = (taskWorkflowId: string): string => `refs/dex/runs/${taskWorkflowId}`;
+
 /** The name of a task's worktree folder (under `<dexHome>/worktrees`). */
 export const taskWorktreeName = (taskWorkflowId: string): string => taskWorkflowId;
 

@@ -4,6 +4,7 @@
  * Plain data: it crosses workflow history as JSON.
  */
 import type { SandboxMode } from '../safety/sandbox-policy';
+import type { WorkerMove } from '../fleet/placement-types';
 
 /** Token counts of one or more model calls, as the Anthropic API reports them. */
 export interface TokenUsage {
@@ -122,6 +123,9 @@ export interface RunStatus {
   type?: string;
   /** A task whose config has no `verify:`: the commands setup picked, `npm test (detected)`, or `none found`. */
   verifyDetected?: string;
+  /** A fleet task: the worker that holds it now, and its moves from lost workers (docs/fleet.md#what-a-lost-worker-costs). */
+  worker?: string;
+  moves?: WorkerMove[];
   /** A rewound task (`dex retry`): the run and phase it took up. */
   retryOf?: { workflowId: string; phase: string };
   /** Set once the task's checkpoint commit exists. */

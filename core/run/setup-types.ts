@@ -54,7 +54,7 @@ export interface SetupResult {
 }
 
 /** What every view says of a task for which dex looked for the project's test commands and found none. */
-export const VERIFY_NONE_FOUND = 'none found';
+const VERIFY_NONE_FOUND = 'none found';
 
 /**
  * How `dex status`, `dex log` and the Web UI name verify commands dex picked itself: `npm test

@@ -7,6 +7,8 @@ import type { Budget, GateConfig, LlmSpec, RunState, RunStatus, TokenUsage } fro
 import type { MemoryRef } from '../run/run-memory';
 import type { SandboxPolicy } from '../safety/sandbox-policy';
 import type { SetupConfig } from '../run/setup-types';
+import type { ForgeRepository } from '../fleet/repo-locator';
+import type { WorkerMove } from '../fleet/placement-types';
 
 /** The completion object a phase ends with (docs/interfaces.md#the-agent-and-the-model). */
 export type Completion =
@@ -33,6 +35,13 @@ export interface TaskInput {
   repoPath: string;
   /** Task queue of the host that holds the repository and its worktree. */
   hostQueue: string;
+  /**
+   * A task on a forge repository (docs/fleet.md): any worker of the fleet takes it, mirrors the
+   * repository and works in a worktree of its mirror; `repoPath` is then the repository's git URL.
+   */
+  repo?: ForgeRepository;
+  /** With `repo`: the fleet's queue of task slots, where a worker is asked for (core/fleet/placement-types.ts fleetQueueOf). */
+  fleetQueue?: string;
   llm: LlmSpec;
   /** Model per phase; `default` applies when a phase has none. */
   models: Record<string, string>;
@@ -173,6 +182,9 @@ export interface TaskResult {
   verifyDetected?: string;
   /** Who let a task with no test command found end at the `unverified` gate (docs/real-repositories.md#no-test-command-found). */
   unverifiedApprovedBy?: string;
+  /** A fleet task: the worker it ended on, and its moves from lost workers (docs/fleet.md#what-a-lost-worker-costs). */
+  worker?: string;
+  moves?: WorkerMove[];
   /** The tail of a failed setup's output (the task then stopped before any model call). */
   setupTail?: string;
 }

@@ -36,6 +36,10 @@ function actualRows(root: string): Row[] {
         : [...text.matchAll(new RegExp(`\\b${binding}\\.(\\w+)`, 'g'))].map((u) => u[1]);
       for (const name of called.filter(Boolean)) policies.set(name, (policies.get(name) ?? new Set()).add(policy));
     }
+    // A table of policies by activity (workflows/task/activities.ts `POLICIES`), and one routed with a policy of its input (`route('name', … => policy(`).
+    const tables = [...text.matchAll(/const\s+POLICIES\s*=\s*\{([^}]*)\}/g)].flatMap((t) => [...t[1].matchAll(/^\s*(\w+):\s*(\w+),?$/gm)]);
+    const routed = [...text.matchAll(/route\('(\w+)',\s*\([^)]*\)\s*=>\s*(\w+)\(/g)];
+    for (const [, name, policy] of [...tables, ...routed]) policies.set(name, (policies.get(name) ?? new Set()).add(policy));
   }
   return names.map((activity) => {
     const defined = activityFiles.filter((f) => new RegExp(`^\\s*(async\\s+${activity}\\s*\\(|${activity}\\s*:\\s*(async\\s*)?\\()`, 'm').test(f.text)).map((f) => f.path);

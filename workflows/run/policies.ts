@@ -131,7 +131,7 @@ export const landCommandPolicy: ActivityOptions = {
  * The forge activities of landing through pull requests (activities/roadmap/landing-forge.ts): a few
  * HTTP requests each, every one bounded at 30 s (host/forge/github-forge.ts), heartbeating every second
  * while they run. A forge down or rate-limiting is retried with backoff for about ten minutes; the token
- * missing or refused, the repository not found and a request refused fail at once (they are raised
+ * missing or refused, the repository not found, a request refused and a certificate not trusted fail at once (they are raised
  * non-retryable too; listed here so the policy says so). The waiting for CI is the workflow's, not these.
  */
 export const forgePolicy: ActivityOptions = {
@@ -142,9 +142,27 @@ export const forgePolicy: ActivityOptions = {
     backoffCoefficient: 2,
     maximumInterval: '2m',
     maximumAttempts: 10,
-    nonRetryableErrorTypes: [FAILURE.ForgeAuth, FAILURE.ForgeNotFound, FAILURE.ForgeRequestRefused],
+    nonRetryableErrorTypes: [FAILURE.ForgeAuth, FAILURE.ForgeNotFound, FAILURE.ForgeRequestRefused, FAILURE.ForgeUntrusted],
   },
 };
 
 /** A gate answered by a model: a model that keeps failing reaches the gate's fallback (docs/roadmaps.md#ai-gates) in seconds, not minutes. */
 export const gatePolicy: ActivityOptions = { ...llmPolicy, retry: { ...llmPolicy.retry, maximumAttempts: 3 } };
+
+/**
+ * A fleet task's slot on a worker (activities/run/task-slot.ts), held for the task's whole life and renewed every 2 s:
+ * a worker that stops renewing it for 20 s is lost, and the task moves (docs/fleet.md#noticing-a-lost-worker). It waits
+ * for a free slot as long as it takes (no schedule-to-start), and is never retried by Temporal: the task asks again itself.
+ */
+export const leasePolicy: ActivityOptions = {
+  startToCloseTimeout: '3650d',
+  heartbeatTimeout: '20s',
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
+  retry: { maximumAttempts: 1 },
+};
+
+/**
+ * How long a fleet task's activity may wait on its worker's own queue before that worker counts as lost: the backstop
+ * for a worker whose slot is still renewed but whose queue nobody polls (docs/fleet.md#noticing-a-lost-worker).
+ */
+export const PLACED_SCHEDULE_TO_START = '60s';

@@ -38,6 +38,8 @@ export function runDetails(s: RunStatus, workflowId: string): string {
   parts.push(whereLine(s));
   // Which verify commands dex picked for a task whose config names none (docs/real-repositories.md#verify-without-configuration).
   if (s.verifyDetected) parts.push(`verify: ${s.verifyDetected}`);
+  // A fleet task: the worker that holds it, and where it came from (docs/fleet.md#seeing-the-fleet).
+  if (s.worker) parts.push([`worker: ${s.worker}`, ...(s.moves ?? []).map((m) => `moved from ${m.from} at ${m.at}: ${m.why}`)].join('; '));
   const steps = (s.recent ?? []).slice(-DETAILS_STEPS);
   if (steps.length) parts.push(steps.map((step) => `- ${step.text}`).join('\n'));
   if (s.error) parts.push(`Error: ${clipText(s.error, DETAILS_QUOTE_BYTES)}`);

@@ -3,7 +3,6 @@ import { innermostMessage } from '../../core/run/failure-message';
 import type { TargetMerge } from '../../activities/roadmap/landing-merge';
 import { phaseAttemptKey, verifyReportId } from '../../core/run/ids';
 import type { FinalizeRequest } from '../../core/task/task-types';
-import { finalizeActivities } from './activities';
 import type { PhaseOutcome } from './agent/agent-phase';
 import { attemptPhase } from './phase-attempt';
 import type { TaskRun } from './task-run';
@@ -20,7 +19,6 @@ import type { TaskRun } from './task-run';
 export async function runFinalize(run: TaskRun, request: FinalizeRequest): Promise<PhaseOutcome> {
   const { input, worktree, acts, progress } = run;
   const { workflowId } = workflowInfo();
-  const { mergeTarget } = finalizeActivities(input.hostQueue);
   let outcome: PhaseOutcome;
   let failure: string | undefined;
   let conflicts: string | undefined;
@@ -32,7 +30,7 @@ export async function runFinalize(run: TaskRun, request: FinalizeRequest): Promi
     // Numbered across rounds, so a later finalize run of this task never finds an earlier one's transcript or commit.
     const attempt = phase === 'finalize' ? (request.round - 1) * request.maxAttempts + n : (request.round - 1) * reworks + (n - request.maxAttempts);
     progress.at({ phase, activity: 'merge' });
-    const merge = await mergeTarget({ worktreePath: worktree.path, target: request.target }, `finalize · merge ${request.targetName}`);
+    const merge = await acts.mergeTarget({ worktreePath: worktree.path, target: request.target }, `finalize · merge ${request.targetName}`);
     // A cancelled or rejected finalize rolls back to the branch as it was, never to the task's base.
     progress.commit ??= merge.head;
     if (merge.status === 'contained') return { kind: 'verified', summary: `already holds ${request.targetName}`, verify: undefined };

@@ -4,6 +4,7 @@ import { CHANGING_PHASES } from '../../core/task/phases';
 import { runAgentPhase, type PhaseOutcome } from './agent/agent-phase';
 import { decideAtGate } from './gate-decision';
 import type { PhaseAttempt } from './task-run';
+import { recordState } from './fleet/take-up';
 
 /**
  * One attempt at a phase with its gates: the optional gate before it, the agent's work, the
@@ -48,5 +49,6 @@ export async function attemptPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
     committed = await commit(true);
   }
   progress.commit = committed.sha;
+  await recordState(args.run);
   return outcome;
 }

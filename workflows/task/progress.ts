@@ -6,6 +6,7 @@ import { describeSetup, type SetupResult } from '../../core/run/setup-types';
 import type { RunControl } from '../run/run-control';
 import { RunLedger } from '../run/run-ledger';
 import { ParentLink } from './parent-link';
+import type { WorkerMove } from '../../core/fleet/placement-types';
 
 /** What a task run has done so far: its ledger, and what only a task has (branch, commit, phases, verify). */
 export class TaskProgress {
@@ -32,6 +33,11 @@ export class TaskProgress {
   unverified = false;
   /** Who let it end there. */
   unverifiedApprovedBy?: string;
+  /** A fleet task's worker now, and its moves (workflows/run/placement.ts). */
+  worker?: string;
+  moves: WorkerMove[] = [];
+  /** A fleet task's worktree as last recorded on the forge (`refs/dex/runs/<id>`): where a new worker takes it up. */
+  recorded?: { sha: string; head: string; fingerprint?: string };
   completedPhases: string[] = [];
   /** How the task's commands are confined; `off` is shown on every progress line. */
   sandbox: SandboxMode = 'bwrap';
@@ -86,13 +92,15 @@ export class TaskProgress {
       ...(this.type ? { type: this.type } : {}),
       ...(this.setup ? { setup: describeSetup(this.setup) } : {}),
       ...(this.verifyDetected ? { verifyDetected: this.verifyDetected } : {}),
+      ...(this.worker ? { worker: this.worker } : {}),
+      ...(this.moves.length ? { moves: this.moves } : {}),
       ...(this.baseline ? { verify: verifyStatus(this.baseline, this.lastVerify) } : {}),
     });
   }
 }
 
 /** What a task's result keeps of its last status and verify, so `dex status` of an ended run still shows them (docs/interfaces.md). */
-export function endedFields(progress: TaskProgress): Pick<TaskResult, 'type' | 'steps' | 'verify' | 'verifyTail' | 'verifyCause' | 'verifyDetected' | 'unverifiedApprovedBy'> {
+export function endedFields(progress: TaskProgress): Pick<TaskResult, 'type' | 'steps' | 'verify' | 'verifyTail' | 'verifyCause' | 'verifyDetected' | 'unverifiedApprovedBy' | 'worker' | 'moves'> {
   const { type, steps, verify } = progress.status();
   const failed = progress.lastVerify && !progress.lastVerify.passed ? progress.lastVerify : undefined;
   return {
@@ -103,6 +111,8 @@ export function endedFields(progress: TaskProgress): Pick<TaskResult, 'type' | '
     ...(failed?.cause ? { verifyCause: failed.cause } : {}),
     ...(progress.verifyDetected ? { verifyDetected: progress.verifyDetected } : {}),
     ...(progress.unverifiedApprovedBy ? { unverifiedApprovedBy: progress.unverifiedApprovedBy } : {}),
+    ...(progress.worker ? { worker: progress.worker } : {}),
+    ...(progress.moves.length ? { moves: progress.moves } : {}),
   };
 }
 

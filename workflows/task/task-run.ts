@@ -43,7 +43,28 @@ export class TaskRun {
   }
 
   set worktree(worktree: Worktree) {
+    // A fleet task moved to another worker: its worktree is elsewhere there, and calls made for the old one are relocated.
+    if (this.made && this.made.path !== worktree.path) this.formerPaths.push(this.made.path);
     this.made = worktree;
+  }
+
+  /** Where the task's worktree was on the workers it left (workflows/run/placement.ts). */
+  private readonly formerPaths: string[] = [];
+
+  /** `value` with every path into a former worktree turned into the same path in the current one: a call run again after a move. */
+  relocate<T>(value: T): T {
+    const now = this.made?.path;
+    if (!now || !this.formerPaths.length) return value;
+    const move = (v: unknown): unknown => {
+      if (typeof v === 'string') {
+        const old = this.formerPaths.find((p) => v === p || v.startsWith(`${p}/`));
+        return old ? now + v.slice(old.length) : v;
+      }
+      if (Array.isArray(v)) return v.map(move);
+      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, move(x)]));
+      return v;
+    };
+    return move(value) as T;
   }
 
   /** The worktree when startTask made it, even if the start then failed (a failed setup keeps it for a person). */

@@ -48,7 +48,8 @@ export async function startTask(run: TaskRun): Promise<SequenceStart | undefined
       )
     : undefined;
   const at = point && rewind ? { sha: point.sha, baseSha: rewind.baseSha } : undefined;
-  const worktree = await acts.prepareWorktree({ repoPath: input.repoPath, branch, worktreeName: taskWorktreeName(workflowId), ...(at ? { start: at } : {}) }, `worktree · ${branch}`);
+  const where = { repoPath: input.repoPath, ...(input.repo ? { repo: input.repo } : {}) };
+  const worktree = await acts.prepareWorktree({ ...where, branch, worktreeName: taskWorktreeName(workflowId), ...(at ? { start: at } : {}) }, `worktree · ${branch}`);
   progress.branch = worktree.branch;
   run.worktree = worktree;
   // Runs recorded before setup existed replay without it.
@@ -57,7 +58,7 @@ export async function startTask(run: TaskRun): Promise<SequenceStart | undefined
     progress.ledger.step('setup · dependencies…');
     const setup = {
       worktreePath: worktree.path,
-      repoPath: input.repoPath,
+      ...where,
       setup: input.setup,
       sandbox: input.sandbox,
       artifactId: setupReportId(workflowId),
@@ -78,7 +79,7 @@ export async function startTask(run: TaskRun): Promise<SequenceStart | undefined
   }
   noteNoTestCommand(run);
   if (input.verifyBaseline && run.verify.length) {
-    const baseline = { repoPath: input.repoPath, baseSha: worktree.baseSha, commands: run.verify, timeoutMs: 30 * 60_000, sandbox: input.sandbox, setup: input.setup };
+    const baseline = { ...where, baseSha: worktree.baseSha, commands: run.verify, timeoutMs: 30 * 60_000, sandbox: input.sandbox, setup: input.setup };
     progress.baseline = (await acts.verifyBaseline(baseline, `verify baseline · ${worktree.baseSha.slice(0, 10)}`)).failures;
   }
   if (!point || !rewind) {

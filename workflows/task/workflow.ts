@@ -6,6 +6,7 @@ import type { TaskInput, TaskResult, Worktree } from '../../core/task/task-types
 import { sessionStepSignal, statusQuery } from '../../core/run/definitions';
 import { RunControl } from '../run/run-control';
 import { hostActivities } from './activities';
+import { placeTask } from './fleet/take-up';
 import { runFinalize } from './finalize';
 import { runFixCi } from './fix-ci';
 import { passUnverified } from './gate-decision';
@@ -28,7 +29,6 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
   const { workflowId } = workflowInfo();
   // A copy: the planner may replace the steps not yet run (./planner.ts).
   const phases = [...(input.phases?.length ? input.phases : ['implement'])];
-  const acts = hostActivities(input.hostQueue);
   // The parent (a roadmap) hears of every wait and its end, so its status shows who waits.
   const control: RunControl = new RunControl(async () => {
     progress.ledger.publish();
@@ -39,6 +39,8 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
   const budget = new TaskBudget(input, progress.ledger, control, progress.parent);
   progress.sandbox = input.sandbox?.mode ?? 'bwrap';
   if (input.rewind) progress.retryOf = { workflowId: input.rewind.fromWorkflowId, phase: input.rewind.fromPhase };
+  const placement = placeTask(input, progress, () => run, hostActivities);
+  const acts = hostActivities(placement, (call) => run.relocate(call));
   const run = new TaskRun(input, phases, acts, control, progress, budget, new TaskPlanner(input, acts, control, progress));
   setHandler(statusQuery, () => progress.status());
   setHandler(sessionStepSignal, ({ phase, step }) => progress.ledger.step(`${phase} claude-code ${step}`));
@@ -46,6 +48,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
 
   let worktree: Worktree | undefined;
   const finish = async (state: TaskResult['state'], extra: Partial<TaskResult> = {}): Promise<TaskResult> => {
+    placement.release();
     progress.ledger.end(state, extra.error);
     await progress.parent.tell();
     const { tokens, costUsd, turns } = progress.ledger.spent();
@@ -77,7 +80,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
       return await failWith(FAILURE.TaskRejected, 'rejected', `rejected at the unverified gate: ${unverifiedRejected}`);
     }
     if (outcome.kind === 'verified') {
-      await acts.removeWorktree({ repoPath: input.repoPath, worktreePath: worktree.path }, 'worktree · remove (the branch stays)');
+      await acts.removeWorktree({ repoPath: input.repoPath, repo: input.repo, worktreePath: worktree.path }, 'worktree · remove (the branch stays)');
       return await finish('completed', { summary: outcome.summary, verifyPassed: progress.lastVerify?.passed ?? true });
     }
     if (outcome.kind === 'rejected') {

@@ -17,6 +17,8 @@ export interface DexWorkerOptions {
   anthropicUrl: string;
   /** More of its environment (e.g. DEX_STORE). */
   env?: NodeJS.ProcessEnv;
+  /** More of its command line (e.g. `--tasks 1`). */
+  args?: string[];
 }
 
 // Every worker this test file started, so that none outlives it.
@@ -24,7 +26,7 @@ const spawned: ChildProcess[] = [];
 
 /** Starts a real `dex worker` process, as a user would start it. */
 export function spawnDexWorker(opts: DexWorkerOptions): ChildProcess {
-  const child = spawn(process.execPath, [join(__dirname, '..', '..', '..', 'bin', 'dex.js'), 'worker'], {
+  const child = spawn(process.execPath, [join(__dirname, '..', '..', '..', 'bin', 'dex.js'), 'worker', ...(opts.args ?? [])], {
     env: {
       ...process.env,
       TEMPORAL_ADDRESS: opts.address,

@@ -19,7 +19,8 @@ const testEnv = useDexEnvironment({
     completionTurn('A1', { status: 'complete', summary: 'notes' }),
     toolTurn('fix-sum', ['edit_file', { path: 'src/math.js', old_string: 'return a - b;', new_string: 'return a + b;' }]),
     completionTurn('fix-sum', { status: 'complete', summary: 'sum adds now' }),
-    toolTurn('fix-sum', ['write_file', { path: 'NOTES.md', content: 'sum adds now\n' }]),
+    // The reject with retry rolls the worktree back to the base: the second round fixes sum again, and notes it.
+    toolTurn('fix-sum', ['edit_file', { path: 'src/math.js', old_string: 'return a - b;', new_string: 'return a + b;' }], ['write_file', { path: 'NOTES.md', content: 'sum adds now\n' }]),
     completionTurn('fix-sum', { status: 'complete', summary: 'noted' }),
   ],
 });
@@ -54,7 +55,8 @@ describe('dex replay-test on the time-skipping server', () => {
     await record(['run', join(repo, 'ROADMAP.md')], roadmapCassette, [['approve', '--note', 'fine']]);
     taskCassette = newFile('fix-sum.cassette.jsonl');
     const taskRepo = sampleRepo();
-    writeFileSync(join(taskRepo, 'dex.config.yaml'), DAY_GATE);
+    // Its own verify kept: without one, the task would now wait at the unverified gate too (docs/real-repositories.md#no-test-command-found).
+    writeFileSync(join(taskRepo, 'dex.config.yaml'), `verify: ["node --test"]\n${DAY_GATE}`);
     execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'add', 'dex.config.yaml'], { cwd: taskRepo });
     execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'gate'], { cwd: taskRepo });
     await record(['task', 'Fix sum', '--repo', taskRepo], taskCassette, [

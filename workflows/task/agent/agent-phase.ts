@@ -16,6 +16,7 @@ import { answerCompletion, stoppedAsRunaway, type Turn, type TurnEnd } from './p
 
 
 import type { PhaseOutcome } from './phase-completion';
+import { recordState } from '../fleet/take-up';
 export type { PhaseOutcome } from './phase-completion';
 
 
@@ -125,6 +126,8 @@ function stepsOf(uses: { name: string; step?: string }[]): string {
  */
 async function runToolCalls(t: Turn, uses: { id: string; name: string; step?: string }[], ranByModelCall = false): Promise<TurnEnd> {
   const fingerprint = ranByModelCall ? undefined : await toolActivities(t, uses);
+  // A fleet task's changed files go to the forge at once: a worker lost later costs at most the next turn.
+  if (fingerprint !== undefined) await recordState(t.run, fingerprint);
   return (await stoppedAsRunaway(t, t.runaway.afterToolTurn(fingerprint))) ?? { followUp: { toolUseIds: uses.map((u) => u.id) } };
 }
 
