@@ -19,6 +19,7 @@ import type * as RunCommands from './commands/run';
 import type * as SheetCommands from './commands/sheet';
 import type * as TaskCommands from './commands/task';
 import type * as WebhookCommands from './webhook/webhook-command';
+import type * as WorkersCommands from './fleet/workers-command';
 import { PLAN_KINDS } from './plan-kinds';
 import { ServerUnreachable } from '../core/run/server-unreachable';
 import { readSettings } from './settings';
@@ -36,6 +37,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   'setup-namespace': async () => (require('./commands/setup-namespace') as typeof SetupNamespaceCommands).setupNamespaceCommand,
   server: async () => (require('./commands/host-commands') as typeof HostCommands).serverCommand,
   worker: async () => (require('./commands/host-commands') as typeof HostCommands).workerCommand,
+  workers: async () => (require('./fleet/workers-command') as typeof WorkersCommands).workersCommand,
   webhook: async () => (require('./webhook/webhook-command') as typeof WebhookCommands).webhookCommand,
   'codec-server': async () => (require('./commands/codec-server') as typeof CodecServerCommands).codecServerCommand,
   messages: async () => (require('./commands/layer') as typeof LayerCommands).messagesCommand,

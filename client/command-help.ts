@@ -86,6 +86,7 @@ export const COMMAND_HELP = {
       drain: { type: 'boolean', help: "ask this DEX_HOME's running worker to take no new task and exit once its tasks are done; waits for it" },
     },
   },
+  workers: { synopsis: 'dex workers', about: "The fleet's workers (those polling for task slots, docs/fleet.md#seeing-the-fleet), and the running tasks each holds.", options: {} },
   task: {
     synopsis: 'dex task "TITLE"',
     about: 'One coding task on a repository, on its own branch and worktree; checked before anything starts. Without --detach it shows progress on stderr and prints the result.',

@@ -11,6 +11,7 @@ import { activityTracingOptions } from '../tracing/worker-tracing';
 import { createWorkflowWorker } from './workflow-worker';
 import { fleetQueueOf } from '../core/fleet/placement-types';
 import { DEFAULT_TASK_SLOTS } from './fleet-membership';
+import { hostname } from 'node:os';
 
 // The workflow worker lives apart, so a background workflow host loads no activity code (client/server/shared-host.ts).
 export { createWorkflowWorker, workflowBundle, WORKFLOW_TASK_SLOTS } from './workflow-worker';
@@ -98,7 +99,7 @@ export async function createDexWorker(placement: WorkerPlacement, deps: Activity
   // Tests may stand scripted activities in for some (a forge, test/time-skipping/roadmap/landing-pr.time-skipping.test.ts).
   const registered = { ...createActivities(deps), ...overrides };
   const activityQueues = [...new Set([hostQueue, placement.ownerQueue, placement.storeQueue, deps.fleet?.worker.queue].filter((q): q is string => !!q))];
-  const activityWorker = (queue: string, activities: Record<string, (...args: never[]) => Promise<unknown>>, slots = ACTIVITY_SLOTS, extra: { shutdownGraceTime?: string } = {}) =>
+  const activityWorker = (queue: string, activities: Record<string, (...args: never[]) => Promise<unknown>>, slots = ACTIVITY_SLOTS, extra: { shutdownGraceTime?: string; identity?: string } = {}) =>
     Worker.create({
       ...extra,
       connection,
@@ -118,7 +119,11 @@ export async function createDexWorker(placement: WorkerPlacement, deps: Activity
   // Its shutdown waits for the slots it holds (a drain finishes its tasks); a worker that stops gives them back first (`leaving`).
   const fleet = deps.fleet;
   const slots = fleet
-    ? await activityWorker(fleetQueueOf(placement.taskQueue), { holdTaskSlot: registered.holdTaskSlot }, placement.taskSlots ?? DEFAULT_TASK_SLOTS, { shutdownGraceTime: SLOTS_GRACE })
+    ? await activityWorker(fleetQueueOf(placement.taskQueue), { holdTaskSlot: registered.holdTaskSlot }, placement.taskSlots ?? DEFAULT_TASK_SLOTS, {
+        shutdownGraceTime: SLOTS_GRACE,
+        // `dex workers` names the member; the SDK's `<pid>@<host>` ending tells a live poller of this host from a dead one.
+        identity: `${fleet.worker.name} ${process.pid}@${hostname()}`,
+      })
     : undefined;
   const group = workerGroup([...workflows, ...activityWorkers, ...(slots ? [slots] : [])]);
   if (!fleet || !slots) return group;

@@ -23,6 +23,8 @@ import type { TaskResult } from '../../core/task/task-types';
 import { completionTurn, toolTurn } from '../support/model/cassette-builder';
 import { taskInput } from '../support/env/dev-server-env';
 import { runDex } from '../support/env/dex-cli';
+import { postgresBin } from '../../scripts/cluster/tools';
+import { allText } from '../support/env/tree-text';
 import { startFakeForge, type FakeForge } from '../support/forge/fake-forge';
 import { crashWorker, killDexWorkers, requestsPerCall, spawnDexWorker } from '../support/env/worker-process';
 import { useClusterEnv, waitForPollers } from './cluster-env';
@@ -72,8 +74,12 @@ function startMachine(name: string, args: string[] = []): { name: string; home: 
     address: cluster.bed.address, dexHome: home, taskQueue: QUEUE, hostQueue: `${QUEUE}@${name}-host`, anthropicUrl: cluster.fake.url, args,
     env: { DEX_STORE: db.url, DEX_WORKER_NAME: name, GITHUB_TOKEN: TOKEN, DEX_DEPS_CACHE: join(home, 'deps') },
   });
+  process.stderr!.on('data', (chunk: Buffer) => (workerLogs += chunk.toString()));
   return { name, home, process };
 }
+
+/** What every worker of this file wrote to its log (stderr). */
+let workerLogs = '';
 
 /** Starts task `taskId` on the forge repository: it asks the fleet's queue for a worker. */
 async function startFleetTask(taskId: string): Promise<WorkflowHandle> {
@@ -98,6 +104,12 @@ describe('a fleet of three workers on the cluster test bed', () => {
     const holder = (await status(handle)).worker;
     const lost = machines.find((m) => m.name === holder)!;
     expect(lost, `the task's worker ${holder}`).toBeDefined();
+    // `dex workers` lists the three, and the task under the one that holds it.
+    const listed = await runDex(['workers', '--json'], { env: { TEMPORAL_ADDRESS: cluster.bed.address, DEX_TASK_QUEUE: QUEUE, DEX_HOME: mkdtempSync(join(tmpdir(), 'dex-fleet-cli-')) } });
+    expect(listed.code, listed.stderr).toBe(0);
+    const fleet = JSON.parse(listed.stdout) as { workers: { name: string; tasks: { workflowId: string }[] }[] };
+    expect(fleet.workers.map((w) => w.name)).toEqual(['m1', 'm2', 'm3']);
+    expect(fleet.workers.find((w) => w.name === holder)!.tasks.map((t) => t.workflowId)).toEqual([handle.workflowId]);
     // The worktree after turn 1 is on the forge's hidden ref before the loss.
     expect(forgeGit('show', `${taskStateRef(handle.workflowId)}:src/one.js`)).toBe('exports.one = () => 1;');
     const lostAt = Date.now();
@@ -127,6 +139,12 @@ describe('a fleet of three workers on the cluster test bed', () => {
     // The token is in none of the recorded commits, nor the run's history.
     expect(spawnSync('git', ['grep', '-l', TOKEN, taskStateRef(handle.workflowId)], { cwd: forge.bare, encoding: 'utf8' }).stdout).toBe('');
     expect(JSON.stringify(await handle.fetchHistory()).includes(TOKEN)).toBe(false);
+    // Nor the shared store, nor the workers' logs, nor what the surviving workers keep on disk.
+    const dump = execFileSync(join(postgresBin(), 'pg_dump'), ['--data-only', db.url], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    expect(dump).toContain(handle.workflowId);
+    expect(dump.includes(TOKEN)).toBe(false);
+    expect(workerLogs.includes(TOKEN)).toBe(false);
+    for (const m of machines.filter((x) => x !== lost)) expect(allText(m.home).includes(TOKEN), m.name).toBe(false);
   }, 240_000);
 
   it('three tasks on three workers of one task each: one a worker, none crowding another', async () => {
