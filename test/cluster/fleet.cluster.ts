@@ -81,6 +81,16 @@ function startMachine(name: string, args: string[] = []): { name: string; home: 
 /** What every worker of this file wrote to its log (stderr). */
 let workerLogs = '';
 
+/**
+ * Resolves once `count` workers poll the fleet's queue. The first start of a code version builds the CLI and
+ * workflow bundles in each worker at once (a fresh clone's CI), which on 2 cores may take past a minute.
+ */
+async function workersUp(count: number): Promise<void> {
+  await waitForPollers(cluster.env.client, fleetQueueOf(QUEUE), count, 240_000).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message}; the workers said:\n${workerLogs}`);
+  });
+}
+
 /** Starts task `taskId` on the forge repository: it asks the fleet's queue for a worker. */
 async function startFleetTask(taskId: string): Promise<WorkflowHandle> {
   const input = taskInput(taskId, repo.gitUrl, `${QUEUE}@nowhere`, { repo, fleetQueue: fleetQueueOf(QUEUE), verify: ['node --test'], setup: false });
@@ -93,7 +103,7 @@ const forgeGit = (...args: string[]) => execFileSync('git', args, { cwd: forge.b
 describe('a fleet of three workers on the cluster test bed', () => {
   it('a worker lost for good mid-phase: the task moves within the bound, redoes at most the turn in flight, and completes', async () => {
     const machines = ['m1', 'm2', 'm3'].map((n) => startMachine(n));
-    await waitForPollers(cluster.env.client, fleetQueueOf(QUEUE), 3);
+    await workersUp(3);
     // The first model call is held until the second is set to be held too: the second is then the one in flight at the loss.
     const first = cluster.fake.holdRequest({ task: 'F1' });
     const handle = await startFleetTask('F1');
@@ -145,20 +155,20 @@ describe('a fleet of three workers on the cluster test bed', () => {
     expect(dump.includes(TOKEN)).toBe(false);
     expect(workerLogs.includes(TOKEN)).toBe(false);
     for (const m of machines.filter((x) => x !== lost)) expect(allText(m.home).includes(TOKEN), m.name).toBe(false);
-  }, 240_000);
+  }, 420_000);
 
   it('three tasks on three workers of one task each: one a worker, none crowding another', async () => {
     const machines = ['w1', 'w2', 'w3'].map((n) => startMachine(n, ['--tasks', '1']));
-    await waitForPollers(cluster.env.client, fleetQueueOf(QUEUE), 3);
+    await workersUp(3);
     const handles = await Promise.all(['S1', 'S2', 'S3'].map(startFleetTask));
     const results = (await Promise.all(handles.map((h) => h.result()))) as TaskResult[];
     expect(results.map((r) => r.state)).toEqual(['completed', 'completed', 'completed']);
     expect(new Set(results.map((r) => r.worker))).toEqual(new Set(machines.map((m) => m.name)));
-  }, 240_000);
+  }, 420_000);
 
   it('a drained worker takes no new task, finishes the one it holds, and exits', async () => {
     const machines = ['d1', 'd2'].map((n) => startMachine(n));
-    await waitForPollers(cluster.env.client, fleetQueueOf(QUEUE), 2);
+    await workersUp(2);
     const held = cluster.fake.holdRequest({ task: 'D1' });
     const first = { handle: await startFleetTask('D1') };
     await held.reached;
@@ -180,5 +190,5 @@ describe('a fleet of three workers on the cluster test bed', () => {
     const said = await drain;
     expect(said.code, said.stderr).toBe(0);
     expect(said.stderr).toContain('drained and exited');
-  }, 240_000);
+  }, 420_000);
 });
