@@ -54,7 +54,8 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
     const { tokens, costUsd, turns } = progress.ledger.spent();
     const verifyPassed = progress.lastVerify?.passed ?? false;
     // A failed task keeps its worktree; the person who looks at it needs the place and the last failure.
-    const made = worktree ?? run.worktreeIfMade;
+    // The run's own record of it: a fleet task that moved has its worktree on the new worker.
+    const made = run.worktreeIfMade ?? worktree;
     const failed = state === 'failed' && made ? { worktreePath: made.path } : {};
     const base = worktree ? { baseSha: worktree.baseSha } : {};
     const branch = worktree?.branch ?? taskBranch(workflowId);
