@@ -28,6 +28,9 @@ const UNTRUSTED_CHAIN = new Set([
   'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED',
 ]);
 
+/** True when `err`'s Node code says its certificate chain led to no CA this machine trusts. */
+export const untrustedChain = (err: unknown): boolean => UNTRUSTED_CHAIN.has(String((err as { code?: unknown })?.code));
+
 /** What is wrong with `caFile` as the forge's CA on this machine (`does not exist`, …); undefined when it holds a certificate. */
 export function caFileProblem(caFile: string): string | undefined {
   if (certificatesIn(caFile).length) return undefined;
@@ -71,8 +74,7 @@ export function forgeCaBundleFile(caFile: string | undefined): string | undefine
 export function untrustedForge(err: unknown, target: ForgeTarget, doing: string): ApplicationFailure | undefined {
   let cause = err;
   for (let depth = 0; cause && depth < 8; depth++, cause = (cause as { cause?: unknown }).cause) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code !== 'string' || !UNTRUSTED_CHAIN.has(code)) continue;
+    if (!untrustedChain(cause)) continue;
     const where = target.apiUrl ? new URL(target.apiUrl).host : 'api.github.com';
     const fix = target.caFile
       ? `not even with ${SETTING} ${target.caFile}: does that file hold the CA that signed it?`

@@ -10,11 +10,10 @@ import { request as httpsRequest } from 'node:https';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../core/run/failure-types';
 import type { ForgeRepository } from '../../core/fleet/repo-locator';
+import { untrustedChain } from './forge-ca';
 
 /** One request's limit: a forge that hangs is unreachable, not slow. */
 const REQUEST_TIMEOUT_MS = 30_000;
-/** Node's codes of a certificate chain that leads to no CA the worker trusts (a forge's private CA); an expired certificate is another matter. */
-const UNTRUSTED_CHAIN = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_UNTRUSTED)$/;
 /** How much of an answer is read: a repository's JSON is a few kilobytes. */
 const MAX_ANSWER_BYTES = 1 << 20;
 
@@ -85,7 +84,7 @@ export async function readForgeRepository(repo: ForgeRepository, reach: ForgeRea
     answer = await get(url, headers, reach.caFile);
   } catch (err) {
     const why = (err instanceof Error ? err.message : String(err)).split(token).join(`[REDACTED:${repo.tokenEnv}]`);
-    if (UNTRUSTED_CHAIN.test(String((err as { code?: unknown }).code))) {
+    if (untrustedChain(err)) {
       // A CA the worker does not trust stays untrusted until someone names it (caFile): retrying cannot mend it.
       throw ApplicationFailure.create({ type: FAILURE.ForgeUntrusted, nonRetryable: true, message: `${repo.host}'s certificate did not verify for ${name} (${why})` });
     }
