@@ -54,7 +54,7 @@ export const createActivities = (deps: ActivityDeps) => {
     ...createSheetActivities(deps),
     ...createMemoryActivities(deps),
     ...createTaskSlotActivities(deps),
-    ...createWorktreeStateActivities(),
+    ...createWorktreeStateActivities(deps),
   };
 };
 

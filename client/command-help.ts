@@ -103,7 +103,7 @@ export const COMMAND_HELP = {
     synopsis: 'dex run ROADMAP.md',
     about: 'Every open task of a roadmap, in dependency order, each landed on the checked-out branch (docs/roadmaps.md).',
     options: {
-      repo: { type: 'string', value: 'DIR', help: "the git repository (default: the roadmap's folder); a roadmap on a forge repository is checked, not run yet (docs/fleet.md)" },
+      repo: { type: 'string', value: 'DIR|URL|OWNER/NAME', help: "the git repository (default: the roadmap's folder); on a forge, the roadmap is a path in it, its tasks run on the fleet and land through PRs (docs/fleet.md)" },
       llm: LLM,
       'max-tasks': {
         type: 'string',

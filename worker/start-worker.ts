@@ -9,7 +9,7 @@ import { secretValues } from '../host/secrets/secret-values';
 import { createRedactor } from '../core/safety/redaction';
 import { activityTracingOptions } from '../tracing/worker-tracing';
 import { createWorkflowWorker } from './workflow-worker';
-import { fleetQueueOf } from '../core/fleet/placement-types';
+import { fleetQueueOf, fleetWorkQueueOf } from '../core/fleet/placement-types';
 import { DEFAULT_TASK_SLOTS } from './fleet-membership';
 import { hostname } from 'node:os';
 
@@ -98,7 +98,9 @@ export async function createDexWorker(placement: WorkerPlacement, deps: Activity
   const workflows = placement.servesWorkflows === false ? [] : [await createWorkflowWorker(placement)];
   // Tests may stand scripted activities in for some (a forge, test/time-skipping/roadmap/landing-pr.time-skipping.test.ts).
   const registered = { ...createActivities(deps), ...overrides };
-  const activityQueues = [...new Set([hostQueue, placement.ownerQueue, placement.storeQueue, deps.fleet?.worker.queue].filter((q): q is string => !!q))];
+  // A fleet member serves its own queue and the fleet's shared work (a forge roadmap's landings) besides its host's.
+  const fleetQueues = deps.fleet ? [deps.fleet.worker.queue, fleetWorkQueueOf(placement.taskQueue)] : [];
+  const activityQueues = [...new Set([hostQueue, placement.ownerQueue, placement.storeQueue, ...fleetQueues].filter((q): q is string => !!q))];
   const activityWorker = (queue: string, activities: Record<string, (...args: never[]) => Promise<unknown>>, slots = ACTIVITY_SLOTS, extra: { shutdownGraceTime?: string; identity?: string } = {}) =>
     Worker.create({
       ...extra,

@@ -9,8 +9,7 @@ import { totalTokens } from '../../core/run/budget-reservation';
 import { safeName } from '../../core/run/ids';
 import type { TokenUsage } from '../../core/run/run-types';
 import type { ActivityDeps } from '../deps';
-import { forgeCaBundleFile } from '../../host/forge/forge-ca';
-import { dexRemoteGit } from '../../host/git/dex-git';
+import { landingRepository, type LandingPlace } from './landing-repository';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
 import { runWithStderrApart } from '../../host/shell/stderr-apart';
 
@@ -19,14 +18,10 @@ const LAND_COMMAND_TIMEOUT_MS = 10 * 60_000;
 /** How much of a failing landCommand's output the `merge` gate's reason quotes. */
 const TAIL_CHARS = 1500;
 
-interface ProposalPush {
-  repoPath: string;
-  remote: string;
+interface ProposalPush extends LandingPlace {
   taskBranch: string;
   /** The branch pushed to on the remote: `dex/<taskId>`. */
   proposedBranch: string;
-  /** `land.pr.caFile`: the forge's CA, trusted for this push (host/forge/forge-ca.ts). */
-  caFile?: string;
 }
 
 type ProposalPushed = { status: 'pushed'; sha: string } | { status: 'failed'; reason: string };
@@ -102,15 +97,16 @@ export const createLandingBranchActivities = (deps: ActivityDeps) => heartbeatin
    * this task's history (another run's, a person's) is refused: the landing waits at `merge`.
    */
   async pushProposal(input: ProposalPush): Promise<ProposalPushed> {
-    const git = dexRemoteGit(input.repoPath, [], forgeCaBundleFile(input.caFile));
-    const sha = (await git.raw(['rev-parse', '--verify', `${input.taskBranch}^{commit}`])).trim();
+    const at = await landingRepository(input, deps.dexHome);
+    const git = at.gitIn(at.dir);
+    const sha = (await git.raw(['rev-parse', '--verify', `${at.taskRev(input.taskBranch)}^{commit}`])).trim();
     const ref = `refs/heads/${input.proposedBranch}`;
-    const refused = await git.raw(['push', '--no-verify', input.remote, `${sha}:${ref}`]).then(() => undefined, (err: unknown) => err);
+    const refused = await git.raw(['push', '--no-verify', at.remote, `${sha}:${ref}`]).then(() => undefined, (err: unknown) => err);
     if (!refused) return { status: 'pushed', sha };
-    const there = (await git.raw(['ls-remote', input.remote, ref])).split(/\s/)[0];
+    const there = (await git.raw(['ls-remote', at.remote, ref])).split(/\s/)[0];
     if (there === sha) return { status: 'pushed', sha };
     const why = refused instanceof Error ? refused.message.trim().split('\n').slice(-3).join(' ') : String(refused);
-    return { status: 'failed', reason: `git push ${input.remote} ${input.proposedBranch} refused${there ? ` (it is at ${there.slice(0, 12)}, not this task's history: delete it, then approve)` : ''}: ${why}` };
+    return { status: 'failed', reason: `git push ${at.remote} ${input.proposedBranch} refused${there ? ` (it is at ${there.slice(0, 12)}, not this task's history: delete it, then approve)` : ''}: ${why}` };
   },
 
   /** Stores the description (once per landing and commit) and writes it to `<dexHome>/proposals/`; returns the file's path. */

@@ -19,7 +19,7 @@ async function unmergedFiles(git: SimpleGit): Promise<string[]> {
 }
 
 /** True when commit `rev` holds commit `target` (by merge-base: simple-git may not raise a bare exit 1). */
-export async function contains(git: SimpleGit, rev: string, target: string): Promise<boolean> {
+export async function contains(git: { raw(args: string[]): Promise<string> }, rev: string, target: string): Promise<boolean> {
   const sha = (await git.raw(['rev-parse', '--verify', `${target}^{commit}`])).trim();
   return (await git.raw(['merge-base', rev, sha]).catch(() => '')).trim() === sha;
 }

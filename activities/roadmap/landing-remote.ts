@@ -6,11 +6,10 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SimpleGit } from 'simple-git';
 import { tickTask } from '../../core/roadmap/roadmap';
 import type { ActivityDeps } from '../deps';
-import { forgeCaBundleFile } from '../../host/forge/forge-ca';
-import { DEX_COMMITTER, dexGit, dexRemoteGit } from '../../host/git/dex-git';
+import { DEX_COMMITTER, dexGit } from '../../host/git/dex-git';
+import { landingRepository, type LandingGit, type LandingPlace } from './landing-repository';
 import { contains } from './landing-merge';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
 import { MERGE_TRAILER } from './landing';
@@ -18,11 +17,8 @@ import { landingWorktreeName, worktreesDir } from '../../host/worktree/worktree-
 
 const COMMITTER = [`user.name=${DEX_COMMITTER.name}`, `user.email=${DEX_COMMITTER.email}`];
 
-/** The remote-tracking ref a fetch of `remote`'s `branch` updates. */
-const trackingRef = (remote: string, branch: string) => `refs/remotes/${remote}/${branch}`;
-
 /** The commit among the newest 500 of `rev` that carries `Dex-Merge: <key>`, if any. */
-async function landedBy(git: SimpleGit, rev: string, key: string): Promise<string | undefined> {
+async function landedBy(git: LandingGit, rev: string, key: string): Promise<string | undefined> {
   const log = await git.raw(['log', rev, '--format=%H%x1f%B%x1e', '-n', '500']);
   for (const entry of log.split('\x1e')) {
     const [sha, body] = entry.trim().split('\x1f');
@@ -37,9 +33,7 @@ type RemoteHead = { head: string; landed?: string; contained: boolean };
 /** How pushing a landing went. */
 type PushOutcome = { status: 'pushed'; sha: string } | { status: 'moved'; head: string } | { status: 'failed'; reason: string };
 
-interface PushInput {
-  repoPath: string;
-  remote: string;
+interface PushInput extends LandingPlace {
   branch: string;
   /** The remote's head the task branch was finalized onto. */
   remoteHead: string;
@@ -50,22 +44,22 @@ interface PushInput {
   taskId: string;
   title: string;
   key: string;
-  /** `land.pr.caFile`: the forge's CA, trusted for this push (host/forge/forge-ca.ts). */
-  caFile?: string;
 }
 
-type FetchInput = { repoPath: string; remote: string; branch: string; taskBranch: string; key: string; caFile?: string };
+type FetchInput = LandingPlace & { branch: string; taskBranch: string; key: string };
 
-async function readRemoteHead(input: FetchInput): Promise<RemoteHead> {
-  const git = dexRemoteGit(input.repoPath, [], forgeCaBundleFile(input.caFile));
-  await git.raw(['fetch', '--no-tags', input.remote, `+refs/heads/${input.branch}:${trackingRef(input.remote, input.branch)}`]);
-  const head = (await git.raw(['rev-parse', trackingRef(input.remote, input.branch)])).trim();
-  return { head, landed: await landedBy(git, head, input.key), contained: await contains(git, input.taskBranch, head) };
+async function readRemoteHead(input: FetchInput, dexHome: string): Promise<RemoteHead> {
+  const at = await landingRepository(input, dexHome);
+  const git = at.gitIn(at.dir);
+  const fetch = at.fetchArgs(input.branch);
+  if (fetch) await git.raw(fetch);
+  const head = (await git.raw(['rev-parse', at.tracking(input.branch)])).trim();
+  return { head, landed: await landedBy(git, head, input.key), contained: await contains(git, at.taskRev(input.taskBranch), head) };
 }
 
 export const createLandingRemoteActivities = (deps: ActivityDeps) => heartbeatingWhileRunning({
   /** Fetches `remote`'s `branch` into its remote-tracking ref of the owner's repository. */
-  fetchRemoteHead: (input: FetchInput): Promise<RemoteHead> => readRemoteHead(input),
+  fetchRemoteHead: (input: FetchInput): Promise<RemoteHead> => readRemoteHead(input, deps.dexHome),
 
   /**
    * Builds the landing commit (`remoteHead` merged with the task branch, the box ticked, the
@@ -75,28 +69,28 @@ export const createLandingRemoteActivities = (deps: ActivityDeps) => heartbeatin
    */
   async pushLanding(input: PushInput): Promise<PushOutcome> {
     const path = join(worktreesDir(deps.dexHome), landingWorktreeName(input.key));
-    const ca = forgeCaBundleFile(input.caFile);
-    const repo = dexRemoteGit(input.repoPath, COMMITTER, ca);
+    const at = await landingRepository(input, deps.dexHome);
+    const repo = at.gitIn(at.dir, COMMITTER);
     await repo.raw(['worktree', 'prune']);
     if (!existsSync(path)) await repo.raw(['worktree', 'add', '--detach', path, input.remoteHead]);
-    const git = dexRemoteGit(path, COMMITTER, ca);
+    const git = at.gitIn(path, COMMITTER);
     await git.raw(['reset', '--hard', input.remoteHead]);
     await git.raw(['clean', '-ffd']);
-    await git.raw(['merge', '--no-ff', '--no-commit', '--no-verify', input.taskBranch]);
+    await git.raw(['merge', '--no-ff', '--no-commit', '--no-verify', at.taskRev(input.taskBranch)]);
     const roadmapPath = join(path, input.roadmapFile);
     await writeFile(roadmapPath, tickTask(await readFile(roadmapPath, 'utf8'), input.taskId));
-    await git.add(input.roadmapFile);
+    await git.raw(['add', '--', input.roadmapFile]);
     await git.raw(['commit', '--no-verify', '-m', `dex: land ${input.taskId}: ${input.title}\n\n${MERGE_TRAILER}: ${input.key}`]);
-    const sha = (await git.revparse(['HEAD'])).trim();
-    const refused = await git.raw(['push', '--no-verify', input.remote, `${sha}:refs/heads/${input.branch}`]).then(() => undefined, (err: unknown) => err);
+    const sha = (await git.raw(['rev-parse', 'HEAD'])).trim();
+    const refused = await git.raw(['push', '--no-verify', at.remote, `${sha}:refs/heads/${input.branch}`]).then(() => undefined, (err: unknown) => err);
     if (refused) {
-      const fetched = await readRemoteHead(input);
+      const fetched = await readRemoteHead(input, deps.dexHome);
       if (fetched.landed) return { status: 'pushed', sha: fetched.landed };
       if (fetched.head !== input.remoteHead) return { status: 'moved', head: fetched.head };
-      return { status: 'failed', reason: `git push ${input.remote} refused the landing: ${refused instanceof Error ? refused.message : String(refused)}` };
+      return { status: 'failed', reason: `git push ${at.remote} refused the landing: ${refused instanceof Error ? refused.message : String(refused)}` };
     }
     await repo.raw(['worktree', 'remove', '--force', path]);
-    await fastForwardCheckout(input.repoPath, input.baseBranch, sha);
+    if (at.ownersCheckout) await fastForwardCheckout(input.repoPath, input.baseBranch, sha);
     return { status: 'pushed', sha };
   },
 });

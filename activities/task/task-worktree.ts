@@ -10,6 +10,7 @@ import type { Worktree } from '../../core/task/task-types';
 import type { ActivityDeps } from '../deps';
 import type { ForgeRepository } from '../../core/fleet/repo-locator';
 import { repositoryHere } from './worktree-state';
+import { followRecordedBranch, layState } from '../../host/worktree/recorded-worktree';
 import { commandSetup } from '../../host/dependencies/setup-state';
 import { DEX_COMMITTER, dexGit } from '../../host/git/dex-git';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
@@ -68,13 +69,6 @@ async function readBase(worktreePath: string): Promise<string | undefined> {
 /** `path` with symbolic links resolved as far as it exists (git reports real paths). */
 function canonical(path: string): string {
   return existsSync(path) ? realpathSync(path) : resolve(path);
-}
-
-/** Lays the recorded worktree `state` (a commit whose parent is the worktree's HEAD) on the worktree at `path`: its files, HEAD and index unmoved. */
-async function layState(path: string, state: string): Promise<void> {
-  const git = dexGit(path);
-  await git.raw(['read-tree', '-m', '-u', 'HEAD', state]);
-  await git.raw(['reset', '--quiet']);
 }
 
 /** Git in the worktree, with dex as committer when the repository names none (dex-git turns off signing and hooks). */
@@ -183,6 +177,8 @@ export const createTaskWorktreeActivities = (deps: ActivityDeps) => heartbeating
       throw nonRetryable(FAILURE.WorktreeConflict, `${path} ${what}, not on ${input.branch}`);
     }
 
+    // A fleet task's later run (finalize, fix-ci) here: its branch as the run last recorded it, wherever that was.
+    if (input.repo && !input.start) await followRecordedBranch(git, input.branch);
     const branchExists = Boolean(await tryGit(git, ['rev-parse', '--verify', '--quiet', `refs/heads/${input.branch}`]));
     // The base is recorded before the worktree exists, so a retry after a crash keeps the same base.
     const baseSha =

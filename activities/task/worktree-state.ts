@@ -4,10 +4,10 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ForgeRepository } from '../../core/fleet/repo-locator';
-import { forgeToken } from '../../host/forge/forge-repository';
 import { forgeCaBundleFile } from '../../host/forge/forge-ca';
 import { dexGitConfig, dexGitEnv } from '../../host/git/dex-git';
-import { ensureMirror, mirrorGitCommand, mirrorPath } from '../../host/git/repo-mirror';
+import { ensureMirror, forgeGitIn, mirrorPath } from '../../host/git/repo-mirror';
+import type { ActivityDeps } from '../deps';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
 
 /**
@@ -34,7 +34,7 @@ function git(cwd: string, args: string[], env: Record<string, string>): Promise<
 const localGit = (cwd: string, args: string[], env: Record<string, string> = {}) =>
   git(cwd, [...dexGitConfig().flatMap((c) => ['-c', c]), ...args], { ...dexGitEnv(), ...env });
 
-export const createWorktreeStateActivities = () =>
+export const createWorktreeStateActivities = (deps: Pick<ActivityDeps, 'dexHome'>) =>
   heartbeatingWhileRunning({
     /**
      * Records a fleet task's worktree as it is now (tracked and untracked files, ignored ones
@@ -52,11 +52,22 @@ export const createWorktreeStateActivities = () =>
         await localGit(input.worktreePath, ['add', '-A'], own);
         const tree = await localGit(input.worktreePath, ['write-tree'], own);
         const sha = await localGit(input.worktreePath, ['commit-tree', tree, '-p', head, '-m', `dex: the worktree of ${input.ref} (not a checkpoint)`], STATE_AUTHOR);
-        const push = mirrorGitCommand(input.repo, ['push', '--quiet', '--force', input.repo.gitUrl, `${sha}:${input.ref}`], forgeToken(input.repo), { caFile: forgeCaBundleFile(input.repo.caFile) });
-        await git(input.worktreePath, push.args, push.env);
+        // Through the mirror's door to the forge: its failures are classified as a fetch's are (a refused token is not retried).
+        await forgeGitIn(input.repo, input.worktreePath, { env: process.env, caFile: forgeCaBundleFile(input.repo.caFile) }).raw(['push', '--quiet', '--force', input.repo.gitUrl, `${sha}:${input.ref}`]);
         return { sha, head };
       } finally {
         await rm(dirname(index), { recursive: true, force: true });
       }
+    },
+
+    /**
+     * Deletes a fleet task's hidden ref `ref` on the forge once the task has landed (docs/fleet.md#nothing-lost):
+     * the work is on the base branch then, and nothing will take the task up again. A ref already gone is fine (a retry).
+     */
+    async removeWorktreeState(input: { repo: ForgeRepository; ref: string }): Promise<void> {
+      const mirror = await repositoryHere({ repoPath: input.repo.gitUrl, repo: input.repo }, deps.dexHome, true);
+      const git = forgeGitIn(input.repo, mirror, { env: process.env, caFile: forgeCaBundleFile(input.repo.caFile) });
+      const there = (await git.raw(['ls-remote', input.repo.gitUrl, input.ref])).trim();
+      if (there) await git.raw(['push', '--quiet', input.repo.gitUrl, `:${input.ref}`]);
     },
   });

@@ -8,8 +8,9 @@ import { recordForge } from '../requests/forge-recording';
 import { withStore } from '../command-store';
 import { roadmapAbout } from '../run/run-about';
 import { commandSettings } from '../run-queues';
-import { buildRoadmapInput } from '../requests/roadmap-request';
-import { refuseForgeRoadmap } from '../fleet/forge-repo-check';
+import { buildRoadmapInput, checkRoadmapRequest } from '../requests/roadmap-request';
+import { checkForgeRepository } from '../fleet/forge-repo-check';
+import { readForgeRoadmap } from '../fleet/forge-roadmap-source';
 import { plural } from '../../core/text/plural';
 
 /** `dex run ROADMAP.md`: a whole roadmap, checked before anything starts. */
@@ -17,12 +18,14 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.run.options);
   const roadmap = onePositional(positionals, 'a roadmap file', usageOf('run'));
   // A forge repository is checked (token, existence) before the local request's checks, which read a folder.
-  await refuseForgeRoadmap(values.repo);
+  const onForge = await checkForgeRepository(values.repo);
   const settings = commandSettings(values.detach);
-  const checked = buildRoadmapInput(
-    { roadmap, repo: values.repo, llm: values.llm, unsafeNoSandbox: values['unsafe-no-sandbox'], maxTasks: values['max-tasks'] },
-    settings,
-  );
+  // Bad input stops before the mirror is made: nothing left behind.
+  if (onForge) checkRoadmapRequest({ llm: values.llm, maxTasks: values['max-tasks'] });
+  const request = { roadmap, repo: values.repo, llm: values.llm, unsafeNoSandbox: values['unsafe-no-sandbox'], maxTasks: values['max-tasks'] };
+  const checked = onForge
+    ? await readForgeRoadmap(onForge, roadmap, settings.dexHome, (forge) => buildRoadmapInput({ ...request, forge }, settings))
+    : buildRoadmapInput(request, settings);
   const atMost = checked.input.maxTasks !== undefined ? ` (at most ${checked.input.maxTasks} this run)` : '';
   out.info(`${plural(checked.tasks.length, 'task')} in ${checked.input.roadmapFile}, landing on ${checked.input.baseBranch}${atMost}`);
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
@@ -31,7 +34,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   const about = roadmapAbout(checked.input, checked.tasks);
   const { repoPath, roadmapFile, taskDefaults } = checked.input;
   const recording = startRecording(taskDefaults.llm, values.detach, { kind: 'roadmap', repo: repoPath, roadmap: roadmapFile }, out.info);
-  const run = await driveRun({ kind: 'roadmap', workflowId: checked.workflowId, args: [checked.input], about, unsandboxed }, settings, out, {
+  const run = await driveRun({ kind: 'roadmap', workflowId: checked.workflowId, args: [checked.input], about, unsandboxed, ...(onForge ? { fleet: true } : {}) }, settings, out, {
     detach: values.detach,
     // A landing through pull requests keeps its forge's answers too, read from the run's history (docs/landing-through-prs.md#replaying-a-landing);
     // no other recording opens the store for it.

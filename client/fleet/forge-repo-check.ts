@@ -58,12 +58,3 @@ export async function checkForgeRepository(repo: string | undefined, env: NodeJS
   }
   return at;
 }
-
-/** `dex run` of a roadmap on a forge repository: checked as a task's is, then refused, since its landing is not wired to the fleet yet (docs/fleet.md#what-is-not-wired-yet). */
-export async function refuseForgeRoadmap(repo: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const at = await checkForgeRepository(repo, env);
-  if (!at) return;
-  throw new InvalidInput(
-    `--repo ${repo}: ${at.owner}/${at.repo} on ${at.host} is there and the token in ${at.tokenEnv} reads it, but a roadmap on a forge repository is not wired yet: clone it and pass the clone's folder to --repo, or run its tasks with dex task --repo (docs/fleet.md#what-is-not-wired-yet)`,
-  );
-}

@@ -14,6 +14,10 @@ import { pullRequestLanding } from '../config/pull-request-config';
 import { parseLlmSpec } from './llm-spec';
 import type { Settings } from '../settings';
 import { resolveRepository, taskDefaultsFrom } from './task-request';
+import type { DexConfig } from '../config/config-file';
+import type { ForgeRepository } from '../../core/fleet/repo-locator';
+import { fleetQueueOf, fleetWorkQueueOf } from '../../core/fleet/placement-types';
+import { forgeRoadmapLand, type ForgeRoadmap } from '../fleet/forge-roadmap-source';
 
 /** What a person asks for with `dex run`. */
 interface RoadmapRequest {
@@ -24,6 +28,8 @@ interface RoadmapRequest {
   unsafeNoSandbox?: boolean;
   /** `--max-tasks N` as typed: land at most N tasks in this run (docs/roadmaps.md#landing-part-of-a-roadmap). */
   maxTasks?: string;
+  /** `--repo` named a forge repository: its roadmap and config as its default branch has them (client/fleet/forge-roadmap-source.ts). */
+  forge?: ForgeRoadmap;
   /** `dex replay-test` of a landing through pull requests: the landing the recording had, its forge played back (no token needed). */
   pullRequest?: PullRequestLanding;
 }
@@ -34,6 +40,12 @@ function checkedMaxTasks(text: string | undefined): number | undefined {
   const n = /^\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
   if (!Number.isSafeInteger(n) || n < 1) throw new InvalidInput(`--max-tasks must be a whole number of 1 or more, not "${text}"`);
   return n;
+}
+
+/** The checks of a roadmap request that need no repository (`--llm`, `--max-tasks`), for one on a forge, made before its mirror is; throws InvalidInput. */
+export function checkRoadmapRequest(req: Pick<RoadmapRequest, 'llm' | 'maxTasks'>, env: NodeJS.ProcessEnv = process.env): void {
+  checkedMaxTasks(req.maxTasks);
+  parseLlmSpec(req.llm, env);
 }
 
 /** A checked roadmap run: the workflow's input, its id and its tasks. */
@@ -50,14 +62,9 @@ interface CheckedRoadmap {
  */
 export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: NodeJS.ProcessEnv = process.env): CheckedRoadmap {
   const maxTasks = checkedMaxTasks(req.maxTasks);
-  const file = resolve(req.roadmap);
-  if (!existsSync(file)) throw new InvalidInput(`roadmap not found: ${file}`);
-  const repoPath = resolveRepository(req.repo ?? dirname(file));
-  const roadmapFile = relative(repoPath, file);
-  if (roadmapFile.startsWith('..')) throw new InvalidInput(`the roadmap ${file} is not inside the repository ${repoPath}`);
-  const text = readFileSync(file, 'utf8');
+  const source = req.forge ? forgeSource(req.forge, settings, req.unsafeNoSandbox) : localSource(req);
+  const { repoPath, roadmapFile, text, config, baseBranch } = source;
   const tasks = parseRoadmap(text, roadmapFile);
-  const config = loadDexConfig(repoPath);
   for (const task of tasks) {
     try {
       phasesFor(task, config.phases);
@@ -65,12 +72,11 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
       throw new InvalidInput(`${roadmapFile}: task ${task.id}: ${(err as Error).message}`);
     }
   }
-  const baseBranch = dexGitSync(repoPath, ['rev-parse', '--abbrev-ref', 'HEAD']).trim();
-  if (baseBranch === 'HEAD') throw new InvalidInput(`the repository ${repoPath} is not on a branch: check out the branch tasks should land on`);
   const llm = parseLlmSpec(req.llm, env);
-  const repoName = repoNameOf(repoPath);
+  const repoName = req.forge ? req.forge.repo.repo : repoNameOf(repoPath);
   const roadmapHash = createHash('sha256').update(`${repoPath}\n${roadmapFile}\n${text}`).digest('hex').slice(0, 8);
-  const taskDefaults = taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox);
+  const taskDefaults = { ...taskDefaultsFrom(config, llm, repoPath, source.hostQueue ?? settings.hostQueue, req.unsafeNoSandbox), ...source.fleet };
+  const land = source.land ?? (config.land ? checkedLand(config.land, repoPath, env, taskDefaults.sandbox?.mode === 'off', req.pullRequest) : undefined);
   return {
     workflowId: roadmapWorkflowId(repoName, roadmapHash),
     tasks,
@@ -89,10 +95,45 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
       continueAsNewAfterTasks: config.continueAsNewAfterTasks,
       taskBudget: config.budgets.task,
       runBudget: config.budgets.run,
-      ...(config.land ? { land: checkedLand(config.land, repoPath, env, taskDefaults.sandbox?.mode === 'off', req.pullRequest) } : {}),
+      ...(land ? { land } : {}),
       ...(maxTasks !== undefined ? { maxTasks } : {}),
     },
   };
+}
+
+/** Where a roadmap comes from and what it runs on: a checkout's, or (fleet) a forge repository's. */
+interface RoadmapSource {
+  repoPath: string;
+  roadmapFile: string;
+  text: string;
+  config: DexConfig;
+  baseBranch: string;
+  /** A forge roadmap: its own activities on the fleet's shared queue, its tasks on the fleet, its landing through pull requests. */
+  hostQueue?: string;
+  fleet?: { repo: ForgeRepository; fleetQueue: string };
+  land?: LandConfig;
+}
+
+/** A forge repository's roadmap: the tasks run on the fleet and land through pull requests there (docs/fleet.md#a-roadmap-on-a-forge-repository). */
+function forgeSource(forge: ForgeRoadmap, settings: Settings, unsafeNoSandbox?: boolean): RoadmapSource {
+  const { repo, roadmapFile, text, config, baseBranch } = forge;
+  const land = forgeRoadmapLand(config.land, repo, unsafeNoSandbox === true);
+  const fleet = { repo, fleetQueue: fleetQueueOf(settings.taskQueue) };
+  return { repoPath: repo.gitUrl, roadmapFile, text, config, baseBranch, hostQueue: fleetWorkQueueOf(settings.taskQueue), fleet, land };
+}
+
+/** A roadmap in a checkout on this host; its file, the repository and its branch checked. */
+function localSource(req: RoadmapRequest): RoadmapSource {
+  const file = resolve(req.roadmap);
+  if (!existsSync(file)) throw new InvalidInput(`roadmap not found: ${file}`);
+  const repoPath = resolveRepository(req.repo ?? dirname(file));
+  const roadmapFile = relative(repoPath, file);
+  if (roadmapFile.startsWith('..')) throw new InvalidInput(`the roadmap ${file} is not inside the repository ${repoPath}`);
+  const text = readFileSync(file, 'utf8');
+  const config = loadDexConfig(repoPath);
+  const baseBranch = dexGitSync(repoPath, ['rev-parse', '--abbrev-ref', 'HEAD']).trim();
+  if (baseBranch === 'HEAD') throw new InvalidInput(`the repository ${repoPath} is not on a branch: check out the branch tasks should land on`);
+  return { repoPath, roadmapFile, text, config, baseBranch };
 }
 
 /**

@@ -31,3 +31,10 @@ export interface WorkerMove {
 
 /** The queue of a fleet's task slots, beside its workflow queue `dex`: `dex-fleet`. */
 export const fleetQueueOf = (taskQueue: string): string => `${taskQueue}-fleet`;
+
+/**
+ * The queue every fleet member polls for the work of a roadmap on a forge repository that needs no
+ * one worker's disk (docs/fleet.md#a-roadmap-on-a-forge-repository): reading the roadmap, pushing and
+ * ticking a landing, the forge's API, each from the worker's own mirror: `dex-fleet-work`.
+ */
+export const fleetWorkQueueOf = (taskQueue: string): string => `${taskQueue}-fleet-work`;

@@ -59,8 +59,8 @@ export function mirrorGitCommand(repo: ForgeRepository, args: string[], token: s
   return { args: [...settings.flatMap((setting) => ['-c', setting]), ...args], env };
 }
 
-/** The failure git's `stderr` stands for: auth, a missing repository and an untrusted certificate never retry; the rest (network, timeouts) does. */
-function gitFailure(repo: ForgeRepository, stderr: string, token: string): ApplicationFailure {
+/** The failure git `verb`'s `stderr` stands for: auth, a missing repository and an untrusted certificate never retry; the rest (network, timeouts) does. */
+function gitFailure(repo: ForgeRepository, verb: string, stderr: string, token: string): ApplicationFailure {
   const name = `${repo.owner}/${repo.repo}`;
   const lines = stderr.split(token).join(`[REDACTED:${repo.tokenEnv}]`).split('\n').map((l) => l.trim()).filter(Boolean);
   const said = lines.filter((l) => /^(fatal|error):/.test(l)).at(-1) ?? lines.at(-1) ?? 'no output';
@@ -78,20 +78,26 @@ function gitFailure(repo: ForgeRepository, stderr: string, token: string): Appli
     // A CA the worker does not trust stays untrusted until someone names it (the forge's CA file): retrying cannot mend it.
     return ApplicationFailure.create({ type: FAILURE.ForgeUntrusted, nonRetryable: true, message: `${repo.host}'s certificate did not verify for ${name} (git: ${said})` });
   }
-  return ApplicationFailure.create({ type: FAILURE.ForgeUnavailable, message: `git could not fetch ${name} from ${repo.host} (${said})` });
+  return ApplicationFailure.create({ type: FAILURE.ForgeUnavailable, message: `git could not ${verb} ${name} ${verb === 'push' ? 'to' : 'from'} ${repo.host} (${said})` });
 }
 
 /** Runs git `args` in `cwd` against `repo`; its stdout, or the failure its stderr stands for. */
-function forgeGit(repo: ForgeRepository, cwd: string, args: string[], token: string, options: MirrorOptions): Promise<string> {
+function forgeGit(repo: ForgeRepository, cwd: string, args: string[], token: string, options: ForgeReach & { timeoutMs?: number }): Promise<string> {
   const command = mirrorGitCommand(repo, args, token, options);
   const timeout = options.timeoutMs ?? GIT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     execFile('git', command.args, { cwd, env: command.env, timeout, killSignal: 'SIGKILL', maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
       if (!err) return resolve(stdout);
       const killed = (err as { killed?: boolean }).killed ? `git took longer than ${Math.round(timeout / 1000)} s and was stopped\n` : '';
-      reject(gitFailure(repo, `${stderr}\n${killed}`, token));
+      reject(gitFailure(repo, args.find((a) => a === 'push') ? 'push' : 'fetch', `${stderr}\n${killed}`, token));
     });
   });
+}
+
+/** Git that works on a mirror (or a worktree of one) and reaches `repo`'s forge as the mirror does; `config` (`key=value`) added to each command. */
+export function forgeGitIn(repo: ForgeRepository, cwd: string, reach: ForgeReach = {}, config: string[] = []): { raw(args: string[]): Promise<string> } {
+  const token = forgeToken(repo, reach.env);
+  return { raw: (args) => forgeGit(repo, cwd, [...config.flatMap((c) => ['-c', c]), ...args], token, reach) };
 }
 
 /** Fetches the forge's refs into the mirror at `path` (REFSPECS), pruning what the forge no longer has. */

@@ -16,8 +16,8 @@ export type RoadmapActivities = ReturnType<typeof roadmapActivities>;
 
 /** A landing on a remote's branch (docs/roadmaps.md#landing-on-a-remote), on the host that holds the repository. */
 export function remoteActivities(hostQueue: string) {
-  const { fetchRemoteHead, pushLanding } = proxyActivities<DexActivities>({ ...gitPolicy, taskQueue: hostQueue });
-  return summarized({ fetchRemoteHead, pushLanding });
+  const { fetchRemoteHead, pushLanding, removeWorktreeState } = proxyActivities<DexActivities>({ ...gitPolicy, taskQueue: hostQueue });
+  return summarized({ fetchRemoteHead, pushLanding, removeWorktreeState });
 }
 
 /** A task proposed on a branch of the remote, with the owner's landCommand (docs/roadmaps.md#landing-on-a-remote). */

@@ -5,7 +5,7 @@ import type { TaskResult } from '../../core/task/task-types';
 import { branchActivities } from './activities';
 import { finalizeTask } from './finalize-child';
 import type { Landing, LandingContext } from './landing-types';
-import { forgeCa } from './pr/forge';
+import { forgeCa, onForgeRepository } from './pr/forge';
 
 /** The branch a task is proposed on, on the remote. */
 const proposedBranch = (taskId: string): string => `dex/${taskId}`;
@@ -48,13 +48,13 @@ export async function pushFinalized(ctx: LandingContext, task: RoadmapTask, resu
   const target = input.land!.branch ?? input.baseBranch;
   const branch = proposedBranch(task.id);
   const acts = branchActivities(input.taskDefaults.hostQueue);
-  const at = { repoPath: input.repoPath, remote, branch: target, taskBranch: result.branch, key: ctx.key, ...forgeCa(input.land!.pr) };
+  const at = { repoPath: input.repoPath, remote, branch: target, taskBranch: result.branch, key: ctx.key, ...forgeCa(input.land!.pr), ...onForgeRepository(input) };
   const fetched = await acts.fetchRemoteHead(at, `${verb} ${task.id} · fetch ${remote}/${target}`);
   if (!fetched.contained) {
     const finalized = await finalizeTask(ctx, task, fetched.head, `${remote}/${target}`, ++rounds.finalize);
     if (!finalized.ok) return { reason: finalized.reason };
   }
-  const push = { repoPath: input.repoPath, remote, taskBranch: result.branch, proposedBranch: branch, ...forgeCa(input.land!.pr) };
+  const push = { repoPath: input.repoPath, remote, taskBranch: result.branch, proposedBranch: branch, ...forgeCa(input.land!.pr), ...onForgeRepository(input) };
   const pushed = await acts.pushProposal(push, `${verb} ${task.id} · push ${remote} ${branch}`);
   if (pushed.status !== 'pushed') return { reason: pushed.reason };
   return { remote, target, branch, sha: pushed.sha, targetHead: fetched.head };

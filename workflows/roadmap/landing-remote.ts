@@ -1,10 +1,11 @@
 import { sleep } from '@temporalio/workflow';
+import { taskStateRef } from '../../core/run/ids';
 import type { RoadmapTask } from '../../core/roadmap/roadmap';
 import type { TaskResult } from '../../core/task/task-types';
 import { remoteActivities } from './activities';
 import { finalizeTask } from './finalize-child';
 import type { Landing, LandingContext } from './landing-types';
-import { forgeCa } from './pr/forge';
+import { forgeCa, onForgeRepository } from './pr/forge';
 
 /** Pushes refused because the remote moved that are tried again, after 2, 4 and 8 s; then the `merge` gate. */
 const PUSH_RETRIES = 3;
@@ -66,7 +67,7 @@ export async function tickMerged(ctx: LandingContext, task: RoadmapTask, merged:
   const branch = input.land!.branch ?? input.baseBranch;
   const acts = remoteActivities(input.taskDefaults.hostQueue);
   for (let moved = 0; ; moved++) {
-    const at = { repoPath: input.repoPath, remote, branch, taskBranch: merged, key: ctx.key, ...forgeCa(input.land!.pr) };
+    const at = { repoPath: input.repoPath, remote, branch, taskBranch: merged, key: ctx.key, ...forgeCa(input.land!.pr), ...onForgeRepository(input) };
     const fetched = await acts.fetchRemoteHead(at, `land ${task.id} · fetch ${remote}/${branch}`);
     if (fetched.landed) return fetched.landed;
     const push = { ...at, remoteHead: fetched.head, baseBranch: input.baseBranch, roadmapFile: input.roadmapFile, taskId: task.id, title: task.title };
@@ -79,4 +80,15 @@ export async function tickMerged(ctx: LandingContext, task: RoadmapTask, merged:
     ctx.step?.(`${task.id} merged, but its box is not ticked on ${remote}/${branch}: ${pushed.status === 'moved' ? 'the branch kept moving' : pushed.reason}`);
     return merged;
   }
+}
+
+/**
+ * A fleet task that landed needs its recorded worktree no more: its hidden ref goes from the forge
+ * (docs/fleet.md#nothing-lost). Nothing for a task on a checkout, which records none.
+ */
+export async function forgetRecordedState(ctx: LandingContext, taskId: string): Promise<void> {
+  const { repo } = onForgeRepository(ctx.input);
+  if (!repo) return;
+  const ref = taskStateRef(ctx.workflowId);
+  await remoteActivities(ctx.input.taskDefaults.hostQueue).removeWorktreeState({ repo, ref }, `land ${taskId} · remove ${ref}`);
 }

@@ -15,7 +15,7 @@ import { inIdOrder } from './id-order';
 import { landTask } from './landing';
 import { RunGrants } from './run-grants';
 import { recordLanded } from './run-memory';
-import { CiWake } from './pr/forge';
+import { CiWake, onForgeRepository } from './pr/forge';
 import { totalTokens } from '../../core/run/budget-reservation';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 
@@ -35,7 +35,8 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   const acts = roadmapActivities(input.taskDefaults.hostQueue);
   const chain = new RoadmapChain(input);
   const runs = chain.runs;
-  const plan = await acts.readRoadmap({ repoPath: input.repoPath, roadmapFile: input.roadmapFile }, `read ${input.roadmapFile}`);
+  const onForge = onForgeRepository(input);
+  const plan = await acts.readRoadmap({ repoPath: input.repoPath, roadmapFile: input.roadmapFile, ...(onForge.repo ? { ...onForge, baseBranch: input.baseBranch } : {}) }, `read ${input.roadmapFile}`);
   const board = new RoadmapBoard(plan, input.carried?.tasks);
   const children = new RoadmapChildren(input);
   // Approve/reject go to the task that waits (or the one named); pause/resume to every running one.

@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancellationScope, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import { innermostMessage } from '../../core/run/failure-message';
 import { repoNameOf, taskBranch } from '../../core/run/ids';
 import { describeSetup, setupDidSomething } from '../../core/run/setup-types';
@@ -6,7 +6,7 @@ import type { TaskInput, TaskResult, Worktree } from '../../core/task/task-types
 import { sessionStepSignal, statusQuery } from '../../core/run/definitions';
 import { RunControl } from '../run/run-control';
 import { hostActivities } from './activities';
-import { placeTask } from './fleet/take-up';
+import { placeTask, recordState } from './fleet/take-up';
 import { runFinalize } from './finalize';
 import { runFixCi } from './fix-ci';
 import { passUnverified } from './gate-decision';
@@ -81,6 +81,8 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
       return await failWith(FAILURE.TaskRejected, 'rejected', `rejected at the unverified gate: ${unverifiedRejected}`);
     }
     if (outcome.kind === 'verified') {
+      // A fleet task's branch stays on its worker: its end recorded on the forge is what a landing, a finalize or fix-ci run elsewhere starts from.
+      if (input.repo && patched('fleet-records-its-end')) await recordState(run);
       await acts.removeWorktree({ repoPath: input.repoPath, repo: input.repo, worktreePath: worktree.path }, 'worktree · remove (the branch stays)');
       return await finish('completed', { summary: outcome.summary, verifyPassed: progress.lastVerify?.passed ?? true });
     }

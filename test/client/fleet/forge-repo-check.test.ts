@@ -69,15 +69,24 @@ describe.concurrent('a forge repository as --repo', () => {
     expect(run.stderr).not.toContain(TOKEN);
   });
 
-  it('dex run, the URL: once the forge lets the token read it, says plainly that a roadmap there is not wired yet (exit 2)', async () => {
-    const run = await dex(['run', 'ROADMAP.md', '--repo', `${origin}/octo/demo.git`, '--json'], { GITHUB_TOKEN: TOKEN });
-    const line = `--repo ${origin}/octo/demo.git: octo/demo on ${host} is there and the token in GITHUB_TOKEN reads it, but a roadmap on a forge repository is not wired yet: clone it and pass the clone's folder to --repo, or run its tasks with dex task --repo (docs/fleet.md#what-is-not-wired-yet)`;
-    expect(run.stderr).toBe(`dex: ${line}\n`);
-    expect(run.code).toBe(2);
-    expect(run.stdout).toBe(`${JSON.stringify({ error: line, exitCode: 2 })}\n`);
-    expect(run.dexHomeFiles).toEqual([]);
-    const read = forge.requests.filter((r) => r.url === '/api/v3/repos/octo/demo' && r.headers.authorization === `Bearer ${TOKEN}`);
-    expect(read.length).toBeGreaterThan(0);
+  it("dex run: the roadmap is read at the forge's default branch: one not there, or outside the repository, is one line (exit 2) with nothing left; one there gets past every check", async () => {
+    const env = { GITHUB_TOKEN: TOKEN, DEX_FORGE_CA_FILE: forge.caFile, ANTHROPIC_API_KEY: 'test-key' };
+    const missing = await dex(['run', 'PLAN.md', '--repo', `${origin}/octo/demo.git`], env);
+    expect(missing.stderr).toBe("dex: roadmap not found: PLAN.md is not on octo/demo's main\n");
+    expect(missing.code).toBe(2);
+    expect(missing.dexHomeFiles).toEqual([]);
+    const outside = await dex(['run', '../ROADMAP.md', '--repo', 'octo/demo'], env);
+    expect(outside.stderr).toBe('dex: with --repo on a forge, the roadmap is a path inside the repository (such as ROADMAP.md), not "../ROADMAP.md"\n');
+    expect(outside.code).toBe(2);
+    expect(outside.dexHomeFiles).toEqual([]);
+    const badLlm = await dex(['run', 'ROADMAP.md', '--repo', 'octo/demo', '--llm', 'nonsense'], env);
+    expect(badLlm.code).toBe(2);
+    expect(badLlm.dexHomeFiles).toEqual([]);
+    await forge.commit('main', { 'ROADMAP.md': '- [ ] T1: Add a sum function\n' });
+    // Past the checks it connects to the Temporal server, which this test's address does not have: exit 3, not 2.
+    const found = await dex(['run', 'ROADMAP.md', '--repo', 'octo/demo'], env);
+    expect(found.code, found.stderr).toBe(3);
+    expect(found.stderr).toContain('1 task in ROADMAP.md, landing on main');
   });
 
   it("dex task: a forge whose CA the workers' git is not told of is one line (exit 2); told through DEX_FORGE_CA_FILE, the task gets past every check", async () => {

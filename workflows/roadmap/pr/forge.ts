@@ -1,5 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { CiChanged, ForgeActivities, ForgeTarget, PullRequestLanding } from '../../../core/roadmap/pull-request-types';
+import type { ForgeRepository } from '../../../core/fleet/repo-locator';
+import type { RoadmapInput } from '../../../core/roadmap/roadmap-types';
 import { forgePolicy } from '../../run/policies';
 import { summarized } from '../../run/summarized';
 
@@ -26,6 +28,12 @@ export const forgeTarget = (pr: PullRequestLanding): ForgeTarget => ({
  * included: nothing without one, so the inputs of landings that have none stay as they were.
  */
 export const forgeCa = (pr: PullRequestLanding | undefined): { caFile?: string } => (pr?.caFile ? { caFile: pr.caFile } : {});
+
+/**
+ * A roadmap on a forge repository (docs/fleet.md#a-roadmap-on-a-forge-repository): its landings' git
+ * runs in a fleet worker's mirror of it, not in a checkout; nothing for any other, so their inputs stay as they were.
+ */
+export const onForgeRepository = (input: RoadmapInput): { repo?: ForgeRepository } => (input.taskDefaults.repo ? { repo: input.taskDefaults.repo } : {});
 
 /** One wait for CI: on which repository, branch and commit, and whether a `ciChanged` signal woke it. */
 interface CiWatch {

@@ -8,7 +8,7 @@ import type { Landing, LandingContext } from '../landing-types';
 import { waitForCi } from './ci-wait';
 import { fixCi } from './fix-ci-child';
 import { forgeActivities, forgeTarget } from './forge';
-import { tickMerged } from '../landing-remote';
+import { forgetRecordedState, tickMerged } from '../landing-remote';
 import { showChecks } from './pr-board';
 
 /** Merges refused because the base moved (GitHub's 405) that are tried again, after 2, 4 and 8 s, each after finalizing onto the new base. */
@@ -82,6 +82,7 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
       const sha = await tickMerged(ctx, task, merge.sha);
       ctx.board.update(task.id, { pullRequest: { ...ctx.board.get(task.id).pullRequest!, merged: merge.sha, waiting: undefined } });
       await forge.deletePullBranch({ target, branch: ref.head }, `land ${task.id} · delete ${ref.head}`);
+      await forgetRecordedState(ctx, task.id);
       ctx.step?.(`${task.id} ${name} merged as ${merge.sha.slice(0, 10)}`);
       return { landed: true, sha };
     }
