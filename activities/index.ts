@@ -23,6 +23,7 @@ import { createVerifyBaselineActivities } from './verify/verify-baseline';
 import { createSetupActivities } from './task/setup-worktree';
 import { createTaskSlotActivities } from './run/task-slot';
 import { createWorktreeStateActivities } from './task/worktree-state';
+import { createIssueCommentActivities } from './roadmap/issue-comment';
 
 export type { ActivityDeps } from './deps';
 
@@ -55,6 +56,7 @@ export const createActivities = (deps: ActivityDeps) => {
     ...createMemoryActivities(deps),
     ...createTaskSlotActivities(deps),
     ...createWorktreeStateActivities(deps),
+    ...createIssueCommentActivities(),
   };
 };
 

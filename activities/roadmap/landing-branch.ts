@@ -42,6 +42,8 @@ export interface ProposalText {
   preExistingFailures?: string[];
   /** No test command was found for the task; this person let it through the `unverified` gate. */
   unverifiedApprovedBy?: string;
+  /** The issue the run came from: the description says `Fixes #N`, so the forge closes it with the merge. */
+  fixes?: number;
   costUsd: number;
   tokens: TokenUsage;
 }
@@ -78,6 +80,7 @@ export function proposalMarkdown(p: ProposalText): string {
     `- ${totalTokens(p.tokens)} tokens (input ${p.tokens.input}, output ${p.tokens.output}, cache read ${p.tokens.cacheRead}, cache write ${p.tokens.cacheWrite})`,
     '',
     `Branch \`${p.proposedBranch}\` at ${p.sha}, proposed by dex (landing ${p.key}).`,
+    ...(p.fixes !== undefined ? ['', `Fixes #${p.fixes}`] : []),
     '',
   ].join('\n');
 }

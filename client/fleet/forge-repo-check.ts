@@ -58,3 +58,9 @@ export async function checkForgeRepository(repo: string | undefined, env: NodeJS
   }
   return at;
 }
+
+/** The forge repository at web URL `url` (a webhook delivery's), with this machine's forge settings (token variable, API, CA); undefined for a URL of no such shape. */
+export function forgeRepositoryAt(url: string, env: NodeJS.ProcessEnv = process.env): ForgeRepository | undefined {
+  const forge = parseForgeRepository(url, forgeDefaults(env));
+  return forge ? { ...forge, ...forgeCa(env) } : undefined;
+}

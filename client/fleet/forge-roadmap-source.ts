@@ -9,6 +9,7 @@ import { dirname, isAbsolute, normalize } from 'node:path';
 import { removeTree } from '../../host/worktree/remove-tree';
 import type { ForgeRepository } from '../../core/fleet/repo-locator';
 import type { LandConfig } from '../../core/roadmap/roadmap-types';
+import type { RoadmapTask } from '../../core/roadmap/roadmap';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { dexGitSync } from '../../host/git/dex-git';
 import { ensureMirror } from '../../host/git/repo-mirror';
@@ -26,6 +27,8 @@ export interface ForgeRoadmap {
   text: string;
   /** The forge's default branch: where the tasks land. */
   baseBranch: string;
+  /** The tasks themselves, when no roadmap file holds them (`text` is then empty). */
+  tasks?: RoadmapTask[];
 }
 
 /** `ROADMAP.md` as typed, as a path inside the repository; one outside it, or absolute, is bad input. */
@@ -68,7 +71,8 @@ async function removeMadeMirror(path: string, dexHome: string): Promise<void> {
   }
 }
 
-function readAtDefaultBranch(repo: ForgeRepository, roadmapFile: string, mirror: string): ForgeRoadmap {
+/** The forge's default branch as `mirror` has it, and a file of it (undefined when it has none). */
+function defaultBranchOf(mirror: string): { baseBranch: string; show(file: string): string | undefined } {
   const baseBranch = dexGitSync(mirror, ['symbolic-ref', '--short', 'HEAD']).trim();
   const show = (file: string) => {
     try {
@@ -77,9 +81,24 @@ function readAtDefaultBranch(repo: ForgeRepository, roadmapFile: string, mirror:
       return undefined;
     }
   };
+  return { baseBranch, show };
+}
+
+function readAtDefaultBranch(repo: ForgeRepository, roadmapFile: string, mirror: string): ForgeRoadmap {
+  const { baseBranch, show } = defaultBranchOf(mirror);
   const text = show(roadmapFile);
   if (text === undefined) throw new InvalidInput(`roadmap not found: ${roadmapFile} is not on ${repo.owner}/${repo.repo}'s ${baseBranch}`);
   return { repo, roadmapFile, text, baseBranch, config: parseDexConfig(show('dex.config.yaml') ?? '', mirror) };
+}
+
+/**
+ * A run of `tasks` that no roadmap file holds (an issue's, docs/forge-triggers.md), with the config
+ * at the forge's default branch, read from the mirror in `dexHome`.
+ */
+export async function forgePlan(repo: ForgeRepository, tasks: RoadmapTask[], dexHome: string, env: NodeJS.ProcessEnv = process.env): Promise<ForgeRoadmap> {
+  const { path } = await ensureMirror(repo, { dexHome, env, caFile: forgeCaBundleFile(repo.caFile) });
+  const { baseBranch, show } = defaultBranchOf(path);
+  return { repo, roadmapFile: '', text: '', baseBranch, tasks, config: parseDexConfig(show('dex.config.yaml') ?? '', path) };
 }
 
 /**

@@ -64,7 +64,7 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
   const maxTasks = checkedMaxTasks(req.maxTasks);
   const source = req.forge ? forgeSource(req.forge, settings, req.unsafeNoSandbox) : localSource(req);
   const { repoPath, roadmapFile, text, config, baseBranch } = source;
-  const tasks = parseRoadmap(text, roadmapFile);
+  const tasks = req.forge?.tasks ?? parseRoadmap(text, roadmapFile);
   for (const task of tasks) {
     try {
       phasesFor(task, config.phases);
@@ -97,6 +97,7 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
       runBudget: config.budgets.run,
       ...(land ? { land } : {}),
       ...(maxTasks !== undefined ? { maxTasks } : {}),
+      ...(req.forge?.tasks ? { plan: req.forge.tasks } : {}),
     },
   };
 }

@@ -86,6 +86,19 @@ export async function startWithId(
   }
 }
 
+/**
+ * Starts `workflowType` under `workflowId` unless a run of that id ever started (running or ended):
+ * one run per id, whatever asks again (a forge's redelivery). Undefined when one had.
+ */
+export async function startOnce(client: Client, workflowId: string, workflowType: WorkflowName, args: readonly unknown[], taskQueue: string, options: StartOptions = {}): Promise<WorkflowHandle | undefined> {
+  try {
+    return await client.workflow.start(workflowType, { workflowId, taskQueue, args, ...options, ...timeoutsOf(workflowType), workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return undefined;
+    throw err;
+  }
+}
+
 /** The workers that poll `queue` for tasks of `type` (seen by the server within the last minutes), by identity. */
 export async function pollerIdentities(client: Client, namespace: string, queue: string, type: 'workflow' | 'activity'): Promise<string[]> {
   const response = await client.workflowService.describeTaskQueue({

@@ -93,3 +93,33 @@ function headOf(event: string, p: Json): { branch?: string; sha?: string } {
 function firstPullHead(pulls: unknown): string | undefined {
   return Array.isArray(pulls) ? str(obj(obj(pulls[0]).head).ref) : undefined;
 }
+
+/** An issue given the trigger label: what a run on it needs from the delivery. */
+export interface IssueTrigger {
+  /** The repository's web URL (`https://github.com/octo/demo`), which names its forge too. */
+  repositoryUrl: string;
+  owner: string;
+  repo: string;
+  number: number;
+  title: string;
+  body: string;
+  url?: string;
+}
+
+/**
+ * The issue an `issues` delivery gives the trigger label `label` (compared without case), or
+ * undefined for any other delivery: another action, another label, a pull request, no repository.
+ */
+export function issueTriggerOf(event: string, payload: unknown, label: string): IssueTrigger | undefined {
+  if (event !== 'issues') return undefined;
+  const p = obj(payload);
+  if (str(p.action) !== 'labeled' || str(obj(p.label).name)?.toLowerCase() !== label.toLowerCase()) return undefined;
+  const repository = obj(p.repository);
+  const issue = obj(p.issue);
+  const owner = str(obj(repository.owner).login);
+  const repo = str(repository.name);
+  const repositoryUrl = str(repository.html_url);
+  const number = typeof issue.number === 'number' ? issue.number : undefined;
+  if (!owner || !repo || !repositoryUrl || number === undefined || issue.pull_request !== undefined) return undefined;
+  return { repositoryUrl, owner, repo, number, title: str(issue.title) ?? `Issue #${number}`, body: typeof issue.body === 'string' ? issue.body : '', url: str(issue.html_url) };
+}

@@ -9,8 +9,11 @@ import { PLAN_KINDS } from '../plan-kinds';
 import { connectSaying } from '../run/slow-wait';
 import { readSettings } from '../settings';
 import { startWebhookServer } from './webhook-server';
+import { startIssueRun } from './issue-runs';
 
 const DEFAULT_SECRET_ENV = 'DEX_WEBHOOK_SECRET';
+/** The issue label that starts a run on the issue (docs/forge-triggers.md). */
+const DEFAULT_LABEL = 'dex';
 
 /** Every roadmap run still going: any of them may be waiting on a pull request's checks. */
 export const RUNNING_ROADMAPS = `ExecutionStatus="Running" AND WorkflowType="${PLAN_KINDS.roadmap.workflowType}"`;
@@ -56,21 +59,24 @@ export async function webhookCommand(argv: string[], out: Output): Promise<numbe
   if (!secret?.trim()) {
     throw new InvalidInput(`${secretEnv} is not set: dex webhook needs the secret the GitHub webhook signs its deliveries with (docs/landing-through-prs.md#webhooks)`);
   }
+  const label = values.label?.trim() || DEFAULT_LABEL;
   const settings = readSettings();
-  const conns = await connectSaying(settings, out.info);
+  const conns = await connectSaying(settings, out.info, { forRuns: true });
   try {
     const server = await startWebhookServer({
       secret,
       port,
       host: values.host ?? '0.0.0.0',
       signal: (event) => signalRunningRoadmaps(conns.client, event.change),
+      label,
+      startIssue: (trigger) => startIssueRun(conns.client, trigger, settings),
       log: out.info,
     }).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') throw new InvalidInput(`--port ${port} is in use: pick another`);
       if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') throw new InvalidInput(`--host ${values.host}: not an address of this host`);
       throw err;
     });
-    out.info(`receiving GitHub webhooks at ${server.url} (signed with ${secretEnv}); signalling the running roadmaps on ${conns.address}`);
+    out.info(`receiving GitHub webhooks at ${server.url} (signed with ${secretEnv}); signalling the running roadmaps on ${conns.address}; issues labelled ${label} start a run`);
     out.result(server.url, { url: server.url, secretEnv });
     const stop = new AbortController();
     for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => stop.abort());

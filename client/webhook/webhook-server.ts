@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ciEventOf, signedBy, type CiEvent } from './github-events';
+import { ciEventOf, issueTriggerOf, signedBy, type CiEvent, type IssueTrigger } from './github-events';
 import { HttpError, readBody } from '../server/http-body';
 
 /** GitHub caps a delivery at 25 MB. */
@@ -18,6 +18,10 @@ interface WebhookServerOptions {
   host: string;
   /** Tells the runs about a change; resolves to how many were told. */
   signal(event: CiEvent): Promise<number>;
+  /** The issue label that starts a run. */
+  label: string;
+  /** Starts the run of an issue given the label (unless it has one); resolves to the log's line. */
+  startIssue(trigger: IssueTrigger): Promise<string>;
   /** One line per delivery. */
   log(line: string): void;
 }
@@ -61,6 +65,8 @@ async function handle(req: IncomingMessage, opts: WebhookServerOptions): Promise
     opts.log('ping: GitHub reached dex webhook');
     return { status: 200, body: { pong: true } };
   }
+  const trigger = issueTriggerOf(name, payload, opts.label);
+  if (trigger) return startIssue(trigger, opts);
   const event = ciEventOf(name, payload);
   if (!event) {
     opts.log(`${name || 'a delivery without X-GitHub-Event'}: ignored (no CI change a landing waits on)`);
@@ -75,6 +81,20 @@ async function handle(req: IncomingMessage, opts: WebhookServerOptions): Promise
     opts.log(`${described(event)}: could not signal the runs: ${reason}`);
     // A 5xx shows as a failed delivery on GitHub, where a person can redeliver it.
     throw new HttpError(503, `could not signal the runs: ${reason}`);
+  }
+}
+
+/** An issue given the trigger label: its run started, or found started before. */
+async function startIssue(trigger: IssueTrigger, opts: WebhookServerOptions): Promise<{ status: number; body: unknown }> {
+  try {
+    const said = await opts.startIssue(trigger);
+    opts.log(`issues labeled ${opts.label}: ${said}`);
+    return { status: 200, body: { issue: trigger.number, said } };
+  } catch (err) {
+    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    opts.log(`issues labeled ${opts.label}: ${trigger.owner}/${trigger.repo}#${trigger.number}: could not start its run: ${reason}`);
+    // A 5xx shows as a failed delivery on GitHub, where a person can redeliver it.
+    throw new HttpError(503, `could not start the issue's run: ${reason}`);
   }
 }
 

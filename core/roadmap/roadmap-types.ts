@@ -6,6 +6,8 @@ import type { Agent } from '../task/agent-engine';
 import type { Budget, RunState, TokenUsage } from '../run/run-types';
 import type { CheckState, PullRequestLanding } from './pull-request-types';
 import type { TaskInput } from '../task/task-types';
+import type { RoadmapTask } from './roadmap';
+import type { IssueRef } from '../forge/issue-run';
 
 /** Everything a roadmap run needs, decided by the client before it starts. */
 export interface RoadmapInput {
@@ -50,6 +52,10 @@ export interface RoadmapInput {
   land?: LandConfig;
   /** State carried across continue-as-new. */
   carried?: RoadmapCarried;
+  /** The tasks themselves, for a run with no roadmap file (an issue's, docs/forge-triggers.md): read from here, and no box to tick. */
+  plan?: RoadmapTask[];
+  /** A run started from a forge issue: its pull request says `Fixes #N`, and dex's comment on the issue shows the run (docs/forge-triggers.md). */
+  issue?: IssueRef;
 }
 
 /** `land:` in dex.config.yaml, checked by the client. */

@@ -101,8 +101,8 @@ function forgeToken(target: ForgeTarget, env: NodeJS.ProcessEnv = process.env): 
 
 const timed = (via: typeof fetch): typeof fetch => (url, init) => via(url, { ...init, signal: init?.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
 
-/** The GitHub forge of `target`, its token from `env`. */
-export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = process.env): Promise<Forge> {
+/** An Octokit client of `target`'s forge, its token from `env`, and `call`, which turns a request's error into the failure it stands for. */
+export async function githubClient(target: ForgeTarget, env: NodeJS.ProcessEnv = process.env) {
   const token = forgeToken(target, env);
   // @octokit/rest is ESM only; this project is CommonJS: a dynamic import loads it.
   const { Octokit: OctokitClass } = await import('@octokit/rest');
@@ -115,7 +115,6 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
     // Octokit's own log would print deprecations with request URLs; dex reports through its failures.
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
   });
-  const { owner, repo } = target;
   const call = async <T>(doing: string, request: () => Promise<T>): Promise<T> => {
     try {
       return await request();
@@ -123,6 +122,13 @@ export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = 
       throw forgeFailure(err, target, doing, token);
     }
   };
+  return { octokit, call, token };
+}
+
+/** The GitHub forge of `target`, its token from `env`. */
+export async function githubForge(target: ForgeTarget, env: NodeJS.ProcessEnv = process.env): Promise<Forge> {
+  const { octokit, call, token } = await githubClient(target, env);
+  const { owner, repo } = target;
 
   const getPullRequest = async (number: number): Promise<ForgePullRequest> => {
     const { data } = await call(`read pull request #${number}`, () => octokit.rest.pulls.get({ owner, repo, pull_number: number }));

@@ -9,7 +9,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -19,7 +19,7 @@ import { fleetQueueOf } from '../../core/fleet/placement-types';
 import { taskStateRef } from '../../core/run/ids';
 import { runDetails } from '../../workflows/run/run-details';
 import type { RunStatus } from '../../core/run/run-types';
-import type { TaskResult } from '../../core/task/task-types';
+import type { TaskInput, TaskResult } from '../../core/task/task-types';
 import { completionTurn, toolTurn } from '../support/model/cassette-builder';
 import { taskInput } from '../support/env/dev-server-env';
 import { runDex } from '../support/env/dex-cli';
@@ -40,7 +40,7 @@ const CASSETTE = [
   write('F1', 'src/one.js', 'exports.one = () => 1;\n'),
   write('F1', 'src/two.js', 'exports.two = () => 2;\n'),
   done('F1'),
-  ...['S1', 'S2', 'S3', 'D1', 'D2'].flatMap((t) => [write(t, `src/${t}.js`, `exports.${t} = 1;\n`), done(t)]),
+  ...['S1', 'S2', 'S3', 'D1', 'D2', 'C1', 'C2'].flatMap((t) => [write(t, `src/${t}.js`, `exports.${t} = 1;\n`), done(t)]),
 ];
 
 const cluster = useClusterEnv({ cassette: CASSETTE });
@@ -67,12 +67,12 @@ afterAll(async () => {
 });
 
 /** A worker "machine": a `dex worker` with its own DEX_HOME, mirrors and caches, on the shared store. */
-function startMachine(name: string, args: string[] = []): { name: string; home: string; process: ChildProcess } {
+function startMachine(name: string, args: string[] = [], depsCache?: string): { name: string; home: string; process: ChildProcess } {
   const home = mkdtempSync(join(tmpdir(), `dex-fleet-${name}-`));
   homes.push(home);
   const process = spawnDexWorker({
     address: cluster.bed.address, dexHome: home, taskQueue: QUEUE, hostQueue: `${QUEUE}@${name}-host`, anthropicUrl: cluster.fake.url, args,
-    env: { DEX_STORE: db.url, DEX_WORKER_NAME: name, GITHUB_TOKEN: TOKEN, DEX_DEPS_CACHE: join(home, 'deps') },
+    env: { DEX_STORE: db.url, DEX_WORKER_NAME: name, GITHUB_TOKEN: TOKEN, DEX_DEPS_CACHE: depsCache ?? join(home, 'deps') },
   });
   process.stderr!.on('data', (chunk: Buffer) => (workerLogs += chunk.toString()));
   return { name, home, process };
@@ -92,8 +92,8 @@ async function workersUp(count: number): Promise<void> {
 }
 
 /** Starts task `taskId` on the forge repository: it asks the fleet's queue for a worker. */
-async function startFleetTask(taskId: string): Promise<WorkflowHandle> {
-  const input = taskInput(taskId, repo.gitUrl, `${QUEUE}@nowhere`, { repo, fleetQueue: fleetQueueOf(QUEUE), verify: ['node --test'], setup: false });
+async function startFleetTask(taskId: string, setup: TaskInput['setup'] = false): Promise<WorkflowHandle> {
+  const input = taskInput(taskId, repo.gitUrl, `${QUEUE}@nowhere`, { repo, fleetQueue: fleetQueueOf(QUEUE), verify: ['node --test'], setup });
   return cluster.env.client.workflow.start('taskWorkflow', { workflowId: `task-fleet-${taskId}-1`, taskQueue: QUEUE, args: [input] });
 }
 
@@ -160,7 +160,7 @@ describe('a fleet of three workers on the cluster test bed', () => {
   it('three tasks on three workers of one task each: one a worker, none crowding another', async () => {
     const machines = ['w1', 'w2', 'w3'].map((n) => startMachine(n, ['--tasks', '1']));
     await workersUp(3);
-    const handles = await Promise.all(['S1', 'S2', 'S3'].map(startFleetTask));
+    const handles = await Promise.all(['S1', 'S2', 'S3'].map((t) => startFleetTask(t)));
     const results = (await Promise.all(handles.map((h) => h.result()))) as TaskResult[];
     expect(results.map((r) => r.state)).toEqual(['completed', 'completed', 'completed']);
     expect(new Set(results.map((r) => r.worker))).toEqual(new Set(machines.map((m) => m.name)));
@@ -190,5 +190,21 @@ describe('a fleet of three workers on the cluster test bed', () => {
     const said = await drain;
     expect(said.code, said.stderr).toBe(0);
     expect(said.stderr).toContain('drained and exited');
+  }, 420_000);
+
+  it('two workers filling one key of a shared dependency cache at once: one install, one entry, both tasks set up', async () => {
+    const shared = mkdtempSync(join(tmpdir(), 'dex-fleet-shared-deps-'));
+    homes.push(shared);
+    ['s1', 's2'].forEach((n) => startMachine(n, ['--tasks', '1'], shared));
+    await workersUp(2);
+    // Long enough that the second task's setup meets the first's install under way.
+    const install = "sleep 6 && mkdir -p node_modules/dep && echo 'module.exports = 42;' > node_modules/dep/index.js";
+    const setup = { commands: [install], cache: ['node_modules'], inputs: ['package.json'] };
+    const results = (await Promise.all((await Promise.all(['C1', 'C2'].map((t) => startFleetTask(t, setup)))).map((h) => h.result()))) as TaskResult[];
+    expect(results.map((r) => r.state)).toEqual(['completed', 'completed']);
+    expect(new Set(results.map((r) => r.worker)).size).toBe(2);
+    console.log(`two tasks' setups on one shared cache: ${results.map((r) => `${r.worker}: ${r.setup}`).join('; ')}`);
+    expect(results.map((r) => r.setup?.replace(/ [\d.]+ s$/, '')).sort()).toEqual(['commands from cache', 'commands installed']);
+    expect(readdirSync(shared).filter((name) => !name.startsWith('.'))).toHaveLength(1);
   }, 420_000);
 });

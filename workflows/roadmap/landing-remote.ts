@@ -63,6 +63,8 @@ const TICK_RETRIES = 3;
  */
 export async function tickMerged(ctx: LandingContext, task: RoadmapTask, merged: string): Promise<string> {
   const { input } = ctx;
+  // A run with no roadmap file (an issue's) has no box to tick: the merge is the landing.
+  if (input.plan) return merged;
   const remote = input.land!.remote!;
   const branch = input.land!.branch ?? input.baseBranch;
   const acts = remoteActivities(input.taskDefaults.hostQueue);

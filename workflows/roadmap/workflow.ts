@@ -16,6 +16,7 @@ import { landTask } from './landing';
 import { RunGrants } from './run-grants';
 import { recordLanded } from './run-memory';
 import { CiWake, onForgeRepository } from './pr/forge';
+import { tellIssue } from './issue-state';
 import { totalTokens } from '../../core/run/budget-reservation';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 
@@ -36,7 +37,8 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   const chain = new RoadmapChain(input);
   const runs = chain.runs;
   const onForge = onForgeRepository(input);
-  const plan = await acts.readRoadmap({ repoPath: input.repoPath, roadmapFile: input.roadmapFile, ...(onForge.repo ? { ...onForge, baseBranch: input.baseBranch } : {}) }, `read ${input.roadmapFile}`);
+  // A run with its tasks in its input (an issue's) has no file to read.
+  const plan = input.plan ?? (await acts.readRoadmap({ repoPath: input.repoPath, roadmapFile: input.roadmapFile, ...(onForge.repo ? { ...onForge, baseBranch: input.baseBranch } : {}) }, `read ${input.roadmapFile}`));
   const board = new RoadmapBoard(plan, input.carried?.tasks);
   const children = new RoadmapChildren(input);
   // Approve/reject go to the task that waits (or the one named); pause/resume to every running one.
@@ -70,6 +72,7 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   };
   setHandler(statusQuery, status);
   ledger.attach(status, input.repoName);
+  await tellIssue(input, board.tasks, 'running', (text) => ledger.step(text));
 
   const landingQueue: { id: string; result: TaskResult }[] = [];
   let landingEnded = false;
@@ -82,7 +85,7 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   const atLimit = () => board.taken() >= limit && board.running().length === 0;
   const over = () => board.finished() || atLimit();
   while (!over()) {
-    if ((await grants.serve()) === 'rejected') return result('rejected');
+    if ((await grants.serve()) === 'rejected') return finish('rejected');
     // Finished branches land one at a time as they finished; those the run heard of together (while it was busy), in id order.
     // Through pull requests they land side by side: each waits for its own CI (docs/landing-through-prs.md).
     landingEnded = false;
@@ -112,7 +115,7 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
       for (const task of board.ready().slice(0, Math.max(0, room()))) {
         // Checked before the budget, so no budget gate waits for a task this run will not start.
         if (!chain.mayStart(board.running().length)) break;
-        if ((await guardBudget(ledger, control)) === 'rejected') return result('rejected');
+        if ((await guardBudget(ledger, control)) === 'rejected') return finish('rejected');
         const spent = board.spent();
         const phases = await children.start(task, ledger.budget, { costUsd: spent.costUsd, tokens: totalTokens(spent.tokens) });
         board.update(task.id, { state: 'running', workflowId: children.idOf(task.id) });
@@ -123,7 +126,14 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
     await condition(() => children.anyEnded || grants.anyPending || landingEnded || failedLanding !== undefined || (!control.paused && board.ready().length > 0 && room() > 0 && !wantsNewRun && !chain.full));
   }
   const ended = board.tasks.map((t) => t.state);
-  return result(ended.some((s) => ['failed', 'skipped', 'cancelled'].includes(s)) ? 'failed' : ended.includes('rejected') ? 'rejected' : 'completed');
+  return finish(ended.some((s) => ['failed', 'skipped', 'cancelled'].includes(s)) ? 'failed' : ended.includes('rejected') ? 'rejected' : 'completed');
+
+  /** The run's end: told on the issue it came from, if any, then reported. */
+  async function finish(final: RunState): Promise<RoadmapResult> {
+    const failed = board.tasks.find((t) => t.state !== 'completed');
+    await tellIssue(input, board.tasks, final === 'completed' ? 'completed' : final === 'rejected' ? 'rejected' : 'failed', (text) => ledger.step(text), failed?.error);
+    return result(final);
+  }
 
   function result(final: RunState): RoadmapResult {
     // Under --max-tasks the open tasks left are for a later `dex run`: the result names them.

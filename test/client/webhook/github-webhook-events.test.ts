@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ciEventOf, signatureOf, signedBy } from '../../../client/webhook/github-events';
+import { ciEventOf, issueTriggerOf, signatureOf, signedBy } from '../../../client/webhook/github-events';
 import { runDex } from '../../support/env/dex-cli';
 
 const SHA = '0123456789abcdef0123456789abcdef01234567';
@@ -63,5 +63,27 @@ describe.concurrent('dex webhook refuses to start without what it needs: exit 2,
     expect(run.stderr).toMatch(message);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.code, run.stderr).toBe(2);
+  });
+});
+
+describe('an issue given the trigger label', () => {
+  const web = { ...repository, html_url: 'https://github.com/octo/hello' };
+  const issue = { number: 7, title: 'Add sum', body: 'sum(a, b)', html_url: 'https://github.com/octo/hello/issues/7' };
+  const labeled = (over: Record<string, unknown> = {}) => ({ action: 'labeled', label: { name: 'dex' }, issue, repository: web, ...over });
+
+  it('is read from an issues labeled delivery of that label, whatever its case', () => {
+    expect(issueTriggerOf('issues', labeled({ label: { name: 'DEX' } }), 'dex')).toEqual({
+      repositoryUrl: 'https://github.com/octo/hello', owner: 'octo', repo: 'hello', number: 7, title: 'Add sum', body: 'sum(a, b)', url: issue.html_url,
+    });
+  });
+
+  it.each([
+    ['another label', 'issues', labeled({ label: { name: 'bug' } })],
+    ['another action', 'issues', labeled({ action: 'opened' })],
+    ['another event', 'issue_comment', labeled()],
+    ['a pull request labelled', 'issues', labeled({ issue: { ...issue, pull_request: { url: 'x' } } })],
+    ['no repository', 'issues', labeled({ repository: undefined })],
+  ])('is not read from %s', (_what, event, payload) => {
+    expect(issueTriggerOf(event, payload, 'dex')).toBeUndefined();
   });
 });

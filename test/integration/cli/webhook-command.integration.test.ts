@@ -1,14 +1,14 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUNNING_ROADMAPS } from '../../../client/webhook/webhook-command';
 import { signatureOf } from '../../../client/webhook/github-events';
 import type { CiChanged } from '../../../core/roadmap/pull-request-types';
 import { ciChangedSeenQuery } from '../../fixtures/ci-changed-workflows';
 import { bundleFixture, startDevServer } from '../../support/env/dev-server-env';
+import { spawnWebhook } from '../../support/forge/webhook-process';
 
 // The real `dex webhook` (bin/dex.js, spawned) on a real dev server, signalling stand-in runs
 // named roadmapWorkflow and taskWorkflow (test/fixtures/ci-changed-workflows.ts) that record
@@ -23,7 +23,7 @@ let worker: Worker;
 let workerRun: Promise<void>;
 let webhook: ChildProcess;
 let url: string;
-let log = '';
+let log: () => string = () => '';
 const taskQueue = `webhook-${process.pid}`;
 
 /** Posts `payload` as GitHub delivers `event`, signed with `secret` (null: unsigned). */
@@ -49,19 +49,10 @@ beforeAll(async () => {
     if ((await env.client.workflow.count(RUNNING_ROADMAPS)).count === 2) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  webhook = spawn(process.execPath, [join(__dirname, '..', '..', '..', 'bin', 'dex.js'), 'webhook', '--port', '0', '--host', '127.0.0.1'], {
-    env: { ...process.env, TEMPORAL_ADDRESS: env.address, DEX_WEBHOOK_SECRET: SECRET, NODE_OPTIONS: undefined },
-  });
-  webhook.stderr!.setEncoding('utf8').on('data', (d: string) => (log += d));
-  url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    webhook.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const found = /http:\/\/127\.0\.0\.1:\d+\//.exec(out);
-      if (found) resolve(found[0]);
-    });
-    webhook.once('exit', (code) => reject(new Error(`dex webhook exited ${code}: ${log}`)));
-  });
+  const started = await spawnWebhook({ TEMPORAL_ADDRESS: env.address, DEX_WEBHOOK_SECRET: SECRET });
+  webhook = started.process;
+  url = started.url;
+  log = started.log;
 }, 120_000);
 
 afterAll(async () => {
@@ -91,7 +82,7 @@ describe('dex webhook', () => {
     expect(await seen('roadmap-1')).toEqual([expected]);
     expect(await seen('roadmap-2')).toEqual([expected]);
     expect(await seen('task-1')).toEqual([]);
-    expect(log).toContain('check_suite completed on dex/t2 (abc1234) in octo/hello: signalled 2 runs');
+    expect(log()).toContain('check_suite completed on dex/t2 (abc1234) in octo/hello: signalled 2 runs');
   });
 
   it('reads a status by its commit, and a pull request by its head', async () => {
@@ -111,7 +102,7 @@ describe('dex webhook', () => {
     expect((await deliver('check_run', payload, 'not-the-secret')).status).toBe(401);
     expect((await deliver('check_run', payload, null)).status).toBe(401);
     expect(await seen('roadmap-1')).toHaveLength(before);
-    expect(log).toMatch(/refused a check_run from .*: no or a wrong X-Hub-Signature-256/);
+    expect(log()).toMatch(/refused a check_run from .*: no or a wrong X-Hub-Signature-256/);
   });
 
   it('answers events no landing waits on with 200 and signals nothing', async () => {

@@ -38,6 +38,8 @@ export async function routeApi(ctx: ApiContext, method: string, path: string, qu
   let m: RegExpExecArray | null;
 
   if (route(/^$/, 'GET')) return { status: 200, body: repoJson(ctx) };
+  const aboutIssues = forge.issues.route(method, rest, body);
+  if (aboutIssues) return aboutIssues;
   if (route(/^\/pulls$/, 'GET')) {
     const state = query.get('state') ?? 'open';
     const head = query.get('head');
@@ -195,6 +197,7 @@ async function mergePull(ctx: ApiContext, pull: PullRecord, body: Record<string,
   const moved = await moveRef(forge.bare, pull.base, sha, baseSha).then(() => false, () => true);
   if (moved) return { status: 405, body: { message: 'Base branch was modified. Review and try the merge again.' } };
   Object.assign(pull, { state: 'closed', merged: true, mergeSha: sha, mergedAt: new Date().toISOString() });
+  ctx.forge.issues.merged(pull.body);
   return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } satisfies Served<Api['pulls']['merge']['response']['data']> };
 }
 

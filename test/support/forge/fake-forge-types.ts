@@ -1,3 +1,4 @@
+import type { FakeIssues } from './fake-forge-issues';
 // The fake forge's shapes (test/support/forge/fake-forge.ts): what a test configures and reads,
 // and the pull requests it keeps; apart so the server and its API routes share them without a circle.
 import type { FakeCheck, FakeCi } from './fake-forge-ci';
@@ -84,6 +85,8 @@ export interface FakeForge {
   ci: FakeCi;
   /** Every pull request, by number (from 1). */
   pulls: PullRecord[];
+  /** Issues (numbered from 101) and their comments (fake-forge-issues.ts). */
+  issues: FakeIssues;
   /** Every request, API and git, bodies as text. */
   requests: RecordedRequest[];
   /** Pull requests created through the API. */

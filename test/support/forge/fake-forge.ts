@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { FakeCi } from './fake-forge-ci';
 import { commitFiles, git, receivedUpdates, serveGit, type RefUpdate } from './fake-forge-git';
 import { routeApi } from './fake-forge-api';
+import { FakeIssues } from './fake-forge-issues';
 import type { FakeForge, FakeForgeOptions, FakeStatus, PullRecord, RecordedRequest } from './fake-forge-types';
 
 export type { FakeCheck } from './fake-forge-ci';
@@ -94,6 +95,7 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
     caFile,
     trustIn: (repoPath) => git(repoPath, ['config', `http.${secureOrigin}/.sslCAInfo`, caFile]).then(() => undefined),
     bare, owner, repo, base, ci, pulls, requests, pushes, statuses, setStatus,
+    issues: new FakeIssues(`${secureOrigin}/${owner}/${repo}`, 'dex-bot'),
     protection: options.protection === undefined ? { requiredChecks: checks.map((c) => c.name), strict: true } : options.protection,
     pullsCreated: () => created,
     pushesOf: (sha) => pushCount.get(sha) ?? 0,

@@ -1,0 +1,20 @@
+// dex's one comment on an issue (docs/forge-triggers.md#the-state-comment): found by a marker only dex
+// writes, edited in place on every change, so the issue shows one current state, not a trail of them.
+
+import type { ForgeTarget } from '../../core/roadmap/pull-request-types';
+import { githubClient } from './github-forge';
+
+/** Writes `body` as dex's comment on issue `issue`: edits the comment that holds `marker`, or opens one. Returns its URL. */
+export async function upsertGithubIssueComment(target: ForgeTarget, issue: number, marker: string, body: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const { octokit, call } = await githubClient(target, env);
+  const { owner, repo } = target;
+  const comments = await call(`read the comments of #${issue}`, () => octokit.paginate(octokit.rest.issues.listComments, { owner, repo, issue_number: issue, per_page: 100 }));
+  const ours = comments.find((c) => c.body?.includes(marker));
+  if (ours) {
+    if (ours.body === body) return ours.html_url;
+    const { data } = await call(`edit dex's comment on #${issue}`, () => octokit.rest.issues.updateComment({ owner, repo, comment_id: ours.id, body }));
+    return data.html_url;
+  }
+  const { data } = await call(`comment on #${issue}`, () => octokit.rest.issues.createComment({ owner, repo, issue_number: issue, body }));
+  return data.html_url;
+}

@@ -1,0 +1,30 @@
+import { ActivityFailure, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { DexActivities } from '../../activities';
+import { issueStateComment, type IssueState } from '../../core/forge/issue-run';
+import { innermostMessage } from '../../core/run/failure-message';
+import type { RoadmapInput, RoadmapTaskState } from '../../core/roadmap/roadmap-types';
+import { forgePolicy } from '../run/policies';
+import { summarized } from '../run/summarized';
+import { forgeTarget } from './pr/forge';
+
+/**
+ * Shows a run that came from a forge issue on that issue (docs/forge-triggers.md#the-state-comment):
+ * dex's one comment, edited in place, with the state, the run and its pull request. A comment the
+ * forge refuses is a step of the run, never its failure: the work goes on without it.
+ */
+export async function tellIssue(input: RoadmapInput, tasks: readonly RoadmapTaskState[], state: IssueState['state'], step: (text: string) => void, reason?: string): Promise<void> {
+  const pr = input.land?.pr;
+  if (!input.issue || !pr) return;
+  const { commentOnIssue: comment } = proxyActivities<DexActivities>({ ...forgePolicy, taskQueue: input.taskDefaults.hostQueue });
+  const { commentOnIssue } = summarized({ commentOnIssue: comment });
+  const task = tasks.find((t) => t.pullRequest) ?? tasks[0];
+  const pullRequest = task?.pullRequest ? { number: task.pullRequest.number, url: task.pullRequest.url, merged: task.pullRequest.merged !== undefined } : undefined;
+  const costUsd = tasks.reduce((sum, t) => sum + t.costUsd, 0);
+  const body = issueStateComment({ state, workflowId: workflowInfo().workflowId, ...(pullRequest ? { pullRequest } : {}), ...(reason ? { reason } : {}), costUsd });
+  try {
+    await commentOnIssue({ target: forgeTarget(pr), issue: input.issue.number, body }, `issue #${input.issue.number} · ${state}`);
+  } catch (err) {
+    if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
+    step(`issue #${input.issue.number}: could not update dex's comment: ${innermostMessage(err)}`);
+  }
+}
