@@ -240,7 +240,7 @@ export const COMMAND_HELP = {
     synopsis: 'dex clean',
     about:
       "Removes what ended runs left on this host: their worktrees and .base files under $DEX_HOME/worktrees, the dex/ branches of runs that did not complete, and dex demo's repositories; nothing of a run still open (docs/interfaces.md#dex-clean).",
-    options: { 'dry-run': { type: 'boolean', help: 'list what it would remove, and remove nothing' } },
+    options: { 'dry-run': { type: 'boolean', help: 'list what it would remove, and remove nothing' }, repo: { type: 'string', value: 'URL|OWNER/NAME', help: "also the forge repository's hidden refs of fleet runs that did not complete (docs/fleet.md#nothing-lost)" } },
   },
   help: { synopsis: 'dex help [COMMAND]', about: "Every command, or one command's usage and options.", options: {} },
 } satisfies Record<string, CommandHelp>;

@@ -13,10 +13,10 @@ import type { RunFate, RunFates } from './run-fates';
 
 /** One thing `dex clean` removes or keeps, as it reports it (`--json`). */
 export interface CleanEntry {
-  kind: 'worktree' | 'branch' | 'base' | 'sessions' | 'demo';
+  kind: 'worktree' | 'branch' | 'base' | 'sessions' | 'demo' | 'ref';
   /** The folder or file; for a branch, its name. */
   path: string;
-  /** A branch's repository (its checkout's folder). */
+  /** A branch's repository (its checkout's folder); a hidden ref's forge repository (OWNER/NAME). */
   repo?: string;
   /** The run it is of. */
   run?: string;
@@ -26,7 +26,7 @@ export interface CleanEntry {
 }
 
 /** A leftover that goes, and how it goes. */
-interface Removal {
+export interface Removal {
   entry: CleanEntry;
   remove(): void | Promise<void>;
 }

@@ -24,12 +24,13 @@ const NOUNS: Record<CleanEntry['kind'], [string, string]> = {
   base: ['base file', 'base files'],
   sessions: ['Claude Code session folder', 'Claude Code session folders'],
   demo: ['demo repository', 'demo repositories'],
+  ref: ['hidden ref', 'hidden refs'],
 };
 
 const count = (n: number, kind: CleanEntry['kind']): string => `${n} ${NOUNS[kind][n === 1 ? 0 : 1]}`;
 
 /** `branch dex/task-math-x-1 in /src/math` or `worktree ~/.dex/worktrees/task-math-x-1`. */
-const thing = (e: CleanEntry): string => `${NOUNS[e.kind][0]} ${e.path}${e.kind === 'branch' && e.repo ? ` in ${e.repo}` : ''}`;
+const thing = (e: CleanEntry): string => `${NOUNS[e.kind][0]} ${e.path}${(e.kind === 'branch' || e.kind === 'ref') && e.repo ? ` in ${e.repo}` : ''}`;
 
 /** The run and how it ended, in brackets. */
 const about = (e: CleanEntry): string => {
