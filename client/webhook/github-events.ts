@@ -123,3 +123,40 @@ export function issueTriggerOf(event: string, payload: unknown, label: string): 
   if (!owner || !repo || !repositoryUrl || number === undefined || issue.pull_request !== undefined) return undefined;
   return { repositoryUrl, owner, repo, number, title: str(issue.title) ?? `Issue #${number}`, body: typeof issue.body === 'string' ? issue.body : '', url: str(issue.html_url) };
 }
+
+/** A comment on an issue or pull request, as a gate command needs it. */
+export interface IssueComment {
+  repositoryUrl: string;
+  owner: string;
+  repo: string;
+  /** The issue's or pull request's number. */
+  number: number;
+  isPull: boolean;
+  /** The issue's text or the pull request's description. */
+  description: string;
+  /** Who wrote the comment, and whether GitHub says it is a bot. */
+  author: string;
+  bot: boolean;
+  body: string;
+}
+
+/** The comment an `issue_comment created` delivery brings, or undefined for any other delivery. */
+export function issueCommentOf(event: string, payload: unknown): IssueComment | undefined {
+  if (event !== 'issue_comment') return undefined;
+  const p = obj(payload);
+  if (str(p.action) !== 'created') return undefined;
+  const repository = obj(p.repository);
+  const issue = obj(p.issue);
+  const comment = obj(p.comment);
+  const user = obj(comment.user);
+  const owner = str(obj(repository.owner).login);
+  const repo = str(repository.name);
+  const repositoryUrl = str(repository.html_url);
+  const author = str(user.login);
+  const number = typeof issue.number === 'number' ? issue.number : undefined;
+  if (!owner || !repo || !repositoryUrl || !author || number === undefined) return undefined;
+  return {
+    repositoryUrl, owner, repo, number, isPull: issue.pull_request !== undefined, description: typeof issue.body === 'string' ? issue.body : '',
+    author, bot: str(user.type) === 'Bot', body: typeof comment.body === 'string' ? comment.body : '',
+  };
+}

@@ -10,6 +10,7 @@ import { connectSaying } from '../run/slow-wait';
 import { readSettings } from '../settings';
 import { startWebhookServer } from './webhook-server';
 import { startIssueRun } from './issue-runs';
+import { answerGateCommand } from './gate-commands';
 
 const DEFAULT_SECRET_ENV = 'DEX_WEBHOOK_SECRET';
 /** The issue label that starts a run on the issue (docs/forge-triggers.md). */
@@ -70,6 +71,7 @@ export async function webhookCommand(argv: string[], out: Output): Promise<numbe
       signal: (event) => signalRunningRoadmaps(conns.client, event.change),
       label,
       startIssue: (trigger) => startIssueRun(conns.client, trigger, settings),
+      answerComment: (comment) => answerGateCommand(conns.client, comment),
       log: out.info,
     }).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') throw new InvalidInput(`--port ${port} is in use: pick another`);

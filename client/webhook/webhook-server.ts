@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ciEventOf, issueTriggerOf, signedBy, type CiEvent, type IssueTrigger } from './github-events';
+import { ciEventOf, issueCommentOf, issueTriggerOf, signedBy, type CiEvent, type IssueComment, type IssueTrigger } from './github-events';
 import { HttpError, readBody } from '../server/http-body';
 
 /** GitHub caps a delivery at 25 MB. */
@@ -22,6 +22,8 @@ interface WebhookServerOptions {
   label: string;
   /** Starts the run of an issue given the label (unless it has one); resolves to the log's line. */
   startIssue(trigger: IssueTrigger): Promise<string>;
+  /** Answers a `/dex …` gate command in a comment; resolves to the log's line, undefined when the comment holds none. */
+  answerComment(comment: IssueComment): Promise<string | undefined>;
   /** One line per delivery. */
   log(line: string): void;
 }
@@ -67,6 +69,8 @@ async function handle(req: IncomingMessage, opts: WebhookServerOptions): Promise
   }
   const trigger = issueTriggerOf(name, payload, opts.label);
   if (trigger) return startIssue(trigger, opts);
+  const comment = issueCommentOf(name, payload);
+  if (comment) return answerComment(comment, opts);
   const event = ciEventOf(name, payload);
   if (!event) {
     opts.log(`${name || 'a delivery without X-GitHub-Event'}: ignored (no CI change a landing waits on)`);
@@ -95,6 +99,20 @@ async function startIssue(trigger: IssueTrigger, opts: WebhookServerOptions): Pr
     opts.log(`issues labeled ${opts.label}: ${trigger.owner}/${trigger.repo}#${trigger.number}: could not start its run: ${reason}`);
     // A 5xx shows as a failed delivery on GitHub, where a person can redeliver it.
     throw new HttpError(503, `could not start the issue's run: ${reason}`);
+  }
+}
+
+/** A comment: a gate command in it answered (and replied to), or nothing to do. */
+async function answerComment(comment: IssueComment, opts: WebhookServerOptions): Promise<{ status: number; body: unknown }> {
+  const where = `${comment.owner}/${comment.repo}#${comment.number}`;
+  try {
+    const said = await opts.answerComment(comment);
+    opts.log(`issue_comment created: ${said ?? `${where}: no /dex command`}`);
+    return { status: 200, body: said ? { said } : { ignored: 'issue_comment' } };
+  } catch (err) {
+    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    opts.log(`issue_comment created: ${where}: could not answer it: ${reason}`);
+    throw new HttpError(503, `could not answer the comment: ${reason}`);
   }
 }
 

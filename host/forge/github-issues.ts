@@ -18,3 +18,16 @@ export async function upsertGithubIssueComment(target: ForgeTarget, issue: numbe
   const { data } = await call(`comment on #${issue}`, () => octokit.rest.issues.createComment({ owner, repo, issue_number: issue, body }));
   return data.html_url;
 }
+
+/** What `user` may do on `target`'s repository, as GitHub names it (admin, maintain, write, triage, read, none). */
+export async function githubPermission(target: ForgeTarget, user: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const { octokit, call } = await githubClient(target, env);
+  const { data } = await call(`read ${user}'s permission`, () => octokit.rest.repos.getCollaboratorPermissionLevel({ owner: target.owner, repo: target.repo, username: user }));
+  return data.role_name || data.permission;
+}
+
+/** Adds a comment to issue or pull request `number`: dex's reply to a person there. */
+export async function replyOnGithubIssue(target: ForgeTarget, number: number, body: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const { octokit, call } = await githubClient(target, env);
+  await call(`reply on #${number}`, () => octokit.rest.issues.createComment({ owner: target.owner, repo: target.repo, issue_number: number, body }));
+}

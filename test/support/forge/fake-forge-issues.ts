@@ -34,8 +34,11 @@ export interface FakeComment {
 export class FakeIssues {
   readonly issues: FakeIssue[] = [];
   readonly comments: FakeComment[] = [];
+  /** Each person's role on the repository (admin, maintain, write, triage, read); anyone else reads. */
+  readonly roles = new Map<string, string>();
 
-  constructor(private readonly webUrl: string, private readonly tokenUser: string) {}
+  /** `isPull`: whether `n` is a pull request's number (a pull request is an issue for its comments). */
+  constructor(private readonly webUrl: string, private readonly tokenUser: string, private readonly isPull: (n: number) => boolean) {}
 
   /** Opens an issue, as a person would on the forge's page. */
   open(title: string, body: string, labels: string[] = [], author = 'ana'): FakeIssue {
@@ -67,7 +70,7 @@ export class FakeIssues {
     }
     if ((m = /^\/issues\/(\d+)\/comments$/.exec(rest))) {
       const number = Number(m[1]);
-      if (!this.issues.some((i) => i.number === number)) return notFound();
+      if (!this.issues.some((i) => i.number === number) && !this.isPull(number)) return notFound();
       if (method === 'GET') return { status: 200, body: this.on(number).map((c) => this.commentJson(c)) };
       if (method === 'POST') {
         if (typeof body.body !== 'string' || !body.body) return { status: 422, body: { message: 'Validation Failed' } };
@@ -75,6 +78,11 @@ export class FakeIssues {
         this.comments.push(comment);
         return { status: 201, body: this.commentJson(comment) };
       }
+    }
+    if (method === 'GET' && (m = /^\/collaborators\/([^/]+)\/permission$/.exec(rest))) {
+      const role = this.roles.get(m[1]) ?? 'read';
+      const permission = role === 'maintain' ? 'write' : role === 'triage' ? 'read' : role;
+      return { status: 200, body: { permission, role_name: role, user: { login: m[1] } } satisfies Served<Api['repos']['getCollaboratorPermissionLevel']['response']['data']> };
     }
     if (method === 'PATCH' && (m = /^\/issues\/comments\/(\d+)$/.exec(rest))) {
       const comment = this.comments.find((c) => c.id === Number(m![1]));

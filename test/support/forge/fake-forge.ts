@@ -95,7 +95,7 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
     caFile,
     trustIn: (repoPath) => git(repoPath, ['config', `http.${secureOrigin}/.sslCAInfo`, caFile]).then(() => undefined),
     bare, owner, repo, base, ci, pulls, requests, pushes, statuses, setStatus,
-    issues: new FakeIssues(`${secureOrigin}/${owner}/${repo}`, 'dex-bot'),
+    issues: new FakeIssues(`${secureOrigin}/${owner}/${repo}`, 'dex-bot', (n) => n >= 1 && n <= pulls.length),
     protection: options.protection === undefined ? { requiredChecks: checks.map((c) => c.name), strict: true } : options.protection,
     pullsCreated: () => created,
     pushesOf: (sha) => pushCount.get(sha) ?? 0,

@@ -1,0 +1,49 @@
+/**
+ * `/dex approve|reject|retry` in a comment on an issue or pull request (docs/forge-triggers.md#gates-from-the-forge):
+ * from a person with write access, the decision goes to the run that comment is for, through the
+ * same validated update `dex approve` sends; dex replies in the thread with what it did. A person
+ * without write access is refused with a reply; a bot's command, and a comment with none, do nothing.
+ */
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { decisionOf, gateCommandIn, runOfComment } from '../../core/forge/gate-command';
+import { decideUpdate } from '../../core/run/definitions';
+import { githubPermission, replyOnGithubIssue } from '../../host/forge/github-issues';
+import { decisionSaid } from '../commands/signal-commands';
+import { forgeRepositoryAt } from '../fleet/forge-repo-check';
+import type { IssueComment } from './github-events';
+
+/** GitHub's roles that may push: they may answer dex's gates. */
+const MAY_DECIDE = new Set(['admin', 'maintain', 'write']);
+
+/** Answers the gate command `comment` holds; the webhook log's line, or undefined when it holds none. */
+export async function answerGateCommand(client: Client, comment: IssueComment, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  const command = gateCommandIn(comment.body);
+  if (!command) return undefined;
+  const where = `${comment.owner}/${comment.repo}#${comment.number}`;
+  const asked = `/dex ${command.action} by ${comment.author}`;
+  if (comment.bot) return `${where}: ${asked}, a bot: ignored`;
+  const target = forgeRepositoryAt(comment.repositoryUrl, env);
+  if (!target) return `${where}: ${comment.repositoryUrl} names no forge repository dex can work on; ignored`;
+  const reply = (text: string) => replyOnGithubIssue(target, comment.number, `@${comment.author}: ${text}`, env);
+  const permission = await githubPermission(target, comment.author, env);
+  if (!MAY_DECIDE.has(permission)) {
+    await reply(`\`/dex ${command.action}\` needs write access to ${comment.owner}/${comment.repo} (you have ${permission}); nothing was done.`);
+    return `${where}: ${asked} (${permission}): refused`;
+  }
+  const run = runOfComment(comment.owner, comment.repo, comment.number, comment.isPull, comment.description);
+  const decision = decisionOf(command, comment.author, run.taskId);
+  if (!decision) {
+    await reply('`/dex reject` needs a reason: `/dex reject <why>`; nothing was done.');
+    return `${where}: ${asked} without a reason: refused`;
+  }
+  let said: string;
+  try {
+    said = `${decisionSaid(decision, await client.workflow.getHandle(run.workflowId).executeUpdate(decideUpdate, { args: [decision] }))} of ${run.workflowId}`;
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) said = `nothing done: ${err.cause?.message ?? err.message}`;
+    else if (err instanceof WorkflowNotFoundError) said = `nothing done: no dex run ${run.workflowId} is open here`;
+    else throw err;
+  }
+  await reply(`${said}.`);
+  return `${where}: ${asked}: ${said}`;
+}

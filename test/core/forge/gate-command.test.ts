@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { decisionOf, gateCommandIn, runOfComment } from '../../../core/forge/gate-command';
+
+describe('a /dex gate command in a comment', () => {
+  it('is read from a line of its own, with the rest of the line as its text', () => {
+    expect(gateCommandIn('LGTM\n/dex approve ship it')).toEqual({ action: 'approve', text: 'ship it' });
+    expect(gateCommandIn('/dex reject the names are wrong')).toEqual({ action: 'reject', text: 'the names are wrong' });
+    expect(gateCommandIn('/DEX Retry')).toEqual({ action: 'retry' });
+    expect(gateCommandIn('please /dex approve')).toBeUndefined();
+    expect(gateCommandIn('/dex approved')).toBeUndefined();
+    expect(gateCommandIn('/dex merge')).toBeUndefined();
+  });
+
+  it('stands for the decision dex approve and dex reject send; a reject needs a reason', () => {
+    expect(decisionOf({ action: 'approve', text: 'ship it' }, 'ana', 'T1')).toEqual({ action: 'approve', by: 'ana', note: 'ship it', taskId: 'T1' });
+    expect(decisionOf({ action: 'retry' }, 'ana')).toEqual({ action: 'reject', by: 'ana', retry: true, reason: 'ana asked for a retry on the forge' });
+    expect(decisionOf({ action: 'reject', text: 'no' }, 'ana')).toEqual({ action: 'reject', by: 'ana', reason: 'no' });
+    expect(decisionOf({ action: 'reject' }, 'ana')).toBeUndefined();
+  });
+
+  it("goes to the run and task a pull request of dex's names, else to the issue's run", () => {
+    const description = 'Branch `dex/T2` at abc, proposed by dex (landing roadmap-demo-1a2b3c4d/T2).\n\nFixes #7';
+    expect(runOfComment('octo', 'demo', 12, true, description)).toEqual({ workflowId: 'roadmap-demo-1a2b3c4d', taskId: 'T2' });
+    expect(runOfComment('octo', 'demo', 7, false, 'an issue')).toEqual({ workflowId: 'issue-octo-demo-7' });
+    expect(runOfComment('octo', 'demo', 12, true, 'a person\'s pull request')).toEqual({ workflowId: 'issue-octo-demo-12' });
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * `/dex approve` in a pull request's comments answers the run's `merge` gate (docs/forge-triggers.md#gates-from-the-forge);
+ * from a person without write access it is refused with a reply. The real `dex webhook` and `dex worker`
+ * (spawned) on a dev server, the fake GitHub as the forge, `land.pr.profile: review` so a green pull
+ * request waits at `merge` for a person.
+ */
+import { describe, expect, it } from 'vitest';
+import { issueRunId } from '../../../core/forge/issue-run';
+import type { RoadmapResult } from '../../../core/roadmap/roadmap-types';
+import { completionTurn, toolTurn } from '../../support/model/cassette-builder';
+import { useDexEnvironment, waitForGate } from '../../support/env/dex-environment';
+import { useForgeTeam } from '../../support/forge/forge-team';
+
+const dex = useDexEnvironment({
+  server: 'dev',
+  cassette: [
+    toolTurn('issue-101', ['write_file', { path: 'src/one.js', content: 'exports.one = () => 1;\n' }]),
+    completionTurn('issue-101', { status: 'complete', summary: 'one returns 1' }),
+  ],
+});
+const team = useForgeTeam(dex, {
+  token: 'gate-commands-token-0123456789',
+  secret: 'gate-commands-webhook-secret',
+  files: {
+    'package.json': '{ "name": "gate-demo", "private": true }\n',
+    'dex.config.yaml': 'verify: ["node --test"]\nsetup: false\nland:\n  remote: origin\n  mode: pr\n  pr: { profile: review }\n',
+    'test/ok.test.js': "require('node:test')('ok', () => {});\n",
+  },
+});
+
+/** Posts GitHub's `issue_comment created` delivery of `body` by `author` on pull request `number`. */
+function commentOnPull(number: number, author: string, body: string) {
+  const pr = team.forge.pulls[number - 1];
+  return team.deliver('issue_comment', { action: 'created', issue: { number, body: pr.body, pull_request: { url: 'x' } }, comment: { body, user: { login: author, type: 'User' } } });
+}
+
+describe('/dex approve on the pull request', () => {
+  it('from a person without write access is refused with a reply; from one with it, it passes the merge gate and the pull request merges', { timeout: 240_000 }, async () => {
+    const { forge } = team;
+    forge.issues.roles.set('ana', 'write');
+    const issue = forge.issues.open('Add one', 'src/one.js should export one().');
+    const url = `${team.repository().html_url as string}/issues/${issue.number}`;
+    const started = await team.deliver('issues', { action: 'labeled', label: { name: 'dex' }, issue: { number: issue.number, title: issue.title, body: issue.body, html_url: url } });
+    expect(started.status, team.log()).toBe(200);
+    const workflowId = issueRunId(forge.owner, forge.repo, issue.number);
+    const handle = dex.env.client.workflow.getHandle(workflowId);
+    await waitForGate(handle, 'merge', { timeoutMs: 120_000 });
+    const pr = forge.pulls[0];
+
+    // eve reads the repository: her /dex approve is refused in a reply, and the run still waits.
+    const refused = await commentOnPull(pr.number, 'eve', 'Looks fine to me.\n/dex approve');
+    expect(refused.body.said).toBe(`${forge.owner}/${forge.repo}#${pr.number}: /dex approve by eve (read): refused`);
+    expect(forge.issues.on(pr.number).map((c) => c.body)).toEqual([`@eve: \`/dex approve\` needs write access to ${forge.owner}/${forge.repo} (you have read); nothing was done.`]);
+    expect((await waitForGate(handle, 'merge')).waitingFor?.gate).toBe('merge');
+    // A comment with no command does nothing.
+    expect((await commentOnPull(pr.number, 'ana', 'Nice.')).body).toEqual({ ignored: 'issue_comment' });
+
+    // ana may push: her /dex approve passes the gate of the task the pull request is of, and dex says so there.
+    const approved = await commentOnPull(pr.number, 'ana', '/dex approve ship it');
+    expect(approved.body.said).toBe(`${forge.owner}/${forge.repo}#${pr.number}: /dex approve by ana: approved gate "merge" of task issue-101 of ${workflowId}`);
+    const result = (await handle.result()) as RoadmapResult;
+    expect(result.tasks.map((t) => [t.id, t.state])).toEqual([['issue-101', 'completed']]);
+    expect(forge.pulls[0].merged).toBe(true);
+    expect(forge.issues.on(pr.number).at(-1)?.body).toBe(`@ana: approved gate "merge" of task issue-101 of ${workflowId}.`);
+    // Approving again, with nothing waiting, is answered, not an error.
+    const late = await commentOnPull(pr.number, 'ana', '/dex approve');
+    expect(late.body.said).toMatch(/: \/dex approve by ana: nothing done: /);
+  });
+});
