@@ -20,6 +20,7 @@ import { fetchTrusting } from './ca-fetch';
 import type { Forge, ForgeCheckRun, ForgePullRequest, MergeRequest } from './forge';
 import { forgeCaPem, untrustedForge } from './forge-ca';
 import { streamTail, textTail } from './log-tail';
+import { rateLimited as isRateLimited, rateLimitWaitMs } from './rate-limit';
 
 const GITHUB_API = 'https://api.github.com';
 /** One request's limit: a hung connection fails and Temporal retries the activity. */
@@ -50,10 +51,10 @@ function messageOf(err: unknown): string {
   return text.replace(/\s+/g, ' ').trim().slice(0, 300);
 }
 
-function rateLimited(err: unknown): boolean {
-  const headers = (err as { response?: { headers?: Record<string, string | undefined> } })?.response?.headers ?? {};
-  return headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined || /rate limit/i.test(messageOf(err));
-}
+/** The headers of a refused request, as Octokit gives them. */
+const headersOf = (err: unknown): Record<string, string | undefined> => (err as { response?: { headers?: Record<string, string | undefined> } })?.response?.headers ?? {};
+
+const rateLimited = (err: unknown): boolean => isRateLimited(headersOf(err), messageOf(err));
 
 /**
  * The failure a request's error stands for: one line, naming what to fix and never the token.
@@ -87,7 +88,10 @@ function forgeFailure(err: unknown, target: ForgeTarget, doing: string, token?: 
     return ApplicationFailure.create({ type: FAILURE.ForgeRequestRefused, nonRetryable: true, message: `GitHub refused to ${doing} on ${repo} (HTTP ${status})${why}` });
   }
   const how = status === undefined || status === 500 && !said ? 'could not be reached' : `answered HTTP ${status}`;
-  return ApplicationFailure.create({ type: FAILURE.ForgeUnavailable, message: `GitHub ${how} to ${doing} on ${repo}${why}` });
+  // A rate limit says how long it lasts: the next attempt waits that long (./rate-limit.ts).
+  const waitMs = rateLimited(err) ? rateLimitWaitMs(headersOf(err)) : undefined;
+  const waits = waitMs !== undefined ? `; a rate limit: the next attempt waits ${Math.round(waitMs / 1000)} s` : '';
+  return ApplicationFailure.create({ type: FAILURE.ForgeUnavailable, message: `GitHub ${how} to ${doing} on ${repo}${why}${waits}`, ...(waitMs !== undefined ? { nextRetryDelay: waitMs } : {}) });
 }
 
 /** The token of `target` from `env`, or a non-retryable failure naming the variable. */

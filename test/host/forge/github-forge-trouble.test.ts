@@ -78,6 +78,19 @@ describe('the GitHub forge, when GitHub is in trouble or another app reports a c
     await expect(runActivity(acts.rerunCheck, [{ target: closed, checkId: '1' }])).rejects.toMatchObject({ type: 'ForgeUnavailable', nonRetryable: false });
   });
 
+  it("waits out a rate limit as long as GitHub says: the next attempt's delay is its retry-after, or the time to its reset", async () => {
+    const secondary = await refusal(403, 'You have exceeded a secondary rate limit.', { 'retry-after': '7' });
+    expect(secondary).toMatchObject({ type: 'ForgeUnavailable', nonRetryable: false });
+    expect(secondary!.message).toContain('a rate limit: the next attempt waits 7 s');
+    expect(Number(secondary!.nextRetryDelay)).toBe(7000);
+    const reset = Math.floor(Date.now() / 1000) + 30;
+    const primary = await refusal(403, 'API rate limit exceeded for user.', { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) });
+    expect(Number(primary!.nextRetryDelay)).toBeGreaterThan(25_000);
+    expect(Number(primary!.nextRetryDelay)).toBeLessThanOrEqual(32_000);
+    // A 5xx says nothing of how long: the policy's own backoff decides.
+    expect((await refusal(502, 'Server Error'))!.nextRetryDelay).toBeUndefined();
+  });
+
   it('re-requests another app check and reads its log from the check run output, redacted', async () => {
     const sha = await forge.commit('feature', { 'b.txt': 'b\n' });
     const first = await runActivity(acts.readChecks, [{ target, pr: 0, sha, checks: ['external-ci'] }]);

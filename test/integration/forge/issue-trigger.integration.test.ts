@@ -45,6 +45,8 @@ describe('an issue labelled dex, through dex webhook', () => {
     const issue = forge.issues.open('Add a sum function', 'src/sum.js should export sum(a, b), which test/sum.test.js checks.');
     // Another label starts nothing.
     expect((await deliverIssue(issue.number, 'bug')).body).toEqual({ ignored: 'issues' });
+    // The forge's first answer to the run (dex's comment) is a secondary rate limit: waited out, the run goes on.
+    forge.failNext(1, 403, 'You have exceeded a secondary rate limit.', { 'retry-after': '3' });
     const first = await deliverIssue(issue.number, 'dex');
     const workflowId = issueRunId(forge.owner, forge.repo, issue.number);
     expect(first.status, JSON.stringify(first.body) + team.log()).toBe(200);
@@ -55,6 +57,12 @@ describe('an issue labelled dex, through dex webhook', () => {
     const handle = dex.env.client.workflow.getHandle(workflowId);
     const result = (await handle.result()) as RoadmapResult;
     expect(result.tasks.map((t) => [t.id, t.state])).toEqual([['issue-101', 'completed']]);
+    // The comment's activity was refused once for the rate limit, and its second attempt came 3 s later.
+    const events = (await handle.fetchHistory()).events ?? [];
+    const commented = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'commentOnIssue');
+    const started = events.find((e) => e.activityTaskStartedEventAttributes?.scheduledEventId?.toString() === commented?.eventId?.toString());
+    expect(started?.activityTaskStartedEventAttributes?.attempt).toBe(2);
+    expect(started?.activityTaskStartedEventAttributes?.lastFailure?.message).toContain('a rate limit: the next attempt waits 3 s');
     // One run of that id ever.
     const runs: unknown[] = [];
     for await (const run of dex.env.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run);
