@@ -10,31 +10,38 @@ import { decideUpdate } from '../../core/run/definitions';
 import { githubPermission, replyOnGithubIssue } from '../../host/forge/github-issues';
 import { decisionSaid } from '../commands/signal-commands';
 import { forgeRepositoryAt } from '../fleet/forge-repo-check';
+import type { ForgeRepository } from '../../core/fleet/repo-locator';
 import type { IssueComment } from './github-events';
 
-/** GitHub's roles that may push: they may answer dex's gates. */
+/** GitHub's roles that may push: they may answer dex's gates and ask it for work. */
 const MAY_DECIDE = new Set(['admin', 'maintain', 'write']);
+
+/** Where a comment's command acts and how dex answers there, once its author may; undefined when the webhook's log line says why not. */
+export async function commenterMay(comment: IssueComment, asked: string, env: NodeJS.ProcessEnv): Promise<{ target: ForgeRepository; reply(text: string): Promise<void> } | string> {
+  const where = `${comment.owner}/${comment.repo}#${comment.number}`;
+  if (comment.bot) return `${where}: ${asked} by ${comment.author}, a bot: ignored`;
+  const target = forgeRepositoryAt(comment.repositoryUrl, env);
+  if (!target) return `${where}: ${comment.repositoryUrl} names no forge repository dex can work on; ignored`;
+  const reply = (text: string) => replyOnGithubIssue(target, comment.number, `@${comment.author}: ${text}`, env);
+  const permission = await githubPermission(target, comment.author, env);
+  if (MAY_DECIDE.has(permission)) return { target, reply };
+  await reply(`\`${asked}\` needs write access to ${comment.owner}/${comment.repo} (you have ${permission}); nothing was done.`);
+  return `${where}: ${asked} by ${comment.author} (${permission}): refused`;
+}
 
 /** Answers the gate command `comment` holds; the webhook log's line, or undefined when it holds none. */
 export async function answerGateCommand(client: Client, comment: IssueComment, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
   const command = gateCommandIn(comment.body);
   if (!command) return undefined;
   const where = `${comment.owner}/${comment.repo}#${comment.number}`;
-  const asked = `/dex ${command.action} by ${comment.author}`;
-  if (comment.bot) return `${where}: ${asked}, a bot: ignored`;
-  const target = forgeRepositoryAt(comment.repositoryUrl, env);
-  if (!target) return `${where}: ${comment.repositoryUrl} names no forge repository dex can work on; ignored`;
-  const reply = (text: string) => replyOnGithubIssue(target, comment.number, `@${comment.author}: ${text}`, env);
-  const permission = await githubPermission(target, comment.author, env);
-  if (!MAY_DECIDE.has(permission)) {
-    await reply(`\`/dex ${command.action}\` needs write access to ${comment.owner}/${comment.repo} (you have ${permission}); nothing was done.`);
-    return `${where}: ${asked} (${permission}): refused`;
-  }
+  const asked = `/dex ${command.action}`;
+  const may = await commenterMay(comment, asked, env);
+  if (typeof may === 'string') return may;
   const run = runOfComment(comment.owner, comment.repo, comment.number, comment.isPull, comment.description);
   const decision = decisionOf(command, comment.author, run.taskId);
   if (!decision) {
-    await reply('`/dex reject` needs a reason: `/dex reject <why>`; nothing was done.');
-    return `${where}: ${asked} without a reason: refused`;
+    await may.reply('`/dex reject` needs a reason: `/dex reject <why>`; nothing was done.');
+    return `${where}: ${asked} by ${comment.author} without a reason: refused`;
   }
   let said: string;
   try {
@@ -44,6 +51,6 @@ export async function answerGateCommand(client: Client, comment: IssueComment, e
     else if (err instanceof WorkflowNotFoundError) said = `nothing done: no dex run ${run.workflowId} is open here`;
     else throw err;
   }
-  await reply(`${said}.`);
-  return `${where}: ${asked}: ${said}`;
+  await may.reply(`${said}.`);
+  return `${where}: ${asked} by ${comment.author}: ${said}`;
 }

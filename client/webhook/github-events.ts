@@ -129,9 +129,12 @@ export interface IssueComment {
   repositoryUrl: string;
   owner: string;
   repo: string;
-  /** The issue's or pull request's number. */
+  /** The issue's or pull request's number, and title. */
   number: number;
+  title: string;
   isPull: boolean;
+  /** The comment's id: a request in it starts one run, whatever the forge redelivers. */
+  commentId: number;
   /** The issue's text or the pull request's description. */
   description: string;
   /** Who wrote the comment, and whether GitHub says it is a bot. */
@@ -154,9 +157,10 @@ export function issueCommentOf(event: string, payload: unknown): IssueComment | 
   const repositoryUrl = str(repository.html_url);
   const author = str(user.login);
   const number = typeof issue.number === 'number' ? issue.number : undefined;
-  if (!owner || !repo || !repositoryUrl || !author || number === undefined) return undefined;
+  const commentId = typeof comment.id === 'number' ? comment.id : undefined;
+  if (!owner || !repo || !repositoryUrl || !author || number === undefined || commentId === undefined) return undefined;
   return {
-    repositoryUrl, owner, repo, number, isPull: issue.pull_request !== undefined, description: typeof issue.body === 'string' ? issue.body : '',
+    repositoryUrl, owner, repo, number, title: str(issue.title) ?? `#${number}`, commentId, isPull: issue.pull_request !== undefined, description: typeof issue.body === 'string' ? issue.body : '',
     author, bot: str(user.type) === 'Bot', body: typeof comment.body === 'string' ? comment.body : '',
   };
 }

@@ -5,7 +5,7 @@
  * the issue again, starts nothing more.
  */
 import type { Client } from '@temporalio/client';
-import { issueRunId, issueTaskId } from '../../core/forge/issue-run';
+import { issueRunId, issueTaskId, requestRunId } from '../../core/forge/issue-run';
 import type { RoadmapTask } from '../../core/roadmap/roadmap';
 import { forgeRepositoryAt } from '../fleet/forge-repo-check';
 import { forgePlan } from '../fleet/forge-roadmap-source';
@@ -16,19 +16,29 @@ import { startOnce } from '../run/run-handles';
 import type { Settings } from '../settings';
 import type { IssueTrigger } from './github-events';
 
-/** The one task of issue `trigger`'s run. */
-function issueTask(trigger: IssueTrigger): RoadmapTask {
-  const from = `From issue #${trigger.number}${trigger.url ? ` (${trigger.url})` : ''}.`;
-  return { id: issueTaskId(trigger.number), title: trigger.title, description: [trigger.body.trim(), from].filter(Boolean).join('\n\n'), depends: [], done: false, line: 0 };
+/** A person's `@dex <request>` in a comment on the issue: it asks for this, not the issue itself. */
+interface IssueRequest {
+  commentId: number;
+  text: string;
+  by: string;
 }
 
-/** Starts the run of `trigger`'s issue unless it has one; says what it did, in one line for the webhook's log. */
-export async function startIssueRun(client: Client, trigger: IssueTrigger, settings: Settings, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+/** The one task of issue `trigger`'s run: the issue, or a request made on it. */
+function issueTask(trigger: IssueTrigger, request?: IssueRequest): RoadmapTask {
+  const from = `From issue #${trigger.number}${trigger.url ? ` (${trigger.url})` : ''}.`;
+  const id = issueTaskId(trigger.number, request?.commentId);
+  if (!request) return { id, title: trigger.title, description: [trigger.body.trim(), from].filter(Boolean).join('\n\n'), depends: [], done: false, line: 0 };
+  const issue = [`The issue, "${trigger.title}":`, trigger.body.trim()].filter(Boolean).join('\n\n');
+  return { id, title: request.text.slice(0, 120), description: [`${request.by} asked: ${request.text}`, issue, from].join('\n\n'), depends: [], done: false, line: 0 };
+}
+
+/** Starts the run of `trigger`'s issue (or of `request` on it) unless it has one; says what it did, in one line for the webhook's log. */
+export async function startIssueRun(client: Client, trigger: IssueTrigger, settings: Settings, env: NodeJS.ProcessEnv = process.env, request?: IssueRequest): Promise<string> {
   const issue = `${trigger.owner}/${trigger.repo}#${trigger.number}`;
   const repo = forgeRepositoryAt(trigger.repositoryUrl, env);
   if (!repo) return `${issue}: ${trigger.repositoryUrl} names no forge repository dex can work on; nothing started`;
-  const workflowId = issueRunId(trigger.owner, trigger.repo, trigger.number);
-  const forge = await forgePlan(repo, [issueTask(trigger)], settings.dexHome, env);
+  const workflowId = request ? requestRunId(trigger.owner, trigger.repo, trigger.number, request.commentId) : issueRunId(trigger.owner, trigger.repo, trigger.number);
+  const forge = await forgePlan(repo, [issueTask(trigger, request)], settings.dexHome, env);
   const checked = buildRoadmapInput({ roadmap: '', forge }, settings, env);
   const input = { ...checked.input, issue: { number: trigger.number, ...(trigger.url ? { url: trigger.url } : {}) } };
   const marks = startMarks({ ...roadmapAbout(input, checked.tasks), title: `#${trigger.number}: ${trigger.title}` });

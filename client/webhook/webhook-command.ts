@@ -11,10 +11,13 @@ import { readSettings } from '../settings';
 import { startWebhookServer } from './webhook-server';
 import { startIssueRun } from './issue-runs';
 import { answerGateCommand } from './gate-commands';
+import { answerRequest } from './request-commands';
 
 const DEFAULT_SECRET_ENV = 'DEX_WEBHOOK_SECRET';
 /** The issue label that starts a run on the issue (docs/forge-triggers.md). */
 const DEFAULT_LABEL = 'dex';
+/** The handle a comment asks dex for work with: `@dex <request>`. */
+const DEFAULT_HANDLE = 'dex';
 
 /** Every roadmap run still going: any of them may be waiting on a pull request's checks. */
 export const RUNNING_ROADMAPS = `ExecutionStatus="Running" AND WorkflowType="${PLAN_KINDS.roadmap.workflowType}"`;
@@ -61,6 +64,7 @@ export async function webhookCommand(argv: string[], out: Output): Promise<numbe
     throw new InvalidInput(`${secretEnv} is not set: dex webhook needs the secret the GitHub webhook signs its deliveries with (docs/landing-through-prs.md#webhooks)`);
   }
   const label = values.label?.trim() || DEFAULT_LABEL;
+  const handle = values.handle?.trim().replace(/^@/, '') || DEFAULT_HANDLE;
   const settings = readSettings();
   const conns = await connectSaying(settings, out.info, { forRuns: true });
   try {
@@ -71,14 +75,14 @@ export async function webhookCommand(argv: string[], out: Output): Promise<numbe
       signal: (event) => signalRunningRoadmaps(conns.client, event.change),
       label,
       startIssue: (trigger) => startIssueRun(conns.client, trigger, settings),
-      answerComment: (comment) => answerGateCommand(conns.client, comment),
+      answerComment: async (comment) => (await answerGateCommand(conns.client, comment)) ?? (await answerRequest(conns.client, comment, handle, settings)),
       log: out.info,
     }).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') throw new InvalidInput(`--port ${port} is in use: pick another`);
       if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') throw new InvalidInput(`--host ${values.host}: not an address of this host`);
       throw err;
     });
-    out.info(`receiving GitHub webhooks at ${server.url} (signed with ${secretEnv}); signalling the running roadmaps on ${conns.address}; issues labelled ${label} start a run`);
+    out.info(`receiving GitHub webhooks at ${server.url} (signed with ${secretEnv}); signalling the running roadmaps on ${conns.address}; issues labelled ${label} and @${handle} requests start a run`);
     out.result(server.url, { url: server.url, secretEnv });
     const stop = new AbortController();
     for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => stop.abort());

@@ -13,11 +13,14 @@ export interface IssueRef {
 /** The id of the run of issue `number` of `owner/repo`: a second delivery of the same issue finds it taken. */
 export const issueRunId = (owner: string, repo: string, number: number): string => `issue-${safeName(owner)}-${safeName(repo)}-${number}`;
 
-/** The task id an issue's run gives its one task: its pull request's branch is `dex/issue-<n>`. */
-export const issueTaskId = (number: number): string => `issue-${number}`;
+/** The task id an issue's run gives its one task (its pull request's branch is `dex/issue-<n>`); a request's adds its comment. */
+export const issueTaskId = (number: number, commentId?: number): string => `issue-${number}${commentId !== undefined ? `-c${commentId}` : ''}`;
 
-/** What only dex's own state comment holds: how dex finds it again to edit it. */
-export const STATE_MARKER = '<!-- dex:state -->';
+/** What only dex's state comment of run `workflowId` holds: how dex finds it again to edit it (one per run: an issue may have several). */
+export const stateMarker = (workflowId: string): string => `<!-- dex:state ${workflowId} -->`;
+
+/** The id of the run a person's `@dex <request>` in comment `commentId` of issue `number` starts: one run per request. */
+export const requestRunId = (owner: string, repo: string, number: number, commentId: number): string => `${issueRunId(owner, repo, number)}-c${commentId}`;
 
 /** The state comment's facts. */
 export interface IssueState {
@@ -37,8 +40,15 @@ export function issueStateComment(s: IssueState): string {
     s.state === 'running' ? 'dex is working on this.' :
     s.state === 'completed' ? `**completed**${pr ? `: ${pr}` : ''}` :
     `**${s.state}**${s.reason ? `: ${s.reason}` : ''}`;
-  const lines = [STATE_MARKER, head, '', `- run: \`${s.workflowId}\``];
+  const lines = [stateMarker(s.workflowId), head, '', `- run: \`${s.workflowId}\``];
   if (pr && s.state !== 'completed') lines.push(`- pull request: ${pr}`);
   if (s.costUsd !== undefined) lines.push(`- cost so far: ${s.costUsd.toFixed(2)} USD`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The request `@<handle> <request>` on a line of its own in a comment asks for, if any. */
+export function requestIn(body: string, handle: string): string | undefined {
+  const escaped = handle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const m = new RegExp(`^@${escaped}[ \\t]+(\\S.*)$`, 'im').exec(body);
+  return m?.[1].trim();
 }

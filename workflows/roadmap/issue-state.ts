@@ -20,9 +20,10 @@ export async function tellIssue(input: RoadmapInput, tasks: readonly RoadmapTask
   const task = tasks.find((t) => t.pullRequest) ?? tasks[0];
   const pullRequest = task?.pullRequest ? { number: task.pullRequest.number, url: task.pullRequest.url, merged: task.pullRequest.merged !== undefined } : undefined;
   const costUsd = tasks.reduce((sum, t) => sum + t.costUsd, 0);
-  const body = issueStateComment({ state, workflowId: workflowInfo().workflowId, ...(pullRequest ? { pullRequest } : {}), ...(reason ? { reason } : {}), costUsd });
+  const { workflowId } = workflowInfo();
+  const body = issueStateComment({ state, workflowId, ...(pullRequest ? { pullRequest } : {}), ...(reason ? { reason } : {}), costUsd });
   try {
-    await commentOnIssue({ target: forgeTarget(pr), issue: input.issue.number, body }, `issue #${input.issue.number} · ${state}`);
+    await commentOnIssue({ target: forgeTarget(pr), issue: input.issue.number, run: workflowId, body }, `issue #${input.issue.number} · ${state}`);
   } catch (err) {
     if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
     step(`issue #${input.issue.number}: could not update dex's comment: ${innermostMessage(err)}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { issueRunId, issueStateComment, STATE_MARKER } from '../../../core/forge/issue-run';
+import { issueRunId, issueStateComment, requestIn, requestRunId, stateMarker } from '../../../core/forge/issue-run';
 
 describe("an issue's run", () => {
   it('has one workflow id per issue of a repository', () => {
@@ -10,7 +10,7 @@ describe("an issue's run", () => {
 
   it("says its state first in dex's comment, which carries the marker dex finds it by", () => {
     const running = issueStateComment({ state: 'running', workflowId: 'issue-octo-demo-7', costUsd: 0 });
-    expect(running.startsWith(`${STATE_MARKER}\ndex is working on this.`)).toBe(true);
+    expect(running.startsWith(`${stateMarker('issue-octo-demo-7')}\ndex is working on this.`)).toBe(true);
     const pullRequest = { number: 3, url: 'https://github.com/octo/demo/pull/3', merged: true };
     const done = issueStateComment({ state: 'completed', workflowId: 'issue-octo-demo-7', pullRequest, costUsd: 0.1234 });
     expect(done).toContain('**completed**: [#3](https://github.com/octo/demo/pull/3) (merged)');
@@ -18,5 +18,15 @@ describe("an issue's run", () => {
     const failed = issueStateComment({ state: 'failed', workflowId: 'issue-octo-demo-7', pullRequest: { ...pullRequest, merged: false }, reason: 'CI failed on PR #3' });
     expect(failed).toContain('**failed**: CI failed on PR #3');
     expect(failed).toContain('- pull request: [#3](https://github.com/octo/demo/pull/3)');
+  });
+
+  it('reads a request made of the handle on a line of its own, and gives each comment its own run', () => {
+    expect(requestIn('Could you?\n@dex add two()', 'dex')).toBe('add two()');
+    expect(requestIn('@Dex   fix the parser  ', 'dex')).toBe('fix the parser');
+    expect(requestIn('ask @dex to do it', 'dex')).toBeUndefined();
+    expect(requestIn('@dexter do it', 'dex')).toBeUndefined();
+    expect(requestIn('@dex', 'dex')).toBeUndefined();
+    expect(requestIn('@my.bot do it', 'my.bot')).toBe('do it');
+    expect(requestRunId('octo', 'demo', 7, 555)).toBe('issue-octo-demo-7-c555');
   });
 });

@@ -16,6 +16,8 @@ const dex = useDexEnvironment({
   cassette: [
     toolTurn('issue-101', ['write_file', { path: 'src/one.js', content: 'exports.one = () => 1;\n' }]),
     completionTurn('issue-101', { status: 'complete', summary: 'one returns 1' }),
+    toolTurn('issue-102-c555', ['write_file', { path: 'src/two.js', content: 'exports.two = () => 2;\n' }]),
+    completionTurn('issue-102-c555', { status: 'complete', summary: 'two returns 2' }),
   ],
 });
 const team = useForgeTeam(dex, {
@@ -31,7 +33,13 @@ const team = useForgeTeam(dex, {
 /** Posts GitHub's `issue_comment created` delivery of `body` by `author` on pull request `number`. */
 function commentOnPull(number: number, author: string, body: string) {
   const pr = team.forge.pulls[number - 1];
-  return team.deliver('issue_comment', { action: 'created', issue: { number, body: pr.body, pull_request: { url: 'x' } }, comment: { body, user: { login: author, type: 'User' } } });
+  return team.deliver('issue_comment', { action: 'created', issue: { number, title: pr.title, body: pr.body, pull_request: { url: 'x' } }, comment: { id: 900 + team.forge.requests.length, body, user: { login: author, type: 'User' } } });
+}
+
+/** Posts GitHub's `issue_comment created` delivery of comment `id`, `body` by `author`, on issue `number`. */
+function commentOnIssue(number: number, id: number, author: string, body: string) {
+  const issue = team.forge.issues.issues.find((i) => i.number === number)!;
+  return team.deliver('issue_comment', { action: 'created', issue: { number, title: issue.title, body: issue.body }, comment: { id, body, user: { login: author, type: 'User' } } });
 }
 
 describe('/dex approve on the pull request', () => {
@@ -65,5 +73,30 @@ describe('/dex approve on the pull request', () => {
     // Approving again, with nothing waiting, is answered, not an error.
     const late = await commentOnPull(pr.number, 'ana', '/dex approve');
     expect(late.body.said).toMatch(/: \/dex approve by ana: nothing done: /);
+  });
+
+  it('@dex <request> in an issue comment starts a run of the request, once; from a person without write access it does not', { timeout: 240_000 }, async () => {
+    const { forge } = team;
+    const issue = forge.issues.open('Numbers', 'We need more numbers.');
+    const refused = await commentOnIssue(issue.number, 554, 'eve', '@dex add two');
+    expect(refused.body.said).toBe(`${forge.owner}/${forge.repo}#${issue.number}: @dex by eve (read): refused`);
+    const asked = await commentOnIssue(issue.number, 555, 'ana', 'Could you?\n@dex add src/two.js exporting two()');
+    const workflowId = `${issueRunId(forge.owner, forge.repo, issue.number)}-c555`;
+    expect(asked.body.said).toBe(`${forge.owner}/${forge.repo}#${issue.number}: started ${workflowId}`);
+    // The same comment delivered again starts nothing.
+    expect((await commentOnIssue(issue.number, 555, 'ana', 'Could you?\n@dex add src/two.js exporting two()')).body.said).toBe(`${forge.owner}/${forge.repo}#${issue.number}: ${workflowId} started before; nothing started`);
+    const replies = forge.issues.on(issue.number).filter((c) => c.body.startsWith('@'));
+    expect(replies.map((c) => c.body)).toEqual([
+      `@eve: \`@dex\` needs write access to ${forge.owner}/${forge.repo} (you have read); nothing was done.`,
+      `@ana: on it: started ${workflowId}.`,
+      `@ana: ${workflowId} started before; nothing started.`,
+    ]);
+    const handle = dex.env.client.workflow.getHandle(workflowId);
+    await waitForGate(handle, 'merge', { timeoutMs: 120_000 });
+    const pr = forge.pulls.find((p) => p.head === 'dex/issue-102-c555')!;
+    expect(pr.title).toBe('issue-102-c555: add src/two.js exporting two()');
+    await commentOnPull(pr.number, 'ana', '/dex approve');
+    expect(((await handle.result()) as RoadmapResult).tasks.map((t) => t.state)).toEqual(['completed']);
+    expect(forge.pulls.find((p) => p.number === pr.number)!.merged).toBe(true);
   });
 });
