@@ -36,6 +36,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v 
 /** What a delivery says changed, and the words its log line uses: `check_suite completed`. */
 export interface CiEvent {
   change: CiChanged;
+  /** The repository's web URL, which names its forge: where the pull request of the change's branch is asked for. */
+  repositoryUrl?: string;
   /** The event and its action, as GitHub names them. */
   what: string;
 }
@@ -54,7 +56,8 @@ export function ciEventOf(event: string, payload: unknown): CiEvent | undefined 
   if (event === 'pull_request' && action && QUIET_PR_ACTIONS.has(action)) return undefined;
   const at = headOf(event, p);
   if (!at.branch && !at.sha) return undefined;
-  return { change: { owner, repo, ...at }, what: action ? `${event} ${action}` : `${event} ${str(p.state) ?? ''}`.trim() };
+  const repositoryUrl = str(repository.html_url);
+  return { change: { owner, repo, ...at }, ...(repositoryUrl ? { repositoryUrl } : {}), what: action ? `${event} ${action}` : `${event} ${str(p.state) ?? ''}`.trim() };
 }
 
 /** The branch and head commit a delivery names, from where each event keeps them. */

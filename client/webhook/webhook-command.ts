@@ -1,17 +1,14 @@
 import { once } from 'node:events';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { CiChanged } from '../../core/roadmap/pull-request-types';
 import { InvalidInput } from '../../core/run/invalid-input';
-import { ciChangedSignal } from '../../core/run/definitions';
 import { parseOptionsOnly, UsageError, type Output } from '../cli-context';
 import { usageOf } from '../command-help';
-import { PLAN_KINDS } from '../plan-kinds';
 import { connectSaying } from '../run/slow-wait';
 import { readSettings } from '../settings';
 import { startWebhookServer } from './webhook-server';
 import { startIssueRun } from './issue-runs';
 import { answerGateCommand } from './gate-commands';
 import { answerRequest } from './request-commands';
+import { signalCiChange } from './ci-routing';
 
 const DEFAULT_SECRET_ENV = 'DEX_WEBHOOK_SECRET';
 /** The issue label that starts a run on the issue (docs/forge-triggers.md). */
@@ -19,34 +16,11 @@ const DEFAULT_LABEL = 'dex';
 /** The handle a comment asks dex for work with: `@dex <request>`. */
 const DEFAULT_HANDLE = 'dex';
 
-/** Every roadmap run still going: any of them may be waiting on a pull request's checks. */
-export const RUNNING_ROADMAPS = `ExecutionStatus="Running" AND WorkflowType="${PLAN_KINDS.roadmap.workflowType}"`;
-
 function portOf(value: string | undefined): number {
   if (value === undefined) throw new UsageError(`--port is required: ${usageOf('webhook')}`);
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65_535) throw new InvalidInput(`--port: expected a port number (0 picks a free one), got "${value}"`);
   return port;
-}
-
-/**
- * Signals `ciChanged` with `change` to every running roadmap (listed through visibility): a
- * roadmap that is not waiting on that branch or commit ignores it, which costs one workflow task,
- * where knowing which run waits on which branch would need an index of its own
- * (docs/landing-through-prs.md#webhooks). Resolves to how many runs were told.
- */
-export async function signalRunningRoadmaps(client: Client, change: CiChanged): Promise<number> {
-  let told = 0;
-  for await (const run of client.workflow.list({ query: RUNNING_ROADMAPS })) {
-    try {
-      await client.workflow.getHandle(run.workflowId, run.runId).signal(ciChangedSignal, change);
-      told++;
-    } catch (err) {
-      // Ended since it was listed: nothing waits there any more.
-      if (!(err instanceof WorkflowNotFoundError)) throw err;
-    }
-  }
-  return told;
 }
 
 /**
@@ -72,7 +46,7 @@ export async function webhookCommand(argv: string[], out: Output): Promise<numbe
       secret,
       port,
       host: values.host ?? '0.0.0.0',
-      signal: (event) => signalRunningRoadmaps(conns.client, event.change),
+      signal: (event) => signalCiChange(conns.client, event),
       label,
       startIssue: (trigger) => startIssueRun(conns.client, trigger, settings),
       answerComment: async (comment) => (await answerGateCommand(conns.client, comment)) ?? (await answerRequest(conns.client, comment, handle, settings)),

@@ -32,7 +32,7 @@ export function decisionOf(command: GateCommand, by: string, taskId?: string): D
 }
 
 /** The landing a pull request's description names (`proposed by dex (landing <run>/<task>)`): its roadmap run and task. */
-function landingOf(description: string): { workflowId: string; taskId: string } | undefined {
+export function landingOf(description: string): { workflowId: string; taskId: string } | undefined {
   const m = /proposed by dex \(landing ([^\s)]+)\)/.exec(description);
   const key = m?.[1];
   const cut = key?.lastIndexOf('/') ?? -1;

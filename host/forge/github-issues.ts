@@ -31,3 +31,11 @@ export async function replyOnGithubIssue(target: ForgeTarget, number: number, bo
   const { octokit, call } = await githubClient(target, env);
   await call(`reply on #${number}`, () => octokit.rest.issues.createComment({ owner: target.owner, repo: target.repo, issue_number: number, body }));
 }
+
+/** The descriptions of the open pull requests whose head is `branch` (dex's name the run that landing is of). */
+export async function openPullDescriptions(target: ForgeTarget, branch: string, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  const { octokit, call } = await githubClient(target, env);
+  const { owner, repo } = target;
+  const { data } = await call(`list pull requests of ${branch}`, () => octokit.rest.pulls.list({ owner, repo, head: `${owner}:${branch}`, state: 'open', per_page: 10 }));
+  return data.map((pr) => pr.body ?? '');
+}

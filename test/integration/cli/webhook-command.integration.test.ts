@@ -3,18 +3,20 @@ import { Worker } from '@temporalio/worker';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RUNNING_ROADMAPS } from '../../../client/webhook/webhook-command';
+import { RUNNING_ROADMAPS } from '../../../client/webhook/ci-routing';
 import { signatureOf } from '../../../client/webhook/github-events';
 import type { CiChanged } from '../../../core/roadmap/pull-request-types';
 import { ciChangedSeenQuery } from '../../fixtures/ci-changed-workflows';
 import { bundleFixture, startDevServer } from '../../support/env/dev-server-env';
 import { spawnWebhook } from '../../support/forge/webhook-process';
+import { startFakeForge, type FakeForge } from '../../support/forge/fake-forge';
 
 // The real `dex webhook` (bin/dex.js, spawned) on a real dev server, signalling stand-in runs
 // named roadmapWorkflow and taskWorkflow (test/fixtures/ci-changed-workflows.ts) that record
 // every ciChanged they receive (docs/landing-through-prs.md#webhooks).
 
 const SECRET = 'webhook-secret-for-the-test';
+const TOKEN = 'webhook-routing-token-0123456789';
 const SHA = 'abc1234def5678abc1234def5678abc1234def56';
 const repository = { id: 1, name: 'hello', full_name: 'octo/hello', owner: { login: 'octo', id: 2, type: 'User' }, private: true };
 
@@ -22,6 +24,7 @@ let env: TestWorkflowEnvironment;
 let worker: Worker;
 let workerRun: Promise<void>;
 let webhook: ChildProcess;
+let forge: FakeForge;
 let url: string;
 let log: () => string = () => '';
 const taskQueue = `webhook-${process.pid}`;
@@ -49,7 +52,16 @@ beforeAll(async () => {
     if ((await env.client.workflow.count(RUNNING_ROADMAPS)).count === 2) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  const started = await spawnWebhook({ TEMPORAL_ADDRESS: env.address, DEX_WEBHOOK_SECRET: SECRET });
+  // The forge of the deliveries that name the repository's web URL: its open pull requests say which run waits.
+  forge = await startFakeForge({ token: TOKEN, repo: 'hello', gitAuth: true, protection: null });
+  await forge.commit('main', { 'README.md': 'hello\n' });
+  await forge.commit('dex/t7', { 't7.txt': 't7\n' });
+  const opened = await fetch(`${forge.apiUrl}/repos/octo/hello/pulls`, {
+    method: 'POST', headers: { authorization: `token ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ head: 'dex/t7', base: 'main', title: 't7: Add t7', body: 'Branch `dex/t7` at abc, proposed by dex (landing roadmap-2/t7).' }),
+  });
+  expect(opened.status).toBe(201);
+  const started = await spawnWebhook({ TEMPORAL_ADDRESS: env.address, DEX_WEBHOOK_SECRET: SECRET, GITHUB_TOKEN: TOKEN, DEX_FORGE_CA_FILE: forge.caFile, DEX_FORGE_API_URL: forge.secureApiUrl });
   webhook = started.process;
   url = started.url;
   log = started.log;
@@ -63,6 +75,7 @@ afterAll(async () => {
   worker?.shutdown();
   await workerRun;
   await env?.teardown();
+  await forge?.close();
 });
 
 describe('dex webhook', () => {
@@ -94,6 +107,18 @@ describe('dex webhook', () => {
       { owner: 'octo', repo: 'hello', branch: 'dex/t3', sha: SHA },
       { owner: 'octo', repo: 'hello', branch: 'dex/t4', sha: 'f'.repeat(40) },
     ]);
+  });
+
+  it("signals only the run a pull request of dex's names, when the forge can say: one signal, not one per running roadmap", async () => {
+    const before = { one: (await seen('roadmap-1')).length, two: (await seen('roadmap-2')).length };
+    const web = { ...repository, html_url: `${new URL(forge.remoteUrl).origin}/octo/hello` };
+    const payload = { action: 'completed', check_suite: { id: 6, head_branch: 'dex/t7', head_sha: SHA, status: 'completed', conclusion: 'success' }, repository: web };
+    expect(await deliver('check_suite', payload)).toEqual({ status: 200, body: { signalled: 1 } });
+    expect((await seen('roadmap-2')).slice(before.two)).toEqual([{ owner: 'octo', repo: 'hello', branch: 'dex/t7', sha: SHA }]);
+    expect(await seen('roadmap-1')).toHaveLength(before.one);
+    // A branch with no pull request of dex's: the forge cannot say, so every running roadmap hears of it.
+    const other = { ...payload, check_suite: { ...payload.check_suite, head_branch: 'feature/x' } };
+    expect(await deliver('check_suite', other)).toEqual({ status: 200, body: { signalled: 2 } });
   });
 
   it('refuses an unsigned or wrongly signed delivery with 401 and signals nothing', async () => {
