@@ -105,7 +105,9 @@ def make_venv(path, dry=None):
     key = hashlib.sha256(f"{sys.version}|{os.path.realpath(sys.executable)}|1".encode()).hexdigest()[:16]
     seed = Path(seeds) / key
     if not (seed / ".dex-made-at").exists():
-        partial = Path(seeds) / f".{key}.{os.getpid()}"
+        # Random, not the pid alone: each sandbox has a pid namespace of its own, so two setups at once
+        # can have the same pid, and would make one venv together in one folder (ensurepip then fails).
+        partial = Path(seeds) / f".{key}.{os.getpid()}.{uuid.uuid4().hex[:8]}"
         Path(seeds).mkdir(parents=True, exist_ok=True)
         run(["python3", "-m", "venv", str(partial)])
         (partial / ".dex-made-at").write_text(str(partial))

@@ -23,6 +23,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 # Extras and groups that hold test dependencies, by their normalized names.

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,5 +42,16 @@ describe('a new venv from the seed', () => {
     expect(makeVenv(deep, seeds)).toContain(`-m venv ${deep}`);
     expect(readdirSync(seeds)).toEqual([]);
     expect(pipOf(deep)).toContain(join(deep, 'lib'));
+  });
+
+  it('is made right by two setups at once in sandboxes of their own, whose pids are the same', { timeout: 90_000 }, async () => {
+    // Each sandbox has a pid namespace of its own: `unshare --pid --fork` gives both the same pid, as two bwraps do.
+    const seeds = scratch();
+    const venvs = [join(scratch(), '.venv'), join(scratch(), '.venv')];
+    const inOwnPidNamespace = (target: string) =>
+      promisify(execFile)('unshare', ['--pid', '--fork', 'python3', '-c', SETUP_SCRIPT, 'venv', target], { cwd: scratch(), env: { ...process.env, DEX_VENV_SEEDS: seeds } });
+    await Promise.all(venvs.map(inOwnPidNamespace));
+    for (const venv of venvs) expect(pipOf(venv)).toContain(join(venv, 'lib'));
+    expect(readdirSync(seeds).filter((name) => !name.startsWith('.'))).toHaveLength(1);
   });
 });
