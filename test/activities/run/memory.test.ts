@@ -67,6 +67,13 @@ describe('memory in the store and the first prompt', () => {
     expect((await store.memory.notes(repoKeyOf(dir))).map((n) => n.text)).toEqual(['Tests run with node --test']);
   });
 
+  it("keeps a forge repository's notes under its git URL, not a folder of the worker's working directory (a fleet shares them)", async () => {
+    const url = 'https://github.com/octo/demo.git';
+    expect(repoKeyOf(url)).toBe(url);
+    await rememberTool(store, url, { note: 'CI runs node --test' });
+    expect((await store.memory.notes(url)).map((n) => n.text)).toEqual(['CI runs node --test']);
+  });
+
   it('runTool answers remember without a worktree and keeps its result', async () => {
     await store.appendMessage('tr', 1, 'assistant', [{ type: 'tool_use', id: 'tu1', name: 'remember', input: { note: 'use pnpm' } }]);
     const tools = createToolActivities(offlineDeps(store, dir));
