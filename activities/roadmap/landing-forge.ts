@@ -13,6 +13,9 @@ import { createRedactor } from '../../core/safety/redaction';
 import type { ForgeCheckRun, ForgeFactory } from '../../host/forge/forge';
 import { githubForge } from '../../host/forge/github-forge';
 import { keptLog } from '../../host/forge/log-tail';
+import { readGithubReview, replyInGithubThread } from '../../host/forge/github-reviews';
+import { upsertGithubIssueComment } from '../../host/forge/github-issues';
+import { clipReview, type Review } from '../../core/forge/review';
 import { secretValues } from '../../host/secrets/secret-values';
 import type { ActivityDeps } from '../deps';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
@@ -102,5 +105,15 @@ export const createForgeActivities = (deps: ActivityDeps, forgeOf: ForgeFactory 
 
     async deletePullBranch({ target, branch }): Promise<void> {
       await (await forgeOf(target)).deleteBranch(branch);
+    },
+
+    /** A person's review and its comments with their threads (docs/forge-triggers.md#reviews-answered-on-the-same-pr), cut to what a prompt quotes. */
+    async readReview({ target, pr, reviewId }): Promise<Review> {
+      return clipReview(await readGithubReview(target, pr, reviewId));
+    },
+
+    /** dex's reply in a review thread, or on the pull request itself (thread 0) for a review without line comments: once per marker. */
+    async replyInThread({ target, pr, thread, body, marker }): Promise<{ url: string }> {
+      return { url: thread ? await replyInGithubThread(target, pr, thread, body, marker) : await upsertGithubIssueComment(target, pr, marker, body) };
     },
   } satisfies ForgeActivities);

@@ -11,6 +11,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { execFileSync } from 'node:child_process';
 import type { CheckLog, ChecksReport, ForgeActivities, MergeOutcome, PullRequestRef } from '../../core/roadmap/pull-request-types';
+import type { Review } from '../../core/forge/review';
 import type { DexStore } from '../../store/dex-store';
 import type { RecordedForge, RecordedForgeCall } from '../requests/forge-recording';
 
@@ -38,8 +39,10 @@ function indexCalls(calls: RecordedForgeCall[]) {
   const logs = new Map<string, CheckLog>();
   const failures = new Map<string, string>();
   const shaOf = new Map<number, string>();
+  const reviews = new Map<number, Review>();
+  const replies = new Map<string, string>();
   for (const call of calls) {
-    const input = call.input as { pr?: number; sha?: string; head?: string; check?: { id: string } };
+    const input = call.input as { pr?: number; sha?: string; head?: string; check?: { id: string }; reviewId?: number; marker?: string };
     if (call.failure) failures.set(`${call.activity}/${input.head ?? input.pr ?? input.check?.id ?? ''}`, call.failure);
     if (call.result === undefined) continue;
     if (call.activity === 'openPullRequest') opened.set(input.head!, call.result as PullRequestRef);
@@ -52,13 +55,15 @@ function indexCalls(calls: RecordedForgeCall[]) {
     }
     if (call.activity === 'mergePullRequest') merges.set(input.pr!, [...(merges.get(input.pr!) ?? []), call.result as MergeOutcome]);
     if (call.activity === 'readCheckLog') logs.set(input.check!.id, call.result as CheckLog);
+    if (call.activity === 'readReview') reviews.set(input.reviewId!, call.result as Review);
+    if (call.activity === 'replyInThread') replies.set(input.marker!, (call.result as { url: string }).url);
   }
-  return { opened, reads, merges, logs, failures };
+  return { opened, reads, merges, logs, failures, reviews, replies };
 }
 
 /** The forge activities that answer as `recorded` did, over the bare repository `remote`, check logs put in `store()`. */
 export function replayedForgeActivities(recorded: RecordedForge, remote: string, store: () => DexStore): ForgeActivities {
-  const { opened, reads, merges, logs, failures } = indexCalls(recorded.calls);
+  const { opened, reads, merges, logs, failures, reviews, replies } = indexCalls(recorded.calls);
   const pushed = new Map<number, string[]>();
   const firstRead = new Map<string, number>();
   const answered = new Map<string, number>();
@@ -96,6 +101,15 @@ export function replayedForgeActivities(recorded: RecordedForge, remote: string,
 
     async rerunCheck() {
       // The recording's next reads of that check are its re-run's.
+    },
+
+    async readReview({ pr, reviewId }) {
+      failed(`readReview/${pr}`);
+      return reviews.get(reviewId) ?? diverged(`it read review ${reviewId} of PR #${pr}, which the recording did not`);
+    },
+
+    async replyInThread({ thread, marker }) {
+      return { url: replies.get(marker) ?? diverged(`it replied in review thread ${thread}, which the recording did not`) };
     },
 
     async readCheckLog({ check }) {

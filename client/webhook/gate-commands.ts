@@ -14,7 +14,7 @@ import type { ForgeRepository } from '../../core/fleet/repo-locator';
 import type { IssueComment } from './github-events';
 
 /** GitHub's roles that may push: they may answer dex's gates and ask it for work. */
-const MAY_DECIDE = new Set(['admin', 'maintain', 'write']);
+export const MAY_DECIDE = new Set(['admin', 'maintain', 'write']);
 
 /** Where a comment's command acts and how dex answers there, once its author may; undefined when the webhook's log line says why not. */
 export async function commenterMay(comment: IssueComment, asked: string, env: NodeJS.ProcessEnv): Promise<{ target: ForgeRepository; reply(text: string): Promise<void> } | string> {

@@ -5,6 +5,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { CiChanged } from '../../core/roadmap/pull-request-types';
+import type { ReviewState } from '../../core/forge/review';
 
 /** The events whose deliveries can move a landing on: checks, statuses, workflow runs and the pull request itself. */
 const CI_EVENTS = ['check_run', 'check_suite', 'status', 'pull_request', 'workflow_run'] as const;
@@ -127,11 +128,31 @@ export function issueTriggerOf(event: string, payload: unknown, label: string): 
   return { repositoryUrl, owner, repo, number, title: str(issue.title) ?? `Issue #${number}`, body: typeof issue.body === 'string' ? issue.body : '', url: str(issue.html_url) };
 }
 
-/** A comment on an issue or pull request, as a gate command needs it. */
-export interface IssueComment {
+const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** Where a comment or review was written, and by whom (whether GitHub says it is a bot). */
+interface Authored {
   repositoryUrl: string;
   owner: string;
   repo: string;
+  author: string;
+  bot: boolean;
+}
+
+/** The repository of a delivery and who wrote what it brings (a comment, a review); undefined when either is missing. */
+function authoredIn(p: Json, written: Json): Authored | undefined {
+  const repository = obj(p.repository);
+  const user = obj(written.user);
+  const owner = str(obj(repository.owner).login);
+  const repo = str(repository.name);
+  const repositoryUrl = str(repository.html_url);
+  const author = str(user.login);
+  return owner && repo && repositoryUrl && author ? { repositoryUrl, owner, repo, author, bot: str(user.type) === 'Bot' } : undefined;
+}
+
+/** A comment on an issue or pull request, as a gate command needs it. */
+export interface IssueComment extends Authored {
   /** The issue's or pull request's number, and title. */
   number: number;
   title: string;
@@ -140,9 +161,6 @@ export interface IssueComment {
   commentId: number;
   /** The issue's text or the pull request's description. */
   description: string;
-  /** Who wrote the comment, and whether GitHub says it is a bot. */
-  author: string;
-  bot: boolean;
   body: string;
 }
 
@@ -151,19 +169,39 @@ export function issueCommentOf(event: string, payload: unknown): IssueComment | 
   if (event !== 'issue_comment') return undefined;
   const p = obj(payload);
   if (str(p.action) !== 'created') return undefined;
-  const repository = obj(p.repository);
   const issue = obj(p.issue);
   const comment = obj(p.comment);
-  const user = obj(comment.user);
-  const owner = str(obj(repository.owner).login);
-  const repo = str(repository.name);
-  const repositoryUrl = str(repository.html_url);
-  const author = str(user.login);
-  const number = typeof issue.number === 'number' ? issue.number : undefined;
-  const commentId = typeof comment.id === 'number' ? comment.id : undefined;
-  if (!owner || !repo || !repositoryUrl || !author || number === undefined || commentId === undefined) return undefined;
+  const from = authoredIn(p, comment);
+  const number = num(issue.number);
+  const commentId = num(comment.id);
+  if (!from || number === undefined || commentId === undefined) return undefined;
   return {
-    repositoryUrl, owner, repo, number, title: str(issue.title) ?? `#${number}`, commentId, isPull: issue.pull_request !== undefined, description: typeof issue.body === 'string' ? issue.body : '',
-    author, bot: str(user.type) === 'Bot', body: typeof comment.body === 'string' ? comment.body : '',
+    ...from, number, title: str(issue.title) ?? `#${number}`, commentId, isPull: issue.pull_request !== undefined, description: text(issue.body), body: text(comment.body),
   };
+}
+
+/** A review submitted on a pull request, as dex's landing of it needs it. */
+export interface ReviewDelivery extends Authored {
+  pr: number;
+  /** The pull request's description: dex's names the run and task of its landing. */
+  description: string;
+  reviewId: number;
+  state: ReviewState;
+}
+
+const REVIEW_STATES: readonly string[] = ['approved', 'changes_requested', 'commented'] satisfies ReviewState[];
+
+/** The review a `pull_request_review submitted` delivery brings, or undefined for any other delivery (an edit, a dismissal). */
+export function reviewOf(event: string, payload: unknown): ReviewDelivery | undefined {
+  if (event !== 'pull_request_review') return undefined;
+  const p = obj(payload);
+  if (str(p.action) !== 'submitted') return undefined;
+  const review = obj(p.review);
+  const pull = obj(p.pull_request);
+  const from = authoredIn(p, review);
+  const state = str(review.state)?.toLowerCase();
+  const pr = num(pull.number);
+  const reviewId = num(review.id);
+  if (!from || pr === undefined || reviewId === undefined || !state || !REVIEW_STATES.includes(state)) return undefined;
+  return { ...from, pr, description: text(pull.body), reviewId, state: state as ReviewState };
 }

@@ -9,6 +9,7 @@ import { startIssueRun } from './issue-runs';
 import { answerGateCommand } from './gate-commands';
 import { answerRequest } from './request-commands';
 import { signalCiChange } from './ci-routing';
+import { answerReview } from './review-routing';
 
 const DEFAULT_SECRET_ENV = 'DEX_WEBHOOK_SECRET';
 /** The issue label that starts a run on the issue (docs/forge-triggers.md). */
@@ -50,6 +51,7 @@ export async function webhookCommand(argv: string[], out: Output): Promise<numbe
       label,
       startIssue: (trigger) => startIssueRun(conns.client, trigger, settings),
       answerComment: async (comment) => (await answerGateCommand(conns.client, comment)) ?? (await answerRequest(conns.client, comment, handle, settings)),
+      answerReview: (review) => answerReview(conns.client, review),
       log: out.info,
     }).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') throw new InvalidInput(`--port ${port} is in use: pick another`);

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ciEventOf, issueCommentOf, issueTriggerOf, signedBy, type CiEvent, type IssueComment, type IssueTrigger } from './github-events';
+import { ciEventOf, issueCommentOf, issueTriggerOf, reviewOf, signedBy, type CiEvent, type IssueComment, type IssueTrigger, type ReviewDelivery } from './github-events';
 import { HttpError, readBody } from '../server/http-body';
 
 /** GitHub caps a delivery at 25 MB. */
@@ -24,6 +24,8 @@ interface WebhookServerOptions {
   startIssue(trigger: IssueTrigger): Promise<string>;
   /** Answers a `/dex …` gate command in a comment; resolves to the log's line, undefined when the comment holds none. */
   answerComment(comment: IssueComment): Promise<string | undefined>;
+  /** Tells the run a review of its pull request is for; resolves to the log's line. */
+  answerReview(review: ReviewDelivery): Promise<string>;
   /** One line per delivery. */
   log(line: string): void;
 }
@@ -71,6 +73,8 @@ async function handle(req: IncomingMessage, opts: WebhookServerOptions): Promise
   if (trigger) return startIssue(trigger, opts);
   const comment = issueCommentOf(name, payload);
   if (comment) return answerComment(comment, opts);
+  const review = reviewOf(name, payload);
+  if (review) return answerReview(review, opts);
   const event = ciEventOf(name, payload);
   if (!event) {
     opts.log(`${name || 'a delivery without X-GitHub-Event'}: ignored (no CI change a landing waits on)`);
@@ -113,6 +117,19 @@ async function answerComment(comment: IssueComment, opts: WebhookServerOptions):
     const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
     opts.log(`issue_comment created: ${where}: could not answer it: ${reason}`);
     throw new HttpError(503, `could not answer the comment: ${reason}`);
+  }
+}
+
+/** A review: told to the run of the pull request's landing, or why not. */
+async function answerReview(review: ReviewDelivery, opts: WebhookServerOptions): Promise<{ status: number; body: unknown }> {
+  try {
+    const said = await opts.answerReview(review);
+    opts.log(`pull_request_review submitted: ${said}`);
+    return { status: 200, body: { said } };
+  } catch (err) {
+    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    opts.log(`pull_request_review submitted: ${review.owner}/${review.repo}#${review.pr}: could not tell its run: ${reason}`);
+    throw new HttpError(503, `could not tell the review's run: ${reason}`);
   }
 }
 

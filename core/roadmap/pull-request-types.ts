@@ -5,6 +5,8 @@
  * own environment (`tokenEnv`) when a forge activity runs.
  */
 
+import type { Review } from '../forge/review';
+
 /** `land.pr:` of dex.config.yaml, checked by the client (client/config/land-config.ts). */
 export interface PullRequestLanding {
   /** Only GitHub today; the forge sits behind host/forge/forge.ts so GitLab can follow. */
@@ -114,4 +116,8 @@ export interface ForgeActivities {
   readCheckLog(input: { target: ForgeTarget; check: CheckStatus; key: string }): Promise<CheckLog>;
   mergePullRequest(input: { target: ForgeTarget; pr: number; sha: string; method: PullRequestLanding['mergeMethod']; title: string }): Promise<MergeOutcome>;
   deletePullBranch(input: { target: ForgeTarget; branch: string }): Promise<void>;
+  /** A review of the pull request and its comments, each with its thread (docs/forge-triggers.md#reviews-answered-on-the-same-pr). */
+  readReview(input: { target: ForgeTarget; pr: number; reviewId: number }): Promise<Review>;
+  /** Replies `body` in review thread `thread` (0: on the pull request itself), once: a reply holding `marker` is not posted again. */
+  replyInThread(input: { target: ForgeTarget; pr: number; thread: number; body: string; marker: string }): Promise<{ url: string }>;
 }

@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { CiChanged } from '../roadmap/pull-request-types';
+import type { ReviewSubmitted } from '../forge/review';
 import type { ApproveInput, RejectInput, RunState, RunStatus, TokenUsage } from './run-types';
 import type { WorkerPlaced } from '../fleet/placement-types';
 
@@ -68,6 +69,9 @@ export const workerPlacedSignal = defineSignal<[WorkerPlaced]>('workerPlaced');
 
 /** From `dex webhook`: CI changed on a branch or commit of a forge repository; a roadmap not waiting on it ignores it (docs/landing-through-prs.md#webhooks). */
 export const ciChangedSignal = defineSignal<[CiChanged]>('ciChanged');
+
+/** From `dex webhook`: a person with write access reviewed the pull request of a task's landing (docs/forge-triggers.md#reviews-answered-on-the-same-pr). */
+export const reviewSubmittedSignal = defineSignal<[ReviewSubmitted]>('reviewSubmitted');
 
 /**
  * How long a worker may hold a workflow task of a short-history workflow (a task, a layer

@@ -33,7 +33,7 @@ export const DEFAULT_RETRY_MAP: Record<string, string> = {
 };
 
 /** Phases that change files: verify runs after them, and a verified one is committed. */
-export const CHANGING_PHASES = new Set(['implement', 'test', 'docs', 'edit', 'write', 'finalize', 'rework', 'fix-ci']);
+export const CHANGING_PHASES = new Set(['implement', 'test', 'docs', 'edit', 'write', 'finalize', 'rework', 'fix-ci', 'revise']);
 
 /** Finalize phase attempts (conflicts or a failing verify on the merged tree) before the `merge` gate (docs/roadmaps.md#finalize). */
 export const DEFAULT_FINALIZE_ATTEMPTS = 2;
@@ -79,6 +79,10 @@ export const PHASE_INSTRUCTIONS: Record<string, string> = {
   'fix-ci':
     "Fix-CI phase: this task's pull request is done, but its CI checks fail on its head commit. The failing checks and the end of their logs follow. " +
     'Find the cause in the code or the tests of this change, fix it so the checks pass, and make the verify commands pass. Do not weaken or skip the checks. Change nothing else.',
+  revise:
+    "Revise phase: a person reviewed this task's pull request. Their review and every comment follow, each with its file, line and the thread before it. " +
+    'Make the changes the comments ask for, keep the verify commands passing, and change nothing the review does not ask for. ' +
+    'Where a comment is unclear, change nothing for it and ask instead.',
 };
 
 /** The stored artifact a decision phase leaves, by the prompt variable later phases see it as. */

@@ -1,4 +1,5 @@
 import type { Agent, ClaudeSetup } from './agent-engine';
+import type { ReviseRequest } from '../forge/review';
 /**
  * Types of task runs (`taskWorkflow`): the task's input, its limits, the completion a phase
  * ends with, its worktree and what it reports. Plain data: it crosses workflow history as JSON.
@@ -100,6 +101,8 @@ export interface TaskInput {
   finalize?: FinalizeRequest;
   /** Set for a fix-CI run of a landing through a pull request: one `fix-ci` phase on the task's existing branch (docs/landing-through-prs.md). */
   fixCi?: FixCiRequest;
+  /** Set for a revise run: one `revise` phase on the task's existing branch, told a person's review of its pull request (docs/forge-triggers.md#reviews-answered-on-the-same-pr). */
+  revise?: ReviseRequest;
   /** Memory shown in first prompts, and kept by `remember` (docs/roadmaps.md#memory); absent in runs started before memory: none. */
   memory?: MemoryRef;
   /**

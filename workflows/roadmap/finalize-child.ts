@@ -48,7 +48,7 @@ export async function finalizeTask(ctx: FinalizeContext, task: RoadmapTask, targ
 export async function runOnTaskBranch(
   ctx: FinalizeContext,
   task: RoadmapTask,
-  run: Pick<TaskInput, 'phases' | 'finalize' | 'fixCi'>,
+  run: Pick<TaskInput, 'phases' | 'finalize' | 'fixCi' | 'revise'>,
   grantName: string,
   what: string,
 ): Promise<Finalized> {
@@ -65,7 +65,7 @@ export async function runOnTaskBranch(
 }
 
 /** {@link runOnTaskBranch}'s run, once it may start. */
-async function runHolding(ctx: FinalizeContext, task: RoadmapTask, run: Pick<TaskInput, 'phases' | 'finalize' | 'fixCi'>, grantName: string, what: string): Promise<Finalized> {
+async function runHolding(ctx: FinalizeContext, task: RoadmapTask, run: Pick<TaskInput, 'phases' | 'finalize' | 'fixCi' | 'revise'>, grantName: string, what: string): Promise<Finalized> {
   const { input, board, grants } = ctx;
   // The roadmap waits for this run, so it cannot answer grant requests meanwhile: the run gets
   // what is left of the run budget as its own budget, reserved until it ends.

@@ -2,6 +2,7 @@ import type { RunControl } from '../run/run-control';
 import type { RoadmapActivities } from './activities';
 import type { FinalizeContext } from './finalize-child';
 import type { CiWake } from './pr/forge';
+import type { ReviewInbox } from './pr/review-inbox';
 
 /** How landing a task ended: its landing commit, or why it was not landed. */
 export type Landing = { landed: true; sha: string } | { landed: false; reason: string };
@@ -14,6 +15,8 @@ export interface LandingContext extends FinalizeContext {
   key: string;
   /** `land.mode: pr`: the run's waits for CI, which the `ciChanged` signal wakes. */
   ci?: CiWake;
+  /** `land.mode: pr`: the reviews of the landings' pull requests, which the `reviewSubmitted` signal brings. */
+  reviews?: ReviewInbox;
   /** Shows a step of the landing in the run's status. */
   step?: (text: string) => void;
   /** Publishes the run's status now (the board changed). */

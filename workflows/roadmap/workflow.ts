@@ -4,7 +4,7 @@ import type { RoadmapInput, RoadmapResult } from '../../core/roadmap/roadmap-typ
 import type { RunState } from '../../core/run/run-types';
 import type { TaskResult } from '../../core/task/task-types';
 import { guardBudget } from '../run/budget-guard';
-import { approveSignal, ciChangedSignal, pauseSignal, rejectSignal, resumeSignal, statusQuery, taskUpdateSignal } from '../../core/run/definitions';
+import { approveSignal, ciChangedSignal, pauseSignal, reviewSubmittedSignal, rejectSignal, resumeSignal, statusQuery, taskUpdateSignal } from '../../core/run/definitions';
 import { RunControl } from '../run/run-control';
 import { RunLedger } from '../run/run-ledger';
 import { roadmapActivities } from './activities';
@@ -16,6 +16,7 @@ import { landTask } from './landing';
 import { RunGrants } from './run-grants';
 import { recordLanded } from './run-memory';
 import { CiWake, onForgeRepository } from './pr/forge';
+import { ReviewInbox } from './pr/review-inbox';
 import { tellIssue } from './issue-state';
 import { totalTokens } from '../../core/run/budget-reservation';
 import { FAILURE, nonRetryable } from '../../core/run/failure-types';
@@ -62,6 +63,12 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
   // `dex webhook`'s word that a forge's checks changed wakes the wait for them (land.mode: pr).
   const ci = new CiWake();
   setHandler(ciChangedSignal, (change) => ci.notify(change));
+  // And its word of a person's review of a landing's pull request, which the landing takes when it is free.
+  const reviews = new ReviewInbox();
+  setHandler(reviewSubmittedSignal, (review) => {
+    const said = reviews.notify(review);
+    if (said) ledger.step(said);
+  });
   const status = () => {
     const running = board.running()[0];
     // A landing that waits for CI says so where the run is (docs/landing-through-prs.md#what-a-person-sees-while-it-waits).
@@ -148,7 +155,7 @@ export async function roadmapWorkflow(input: RoadmapInput): Promise<RoadmapResul
 
   async function land(id: string, taskResult: TaskResult): Promise<void> {
     const step = (text: string) => ledger.step(text);
-    const ctx = { input, acts, control, board, grants, key: landingKey(workflowInfo().workflowId, id), workflowId: children.idOf(id), ci, step, publish: () => ledger.publish(), oneAtATime };
+    const ctx = { input, acts, control, board, grants, key: landingKey(workflowInfo().workflowId, id), workflowId: children.idOf(id), ci, reviews, step, publish: () => ledger.publish(), oneAtATime };
     const landing = await landTask(ctx, plan.find((t) => t.id === id)!, taskResult);
     if (!landing.landed) return board.fail(id, 'failed', landing.reason);
     board.update(id, { state: 'completed', commit: landing.sha });

@@ -72,17 +72,26 @@ export class RunControl {
 
   /** Waits at `gate` until a decision arrives or the deadline passes (then takes the default action). */
   async waitAt(gate: string, config: GateConfig = {}, detail: { taskId?: string; reason?: string } = {}): Promise<DecideInput> {
+    return (await this.waitUnless(gate, config, detail, () => false))!;
+  }
+
+  /**
+   * Waits at `gate` as {@link waitAt} does, or until `interrupt()` turns true (a review came for a
+   * landing that waits, docs/forge-triggers.md#reviews-answered-on-the-same-pr): then undefined, and the gate closes undecided.
+   */
+  async waitUnless(gate: string, config: GateConfig, detail: { taskId?: string; reason?: string }, interrupt: () => boolean): Promise<DecideInput | undefined> {
     // One gate at a time: a roadmap's landings through pull requests run side by side, and a
     // second one that must wait queues behind the first (a run whose waits never overlap never gets here).
-    while (this.waitingFor) await condition(() => !this.waitingFor);
+    while (this.waitingFor && !interrupt()) await condition(() => !this.waitingFor || interrupt());
+    if (interrupt()) return undefined;
     this.decision = undefined;
     this.waitingFor = { gate, since: new Date().toISOString(), ...detail };
     await this.onChange();
     try {
-      const decided = config.deadline
-        ? await condition(() => this.decision !== undefined, config.deadline as Duration)
-        : await condition(() => this.decision !== undefined).then(() => true);
+      const settled = () => this.decision !== undefined || interrupt();
+      const decided = config.deadline ? await condition(settled, config.deadline as Duration) : await condition(settled).then(() => true);
       if (decided && this.decision) return this.decision;
+      if (decided) return undefined;
       const action = config.defaultAction ?? 'reject';
       const why = `no decision within ${config.deadline}: default action ${action}`;
       return action === 'approve' ? { action, by: 'deadline', note: why } : { action, by: 'deadline', reason: why };

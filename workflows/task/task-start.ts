@@ -20,7 +20,7 @@ function setupTailOf(err: unknown): string | undefined {
  */
 function noteNoTestCommand(run: TaskRun): void {
   const { input, progress } = run;
-  if (input.finalize || input.fixCi || run.verify.length) return;
+  if (input.finalize || input.fixCi || input.revise || run.verify.length) return;
   const lookedFor = input.verifyNoneFound || (input.detectVerify && input.setup !== false && progress.setup !== undefined);
   if (!lookedFor || !patched('unverified-gate')) return;
   progress.unverified = true;
@@ -84,7 +84,7 @@ export async function startTask(run: TaskRun): Promise<SequenceStart | undefined
   }
   if (!point || !rewind) {
     // A task without a type gets one from the planner, when it has one, before its first phase.
-    if (!input.finalize && !input.fixCi) run.replaceSteps(0, await planner.firstPhases([...phases]));
+    if (!input.finalize && !input.fixCi && !input.revise) run.replaceSteps(0, await planner.firstPhases([...phases]));
     return undefined;
   }
   // The earlier run's checkpoint is this run's last one: a rollback goes back to it, not to the base.

@@ -8,7 +8,7 @@ import { RunControl } from '../run/run-control';
 import { hostActivities } from './activities';
 import { placeTask, recordState } from './fleet/take-up';
 import { runFinalize } from './finalize';
-import { runFixCi } from './fix-ci';
+import { runBranchPhase } from './branch-phase';
 import { passUnverified } from './gate-decision';
 import { runPhaseSequence } from './phase-sequence';
 import { endedFields, TaskProgress } from './progress';
@@ -74,7 +74,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
   try {
     const start = await startTask(run);
     worktree = run.worktree;
-    const outcome = input.finalize ? await runFinalize(run, input.finalize) : input.fixCi ? await runFixCi(run, input.fixCi) : await runPhaseSequence(run, start);
+    const outcome = input.finalize ? await runFinalize(run, input.finalize) : input.fixCi ? await runBranchPhase(run, { fixCi: input.fixCi }) : input.revise ? await runBranchPhase(run, { revise: input.revise }) : await runPhaseSequence(run, start);
     const unverifiedRejected = outcome.kind === 'verified' ? await passUnverified(run) : undefined;
     if (unverifiedRejected !== undefined) {
       await rollback(worktree);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ciEventOf, issueTriggerOf, signatureOf, signedBy } from '../../../client/webhook/github-events';
+import { ciEventOf, issueTriggerOf, reviewOf, signatureOf, signedBy } from '../../../client/webhook/github-events';
 import { runDex } from '../../support/env/dex-cli';
 
 const SHA = '0123456789abcdef0123456789abcdef01234567';
@@ -85,5 +85,33 @@ describe('an issue given the trigger label', () => {
     ['no repository', 'issues', labeled({ repository: undefined })],
   ])('is not read from %s', (_what, event, payload) => {
     expect(issueTriggerOf(event, payload, 'dex')).toBeUndefined();
+  });
+});
+
+describe('a review submitted on a pull request', () => {
+  const web = { ...repository, html_url: 'https://github.com/octo/hello' };
+  const submitted = (over: Record<string, unknown> = {}, review: Record<string, unknown> = {}) => ({
+    action: 'submitted',
+    review: { id: 80, state: 'changes_requested', body: 'Fix it', user: { login: 'ana', type: 'User' }, ...review },
+    pull_request: { number: 3, body: 'proposed by dex (landing roadmap-x/T1)', head: { ref: 'dex/T1', sha: SHA } },
+    repository: web,
+    ...over,
+  });
+
+  it('is read with its pull request, description, state and author (a bot told apart)', () => {
+    expect(reviewOf('pull_request_review', submitted())).toEqual({
+      repositoryUrl: 'https://github.com/octo/hello', owner: 'octo', repo: 'hello', pr: 3, description: 'proposed by dex (landing roadmap-x/T1)', reviewId: 80, state: 'changes_requested', author: 'ana', bot: false,
+    });
+    expect(reviewOf('pull_request_review', submitted({}, { state: 'APPROVED', user: { login: 'ci[bot]', type: 'Bot' } }))).toMatchObject({ state: 'approved', author: 'ci[bot]', bot: true });
+  });
+
+  it.each([
+    ['an edit', 'pull_request_review', submitted({ action: 'edited' })],
+    ['a dismissal', 'pull_request_review', submitted({ action: 'dismissed' })],
+    ['another state', 'pull_request_review', submitted({}, { state: 'pending' })],
+    ['another event', 'pull_request_review_comment', submitted()],
+    ['no repository', 'pull_request_review', submitted({ repository: undefined })],
+  ])('is not read from %s', (_what, event, payload) => {
+    expect(reviewOf(event, payload)).toBeUndefined();
   });
 });

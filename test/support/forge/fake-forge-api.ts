@@ -23,7 +23,7 @@ export interface ApiContext {
   created: () => number;
 }
 
-export type ApiAnswer = { status: number; body?: unknown; redirect?: string };
+export type ApiAnswer = { status: number; body?: unknown; redirect?: string; headers?: Record<string, string> };
 
 const NOT_FOUND: ApiAnswer = { status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } };
 const invalid = (message: string, errors: unknown[] = []): ApiAnswer => ({ status: 422, body: { message, errors, documentation_url: 'https://docs.github.com/rest' } });
@@ -31,6 +31,7 @@ const invalid = (message: string, errors: unknown[] = []): ApiAnswer => ({ statu
 export async function routeApi(ctx: ApiContext, method: string, path: string, query: URLSearchParams, body: Record<string, unknown>): Promise<ApiAnswer> {
   const { forge } = ctx;
   const prefix = `/repos/${forge.owner}/${forge.repo}`;
+  if (method === 'GET' && path === '/user') return { status: 200, body: forge.reviews.authenticated() };
   if (!path.startsWith(prefix)) return NOT_FOUND;
   // Octokit encodes a `/` in a path parameter (a ref, a branch) as %2F; GitHub decodes it.
   const rest = decodeURIComponent(path.slice(prefix.length));
@@ -38,8 +39,8 @@ export async function routeApi(ctx: ApiContext, method: string, path: string, qu
   let m: RegExpExecArray | null;
 
   if (route(/^$/, 'GET')) return { status: 200, body: repoJson(ctx) };
-  const aboutIssues = forge.issues.route(method, rest, body);
-  if (aboutIssues) return aboutIssues;
+  const aboutIssuesOrReviews = forge.issues.route(method, rest, body) ?? forge.reviews.route(method, rest, query, body);
+  if (aboutIssuesOrReviews) return aboutIssuesOrReviews;
   if (route(/^\/pulls$/, 'GET')) {
     const state = query.get('state') ?? 'open';
     const head = query.get('head');

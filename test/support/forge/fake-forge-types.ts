@@ -1,4 +1,5 @@
 import type { FakeIssues } from './fake-forge-issues';
+import type { FakeReviews } from './fake-forge-reviews';
 // The fake forge's shapes (test/support/forge/fake-forge.ts): what a test configures and reads,
 // and the pull requests it keeps; apart so the server and its API routes share them without a circle.
 import type { FakeCheck, FakeCi } from './fake-forge-ci';
@@ -87,6 +88,8 @@ export interface FakeForge {
   pulls: PullRecord[];
   /** Issues (numbered from 101) and their comments (fake-forge-issues.ts). */
   issues: FakeIssues;
+  /** Pull-request reviews (from 5_000_001), their line comments (from 6_000_001) and replies in their threads (fake-forge-reviews.ts). */
+  reviews: FakeReviews;
   /** Every request, API and git, bodies as text. */
   requests: RecordedRequest[];
   /** Pull requests created through the API. */

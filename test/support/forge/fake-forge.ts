@@ -32,6 +32,7 @@ import { FakeCi } from './fake-forge-ci';
 import { commitFiles, git, receivedUpdates, serveGit, type RefUpdate } from './fake-forge-git';
 import { routeApi } from './fake-forge-api';
 import { FakeIssues } from './fake-forge-issues';
+import { FakeReviews } from './fake-forge-reviews';
 import type { FakeForge, FakeForgeOptions, FakeStatus, PullRecord, RecordedRequest } from './fake-forge-types';
 
 export type { FakeCheck } from './fake-forge-ci';
@@ -87,6 +88,9 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
   await new Promise<void>((resolve) => secure.listen(0, '127.0.0.1', resolve));
   const secureOrigin = `https://127.0.0.1:${(secure.address() as AddressInfo).port}`;
 
+  const web = `${secureOrigin}/${owner}/${repo}`;
+  const tokenUser = 'dex-bot';
+  const isPull = (n: number) => n >= 1 && n <= pulls.length;
   const forge: FakeForge = {
     apiUrl: `${origin}/api/v3`,
     secureApiUrl: `${secureOrigin}/api/v3`,
@@ -95,7 +99,8 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
     caFile,
     trustIn: (repoPath) => git(repoPath, ['config', `http.${secureOrigin}/.sslCAInfo`, caFile]).then(() => undefined),
     bare, owner, repo, base, ci, pulls, requests, pushes, statuses, setStatus,
-    issues: new FakeIssues(`${secureOrigin}/${owner}/${repo}`, 'dex-bot', (n) => n >= 1 && n <= pulls.length),
+    issues: new FakeIssues(web, tokenUser, isPull),
+    reviews: new FakeReviews({ web, api: `${origin}/api/v3/repos/${owner}/${repo}`, tokenUser, isPull }),
     protection: options.protection === undefined ? { requiredChecks: checks.map((c) => c.name), strict: true } : options.protection,
     pullsCreated: () => created,
     pushesOf: (sha) => pushCount.get(sha) ?? 0,
@@ -148,7 +153,7 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
       );
       if (answer.redirect) return void res.writeHead(302, { location: answer.redirect }).end();
       if (answer.status === 204) return void res.writeHead(204).end();
-      json(res, answer.status, answer.body);
+      json(res, answer.status, answer.body, answer.headers);
     } catch (err) {
       json(res, 500, { message: `fake forge: ${err instanceof Error ? err.message : String(err)}` });
     }
@@ -173,6 +178,6 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
   return forge;
 }
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(JSON.stringify(body));
 }

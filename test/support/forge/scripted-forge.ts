@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Review } from '../../../core/forge/review';
 import type { CheckState, CheckStatus, ChecksReport, ForgeActivities, MergeOutcome, PullRequestRef } from '../../../core/roadmap/pull-request-types';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=f', '-c', 'user.email=f@f', ...args], { cwd, encoding: 'utf8' }).trim();
@@ -19,6 +20,8 @@ export interface ForgeScript {
   checks: string[];
   /** Merge attempts answered `base-moved` first (another pull request merged just before: the base moved). */
   baseMovedTimes?: number;
+  /** The reviews the forge has, for `readReview`. */
+  reviews?: Review[];
 }
 
 /** What the scripted forge saw, for the test's assertions. */
@@ -30,12 +33,14 @@ export interface ForgeCounts {
   merges: number;
   baseMoved: number;
   deleted: string[];
+  /** dex's replies in review threads, in order. */
+  replies: { thread: number; body: string }[];
 }
 
 /** The scripted forge over the bare repository at `remote()`, on the server whose clock `now()` reads. */
 export function scriptedForge(remote: () => string, now: () => Promise<number>) {
   let script: ForgeScript = { check: () => 'passed', checks: [] };
-  let counts: ForgeCounts = { created: 0, reads: 0, reruns: [], logs: [], merges: 0, baseMoved: 0, deleted: [] };
+  let counts: ForgeCounts = { created: 0, reads: 0, reruns: [], logs: [], merges: 0, baseMoved: 0, deleted: [], replies: [] };
   const open = new Map<string, PullRequestRef>();
   const firstRead = new Map<string, number>();
   const runs = new Map<string, number>();
@@ -98,6 +103,13 @@ export function scriptedForge(remote: () => string, now: () => Promise<number>) 
       open.delete(ref.head);
       return { status: 'merged', sha: git(clone, 'rev-parse', 'HEAD') };
     },
+    async readReview({ reviewId }) {
+      return script.reviews?.find((r) => r.id === reviewId) ?? Promise.reject(new Error(`no review ${reviewId} in the script`));
+    },
+    async replyInThread({ thread, body }) {
+      counts.replies.push({ thread, body });
+      return { url: `https://forge.test/acme/app/pull/1#discussion_r${thread}` };
+    },
     async deletePullBranch({ branch }) {
       counts.deleted.push(branch);
       git(remote(), 'update-ref', '-d', `refs/heads/${branch}`);
@@ -109,7 +121,7 @@ export function scriptedForge(remote: () => string, now: () => Promise<number>) 
     use(next: ForgeScript): ForgeCounts {
       script = next;
       numbers = 0;
-      counts = { created: 0, reads: 0, reruns: [], logs: [], merges: 0, baseMoved: 0, deleted: [] };
+      counts = { created: 0, reads: 0, reruns: [], logs: [], merges: 0, baseMoved: 0, deleted: [], replies: [] };
       return counts;
     },
   };

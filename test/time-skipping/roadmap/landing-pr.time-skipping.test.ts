@@ -11,7 +11,8 @@ import { readSettings } from '../../../client/settings';
 import type { PullRequestLanding } from '../../../core/roadmap/pull-request-types';
 import type { RoadmapInput, RoadmapResult } from '../../../core/roadmap/roadmap-types';
 import type { RunStatus } from '../../../core/run/run-types';
-import { ciChangedSignal, decideUpdate } from '../../../core/run/definitions';
+import { ciChangedSignal, decideUpdate, reviewSubmittedSignal } from '../../../core/run/definitions';
+import type { Review } from '../../../core/forge/review';
 import { runDetails } from '../../../workflows/run/run-details';
 import { renderLiveStatus } from '../../../client/render/run-status';
 import { renderRunList, runRow } from '../../../client/render/run-list';
@@ -37,6 +38,14 @@ const dex = useDexEnvironment({
     ...['C1', 'R1', 'F1', 'M1', 'W1', 'T1', 'X1'].flatMap(turns),
     // X1's fix-ci run: it changes something, verify passes, but the check it was told of still fails.
     ...inPhase('fix-ci', [toolTurn('X1', ['write_file', { path: 'src/fix.js', content: 'exports.fix = 1;\n' }]), completionTurn('X1', { status: 'complete', summary: 'X1: tried a fix' })]),
+    ...turns('V1'),
+    // V1's first revise run answers one comment with a change and asks back on the other; its second takes the answer.
+    ...inPhase('revise', [
+      toolTurn('V1', ['write_file', { path: 'src/shared.js', content: `${ONE}exports.uno = exports.one;\n` }]),
+      completionTurn('V1', { status: 'complete', summary: 'c601: added uno beside one\nc602? Should zero be tested too, or only one?' }),
+      toolTurn('V1', ['write_file', { path: 'test/zero.test.js', content: "require('node:test')('zero', () => {});\n" }]),
+      completionTurn('V1', { status: 'complete', summary: 'c603: added a test for zero' }),
+    ]),
   ],
   queue: 'dex-ts-landing-pr',
   activities: forge.activities as unknown as Record<string, (...args: never[]) => Promise<unknown>>,
@@ -119,6 +128,46 @@ describe('landing through pull requests, on the time-skipping server', () => {
     expect(counts.merges).toBe(1);
     expectLandedOnRemote(repo, 'R1');
   }, 120_000);
+
+  it('a review a week after the PR opened revises in seconds: every comment in one revise run, one push, a reply per thread; asked back, the answer resumes it; approved, it merges', async () => {
+    const comment = (id: number, path: string, body: string, before: Review['comments'][number]['before'] = [], thread = id) => ({ id, thread, path, line: 1, author: 'ana', body, before });
+    const reviews: Review[] = [
+      { id: 501, author: 'ana', state: 'changes_requested', body: 'Two things.', comments: [comment(601, 'src/shared.js', 'Also export it as uno.'), comment(602, 'test/one.test.js', 'What about zero?')] },
+      { id: 502, author: 'ana', state: 'commented', body: '', comments: [comment(603, 'test/one.test.js', 'Yes, test zero too.', [{ author: 'ana', body: 'What about zero?' }, { author: 'dex-bot', body: 'Should zero be tested too, or only one?' }], 602)] },
+    ];
+    const counts = forge.use({ checks: ['build'], check: () => 'passed', reviews });
+    const { repo, handle, ended } = await startLanding('V1', { profile: 'review' });
+    await waitForGate<RunStatus>(handle, { gate: 'merge', taskId: 'V1' });
+    const firstHead = git(remote, 'rev-parse', 'dex/V1');
+    await dex.env.sleep('7 days');
+    const review = (reviewId: number, state: Review['state']) => handle.signal(reviewSubmittedSignal, { owner: 'acme', repo: 'app', pr: 1, taskId: 'V1', reviewId, state, author: 'ana' });
+    const wall = Date.now();
+    await review(501, 'changes_requested');
+    await review(501, 'changes_requested'); // redelivered: taken once
+    const asked = await waitForGate<RunStatus>(handle, { gate: 'answer', taskId: 'V1' });
+    console.log(`V1: revised a week-old PR in ${((Date.now() - wall) / 1000).toFixed(1)} s wall`);
+    expect(asked.waitingFor?.reason).toMatch(/^PR #1: dex asked in 1 review thread and waits for the answer/);
+    const revisePrompt = JSON.stringify(dex.requestsFor('V1').find((r) => r.headers['x-dex-phase'] === 'revise')!.body!.messages);
+    for (const text of ['[c601] on src/shared.js:1', 'Also export it as uno.', '[c602] on test/one.test.js:1', 'What about zero?']) expect(revisePrompt).toContain(text);
+    // One push for the review: the branch moved once, by the revise run's commit, which the reply names.
+    const revised = git(remote, 'rev-parse', 'dex/V1');
+    expect(git(remote, 'rev-list', '--count', `${firstHead}..${revised}`)).toBe('1');
+    expect(counts.replies.map((r) => r.thread)).toEqual([601, 602]);
+    expect(counts.replies[0].body).toContain(`added uno beside one\n\n_dex, in ${revised.slice(0, 7)}._`);
+    expect(counts.replies[1].body).toContain('Should zero be tested too, or only one?\n\n_dex asks before it changes this');
+    await review(502, 'commented');
+    await waitForGate<RunStatus>(handle, { gate: 'merge', taskId: 'V1' });
+    expect(counts.replies.map((r) => r.thread)).toEqual([601, 602, 602]);
+    expect(git(remote, 'show', 'dex/V1:test/zero.test.js')).toContain("'zero'");
+    expect(counts.merges).toBe(0);
+    await review(503, 'approved');
+    const { result, simulatedMs } = await ended();
+    expect(result.tasks[0]).toMatchObject({ id: 'V1', state: 'completed' });
+    expect(simulatedMs).toBeGreaterThanOrEqual(7 * 24 * HOUR);
+    expect(counts.merges).toBe(1);
+    expect(git(remote, 'show', 'main:src/shared.js')).toContain('exports.uno');
+    expect(git(repo, 'rev-parse', 'main')).toBe(git(remote, 'rev-parse', 'main'));
+  }, 180_000);
 
   it('re-runs a failed check once; passing then, it is recorded flaky and the task lands with no fix-ci run', async () => {
     const counts = forge.use({ checks: ['build', 'test'], check: (name, _s, run) => (name === 'test' && run === 0 ? 'failed' : 'passed') });

@@ -10,6 +10,8 @@ import { fixCi } from './fix-ci-child';
 import { forgeActivities, forgeTarget } from './forge';
 import { forgetRecordedState, tickMerged } from '../landing-remote';
 import { showChecks } from './pr-board';
+import { replyInThreads, reviseAfterReview, type Revised } from './revise-child';
+import type { ThreadReply } from '../../../core/forge/review';
 
 /** Merges refused because the base moved (GitHub's 405) that are tried again, after 2, 4 and 8 s, each after finalizing onto the new base. */
 const MERGE_RETRIES = 3;
@@ -36,12 +38,33 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
   let moved = 0;
   let conflicts = 0;
   let ref: PullRequestRef | undefined;
+  let revisions = 0;
+  // A revise run's replies, posted once its commit is pushed; and the threads where dex asked back and waits for an answer.
+  let toReply: Revised | undefined;
+  let asked: ThreadReply[] = [];
+  const reviewed = () => ctx.reviews?.pending(task.id) ?? false;
+  // A wait for a person that a review ends too: the next round takes the review (undefined), as a decision to go on would.
+  const waitFor = async (gateName: string, reason: string) => {
+    const decision = await control.waitUnless(gateName, {}, { taskId: task.id, reason }, reviewed);
+    if (decision?.action !== 'reject') {
+      fixes = 0;
+      moved = 0;
+      conflicts = 0;
+    }
+    return decision;
+  };
   const gate = async (reason: string): Promise<Landing | undefined> => {
-    const decision = await control.waitAt('merge', {}, { taskId: task.id, reason });
-    if (decision.action === 'reject') return { landed: false, reason: `not landed: ${reason}` };
-    fixes = 0;
-    moved = 0;
-    conflicts = 0;
+    const decision = await waitFor('merge', reason);
+    return decision?.action === 'reject' ? { landed: false, reason: `not landed: ${reason}` } : undefined;
+  };
+  // The oldest review waiting: one revise run, whose commit the next round pushes (one push per review) before it replies in each thread.
+  const revise = async (): Promise<Landing | undefined> => {
+    const revised = await reviseAfterReview(ctx, task, forge, target, ref!, ctx.reviews!.next(task.id)!, revisions + 1);
+    if (!revised.ok) return gate(`revise of PR #${ref!.number} failed: ${revised.reason}`);
+    if (!revised.revised) return undefined;
+    revisions++;
+    asked = asked.filter((q) => !revised.revised!.replies.some((r) => r.thread === q.thread));
+    toReply = revised.revised;
     return undefined;
   };
   // One round: bring the branch up to date and push it, wait for CI, merge; a Landing ends the landing, undefined goes round again.
@@ -55,11 +78,17 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
       ctx.step?.(`${task.id} PR #${ref.number} opened: ${ref.url}`);
     }
     const name = `PR #${ref.number}`;
+    if (toReply) {
+      asked = [...asked, ...(await replyInThreads(ctx, forge, target, ref, toReply, pushed.sha))];
+      toReply = undefined;
+    }
     const ci = await waitForCi({
       forge, pr, ref, sha: pushed.sha, wake: ctx.ci!,
       show: (report, waiting, flaky) => showChecks(ctx, task.id, ref!, report, waiting, flaky),
       step: (text) => ctx.step?.(`${task.id} ${text}`),
     });
+    // Reviews that came while CI ran (or before) are taken now, in the order they came.
+    if (reviewed()) return revise();
     if (ci.kind === 'failed') {
       const failing = ci.failed.map((c) => c.name).join(', ');
       if (fixes < (pr.fixAttempts ?? DEFAULT_FIX_ATTEMPTS)) {
@@ -73,10 +102,20 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
     if (ci.kind === 'timeout') {
       return gate(`CI did not finish on ${name} within ${pr.ciTimeoutMinutes} min: ${ci.pending.join(', ')} pending`);
     }
-    if (pr.profile === 'review') {
-      const decision = await control.waitAt('merge', {}, { taskId: task.id, reason: `${name} is green (${ref.url}): approve merges it, reject leaves it open` });
+    if (asked.length) {
+      // dex asked back in a thread: the answer there (a review) resumes it; approving goes on without one.
+      const decision = await waitFor('answer', `${name}: dex asked in ${asked.length} review thread${asked.length === 1 ? '' : 's'} and waits for the answer (${ref.url})`);
+      if (!decision) return undefined;
       if (decision.action === 'reject') return { landed: false, reason: `not landed: ${name} left open: ${decision.reason}` };
+      asked = [];
     }
+    const approvedBy = () => ctx.reviews?.approvedBy(task.id);
+    if (pr.profile === 'review' && !approvedBy()) {
+      const decision = await control.waitUnless('merge', {}, { taskId: task.id, reason: `${name} is green (${ref.url}): approve merges it, reject leaves it open` }, () => reviewed() || !!approvedBy());
+      if (!decision && reviewed()) return undefined;
+      if (decision?.action === 'reject') return { landed: false, reason: `not landed: ${name} left open: ${decision.reason}` };
+    }
+    if (approvedBy()) ctx.step?.(`${task.id} ${name} approved by ${approvedBy()} on the forge`);
     const merge = await forge.mergePullRequest({ target, pr: ref.number, sha: pushed.sha, method: pr.mergeMethod ?? 'merge', title: `${task.id}: ${task.title} (#${ref.number})` }, `land ${task.id} · merge ${name}`);
     if (merge.status === 'merged') {
       const sha = await tickMerged(ctx, task, merge.sha);

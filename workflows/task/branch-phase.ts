@@ -1,5 +1,6 @@
 import { isCancellation } from '@temporalio/workflow';
 import { innermostMessage } from '../../core/run/failure-message';
+import { describeReview, type ReviseRequest } from '../../core/forge/review';
 import type { FixCiRequest } from '../../core/task/task-types';
 import type { PhaseOutcome } from './agent/agent-phase';
 import { attemptPhase } from './phase-attempt';
@@ -9,14 +10,15 @@ import type { TaskRun } from './task-run';
 const EXCERPT_CHARS = 4000;
 
 /**
- * A roadmap's fix-CI run on a task's existing branch (docs/landing-through-prs.md#what-happens-to-a-finished-task):
- * one `fix-ci` agent phase told which checks failed on the pull request and how their logs end;
- * it is verified and committed as any phase that changes files. The roadmap pushes the commit and
- * waits for CI again.
+ * A roadmap's later run on a task's existing branch, for its pull request (docs/landing-through-prs.md#what-happens-to-a-finished-task):
+ * one agent phase, `fix-ci` told which checks failed and how their logs end, or `revise` told a
+ * person's review (docs/forge-triggers.md#reviews-answered-on-the-same-pr); it is verified and
+ * committed as any phase that changes files. The roadmap pushes the commit and waits for CI again.
  */
-export async function runFixCi(run: TaskRun, request: FixCiRequest): Promise<PhaseOutcome> {
+export async function runBranchPhase(run: TaskRun, request: { fixCi: FixCiRequest } | { revise: ReviseRequest }): Promise<PhaseOutcome> {
+  const [phase, attempt, retryContext] = 'fixCi' in request ? ['fix-ci', request.fixCi.round, describeFailures(request.fixCi)] : ['revise', request.revise.round, describeReview(request.revise)];
   try {
-    return await attemptPhase({ run, phase: 'fix-ci', attempt: request.round, artifacts: {}, retryContext: describeFailures(request) });
+    return await attemptPhase({ run, phase, attempt, artifacts: {}, retryContext });
   } catch (err) {
     if (isCancellation(err)) throw err;
     return { kind: 'failed', error: innermostMessage(err) };
