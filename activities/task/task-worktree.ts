@@ -154,8 +154,14 @@ export const createTaskWorktreeActivities = (deps: ActivityDeps) => heartbeating
     worktreeName: string;
     /** Where to start: `sha` on the branch, and `state`, a recorded worktree (activities/task/worktree-state.ts) to lay on it. */
     start?: { sha: string; baseSha: string; state?: string };
+    /** A branch to start a new task branch from instead of HEAD: a person's pull request dex works on (docs/forge-triggers.md#asking-on-a-pull-request). */
+    from?: string;
   }): Promise<Worktree> {
-    const { git, head } = await openRepository(await repositoryHere(input, deps.dexHome, true));
+    const opened = await openRepository(await repositoryHere(input, deps.dexHome, true));
+    const { git } = opened;
+    const from = input.from ? await tryGit(git, ['rev-parse', '--verify', '--quiet', `refs/heads/${input.from}^{commit}`]) : opened.head;
+    if (!from) throw nonRetryable(FAILURE.InvalidBranch, `the branch ${JSON.stringify(input.from)} to start from is not in the repository`);
+    const head = from;
     if (!/^[\w.-]+$/.test(input.worktreeName) || /^\.+$/.test(input.worktreeName)) {
       throw nonRetryable(FAILURE.InvalidWorktreeName, `worktree name ${JSON.stringify(input.worktreeName)} must be one plain folder name`);
     }

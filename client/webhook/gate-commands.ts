@@ -12,6 +12,7 @@ import { decisionSaid } from '../commands/signal-commands';
 import { forgeRepositoryAt } from '../fleet/forge-repo-check';
 import type { ForgeRepository } from '../../core/fleet/repo-locator';
 import type { IssueComment } from './github-events';
+import { landingOfPull } from './pull-requests';
 
 /** GitHub's roles that may push: they may answer dex's gates and ask it for work. */
 export const MAY_DECIDE = new Set(['admin', 'maintain', 'write']);
@@ -37,7 +38,9 @@ export async function answerGateCommand(client: Client, comment: IssueComment, e
   const asked = `/dex ${command.action}`;
   const may = await commenterMay(comment, asked, env);
   if (typeof may === 'string') return may;
-  const run = runOfComment(comment.owner, comment.repo, comment.number, comment.isPull, comment.description);
+  // On a person's pull request dex took up, its reply there names the run.
+  const taken = comment.isPull ? await landingOfPull(may.target, comment.number, comment.description, env) : undefined;
+  const run = taken ?? runOfComment(comment.owner, comment.repo, comment.number, comment.isPull, comment.description);
   const decision = decisionOf(command, comment.author, run.taskId);
   if (!decision) {
     await may.reply('`/dex reject` needs a reason: `/dex reject <why>`; nothing was done.');

@@ -9,6 +9,8 @@ import type { Settings } from '../settings';
 import { commenterMay } from './gate-commands';
 import type { IssueComment } from './github-events';
 import { startIssueRun } from './issue-runs';
+import { startPullRun } from './pull-requests';
+import { landingOf } from '../../core/forge/gate-command';
 
 /** Answers the request `comment` makes of `@handle`; the webhook log's line, or undefined when it makes none. */
 export async function answerRequest(client: Client, comment: IssueComment, handle: string, settings: Settings, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
@@ -17,9 +19,14 @@ export async function answerRequest(client: Client, comment: IssueComment, handl
   const asked = `@${handle}`;
   const may = await commenterMay(comment, asked, env);
   if (typeof may === 'string') return may;
+  if (comment.isPull && landingOf(comment.description)) {
+    await may.reply("this pull request is dex's own: review it, and dex answers the review here (docs/forge-triggers.md#reviews-answered-on-the-same-pr); nothing was done.");
+    return `${comment.owner}/${comment.repo}#${comment.number}: ${asked} on dex's own pull request: nothing started`;
+  }
   if (comment.isPull) {
-    await may.reply(`dex cannot take up a pull request from a comment yet (docs/forge-triggers.md#what-is-not-built-yet); nothing was done.`);
-    return `${comment.owner}/${comment.repo}#${comment.number}: ${asked} on a pull request: not built yet`;
+    const { said, reply } = await startPullRun(client, comment, text, may.target, settings, env);
+    await may.reply(reply);
+    return said;
   }
   const trigger = { repositoryUrl: comment.repositoryUrl, owner: comment.owner, repo: comment.repo, number: comment.number, title: comment.title, body: comment.description };
   const said = await startIssueRun(client, trigger, settings, env, { commentId: comment.commentId, text, by: comment.author });

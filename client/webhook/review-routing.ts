@@ -6,24 +6,24 @@
  * webhook's log says why.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { landingOf } from '../../core/forge/gate-command';
 import { reviewSubmittedSignal } from '../../core/run/definitions';
 import { githubPermission } from '../../host/forge/github-issues';
 import { githubLogin } from '../../host/forge/github-reviews';
 import { forgeRepositoryAt } from '../fleet/forge-repo-check';
 import { MAY_DECIDE } from './gate-commands';
+import { landingOfPull } from './pull-requests';
 import type { ReviewDelivery } from './github-events';
 
 /** Tells the run a review is for; resolves to the webhook log's line. */
 export async function answerReview(client: Client, review: ReviewDelivery, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const where = `${review.owner}/${review.repo}#${review.pr}`;
   const what = `review ${review.reviewId} by ${review.author} (${review.state.replace('_', ' ')})`;
-  const landing = landingOf(review.description);
-  if (!landing) return `${where}: ${what} on a pull request dex did not open: ignored`;
   if (review.bot) return `${where}: ${what}, a bot: ignored`;
   const target = forgeRepositoryAt(review.repositoryUrl, env);
   if (!target) return `${where}: ${review.repositoryUrl} names no forge repository dex can work on; ignored`;
   if (review.author.toLowerCase() === (await githubLogin(target, env)).toLowerCase()) return `${where}: ${what}: dex's own: ignored`;
+  const landing = await landingOfPull(target, review.pr, review.description, env);
+  if (!landing) return `${where}: ${what} on a pull request dex does not work on: ignored`;
   const permission = await githubPermission(target, review.author, env);
   if (!MAY_DECIDE.has(permission)) return `${where}: ${what}: needs write access (${review.author} has ${permission}): ignored`;
   const { owner, repo, pr, reviewId, state, author } = review;

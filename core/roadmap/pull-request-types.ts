@@ -30,6 +30,11 @@ export interface PullRequestLanding {
   ciTimeoutMinutes: number;
   /** @default merge */
   mergeMethod: 'merge' | 'squash' | 'rebase';
+  /**
+   * Set for `@dex <request>` on a pull request a person opened (docs/forge-triggers.md#asking-on-a-pull-request):
+   * the task's commits go onto that pull request's branch, no pull request of dex's is opened, and the person's branch is never deleted.
+   */
+  onto?: { number: number; head: string; base: string };
 }
 
 /** Where every forge activity acts: the landing's forge settings (no token). */

@@ -101,6 +101,8 @@ export interface TaskInput {
   finalize?: FinalizeRequest;
   /** Set for a fix-CI run of a landing through a pull request: one `fix-ci` phase on the task's existing branch (docs/landing-through-prs.md). */
   fixCi?: FixCiRequest;
+  /** A branch the task starts from instead of the repository's HEAD: a person's pull request dex was asked to work on (docs/forge-triggers.md#asking-on-a-pull-request). */
+  fromBranch?: string;
   /** Set for a revise run: one `revise` phase on the task's existing branch, told a person's review of its pull request (docs/forge-triggers.md#reviews-answered-on-the-same-pr). */
   revise?: ReviseRequest;
   /** Memory shown in first prompts, and kept by `remember` (docs/roadmaps.md#memory); absent in runs started before memory: none. */

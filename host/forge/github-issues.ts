@@ -39,3 +39,18 @@ export async function openPullDescriptions(target: ForgeTarget, branch: string, 
   const { data } = await call(`list pull requests of ${branch}`, () => octokit.rest.pulls.list({ owner, repo, head: `${owner}:${branch}`, state: 'open', per_page: 10 }));
   return data.map((pr) => pr.body ?? '');
 }
+
+/** A pull request as `@dex` on it needs it: its branches, whether its head is in this repository (not a fork's), its text and state. */
+export async function readGithubPull(target: ForgeTarget, number: number, env: NodeJS.ProcessEnv = process.env) {
+  const { octokit, call } = await githubClient(target, env);
+  const { data } = await call(`read pull request #${number}`, () => octokit.rest.pulls.get({ owner: target.owner, repo: target.repo, pull_number: number }));
+  const sameRepository = data.head.repo?.full_name?.toLowerCase() === `${target.owner}/${target.repo}`.toLowerCase();
+  return { head: data.head.ref, base: data.base.ref, sameRepository, title: data.title, body: data.body ?? '', open: data.state === 'open', url: data.html_url };
+}
+
+/** The texts of the comments `author` wrote on issue or pull request `number`, newest first. */
+export async function commentsBy(target: ForgeTarget, number: number, author: string, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  const { octokit, call } = await githubClient(target, env);
+  const comments = await call(`read the comments of #${number}`, () => octokit.paginate(octokit.rest.issues.listComments, { owner: target.owner, repo: target.repo, issue_number: number, per_page: 100 }));
+  return comments.filter((c) => c.user?.login.toLowerCase() === author.toLowerCase()).map((c) => c.body ?? '').reverse();
+}

@@ -46,7 +46,8 @@ export async function pushFinalized(ctx: LandingContext, task: RoadmapTask, resu
   const { input } = ctx;
   const remote = input.land!.remote!;
   const target = input.land!.branch ?? input.baseBranch;
-  const branch = proposedBranch(task.id);
+  // On a person's pull request, the task's commits go onto its branch (a fast-forward: the task starts from it, finalize takes what was pushed since).
+  const branch = input.land!.pr?.onto?.head ?? proposedBranch(task.id);
   const acts = branchActivities(input.taskDefaults.hostQueue);
   const at = { repoPath: input.repoPath, remote, branch: target, taskBranch: result.branch, key: ctx.key, ...forgeCa(input.land!.pr), ...onForgeRepository(input) };
   const fetched = await acts.fetchRemoteHead(at, `${verb} ${task.id} · fetch ${remote}/${target}`);

@@ -49,7 +49,8 @@ export async function startTask(run: TaskRun): Promise<SequenceStart | undefined
     : undefined;
   const at = point && rewind ? { sha: point.sha, baseSha: rewind.baseSha } : undefined;
   const where = { repoPath: input.repoPath, ...(input.repo ? { repo: input.repo } : {}) };
-  const worktree = await acts.prepareWorktree({ ...where, branch, worktreeName: taskWorktreeName(workflowId), ...(at ? { start: at } : {}) }, `worktree · ${branch}`);
+  const from = input.fromBranch ? { from: input.fromBranch } : {};
+  const worktree = await acts.prepareWorktree({ ...where, branch, worktreeName: taskWorktreeName(workflowId), ...(at ? { start: at } : {}), ...from }, `worktree · ${branch}`);
   progress.branch = worktree.branch;
   run.worktree = worktree;
   // Runs recorded before setup existed replay without it.

@@ -42,6 +42,13 @@ const dex = useDexEnvironment({
       toolTurn('issue-102', ['write_file', { path: 'src/two.js', content: '// two, the number\nexports.two = () => 2;\n' }]),
       completionTurn('issue-102', { status: 'complete', summary: 'said which two' }),
     ]),
+    // `@dex` in comment 777 on pull request #2, which a person opened.
+    toolTurn('issue-2-c777', ['write_file', { path: 'test/greet.test.js', content: "require('node:test')('greet', () => require('node:assert').strictEqual(require('../src/greet').greet(), 'hi'));\n" }]),
+    completionTurn('issue-2-c777', { status: 'complete', summary: 'tested greet' }),
+    ...inPhase('revise', [
+      toolTurn('issue-2-c777', ['write_file', { path: 'src/greet.js', content: "// greets\nexports.greet = () => 'hi';\n" }]),
+      completionTurn('issue-2-c777', { status: 'complete', summary: 'commented greet' }),
+    ]),
   ],
 });
 
@@ -158,6 +165,39 @@ describe('reviews answered on the same pull request', () => {
     expect(result.tasks.map((t) => [t.id, t.state])).toEqual([['issue-101', 'completed']]);
     expect(forge.pulls[pr.number - 1].merged).toBe(true);
     expect((await promisify(execFile)('git', ['-C', forge.bare, 'show', 'main:src/one.js'])).stdout).toContain('/** one, clearer */');
+  });
+
+  it('@dex on a pull request a person opened adds a commit to its branch; its reviews and /dex approve reach that run; the branch is kept', { timeout: 300_000 }, async () => {
+    const { forge } = team;
+    const theirs = await forge.commit('feature/greet', { 'src/greet.js': "exports.greet = () => 'hi';\n" }, 'greet');
+    const opened = await fetch(`${forge.apiUrl}/repos/${forge.owner}/${forge.repo}/pulls`, {
+      method: 'POST', headers: { authorization: `token ${team.cli.GITHUB_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ head: 'feature/greet', base: 'main', title: 'Greet', body: 'Adds greet.' }),
+    });
+    const number = ((await opened.json()) as { number: number }).number;
+    expect(number).toBe(2);
+    const asked = await team.deliver('issue_comment', { action: 'created', issue: { number, title: 'Greet', body: 'Adds greet.', pull_request: { url: 'x' } }, comment: { id: 777, body: '@dex add a test for greet', user: { login: 'ana', type: 'User' } } });
+    const workflowId = `${issueRunId(forge.owner, forge.repo, number)}-c777`;
+    expect(asked.body.said).toBe(`${forge.owner}/${forge.repo}#${number}: started ${workflowId} on feature/greet`);
+    const handle = dex.env.client.workflow.getHandle(workflowId);
+    stops.push(webhook(forge, handle));
+    await waitForGate(handle, 'merge', { timeoutMs: 120_000 });
+    // dex's commit is on the person's branch, after theirs; no pull request of dex's was opened.
+    const head = await forge.head('feature/greet');
+    expect((await promisify(execFile)('git', ['-C', forge.bare, 'rev-list', '--parents', '-n', '1', head])).stdout.trim().split(' ')[1]).toBe(theirs);
+    expect((await promisify(execFile)('git', ['-C', forge.bare, 'show', `${head}:test/greet.test.js`])).stdout).toContain("'greet'");
+    expect(forge.pulls).toHaveLength(2);
+    expect(forge.issues.on(number).map((c) => c.body).join('\n')).toContain('@ana: on it, on `feature/greet`: started');
+
+    // A review of that pull request reaches the run, found by dex's reply there.
+    const asked2 = review(number, 'ana', 'CHANGES_REQUESTED', [{ path: 'src/greet.js', line: 1, body: 'Say what it does.' }]);
+    expect((await asked2.delivered).body.said).toBe(`${forge.owner}/${forge.repo}#${number}: review ${asked2.review.id} by ana (changes requested): told ${workflowId} (task issue-2-c777)`);
+    await expect.poll(() => forge.reviews.thread(asked2.comments[0].id).length, { timeout: 120_000, interval: 500 }).toBe(2);
+    await waitForGate(handle, 'merge', { timeoutMs: 120_000 });
+    const approved = await team.deliver('issue_comment', { action: 'created', issue: { number, title: 'Greet', body: 'Adds greet.', pull_request: { url: 'x' } }, comment: { id: 778, body: '/dex approve', user: { login: 'ana', type: 'User' } } });
+    expect(approved.body.said).toBe(`${forge.owner}/${forge.repo}#${number}: /dex approve by ana: approved gate "merge" of task issue-2-c777 of ${workflowId}`);
+    expect(((await handle.result()) as RoadmapResult).tasks.map((t) => t.state)).toEqual(['completed']);
+    expect(forge.pulls[number - 1].merged).toBe(true);
+    expect(await forge.head('feature/greet')).toBeTruthy(); // the person's branch stays
   });
 
   it('a review that comes while CI runs is taken after it, once, not lost', { timeout: 300_000 }, async () => {

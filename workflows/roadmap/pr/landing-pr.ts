@@ -74,8 +74,9 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
     if (!ref) {
       const { descriptionPath } = await describePushed(ctx, task, result, pushed);
       const title = `${task.id}: ${task.title}`;
-      ref = await forge.openPullRequest({ target, head: pushed.branch, base: pushed.target, title, descriptionPath }, `land ${task.id} · open a pull request`);
-      ctx.step?.(`${task.id} PR #${ref.number} opened: ${ref.url}`);
+      // A person's pull request is found, not opened: its head is the branch pushed to.
+      ref = await forge.openPullRequest({ target, head: pushed.branch, base: pr.onto?.base ?? pushed.target, title, descriptionPath }, `land ${task.id} · open a pull request`);
+      ctx.step?.(`${task.id} PR #${ref.number} ${pr.onto ? 'taken up' : 'opened'}: ${ref.url}`);
     }
     const name = `PR #${ref.number}`;
     if (toReply) {
@@ -120,7 +121,7 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
     if (merge.status === 'merged') {
       const sha = await tickMerged(ctx, task, merge.sha);
       ctx.board.update(task.id, { pullRequest: { ...ctx.board.get(task.id).pullRequest!, merged: merge.sha, waiting: undefined } });
-      await forge.deletePullBranch({ target, branch: ref.head }, `land ${task.id} · delete ${ref.head}`);
+      if (!pr.onto) await forge.deletePullBranch({ target, branch: ref.head }, `land ${task.id} · delete ${ref.head}`);
       await forgetRecordedState(ctx, task.id);
       ctx.step?.(`${task.id} ${name} merged as ${merge.sha.slice(0, 10)}`);
       return { landed: true, sha };
