@@ -14,6 +14,8 @@ import type { ForgeCheckRun, ForgeFactory } from '../../host/forge/forge';
 import { githubForge } from '../../host/forge/github-forge';
 import { keptLog } from '../../host/forge/log-tail';
 import { readGithubReview, replyInGithubThread } from '../../host/forge/github-reviews';
+import { setGithubStatus } from '../../host/forge/github-status';
+import { DEX_STATUS_CONTEXT } from '../../core/forge/dex-status';
 import { upsertGithubIssueComment } from '../../host/forge/github-issues';
 import { clipReview, type Review } from '../../core/forge/review';
 import { secretValues } from '../../host/secrets/secret-values';
@@ -63,7 +65,8 @@ export const createForgeActivities = (deps: ActivityDeps, forgeOf: ForgeFactory 
      */
     async readChecks({ target, pr, sha, checks }): Promise<ChecksReport> {
       const forge = await forgeOf(target);
-      const runs = await forge.listCheckRuns(sha);
+      // dex's own status says what the landing does: it is never a check the landing waits for.
+      const runs = (await forge.listCheckRuns(sha)).filter((r) => r.name !== DEX_STATUS_CONTEXT);
       const wanted = checks?.length ? checks : await forge.requiredChecks((await forge.getPullRequest(pr)).base);
       const shown = wanted.length ? runs.filter((r) => wanted.includes(r.name)) : runs;
       return {
@@ -105,6 +108,10 @@ export const createForgeActivities = (deps: ActivityDeps, forgeOf: ForgeFactory 
 
     async deletePullBranch({ target, branch }): Promise<void> {
       await (await forgeOf(target)).deleteBranch(branch);
+    },
+
+    async setDexStatus({ target, sha, status }): Promise<void> {
+      await setGithubStatus(target, sha, status);
     },
 
     /** A person's review and its comments with their threads (docs/forge-triggers.md#reviews-answered-on-the-same-pr), cut to what a prompt quotes. */

@@ -4,8 +4,9 @@
  * server, `runs` stand-in roadmap runs wait (1,000 by default); the fake GitHub has one open pull request
  * of dex's whose description names one of them. The same check_suite delivery is handed to `dex
  * webhook`'s signalling both ways: to every running roadmap (as before), and routed through the forge
- * to the run its pull request names. Prints deliveries per second, signals per delivery and the ratio,
- * measured in this one run, and writes them to bench/results/webhook-routing-<time>.json.
+ * to the run its pull request names; then a status delivery that names only the pull request's head
+ * commit, routed by that commit's pull requests. Prints deliveries per second, signals per delivery
+ * and the ratio, measured in this one run, and writes them to bench/results/webhook-routing-<time>.json.
  */
 import { Worker } from '@temporalio/worker';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
     while ((await env.client.workflow.count(RUNNING_ROADMAPS)).count < runs) await new Promise((r) => setTimeout(r, 200));
     log(`${runs} roadmap runs open`);
     await forge.commit('main', { 'README.md': 'hello\n' });
-    await forge.commit('dex/t7', { 't7.txt': 't7\n' });
+    const head = await forge.commit('dex/t7', { 't7.txt': 't7\n' });
     await fetch(`${forge.apiUrl}/repos/octo/hello/pulls`, {
       method: 'POST', headers: { authorization: `token ${TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ head: 'dex/t7', base: 'main', title: 't7', body: `proposed by dex (landing ${target}/t7).` }),
@@ -53,11 +54,13 @@ async function main(): Promise<void> {
     };
     const broadcast = await measure('to every running roadmap', () => signalRunningRoadmaps(env.client, event.change));
     const routed = await measure('routed through the forge', () => signalCiChange(env.client, event, forgeEnv));
+    const status: CiEvent = { change: { owner: 'octo', repo: 'hello', sha: head }, repositoryUrl: event.repositoryUrl, what: 'status success' };
+    const byCommit = await measure('a commit routed through the forge', () => signalCiChange(env.client, status, forgeEnv));
     const heard = (await env.client.workflow.getHandle(target).query(ciChangedSeenQuery)).length;
-    const doc = { startedAt: new Date().toISOString(), runs, deliveries, broadcast, routed, ratio: Number((routed.perSecond / broadcast.perSecond).toFixed(1)), targetHeard: heard };
+    const doc = { startedAt: new Date().toISOString(), runs, deliveries, broadcast, routed, byCommit, ratio: Number((routed.perSecond / broadcast.perSecond).toFixed(1)), targetHeard: heard };
     mkdirSync(join(__dirname, '..', 'results'), { recursive: true });
     writeFileSync(join(__dirname, '..', 'results', `webhook-routing-${doc.startedAt.replace(/[:.]/g, '-')}.json`), `${JSON.stringify(doc, null, 2)}\n`);
-    process.stdout.write(`${runs} runs open: to every running roadmap ${broadcast.perSecond} deliveries/s (${broadcast.signalsEach} signals each), routed ${routed.perSecond}/s (${routed.signalsEach} each), ${doc.ratio}x; the named run heard ${heard} of ${2 * deliveries}\n`);
+    process.stdout.write(`${runs} runs open: to every running roadmap ${broadcast.perSecond} deliveries/s (${broadcast.signalsEach} signals each), routed ${routed.perSecond}/s (${routed.signalsEach} each), ${doc.ratio}x, by commit ${byCommit.perSecond}/s (${byCommit.signalsEach} each); the named run heard ${heard} of ${3 * deliveries}\n`);
   } finally {
     worker.shutdown();
     await running;

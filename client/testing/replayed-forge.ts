@@ -108,6 +108,10 @@ export function replayedForgeActivities(recorded: RecordedForge, remote: string,
       return reviews.get(reviewId) ?? diverged(`it read review ${reviewId} of PR #${pr}, which the recording did not`);
     },
 
+    async setDexStatus() {
+      // What the forge showed a person: nothing the replay reads back.
+    },
+
     async replyInThread({ thread, marker }) {
       return { url: replies.get(marker) ?? diverged(`it replied in review thread ${thread}, which the recording did not`) };
     },

@@ -1,14 +1,15 @@
 /**
  * Which runs a CI delivery is for (docs/landing-through-prs.md#webhooks): the roadmap run whose pull
- * request of that branch dex opened, named in its description (`proposed by dex (landing <run>/<task>)`),
- * asked of the forge with one request; every running roadmap when the forge cannot say (no token
- * here, no such pull request, one dex did not open), as before. A delivery then costs one signal, not
- * one per running roadmap.
+ * request of that branch (or, for a delivery that names only a commit, of that commit) dex opened,
+ * named in its description (`proposed by dex (landing <run>/<task>)`), asked of the forge with one
+ * request; every running roadmap when the forge cannot say (no token here, no such pull request, one
+ * dex did not open, the request failed), as before. A delivery then costs one signal, not one per
+ * running roadmap.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { landingOf } from '../../core/forge/gate-command';
 import { ciChangedSignal } from '../../core/run/definitions';
-import { openPullDescriptions } from '../../host/forge/github-issues';
+import { openPullDescriptions, openPullDescriptionsOfCommit } from '../../host/forge/github-issues';
 import { forgeRepositoryAt } from '../fleet/forge-repo-check';
 import type { CiEvent } from './github-events';
 import type { CiChanged } from '../../core/roadmap/pull-request-types';
@@ -37,12 +38,17 @@ export async function signalRunningRoadmaps(client: Client, change: CiChanged): 
   return told;
 }
 
-/** The roadmap runs waiting on `event`'s branch, as the forge's open pull requests of it name them; undefined when it cannot say. */
+/**
+ * The roadmap runs waiting on `event`'s branch, or on its commit when it names no branch (a status on
+ * a commit several branches or none point at, a fork's check run), as the forge's open pull requests
+ * of it name them; undefined when it cannot say.
+ */
 async function runsOf(event: CiEvent, env: NodeJS.ProcessEnv): Promise<string[] | undefined> {
-  const { branch } = event.change;
-  const target = event.repositoryUrl && branch ? forgeRepositoryAt(event.repositoryUrl, env) : undefined;
-  if (!target || !branch || !env[target.tokenEnv]?.trim()) return undefined;
-  const runs = (await openPullDescriptions(target, branch, env).catch(() => [])).map((d) => landingOf(d)?.workflowId).filter((id): id is string => !!id);
+  const { branch, sha } = event.change;
+  const target = event.repositoryUrl ? forgeRepositoryAt(event.repositoryUrl, env) : undefined;
+  if (!target || !env[target.tokenEnv]?.trim()) return undefined;
+  const asked = branch ? openPullDescriptions(target, branch, env) : sha ? openPullDescriptionsOfCommit(target, sha, env) : Promise.resolve([]);
+  const runs = (await asked.catch(() => [])).map((d) => landingOf(d)?.workflowId).filter((id): id is string => !!id);
   return runs.length ? [...new Set(runs)] : undefined;
 }
 

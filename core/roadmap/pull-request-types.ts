@@ -6,6 +6,7 @@
  */
 
 import type { Review } from '../forge/review';
+import type { DexStatus } from '../forge/dex-status';
 
 /** `land.pr:` of dex.config.yaml, checked by the client (client/config/land-config.ts). */
 export interface PullRequestLanding {
@@ -121,6 +122,8 @@ export interface ForgeActivities {
   readCheckLog(input: { target: ForgeTarget; check: CheckStatus; key: string }): Promise<CheckLog>;
   mergePullRequest(input: { target: ForgeTarget; pr: number; sha: string; method: PullRequestLanding['mergeMethod']; title: string }): Promise<MergeOutcome>;
   deletePullBranch(input: { target: ForgeTarget; branch: string }): Promise<void>;
+  /** Sets the `dex` commit status of `sha`, the pull request's head (docs/forge-triggers.md#dex-on-the-pull-request). */
+  setDexStatus(input: { target: ForgeTarget; sha: string; status: DexStatus }): Promise<void>;
   /** A review of the pull request and its comments, each with its thread (docs/forge-triggers.md#reviews-answered-on-the-same-pr). */
   readReview(input: { target: ForgeTarget; pr: number; reviewId: number }): Promise<Review>;
   /** Replies `body` in review thread `thread` (0: on the pull request itself), once: a reply holding `marker` is not posted again. */

@@ -40,6 +40,14 @@ export async function openPullDescriptions(target: ForgeTarget, branch: string, 
   return data.map((pr) => pr.body ?? '');
 }
 
+/** The descriptions of the open pull requests of commit `sha`, for a delivery that names no branch (GitHub's pull requests of the commit). */
+export async function openPullDescriptionsOfCommit(target: ForgeTarget, sha: string, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  const { octokit, call } = await githubClient(target, env);
+  const { owner, repo } = target;
+  const { data } = await call(`list pull requests of ${sha.slice(0, 7)}`, () => octokit.rest.repos.listPullRequestsAssociatedWithCommit({ owner, repo, commit_sha: sha, per_page: 10 }));
+  return data.filter((pr) => pr.state === 'open').map((pr) => pr.body ?? '');
+}
+
 /** A pull request as `@dex` on it needs it: its branches, whether its head is in this repository (not a fork's), its text and state. */
 export async function readGithubPull(target: ForgeTarget, number: number, env: NodeJS.ProcessEnv = process.env) {
   const { octokit, call } = await githubClient(target, env);

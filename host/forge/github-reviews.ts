@@ -20,13 +20,14 @@ type ApiComment = {
   html_url: string;
 };
 
-const STATES: readonly ReviewState[] = ['approved', 'changes_requested', 'commented'];
+/** The verdicts dex reads of a review, as GitHub's states lower-cased (its PENDING and DISMISSED are none of them). */
+export const REVIEW_STATES: readonly ReviewState[] = ['approved', 'changes_requested', 'commented'];
 
 /** The thread a comment belongs to: GitHub's `in_reply_to_id` is the thread's first comment. */
 const threadOf = (c: ApiComment): number => Number(c.in_reply_to_id ?? c.id);
 
-/** A deleted account's comments stay, by GitHub's `ghost`. */
-const authorOf = (c: { user: { login: string } | null }): string => c.user?.login ?? 'ghost';
+/** Who wrote a comment or review: a deleted account's stay, by GitHub's `ghost`. */
+export const authorOf = (c: { user: { login: string } | null }): string => c.user?.login ?? 'ghost';
 
 /** Oldest first: by creation time, then by id (GitHub's times have whole seconds, its ids grow). */
 const oldestFirst = (a: ApiComment, b: ApiComment): number => Date.parse(a.created_at) - Date.parse(b.created_at) || Number(a.id) - Number(b.id);
@@ -59,7 +60,7 @@ export async function readGithubReview(target: ForgeTarget, pr: number, reviewId
   });
   const state = review.state.toLowerCase() as ReviewState;
   // A review dismissed (or still pending) since the webhook spoke: its comments still stand, as remarks.
-  return { id: Number(review.id), author: authorOf(review), state: STATES.includes(state) ? state : 'commented', body: review.body ?? '', comments };
+  return { id: Number(review.id), author: authorOf(review), state: REVIEW_STATES.includes(state) ? state : 'commented', body: review.body ?? '', comments };
 }
 
 /** Replies `body` (which holds `marker`) in review thread `thread` of pull request `pr`, unless a comment there holds `marker` already; returns the reply's URL. */

@@ -54,7 +54,10 @@ describe('the CI change a delivery reports', () => {
 
 describe.concurrent('dex webhook refuses to start without what it needs: exit 2, one line', () => {
   it.each([
-    [[], { DEX_WEBHOOK_SECRET: 'x' }, /^dex: --port is required: dex webhook --port N/],
+    [[], { DEX_WEBHOOK_SECRET: 'x' }, /^dex: --port or --poll is required: dex webhook \[--port N\]/],
+    [['--port', '0', '--every', '5'], { DEX_WEBHOOK_SECRET: 'x' }, /^dex: --every goes with --poll/],
+    [['--poll', 'octo/hello', '--every', '0'], {}, /^dex: --every: expected whole seconds, at least 1, got "0"/],
+    [['--poll', 'octo/hello'], { GITHUB_TOKEN: undefined }, /^dex: .*GITHUB_TOKEN/],
     [['--port', 'eighty'], { DEX_WEBHOOK_SECRET: 'x' }, /^dex: --port: expected a port number/],
     [['--port', '0'], {}, /^dex: DEX_WEBHOOK_SECRET is not set: dex webhook needs the secret the GitHub webhook signs its deliveries with/],
     [['--port', '0', '--secret-env', 'HOOK_SECRET'], { DEX_WEBHOOK_SECRET: 'x' }, /^dex: HOOK_SECRET is not set/],

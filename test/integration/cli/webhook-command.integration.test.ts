@@ -27,6 +27,8 @@ let webhook: ChildProcess;
 let forge: FakeForge;
 let url: string;
 let log: () => string = () => '';
+/** The commit dex/t7, the head of roadmap-2's pull request, is at. */
+let t7 = '';
 const taskQueue = `webhook-${process.pid}`;
 
 /** Posts `payload` as GitHub delivers `event`, signed with `secret` (null: unsigned). */
@@ -55,7 +57,7 @@ beforeAll(async () => {
   // The forge of the deliveries that name the repository's web URL: its open pull requests say which run waits.
   forge = await startFakeForge({ token: TOKEN, repo: 'hello', gitAuth: true, protection: null });
   await forge.commit('main', { 'README.md': 'hello\n' });
-  await forge.commit('dex/t7', { 't7.txt': 't7\n' });
+  t7 = await forge.commit('dex/t7', { 't7.txt': 't7\n' });
   const opened = await fetch(`${forge.apiUrl}/repos/octo/hello/pulls`, {
     method: 'POST', headers: { authorization: `token ${TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify({ head: 'dex/t7', base: 'main', title: 't7: Add t7', body: 'Branch `dex/t7` at abc, proposed by dex (landing roadmap-2/t7).' }),
@@ -119,6 +121,19 @@ describe('dex webhook', () => {
     // A branch with no pull request of dex's: the forge cannot say, so every running roadmap hears of it.
     const other = { ...payload, check_suite: { ...payload.check_suite, head_branch: 'feature/x' } };
     expect(await deliver('check_suite', other)).toEqual({ status: 200, body: { signalled: 2 } });
+  });
+
+  it("routes a status that names no branch by its commit: only the run whose pull request's head it is, else every running roadmap", async () => {
+    const before = { one: (await seen('roadmap-1')).length, two: (await seen('roadmap-2')).length };
+    const web = { ...repository, html_url: `${new URL(forge.remoteUrl).origin}/octo/hello` };
+    // The tip of two branches: GitHub names both, so the delivery names none and only its commit says which run waits.
+    const status = { id: 10, sha: t7, name: 'octo/hello', context: 'ci/build', state: 'success', branches: [{ name: 'dex/t7', commit: { sha: t7 } }, { name: 'copy', commit: { sha: t7 } }], repository: web };
+    expect(await deliver('status', status)).toEqual({ status: 200, body: { signalled: 1 } });
+    expect((await seen('roadmap-2')).slice(before.two)).toEqual([{ owner: 'octo', repo: 'hello', sha: t7 }]);
+    expect(await seen('roadmap-1')).toHaveLength(before.one);
+    // A commit no pull request has at its head: the forge cannot say, so every running roadmap hears of it.
+    const onMain = { ...status, sha: await forge.head('main'), branches: [] };
+    expect(await deliver('status', onMain)).toEqual({ status: 200, body: { signalled: 2 } });
   });
 
   it('refuses an unsigned or wrongly signed delivery with 401 and signals nothing', async () => {

@@ -9,13 +9,12 @@ import { issueRunId } from '../../../core/forge/issue-run';
 import type { RoadmapResult } from '../../../core/roadmap/roadmap-types';
 import { completionTurn, toolTurn } from '../../support/model/cassette-builder';
 import { useDexEnvironment, waitForGate } from '../../support/env/dex-environment';
-import { useForgeTeam } from '../../support/forge/forge-team';
+import { addOneTurns, useForgeTeam } from '../../support/forge/forge-team';
 
 const dex = useDexEnvironment({
   server: 'dev',
   cassette: [
-    toolTurn('issue-101', ['write_file', { path: 'src/one.js', content: 'exports.one = () => 1;\n' }]),
-    completionTurn('issue-101', { status: 'complete', summary: 'one returns 1' }),
+    ...addOneTurns('issue-101'),
     toolTurn('issue-102-c555', ['write_file', { path: 'src/two.js', content: 'exports.two = () => 2;\n' }]),
     completionTurn('issue-102-c555', { status: 'complete', summary: 'two returns 2' }),
   ],

@@ -12,8 +12,9 @@ import type { RoadmapResult } from '../../../core/roadmap/roadmap-types';
 import { completionTurn, inPhase, toolTurn } from '../../support/model/cassette-builder';
 import { useDexEnvironment, waitForGate } from '../../support/env/dex-environment';
 import type { FakeReviewDraft, FakeReviewState } from '../../support/forge/fake-forge-reviews';
-import { useForgeTeam } from '../../support/forge/forge-team';
+import { addOneTurns, useForgeTeam } from '../../support/forge/forge-team';
 import { webhook } from '../../support/forge/ci-webhook';
+import { allText } from '../../support/env/tree-text';
 
 const ONE = "/** one */\nexports.one = () => 1;\n";
 // The fake forge numbers review comments from 6000001, dex's replies among them, in the order the first test makes them.
@@ -22,8 +23,7 @@ const [C1, C2, C3, C4, ANSWER] = [6000001, 6000002, 6000003, 6000007, 6000009];
 const dex = useDexEnvironment({
   server: 'dev',
   cassette: [
-    toolTurn('issue-101', ['write_file', { path: 'src/one.js', content: 'exports.one = () => 1;\n' }]),
-    completionTurn('issue-101', { status: 'complete', summary: 'one returns 1' }),
+    ...addOneTurns('issue-101'),
     ...inPhase('revise', [
       // The first review: three comments on two files, all taken in one run.
       toolTurn('issue-101', ['write_file', { path: 'src/one.js', content: ONE }], ['write_file', { path: 'test/one.test.js', content: "require('node:test')('one', () => require('node:assert').strictEqual(require('../src/one').one(), 1));\n" }]),
@@ -55,9 +55,11 @@ const dex = useDexEnvironment({
 // CI held while a test needs it to run long: a review that comes meanwhile must wait for it.
 let hold: Promise<void> | undefined;
 let release = () => {};
+const TOKEN = 'review-revise-token-0123456789';
+const SECRET = 'review-revise-webhook-secret';
 const team = useForgeTeam(dex, {
-  token: 'review-revise-token-0123456789',
-  secret: 'review-revise-webhook-secret',
+  token: TOKEN,
+  secret: SECRET,
   files: {
     'package.json': '{ "name": "review-demo", "private": true }\n',
     'dex.config.yaml': 'verify: ["node --test"]\nsetup: false\nland:\n  remote: origin\n  mode: pr\n  pr: { profile: review }\n',
@@ -165,6 +167,16 @@ describe('reviews answered on the same pull request', () => {
     expect(result.tasks.map((t) => [t.id, t.state])).toEqual([['issue-101', 'completed']]);
     expect(forge.pulls[pr.number - 1].merged).toBe(true);
     expect((await promisify(execFile)('git', ['-C', forge.bare, 'show', 'main:src/one.js'])).stdout).toContain('/** one, clearer */');
+    // dex's status on each head said what it did; the merged head's says so. It was never a check dex waited for.
+    const statuses = forge.statuses.filter((st) => st.context === 'dex');
+    expect(statuses.map((st) => st.description)).toEqual(expect.arrayContaining(['waiting for CI', "revising after ana's review", 'green: waiting for you to approve the merge']));
+    expect(statuses.at(-1)).toMatchObject({ sha: forge.pulls[pr.number - 1].headSha, state: 'success', description: 'merged' });
+    // The token and the webhook's secret are in no history, log, reply, status or DEX_HOME (the sandbox's view is inside it).
+    const history = JSON.stringify(await handle.fetchHistory());
+    const onForge = JSON.stringify([forge.reviews.comments, forge.issues.comments, forge.statuses]);
+    for (const secret of [TOKEN, SECRET]) {
+      for (const [where, text] of [['history', history], ['logs', team.log()], ['forge', onForge], ['DEX_HOME', allText(team.cli.DEX_HOME!)]]) expect(text.includes(secret), where).toBe(false);
+    }
   });
 
   it('@dex on a pull request a person opened adds a commit to its branch; its reviews and /dex approve reach that run; the branch is kept', { timeout: 300_000 }, async () => {

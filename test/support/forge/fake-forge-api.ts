@@ -8,13 +8,10 @@ import type { RestEndpointMethodTypes } from '@octokit/rest';
 import type { FakeCheckRun } from './fake-forge-ci';
 import type { FakeForge, FakeStatus, PullRecord } from './fake-forge-types';
 import { conflicts, git, isAncestor, mergeCommit, moveRef, revParse } from './fake-forge-git';
+import { pageOf, type Served } from './fake-forge-rest';
 
-/**
- * What GitHub answers, as Octokit types it: every field the fake serves must have GitHub's name and
- * type (`satisfies Served<…>`); the fake serves only the fields a client reads.
- */
+/** What GitHub answers, as Octokit types it (`satisfies Served<…>`). */
 type Api = RestEndpointMethodTypes;
-type Served<T> = T extends (infer U)[] ? Served<U>[] : T extends object ? { [K in keyof T]?: Served<T[K]> } : T;
 
 export interface ApiContext {
   forge: FakeForge;
@@ -39,7 +36,7 @@ export async function routeApi(ctx: ApiContext, method: string, path: string, qu
   let m: RegExpExecArray | null;
 
   if (route(/^$/, 'GET')) return { status: 200, body: repoJson(ctx) };
-  const aboutIssuesOrReviews = forge.issues.route(method, rest, body) ?? forge.reviews.route(method, rest, query, body);
+  const aboutIssuesOrReviews = forge.issues.route(method, rest, query, body) ?? forge.reviews.route(method, rest, query, body);
   if (aboutIssuesOrReviews) return aboutIssuesOrReviews;
   if (route(/^\/pulls$/, 'GET')) {
     const state = query.get('state') ?? 'open';
@@ -48,7 +45,7 @@ export async function routeApi(ctx: ApiContext, method: string, path: string, qu
     const found = forge.pulls.filter(
       (p) => (state === 'all' || p.state === state) && (!head || head === `${forge.owner}:${p.head}`) && (!base || base === p.base),
     );
-    return { status: 200, body: await Promise.all(found.reverse().map((p) => pullJson(ctx, p, false))) };
+    return pullList(ctx, rest, query, found);
   }
   if (route(/^\/pulls$/, 'POST')) return createPull(ctx, body);
   if ((m = route(/^\/pulls\/(\d+)$/, 'GET'))) {
@@ -67,6 +64,13 @@ export async function routeApi(ctx: ApiContext, method: string, path: string, qu
     const name = query.get('check_name');
     const shown = runs.filter((r) => !name || r.name === name);
     return { status: 200, body: { total_count: shown.length, check_runs: shown.map((r) => checkRunJson(ctx, r)) } satisfies Served<Api['checks']['listForRef']['response']['data']> };
+  }
+  if ((m = route(/^\/commits\/([^/]+)\/pulls$/, 'GET'))) {
+    // The pull requests whose head is at the commit, open or closed (a branch's later push moves an open one's head on).
+    const sha = await revParse(forge.bare, m[1]);
+    if (!sha) return { status: 422, body: { message: `No commit found for SHA: ${m[1]}` } };
+    for (const pull of forge.pulls) await refreshHead(ctx, pull);
+    return pullList(ctx, rest, query, forge.pulls.filter((p) => p.headSha === sha));
   }
   if ((m = route(/^\/commits\/([^/]+)\/status$/, 'GET'))) {
     const sha = await revParse(forge.bare, m[1]);
@@ -213,6 +217,12 @@ function repoJson({ forge, origin }: ApiContext) {
     id: 1296269, node_id: 'R_fake', name: forge.repo, full_name: `${forge.owner}/${forge.repo}`, owner, private: true,
     html_url: `${origin}/${forge.owner}/${forge.repo}`, clone_url: forge.remoteUrl, default_branch: forge.base,
   } satisfies Served<Api['repos']['get']['response']['data']>;
+}
+
+/** A list of pull requests (at `rest`) as GitHub answers it: newest first, each as the list endpoints show it, a page at a time. */
+async function pullList(ctx: ApiContext, rest: string, query: URLSearchParams, pulls: PullRecord[]): Promise<ApiAnswer> {
+  const { forge } = ctx;
+  return pageOf(`${forge.apiUrl}/repos/${forge.owner}/${forge.repo}${rest}`, query, await Promise.all([...pulls].reverse().map((p) => pullJson(ctx, p, false))));
 }
 
 async function pullJson(ctx: ApiContext, pull: PullRecord, full: boolean) {

@@ -1,14 +1,15 @@
 // The fake forge's issues and their comments (test/support/forge/fake-forge.ts), as GitHub's REST API
-// answers them: an issue read, its comments listed, one added, one edited. Issues are numbered from
-// 101, apart from pull requests (which GitHub numbers in the same sequence), so a test can tell them
-// apart; a pull request whose description says `Fixes #N` closes issue N when it merges, as GitHub does.
+// answers them: an issue read, the issues listed (by label and state), its comments listed, one
+// added, one edited, and every comment of the repository listed since a time. Issues are numbered
+// from 101, apart from pull requests (which GitHub numbers in the same sequence), so a test can tell
+// them apart; as on GitHub, a pull request is an issue too (read and listed as one, with
+// `pull_request`, and commented on), and one whose description says `Fixes #N` closes issue N when
+// it merges.
 
 import type { RestEndpointMethodTypes } from '@octokit/rest';
+import { fakeUser, notFound, pageOf, stampNow, type ApiAnswer, type FakeRepoAt, type Served } from './fake-forge-rest';
 
 type Api = RestEndpointMethodTypes;
-/** An answer of the API (fake-forge-api.ts ApiAnswer's shape). */
-type ApiAnswer = { status: number; body?: unknown };
-type Served<T> = T extends (infer U)[] ? Served<U>[] : T extends object ? { [K in keyof T]?: Served<T[K]> } : T;
 
 export interface FakeIssue {
   number: number;
@@ -17,6 +18,7 @@ export interface FakeIssue {
   labels: string[];
   state: 'open' | 'closed';
   author: string;
+  createdAt: string;
 }
 
 export interface FakeComment {
@@ -30,6 +32,17 @@ export interface FakeComment {
   edits: string[];
 }
 
+/** What a pull request shows as an issue (fake-forge-types.ts PullRecord has it); it has no labels. */
+interface PullAsIssue {
+  number: number;
+  title: string;
+  body: string;
+  state: 'open' | 'closed';
+  createdAt: string;
+}
+
+const invalid = (): ApiAnswer => ({ status: 422, body: { message: 'Validation Failed' } });
+
 /** The issues and comments of one fake forge, and the API routes that serve them. */
 export class FakeIssues {
   readonly issues: FakeIssue[] = [];
@@ -37,14 +50,23 @@ export class FakeIssues {
   /** Each person's role on the repository (admin, maintain, write, triage, read); anyone else reads. */
   readonly roles = new Map<string, string>();
 
-  /** `isPull`: whether `n` is a pull request's number (a pull request is an issue for its comments). */
-  constructor(private readonly webUrl: string, private readonly tokenUser: string, private readonly isPull: (n: number) => boolean) {}
+  /** `pulls`: the forge's pull requests, each an issue too. */
+  constructor(private readonly at: FakeRepoAt, private readonly pulls: readonly PullAsIssue[]) {}
 
   /** Opens an issue, as a person would on the forge's page. */
   open(title: string, body: string, labels: string[] = [], author = 'ana'): FakeIssue {
-    const issue: FakeIssue = { number: 101 + this.issues.length, title, body, labels, state: 'open', author };
+    const issue: FakeIssue = { number: 101 + this.issues.length, title, body, labels, state: 'open', author, createdAt: stampNow() };
     this.issues.push(issue);
     return issue;
+  }
+
+  /** Writes a comment on issue or pull request `number`, as `author` would on the forge's page. */
+  comment(number: number, author: string, body: string): FakeComment {
+    if (!this.has(number)) throw new Error(`fake forge: no issue or pull request #${number} to comment on`);
+    const stamp = stampNow();
+    const comment: FakeComment = { id: 7_000_001 + this.comments.length, issue: number, body, author, createdAt: stamp, updatedAt: stamp, edits: [] };
+    this.comments.push(comment);
+    return comment;
   }
 
   /** The comments on issue `number`, oldest first. */
@@ -61,22 +83,23 @@ export class FakeIssues {
   }
 
   /** The answer to `method rest` (the path after /repos/OWNER/REPO), or undefined for a path not about issues. */
-  route(method: string, rest: string, body: Record<string, unknown>): ApiAnswer | undefined {
+  route(method: string, rest: string, query: URLSearchParams, body: Record<string, unknown>): ApiAnswer | undefined {
     let m: RegExpExecArray | null;
-    const now = () => new Date().toISOString();
+    if (method === 'GET' && rest === '/issues') return this.list(rest, query);
+    if (method === 'GET' && rest === '/issues/comments') return this.commentsSince(rest, query);
     if (method === 'GET' && (m = /^\/issues\/(\d+)$/.exec(rest))) {
-      const issue = this.issues.find((i) => i.number === Number(m![1]));
-      return issue ? { status: 200, body: this.issueJson(issue) } : notFound();
+      const number = Number(m[1]);
+      const issue = this.issues.find((i) => i.number === number);
+      const pull = this.at.isPull(number) ? this.pulls.find((p) => p.number === number) : undefined;
+      return issue ? { status: 200, body: this.issueJson(issue) } : pull ? { status: 200, body: this.pullJson(pull) } : notFound();
     }
     if ((m = /^\/issues\/(\d+)\/comments$/.exec(rest))) {
       const number = Number(m[1]);
-      if (!this.issues.some((i) => i.number === number) && !this.isPull(number)) return notFound();
-      if (method === 'GET') return { status: 200, body: this.on(number).map((c) => this.commentJson(c)) };
+      if (!this.has(number)) return notFound();
+      if (method === 'GET') return pageOf(`${this.at.api}${rest}`, query, this.on(number).map((c) => this.commentJson(c)));
       if (method === 'POST') {
-        if (typeof body.body !== 'string' || !body.body) return { status: 422, body: { message: 'Validation Failed' } };
-        const comment: FakeComment = { id: 7_000_001 + this.comments.length, issue: number, body: body.body, author: this.tokenUser, createdAt: now(), updatedAt: now(), edits: [] };
-        this.comments.push(comment);
-        return { status: 201, body: this.commentJson(comment) };
+        if (typeof body.body !== 'string' || !body.body) return invalid();
+        return { status: 201, body: this.commentJson(this.comment(number, this.at.tokenUser, body.body)) };
       }
     }
     if (method === 'GET' && (m = /^\/collaborators\/([^/]+)\/permission$/.exec(rest))) {
@@ -87,26 +110,62 @@ export class FakeIssues {
     if (method === 'PATCH' && (m = /^\/issues\/comments\/(\d+)$/.exec(rest))) {
       const comment = this.comments.find((c) => c.id === Number(m![1]));
       if (!comment) return notFound();
-      if (typeof body.body !== 'string' || !body.body) return { status: 422, body: { message: 'Validation Failed' } };
+      if (typeof body.body !== 'string' || !body.body) return invalid();
       comment.edits.push(comment.body);
-      Object.assign(comment, { body: body.body, updatedAt: now() });
+      Object.assign(comment, { body: body.body, updatedAt: stampNow() });
       return { status: 200, body: this.commentJson(comment) };
     }
     return undefined;
   }
 
+  private has(number: number): boolean {
+    return this.issues.some((i) => i.number === number) || this.at.isPull(number);
+  }
+
+  /** The issues and pull requests in `state` (open unless asked) that have every label of `labels` (any case), newest first unless `direction=asc`. */
+  private list(rest: string, query: URLSearchParams): ApiAnswer {
+    const state = query.get('state') ?? 'open';
+    const wanted = (query.get('labels') ?? '').split(',').map((l) => l.trim().toLowerCase()).filter(Boolean);
+    const all = [
+      ...this.issues.map((i) => ({ ...i, json: this.issueJson(i) })),
+      ...this.pulls.map((p) => ({ ...p, labels: [] as string[], json: this.pullJson(p) })),
+    ];
+    const found = all
+      .filter((i) => (state === 'all' || i.state === state) && wanted.every((w) => i.labels.some((l) => l.toLowerCase() === w)))
+      .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || a.number - b.number);
+    if (query.get('direction') !== 'asc') found.reverse();
+    return pageOf(`${this.at.api}${rest}`, query, found.map((i) => i.json));
+  }
+
+  /** Every comment updated at or after `since` (GitHub's filter), by creation time (or update time, `sort=updated`), ascending unless `direction=desc`. */
+  private commentsSince(rest: string, query: URLSearchParams): ApiAnswer {
+    const since = Date.parse(query.get('since') ?? '') || 0;
+    const key = query.get('sort') === 'updated' ? 'updatedAt' : 'createdAt';
+    const found = this.comments.filter((c) => Date.parse(c.updatedAt) >= since).sort((a, b) => Date.parse(a[key]) - Date.parse(b[key]) || a.id - b.id);
+    if (query.get('sort') && query.get('direction') === 'desc') found.reverse();
+    return pageOf(`${this.at.api}${rest}`, query, found.map((c) => this.commentJson(c)));
+  }
+
   private issueJson(issue: FakeIssue) {
     return {
-      number: issue.number, title: issue.title, body: issue.body, state: issue.state,
-      labels: issue.labels.map((name) => ({ name })), user: { login: issue.author }, html_url: `${this.webUrl}/issues/${issue.number}`,
+      number: issue.number, title: issue.title, body: issue.body, state: issue.state, labels: issue.labels.map((name) => ({ name })),
+      user: fakeUser(issue.author), html_url: `${this.at.web}/issues/${issue.number}`, created_at: issue.createdAt,
+    } satisfies Served<Api['issues']['get']['response']['data']>;
+  }
+
+  /** A pull request as GitHub serves it as an issue. */
+  private pullJson(pull: PullAsIssue) {
+    return {
+      number: pull.number, title: pull.title, body: pull.body, state: pull.state, labels: [], user: fakeUser(this.at.tokenUser),
+      html_url: `${this.at.web}/pull/${pull.number}`, created_at: pull.createdAt,
+      pull_request: { url: `${this.at.api}/pulls/${pull.number}`, html_url: `${this.at.web}/pull/${pull.number}` },
     } satisfies Served<Api['issues']['get']['response']['data']>;
   }
 
   private commentJson(c: FakeComment) {
     return {
-      id: c.id, body: c.body, user: { login: c.author }, created_at: c.createdAt, updated_at: c.updatedAt, html_url: `${this.webUrl}/issues/${c.issue}#issuecomment-${c.id}`,
+      id: c.id, body: c.body, user: fakeUser(c.author), created_at: c.createdAt, updated_at: c.updatedAt,
+      html_url: `${this.at.web}/issues/${c.issue}#issuecomment-${c.id}`, issue_url: `${this.at.api}/issues/${c.issue}`,
     } satisfies Served<Api['issues']['getComment']['response']['data']>;
   }
 }
-
-const notFound = (): ApiAnswer => ({ status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } });

@@ -1,7 +1,7 @@
 // The fake forge's pull-request reviews and their line comments (test/support/forge/fake-forge.ts), as
 // GitHub's REST API answers them: a person submits a review on the forge's page (`submit`); the API
-// reads a review, its comments and every review comment of a pull request (paged, with GitHub's
-// `link` header), and posts a reply in a thread. As on GitHub, a reply's `in_reply_to_id` is the
+// reads a review, lists a pull request's reviews, a review's comments and every review comment of a
+// pull request (paged, with GitHub's `link` header), and posts a reply in a thread. As on GitHub, a reply's `in_reply_to_id` is the
 // thread's first comment however deep it answers, and a reply posted through the API is recorded as
 // a review of its own (COMMENTED). Ids start apart from issue comments (7_000_001) and statuses
 // (9_000_001), so a test that mixes them up fails.
@@ -10,11 +10,9 @@
 //   forge.reviews.thread(comments[0].id);  // the thread, oldest first
 
 import type { RestEndpointMethodTypes } from '@octokit/rest';
+import { fakeUser, notFound, pageOf, stampNow, type ApiAnswer, type FakeRepoAt, type Served } from './fake-forge-rest';
 
 type Api = RestEndpointMethodTypes;
-/** An answer of the API (fake-forge-api.ts ApiAnswer's shape). */
-type ApiAnswer = { status: number; body?: unknown; headers?: Record<string, string> };
-type Served<T> = T extends (infer U)[] ? Served<U>[] : T extends object ? { [K in keyof T]?: Served<T[K]> } : T;
 
 /** A review's verdict, as GitHub's API spells it. */
 export type FakeReviewState = 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED';
@@ -50,24 +48,12 @@ export interface FakeReviewDraft {
   inReplyTo?: number;
 }
 
-/** Where the reviews are served: the repository's page and API, the token's user, and which numbers are pull requests. */
-export interface FakeReviewsAt {
-  web: string;
-  api: string;
-  tokenUser: string;
-  isPull: (n: number) => boolean;
-}
-
-/** GitHub's page size when the request names none, and its largest. */
-const PER_PAGE = 30;
-const MAX_PER_PAGE = 100;
-
 /** The reviews and review comments of one fake forge, and the API routes that serve them. */
 export class FakeReviews {
   readonly reviews: FakeReview[] = [];
   readonly comments: FakeReviewComment[] = [];
 
-  constructor(private readonly at: FakeReviewsAt) {}
+  constructor(private readonly at: FakeRepoAt) {}
 
   /** Submits a review on pull request `pr`, as `author` would on the forge's page: the review and its comments, with their ids. */
   submit(pr: number, author: string, review: { state: FakeReviewState; body?: string; comments?: FakeReviewDraft[] }): { review: FakeReview; comments: FakeReviewComment[] } {
@@ -96,25 +82,26 @@ export class FakeReviews {
 
   /** The token's user, as `GET /user` answers. */
   authenticated() {
-    return { login: this.at.tokenUser, type: 'User' } satisfies Served<Api['users']['getAuthenticated']['response']['data']>;
+    return fakeUser(this.at.tokenUser) satisfies Served<Api['users']['getAuthenticated']['response']['data']>;
   }
 
   /** The answer to `method rest` (the path after /repos/OWNER/REPO), or undefined for a path not about reviews. */
   route(method: string, rest: string, query: URLSearchParams, body: Record<string, unknown>): ApiAnswer | undefined {
-    const about = /^\/pulls\/(\d+)\/(reviews\/\d+(?:\/comments)?|comments(?:\/\d+\/replies)?)$/.exec(rest);
+    const about = /^\/pulls\/(\d+)\/(reviews(?:\/\d+(?:\/comments)?)?|comments(?:\/\d+\/replies)?)$/.exec(rest);
     if (!about) return undefined;
     const pr = Number(about[1]);
     if (!this.at.isPull(pr)) return notFound();
     let m: RegExpExecArray | null;
+    if (method === 'GET' && about[2] === 'reviews') return this.page(rest, query, this.reviews.filter((r) => r.pr === pr).map((r) => this.reviewJson(r)));
     if (method === 'GET' && (m = /^reviews\/(\d+)$/.exec(about[2]))) {
       const review = this.reviews.find((r) => r.id === Number(m![1]) && r.pr === pr);
       return review ? { status: 200, body: this.reviewJson(review) } : notFound();
     }
     if (method === 'GET' && (m = /^reviews\/(\d+)\/comments$/.exec(about[2]))) {
       const review = this.reviews.find((r) => r.id === Number(m![1]) && r.pr === pr);
-      return review ? this.page(rest, query, this.on(pr).filter((c) => c.review === review.id)) : notFound();
+      return review ? this.page(rest, query, this.on(pr).filter((c) => c.review === review.id).map((c) => this.commentJson(c))) : notFound();
     }
-    if (method === 'GET' && about[2] === 'comments') return this.page(rest, query, this.on(pr));
+    if (method === 'GET' && about[2] === 'comments') return this.page(rest, query, this.on(pr).map((c) => this.commentJson(c)));
     if (method === 'POST' && (m = /^comments\/(\d+)\/replies$/.exec(about[2]))) {
       const to = this.comments.find((c) => c.id === Number(m![1]) && c.pr === pr);
       if (!to) return notFound();
@@ -127,7 +114,7 @@ export class FakeReviews {
   }
 
   private record(pr: number, author: string, state: FakeReviewState, body: string): FakeReview {
-    const review: FakeReview = { id: 5_000_001 + this.reviews.length, pr, author, state, body, submittedAt: new Date().toISOString() };
+    const review: FakeReview = { id: 5_000_001 + this.reviews.length, pr, author, state, body, submittedAt: stampNow() };
     this.reviews.push(review);
     return review;
   }
@@ -137,29 +124,20 @@ export class FakeReviews {
     const root = 'id' in where ? this.comments.find((c) => c.id === (where.inReplyTo ?? where.id)) : undefined;
     const comment: FakeReviewComment = {
       id: 6_000_001 + this.comments.length, pr: review.pr, review: review.id, ...(root ? { inReplyTo: root.id } : {}),
-      path: (root ?? where).path, line: (root ?? where).line, body, author: review.author, createdAt: new Date().toISOString(),
+      path: (root ?? where).path, line: (root ?? where).line, body, author: review.author, createdAt: stampNow(),
     };
     this.comments.push(comment);
     return comment;
   }
 
-  /** One page of `items` as `per_page` and `page` ask, with a `link` to the next page while there is one (what Octokit's paginate follows). */
-  private page(rest: string, query: URLSearchParams, items: FakeReviewComment[]): ApiAnswer {
-    const perPage = Math.min(Number(query.get('per_page')) || PER_PAGE, MAX_PER_PAGE);
-    const page = Math.max(Number(query.get('page')) || 1, 1);
-    const shown = items.slice((page - 1) * perPage, page * perPage);
-    const more = page * perPage < items.length;
-    const headers: Record<string, string> = more ? { link: `<${this.at.api}${rest}?per_page=${perPage}&page=${page + 1}>; rel="next"` } : {};
-    return { status: 200, body: shown.map((c) => this.commentJson(c)), headers };
-  }
-
-  private user(login: string) {
-    return { login, type: login.endsWith('[bot]') ? 'Bot' : 'User' };
+  /** One page of a list at `rest`, as the request asks. */
+  private page(rest: string, query: URLSearchParams, items: unknown[]): ApiAnswer {
+    return pageOf(`${this.at.api}${rest}`, query, items);
   }
 
   private reviewJson(r: FakeReview) {
     return {
-      id: r.id, state: r.state, body: r.body, user: this.user(r.author), submitted_at: r.submittedAt,
+      id: r.id, state: r.state, body: r.body, user: fakeUser(r.author), submitted_at: r.submittedAt,
       html_url: `${this.at.web}/pull/${r.pr}#pullrequestreview-${r.id}`, pull_request_url: `${this.at.api}/pulls/${r.pr}`,
     } satisfies Served<Api['pulls']['getReview']['response']['data']>;
   }
@@ -167,11 +145,9 @@ export class FakeReviews {
   private commentJson(c: FakeReviewComment) {
     return {
       id: c.id, pull_request_review_id: c.review, ...(c.inReplyTo !== undefined ? { in_reply_to_id: c.inReplyTo } : {}),
-      path: c.path, line: c.line, original_line: c.line, body: c.body, user: this.user(c.author),
+      path: c.path, line: c.line, original_line: c.line, body: c.body, user: fakeUser(c.author),
       created_at: c.createdAt, updated_at: c.createdAt, html_url: `${this.at.web}/pull/${c.pr}#discussion_r${c.id}`,
       pull_request_url: `${this.at.api}/pulls/${c.pr}`,
     } satisfies Served<Api['pulls']['listReviewComments']['response']['data'][number]>;
   }
 }
-
-const notFound = (): ApiAnswer => ({ status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } });

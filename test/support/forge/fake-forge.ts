@@ -91,6 +91,7 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
   const web = `${secureOrigin}/${owner}/${repo}`;
   const tokenUser = 'dex-bot';
   const isPull = (n: number) => n >= 1 && n <= pulls.length;
+  const at = { web, api: `${origin}/api/v3/repos/${owner}/${repo}`, tokenUser, isPull };
   const forge: FakeForge = {
     apiUrl: `${origin}/api/v3`,
     secureApiUrl: `${secureOrigin}/api/v3`,
@@ -99,8 +100,8 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
     caFile,
     trustIn: (repoPath) => git(repoPath, ['config', `http.${secureOrigin}/.sslCAInfo`, caFile]).then(() => undefined),
     bare, owner, repo, base, ci, pulls, requests, pushes, statuses, setStatus,
-    issues: new FakeIssues(web, tokenUser, isPull),
-    reviews: new FakeReviews({ web, api: `${origin}/api/v3/repos/${owner}/${repo}`, tokenUser, isPull }),
+    issues: new FakeIssues(at, pulls),
+    reviews: new FakeReviews(at),
     protection: options.protection === undefined ? { requiredChecks: checks.map((c) => c.name), strict: true } : options.protection,
     pullsCreated: () => created,
     pushesOf: (sha) => pushCount.get(sha) ?? 0,

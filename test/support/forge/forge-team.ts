@@ -8,6 +8,7 @@ import type { DexEnvironment } from '../env/dex-environment';
 import { killDexWorkers, spawnDexWorker } from '../env/worker-process';
 import { startFakeForge, type FakeCheck, type FakeForge } from './fake-forge';
 import { spawnWebhook, type WebhookProcess } from './webhook-process';
+import { completionTurn, toolTurn } from '../model/cassette-builder';
 
 export interface ForgeTeam {
   forge: FakeForge;
@@ -21,7 +22,8 @@ export interface ForgeTeam {
   repository(): Record<string, unknown>;
 }
 
-export function useForgeTeam(dex: DexEnvironment, opts: { token: string; secret: string; files: Record<string, string>; checks?: FakeCheck[] }): ForgeTeam {
+/** `poll`: the receiver also polls the forge every second (`--poll`), as where no webhook reaches it. */
+export function useForgeTeam(dex: DexEnvironment, opts: { token: string; secret: string; files: Record<string, string>; checks?: FakeCheck[]; poll?: boolean }): ForgeTeam {
   let forge: FakeForge | undefined;
   let webhook: WebhookProcess | undefined;
   let workerLog = '';
@@ -33,7 +35,8 @@ export function useForgeTeam(dex: DexEnvironment, opts: { token: string; secret:
     cli = { ...dex.cliEnv(), GITHUB_TOKEN: opts.token, DEX_FORGE_CA_FILE: forge.caFile, DEX_FORGE_API_URL: forge.secureApiUrl, NODE_OPTIONS: undefined };
     const worker = spawnDexWorker({ address: cli.TEMPORAL_ADDRESS!, dexHome: join(cli.DEX_HOME!, 'worker'), taskQueue: cli.DEX_TASK_QUEUE!, hostQueue: cli.DEX_HOST_QUEUE!, anthropicUrl: dex.fake.url, env: { GITHUB_TOKEN: opts.token } });
     worker.stderr!.setEncoding('utf8').on('data', (d: string) => (workerLog += d));
-    webhook = await spawnWebhook({ ...cli, DEX_HOME: join(cli.DEX_HOME!, 'webhook'), DEX_WEBHOOK_SECRET: opts.secret, ANTHROPIC_API_KEY: 'test-key' });
+    const poll = opts.poll ? ['--poll', forge.remoteUrl, '--every', '1'] : [];
+    webhook = await spawnWebhook({ ...cli, DEX_HOME: join(cli.DEX_HOME!, 'webhook'), DEX_WEBHOOK_SECRET: opts.secret, ANTHROPIC_API_KEY: 'test-key' }, poll);
   }, 120_000);
 
   afterAll(async () => {
@@ -64,3 +67,9 @@ export function useForgeTeam(dex: DexEnvironment, opts: { token: string; secret:
   };
   return team;
 }
+
+/** The model's turns of a task that adds src/one.js exporting one(): what the forge teams' issues ask for. */
+export const addOneTurns = (task: string) => [
+  toolTurn(task, ['write_file', { path: 'src/one.js', content: 'exports.one = () => 1;\n' }]),
+  completionTurn(task, { status: 'complete', summary: 'one returns 1' }),
+];

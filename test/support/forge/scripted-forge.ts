@@ -9,6 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Review } from '../../../core/forge/review';
+import type { DexStatus } from '../../../core/forge/dex-status';
 import type { CheckState, CheckStatus, ChecksReport, ForgeActivities, MergeOutcome, PullRequestRef } from '../../../core/roadmap/pull-request-types';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=f', '-c', 'user.email=f@f', ...args], { cwd, encoding: 'utf8' }).trim();
@@ -35,12 +36,14 @@ export interface ForgeCounts {
   deleted: string[];
   /** dex's replies in review threads, in order. */
   replies: { thread: number; body: string }[];
+  /** The `dex` statuses set, in order. */
+  statuses: ({ sha: string } & DexStatus)[];
 }
 
 /** The scripted forge over the bare repository at `remote()`, on the server whose clock `now()` reads. */
 export function scriptedForge(remote: () => string, now: () => Promise<number>) {
   let script: ForgeScript = { check: () => 'passed', checks: [] };
-  let counts: ForgeCounts = { created: 0, reads: 0, reruns: [], logs: [], merges: 0, baseMoved: 0, deleted: [], replies: [] };
+  let counts: ForgeCounts = { created: 0, reads: 0, reruns: [], logs: [], merges: 0, baseMoved: 0, deleted: [], replies: [], statuses: [] };
   const open = new Map<string, PullRequestRef>();
   const firstRead = new Map<string, number>();
   const runs = new Map<string, number>();
@@ -106,6 +109,9 @@ export function scriptedForge(remote: () => string, now: () => Promise<number>) 
     async readReview({ reviewId }) {
       return script.reviews?.find((r) => r.id === reviewId) ?? Promise.reject(new Error(`no review ${reviewId} in the script`));
     },
+    async setDexStatus({ sha, status }) {
+      counts.statuses.push({ sha, ...status });
+    },
     async replyInThread({ thread, body }) {
       counts.replies.push({ thread, body });
       return { url: `https://forge.test/acme/app/pull/1#discussion_r${thread}` };
@@ -121,7 +127,7 @@ export function scriptedForge(remote: () => string, now: () => Promise<number>) 
     use(next: ForgeScript): ForgeCounts {
       script = next;
       numbers = 0;
-      counts = { created: 0, reads: 0, reruns: [], logs: [], merges: 0, baseMoved: 0, deleted: [], replies: [] };
+      counts = { created: 0, reads: 0, reruns: [], logs: [], merges: 0, baseMoved: 0, deleted: [], replies: [], statuses: [] };
       return counts;
     },
   };

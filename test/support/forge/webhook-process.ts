@@ -11,9 +11,9 @@ export interface WebhookProcess {
   log(): string;
 }
 
-/** Starts `dex webhook` and resolves once it says where it listens; rejects with its log if it exits first. */
-export async function spawnWebhook(env: NodeJS.ProcessEnv): Promise<WebhookProcess> {
-  const child = spawn(process.execPath, [join(__dirname, '..', '..', '..', 'bin', 'dex.js'), 'webhook', '--port', '0', '--host', '127.0.0.1'], {
+/** Starts `dex webhook` (with `args` too: `--poll REPO`) and resolves once it says where it listens; rejects with its log if it exits first. */
+export async function spawnWebhook(env: NodeJS.ProcessEnv, args: string[] = []): Promise<WebhookProcess> {
+  const child = spawn(process.execPath, [join(__dirname, '..', '..', '..', 'bin', 'dex.js'), 'webhook', '--port', '0', '--host', '127.0.0.1', ...args], {
     env: { ...process.env, NODE_OPTIONS: undefined, ...env },
   });
   let log = '';

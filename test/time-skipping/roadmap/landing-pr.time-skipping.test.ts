@@ -159,6 +159,7 @@ describe('landing through pull requests, on the time-skipping server', () => {
     await waitForGate<RunStatus>(handle, { gate: 'merge', taskId: 'V1' });
     expect(counts.replies.map((r) => r.thread)).toEqual([601, 602, 602]);
     expect(git(remote, 'show', 'dex/V1:test/zero.test.js')).toContain("'zero'");
+    const revisedTwice = git(remote, 'rev-parse', 'dex/V1');
     expect(counts.merges).toBe(0);
     await review(503, 'approved');
     const { result, simulatedMs } = await ended();
@@ -166,6 +167,11 @@ describe('landing through pull requests, on the time-skipping server', () => {
     expect(simulatedMs).toBeGreaterThanOrEqual(7 * 24 * HOUR);
     expect(counts.merges).toBe(1);
     expect(git(remote, 'show', 'main:src/shared.js')).toContain('exports.uno');
+    // dex's status on the head said what it did at each step, and ends green.
+    const said = counts.statuses.map((st) => `${st.state}: ${st.description}`);
+    expect(said).toEqual(expect.arrayContaining(['pending: waiting for CI', 'pending: green: waiting for you to approve the merge', "pending: revising after ana's review"]));
+    expect(said.find((d) => d.startsWith('pending: waiting for you (answer): PR #1: dex asked in 1 review thread'))).toBeDefined();
+    expect(counts.statuses.at(-1)).toEqual({ sha: revisedTwice, state: 'success', description: 'merged' });
     expect(git(repo, 'rev-parse', 'main')).toBe(git(remote, 'rev-parse', 'main'));
   }, 180_000);
 

@@ -7,8 +7,8 @@ import { summarized } from '../../run/summarized';
 
 /** The forge activities of a landing through pull requests, on the host that holds the repository. */
 export function forgeActivities(hostQueue: string) {
-  const { openPullRequest, readChecks, rerunCheck, readCheckLog, mergePullRequest, deletePullBranch, readReview, replyInThread } = proxyActivities<ForgeActivities>({ ...forgePolicy, taskQueue: hostQueue });
-  return summarized({ openPullRequest, readChecks, rerunCheck, readCheckLog, mergePullRequest, deletePullBranch, readReview, replyInThread });
+  const { openPullRequest, readChecks, rerunCheck, readCheckLog, mergePullRequest, deletePullBranch, readReview, replyInThread, setDexStatus } = proxyActivities<ForgeActivities>({ ...forgePolicy, taskQueue: hostQueue });
+  return summarized({ openPullRequest, readChecks, rerunCheck, readCheckLog, mergePullRequest, deletePullBranch, readReview, replyInThread, setDexStatus });
 }
 
 export type Forge = ReturnType<typeof forgeActivities>;

@@ -1,4 +1,5 @@
-import { ActivityFailure, isCancellation, sleep } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, patched, sleep } from '@temporalio/workflow';
+import type { DexStatus } from '../../../core/forge/dex-status';
 import { innermostMessage } from '../../../core/run/failure-message';
 import type { RoadmapTask } from '../../../core/roadmap/roadmap';
 import type { PullRequestRef } from '../../../core/roadmap/pull-request-types';
@@ -43,8 +44,21 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
   let toReply: Revised | undefined;
   let asked: ThreadReply[] = [];
   const reviewed = () => ctx.reviews?.pending(task.id) ?? false;
+  // dex's own status on the head says what the landing does (docs/forge-triggers.md#dex-on-the-pull-request);
+  // a forge that refuses it is a step, never the landing's end. Runs recorded before it replay without it.
+  let head: string | undefined;
+  const tell = async (state: DexStatus['state'], description: string) => {
+    if (!head || !patched('dex-status-on-the-head')) return;
+    try {
+      await forge.setDexStatus({ target, sha: head, status: { state, description } }, `PR · dex status ${state}: ${description}`);
+    } catch (err) {
+      if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
+      ctx.step?.(`${task.id}: could not set the dex status: ${innermostMessage(err)}`);
+    }
+  };
   // A wait for a person that a review ends too: the next round takes the review (undefined), as a decision to go on would.
   const waitFor = async (gateName: string, reason: string) => {
+    await tell('pending', `waiting for you (${gateName}): ${reason}`);
     const decision = await control.waitUnless(gateName, {}, { taskId: task.id, reason }, reviewed);
     if (decision?.action !== 'reject') {
       fixes = 0;
@@ -59,7 +73,9 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
   };
   // The oldest review waiting: one revise run, whose commit the next round pushes (one push per review) before it replies in each thread.
   const revise = async (): Promise<Landing | undefined> => {
-    const revised = await reviseAfterReview(ctx, task, forge, target, ref!, ctx.reviews!.next(task.id)!, revisions + 1);
+    const submitted = ctx.reviews!.next(task.id)!;
+    await tell('pending', `revising after ${submitted.author}'s review`);
+    const revised = await reviseAfterReview(ctx, task, forge, target, ref!, submitted, revisions + 1);
     if (!revised.ok) return gate(`revise of PR #${ref!.number} failed: ${revised.reason}`);
     if (!revised.revised) return undefined;
     revisions++;
@@ -79,6 +95,8 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
       ctx.step?.(`${task.id} PR #${ref.number} ${pr.onto ? 'taken up' : 'opened'}: ${ref.url}`);
     }
     const name = `PR #${ref.number}`;
+    head = pushed.sha;
+    await tell('pending', 'waiting for CI');
     if (toReply) {
       asked = [...asked, ...(await replyInThreads(ctx, forge, target, ref, toReply, pushed.sha))];
       toReply = undefined;
@@ -94,6 +112,7 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
       const failing = ci.failed.map((c) => c.name).join(', ');
       if (fixes < (pr.fixAttempts ?? DEFAULT_FIX_ATTEMPTS)) {
         ctx.step?.(`${task.id} ${name}: ${failing} failed again; fix-ci run ${fixes + 1}`);
+        await tell('pending', `fixing CI: ${failing} failed`);
         const fixed = await fixCi(ctx, task, forge, target, ref, pushed.sha, ci.failed, ++fixes);
         if (fixed.ok) return undefined; // push the fix, wait for CI again
         return gate(`fix-ci on ${name} failed: ${fixed.reason}`);
@@ -112,6 +131,7 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
     }
     const approvedBy = () => ctx.reviews?.approvedBy(task.id);
     if (pr.profile === 'review' && !approvedBy()) {
+      await tell('pending', 'green: waiting for you to approve the merge');
       const decision = await control.waitUnless('merge', {}, { taskId: task.id, reason: `${name} is green (${ref.url}): approve merges it, reject leaves it open` }, () => reviewed() || !!approvedBy());
       if (!decision && reviewed()) return undefined;
       if (decision?.action === 'reject') return { landed: false, reason: `not landed: ${name} left open: ${decision.reason}` };
@@ -149,6 +169,9 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
       if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
       ended = await gate(innermostMessage(err));
     }
-    if (ended) return ended;
+    if (ended) {
+      await tell(ended.landed ? 'success' : 'failure', ended.landed ? 'merged' : ended.reason);
+      return ended;
+    }
   }
 }
