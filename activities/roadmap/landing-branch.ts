@@ -44,6 +44,8 @@ export interface ProposalText {
   unverifiedApprovedBy?: string;
   /** The issue the run came from: the description says `Fixes #N`, so the forge closes it with the merge. */
   fixes?: number;
+  /** The issue a roadmap run came from (several tasks, several pull requests): the description says `Part of #N`, and dex closes it once all have landed. */
+  partOf?: number;
   costUsd: number;
   tokens: TokenUsage;
 }
@@ -81,6 +83,7 @@ export function proposalMarkdown(p: ProposalText): string {
     '',
     `Branch \`${p.proposedBranch}\` at ${p.sha}, proposed by dex (landing ${p.key}).`,
     ...(p.fixes !== undefined ? ['', `Fixes #${p.fixes}`] : []),
+    ...(p.partOf !== undefined ? ['', `Part of #${p.partOf}`] : []),
     '',
   ].join('\n');
 }

@@ -6,7 +6,8 @@
  */
 import type { Client } from '@temporalio/client';
 import { issueRunId, issueTaskId, requestRunId } from '../../core/forge/issue-run';
-import type { RoadmapTask } from '../../core/roadmap/roadmap';
+import { parseRoadmap, type RoadmapTask } from '../../core/roadmap/roadmap';
+import { InvalidInput } from '../../core/run/invalid-input';
 import { forgeRepositoryAt } from '../fleet/forge-repo-check';
 import { forgePlan } from '../fleet/forge-roadmap-source';
 import { PLAN_KINDS } from '../plan-kinds';
@@ -32,13 +33,34 @@ function issueTask(trigger: IssueTrigger, request?: IssueRequest): RoadmapTask {
   return { id, title: request.text.slice(0, 120), description: [`${request.by} asked: ${request.text}`, issue, from].join('\n\n'), depends: [], done: false, line: 0 };
 }
 
+/**
+ * The roadmap an issue asks for (docs/forge-triggers.md#a-roadmap-from-an-issue): the task list after a
+ * line `/dex roadmap` in its text, each id prefixed with the issue's (`issue-7-T1`, its branch
+ * `dex/issue-7-T1`); undefined when it asks for none. A list that is no roadmap throws InvalidInput.
+ */
+function roadmapInIssue(trigger: IssueTrigger): RoadmapTask[] | undefined {
+  const asked = /^\/dex[ \t]+roadmap[ \t]*$/im.exec(trigger.body);
+  if (!asked) return undefined;
+  const id = (own: string) => `issue-${trigger.number}-${own}`;
+  const tasks = parseRoadmap(trigger.body.slice(asked.index + asked[0].length), `issue #${trigger.number}'s roadmap`);
+  const from = `Part of issue #${trigger.number}${trigger.url ? ` (${trigger.url})` : ''}, "${trigger.title}".`;
+  return tasks.map((t) => ({ ...t, id: id(t.id), depends: t.depends.map(id), description: [t.description, from].filter(Boolean).join('\n\n') }));
+}
+
 /** Starts the run of `trigger`'s issue (or of `request` on it) unless it has one; says what it did, in one line for the webhook's log. */
 export async function startIssueRun(client: Client, trigger: IssueTrigger, settings: Settings, env: NodeJS.ProcessEnv = process.env, request?: IssueRequest): Promise<string> {
   const issue = `${trigger.owner}/${trigger.repo}#${trigger.number}`;
   const repo = forgeRepositoryAt(trigger.repositoryUrl, env);
   if (!repo) return `${issue}: ${trigger.repositoryUrl} names no forge repository dex can work on; nothing started`;
   const workflowId = request ? requestRunId(trigger.owner, trigger.repo, trigger.number, request.commentId) : issueRunId(trigger.owner, trigger.repo, trigger.number);
-  const forge = await forgePlan(repo, [issueTask(trigger, request)], settings.dexHome, env);
+  let tasks: RoadmapTask[];
+  try {
+    tasks = (!request && roadmapInIssue(trigger)) || [issueTask(trigger, request)];
+  } catch (err) {
+    if (err instanceof InvalidInput) return `${issue}: ${err.message}; nothing started`;
+    throw err;
+  }
+  const forge = await forgePlan(repo, tasks, settings.dexHome, env);
   const checked = buildRoadmapInput({ roadmap: '', forge }, settings, env);
   const input = { ...checked.input, issue: { number: trigger.number, ...(trigger.url ? { url: trigger.url } : {}) } };
   const marks = startMarks({ ...roadmapAbout(input, checked.tasks), title: `#${trigger.number}: ${trigger.title}` });

@@ -31,17 +31,22 @@ export interface IssueState {
   /** Why it did not complete. */
   reason?: string;
   costUsd?: number;
+  /** An issue's roadmap: each task's state and pull request. */
+  tasks?: { id: string; state: string; pullRequest?: { number: number; url: string; merged?: boolean } }[];
 }
+
+const prLink = (pr: { number: number; url: string; merged?: boolean }) => `[#${pr.number}](${pr.url})${pr.merged ? ' (merged)' : ''}`;
 
 /** dex's comment on the issue, in Markdown: the state first, then the run and its pull request. */
 export function issueStateComment(s: IssueState): string {
-  const pr = s.pullRequest ? `[#${s.pullRequest.number}](${s.pullRequest.url})${s.pullRequest.merged ? ' (merged)' : ''}` : undefined;
+  const pr = s.pullRequest ? prLink(s.pullRequest) : undefined;
   const head =
     s.state === 'running' ? 'dex is working on this.' :
     s.state === 'completed' ? `**completed**${pr ? `: ${pr}` : ''}` :
     `**${s.state}**${s.reason ? `: ${s.reason}` : ''}`;
   const lines = [stateMarker(s.workflowId), head, '', `- run: \`${s.workflowId}\``];
   if (pr && s.state !== 'completed') lines.push(`- pull request: ${pr}`);
+  for (const t of s.tasks ?? []) lines.push(`- ${t.id}: ${t.state}${t.pullRequest ? `, ${prLink(t.pullRequest)}` : ''}`);
   if (s.costUsd !== undefined) lines.push(`- cost so far: ${s.costUsd.toFixed(2)} USD`);
   return `${lines.join('\n')}\n`;
 }

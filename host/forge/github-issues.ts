@@ -19,6 +19,12 @@ export async function upsertGithubIssueComment(target: ForgeTarget, issue: numbe
   return data.html_url;
 }
 
+/** Closes issue `issue` (closing a closed one again is harmless). */
+export async function closeGithubIssue(target: ForgeTarget, issue: number, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const { octokit, call } = await githubClient(target, env);
+  await call(`close #${issue}`, () => octokit.rest.issues.update({ owner: target.owner, repo: target.repo, issue_number: issue, state: 'closed' }));
+}
+
 /** What `user` may do on `target`'s repository, as GitHub names it (admin, maintain, write, triage, read, none). */
 export async function githubPermission(target: ForgeTarget, user: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const { octokit, call } = await githubClient(target, env);

@@ -17,13 +17,16 @@ export async function tellIssue(input: RoadmapInput, tasks: readonly RoadmapTask
   if (!input.issue || !pr) return;
   const { commentOnIssue: comment } = proxyActivities<DexActivities>({ ...forgePolicy, taskQueue: input.taskDefaults.hostQueue });
   const { commentOnIssue } = summarized({ commentOnIssue: comment });
-  const task = tasks.find((t) => t.pullRequest) ?? tasks[0];
-  const pullRequest = task?.pullRequest ? { number: task.pullRequest.number, url: task.pullRequest.url, merged: task.pullRequest.merged !== undefined } : undefined;
+  const prOf = (t: RoadmapTaskState | undefined) => (t?.pullRequest ? { number: t.pullRequest.number, url: t.pullRequest.url, merged: t.pullRequest.merged !== undefined } : undefined);
+  const pullRequest = prOf(tasks.find((t) => t.pullRequest) ?? tasks[0]);
   const costUsd = tasks.reduce((sum, t) => sum + t.costUsd, 0);
   const { workflowId } = workflowInfo();
-  const body = issueStateComment({ state, workflowId, ...(pullRequest ? { pullRequest } : {}), ...(reason ? { reason } : {}), costUsd });
+  // An issue's roadmap (docs/forge-triggers.md#a-roadmap-from-an-issue): every task with its pull request, and the issue closed once all have landed.
+  const roadmap = tasks.length > 1 ? { tasks: tasks.map((t) => ({ id: t.id, state: t.state, ...(prOf(t) ? { pullRequest: prOf(t)! } : {}) })) } : pullRequest ? { pullRequest } : {};
+  const close = tasks.length > 1 && state === 'completed' && tasks.every((t) => t.state === 'completed');
+  const body = issueStateComment({ state, workflowId, ...roadmap, ...(reason ? { reason } : {}), costUsd });
   try {
-    await commentOnIssue({ target: forgeTarget(pr), issue: input.issue.number, run: workflowId, body }, `issue #${input.issue.number} · ${state}`);
+    await commentOnIssue({ target: forgeTarget(pr), issue: input.issue.number, run: workflowId, body, ...(close ? { close } : {}) }, `issue #${input.issue.number} · ${state}`);
   } catch (err) {
     if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
     step(`issue #${input.issue.number}: could not update dex's comment: ${innermostMessage(err)}`);

@@ -11,6 +11,7 @@ import { completionTurn, toolTurn } from '../../support/model/cassette-builder';
 import { useDexEnvironment } from '../../support/env/dex-environment';
 import { allText } from '../../support/env/tree-text';
 import { useForgeTeam } from '../../support/forge/forge-team';
+import { webhook } from '../../support/forge/ci-webhook';
 
 const TOKEN = 'issue-trigger-token-0123456789';
 const SECRET = 'issue-trigger-webhook-secret';
@@ -19,6 +20,11 @@ const dex = useDexEnvironment({
   cassette: [
     toolTurn('issue-101', ['write_file', { path: 'src/sum.js', content: 'exports.sum = (a, b) => a + b;\n' }]),
     completionTurn('issue-101', { status: 'complete', summary: 'sum adds its two numbers' }),
+    // Issue #102's roadmap: two tasks, B after A.
+    toolTurn('issue-102-A', ['write_file', { path: 'src/one.js', content: 'exports.one = () => 1;\n' }]),
+    completionTurn('issue-102-A', { status: 'complete', summary: 'one' }),
+    toolTurn('issue-102-B', ['write_file', { path: 'src/two.js', content: 'exports.two = () => 2;\n' }]),
+    completionTurn('issue-102-B', { status: 'complete', summary: 'two' }),
   ],
 });
 const team = useForgeTeam(dex, {
@@ -91,5 +97,31 @@ describe('an issue labelled dex, through dex webhook', () => {
       expect(comments[0].body.includes(secret)).toBe(false);
       expect(allText(cli.DEX_HOME!).includes(secret)).toBe(false);
     }
+  });
+
+  it('that says /dex roadmap runs its task list as a roadmap: a pull request per task, each part of the issue, and dex closes the issue once all have landed', { timeout: 240_000 }, async () => {
+    const { forge } = team;
+    const body = 'Two steps.\n\n/dex roadmap\n- [ ] A: add one in src/one.js\n- [ ] B: add two in src/two.js (depends: A)\n';
+    const issue = forge.issues.open('Numbers', body);
+    const workflowId = issueRunId(forge.owner, forge.repo, issue.number);
+    expect((await deliverIssue(issue.number, 'dex')).body.said).toBe(`${forge.owner}/${forge.repo}#${issue.number}: started ${workflowId}`);
+    const handle = dex.env.client.workflow.getHandle(workflowId);
+    const stop = webhook(forge, handle);
+    const result = (await handle.result().finally(stop)) as RoadmapResult;
+    expect(result.tasks.map((t) => [t.id, t.state])).toEqual([['issue-102-A', 'completed'], ['issue-102-B', 'completed']]);
+    const prs = forge.pulls.filter((p) => p.head.startsWith('dex/issue-102-'));
+    expect(prs.map((p) => [p.head, p.merged])).toEqual([['dex/issue-102-A', true], ['dex/issue-102-B', true]]);
+    for (const p of prs) {
+      expect(p.body).toContain(`Part of #${issue.number}`);
+      expect(p.body).not.toContain('Fixes #');
+    }
+    expect(issue.state).toBe('closed');
+    const [comment] = forge.issues.on(issue.number);
+    expect(comment.body).toContain('**completed**');
+    for (const p of prs) expect(comment.body).toContain(`[#${p.number}](`);
+    expect(comment.body).toMatch(/- issue-102-B: completed, \[#\d+\]\(.*\) \(merged\)/);
+    // A task list that is no roadmap starts nothing, and says why.
+    const bad = forge.issues.open('Loop', '/dex roadmap\n- [ ] A: x (depends: B)\n- [ ] B: y (depends: A)\n');
+    expect((await deliverIssue(bad.number, 'dex')).body.said).toMatch(new RegExp(`#${bad.number}: issue #${bad.number}'s roadmap: .*cycle.*; nothing started$`));
   });
 });

@@ -93,6 +93,13 @@ export class FakeIssues {
       const pull = this.at.isPull(number) ? this.pulls.find((p) => p.number === number) : undefined;
       return issue ? { status: 200, body: this.issueJson(issue) } : pull ? { status: 200, body: this.pullJson(pull) } : notFound();
     }
+    if (method === 'PATCH' && (m = /^\/issues\/(\d+)$/.exec(rest))) {
+      // What dex does with it: closes an issue whose roadmap has landed.
+      const issue = this.issues.find((i) => i.number === Number(m![1]));
+      if (!issue) return notFound();
+      if (body.state === 'closed' || body.state === 'open') issue.state = body.state;
+      return { status: 200, body: this.issueJson(issue) };
+    }
     if ((m = /^\/issues\/(\d+)\/comments$/.exec(rest))) {
       const number = Number(m[1]);
       if (!this.has(number)) return notFound();
