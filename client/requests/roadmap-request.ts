@@ -10,6 +10,7 @@ import { InvalidInput } from '../../core/run/invalid-input';
 import { dexGitSync } from '../../host/git/dex-git';
 import { loadDexConfig } from '../config/config-file';
 import type { LandSettings } from '../config/land-config';
+import { webUiLink } from '../web-ui-links';
 import { pullRequestLanding } from '../config/pull-request-config';
 import { parseLlmSpec } from './llm-spec';
 import type { Settings } from '../settings';
@@ -77,8 +78,9 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
   const roadmapHash = createHash('sha256').update(`${repoPath}\n${roadmapFile}\n${text}`).digest('hex').slice(0, 8);
   const taskDefaults = { ...taskDefaultsFrom(config, llm, repoPath, source.hostQueue ?? settings.hostQueue, req.unsafeNoSandbox), ...source.fleet };
   const land = source.land ?? (config.land ? checkedLand(config.land, repoPath, env, taskDefaults.sandbox?.mode === 'off', req.pullRequest) : undefined);
+  const workflowId = roadmapWorkflowId(repoName, roadmapHash);
   return {
-    workflowId: roadmapWorkflowId(repoName, roadmapHash),
+    workflowId,
     tasks,
     input: {
       repoPath,
@@ -98,8 +100,15 @@ export function buildRoadmapInput(req: RoadmapRequest, settings: Settings, env: 
       ...(land ? { land } : {}),
       ...(maxTasks !== undefined ? { maxTasks } : {}),
       ...(req.forge?.tasks ? { plan: req.forge.tasks } : {}),
+      ...forgeWebUi(land, settings, workflowId, env),
     },
   };
+}
+
+/** The run's Web UI page for what dex writes on the forge, when the roadmap lands through pull requests and TEMPORAL_UI_URL names the UI (a forge's people cannot open dex's embedded one). */
+export function forgeWebUi(land: LandConfig | undefined, settings: Settings, workflowId: string, env: NodeJS.ProcessEnv): { webUi?: string } {
+  const page = land?.pr && env.TEMPORAL_UI_URL ? webUiLink(settings, workflowId, env) : undefined;
+  return page ? { webUi: page } : {};
 }
 
 /** Where a roadmap comes from and what it runs on: a checkout's, or (fleet) a forge repository's. */

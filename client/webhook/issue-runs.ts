@@ -11,7 +11,7 @@ import { InvalidInput } from '../../core/run/invalid-input';
 import { forgeRepositoryAt } from '../fleet/forge-repo-check';
 import { forgePlan } from '../fleet/forge-roadmap-source';
 import { PLAN_KINDS } from '../plan-kinds';
-import { buildRoadmapInput } from '../requests/roadmap-request';
+import { buildRoadmapInput, forgeWebUi } from '../requests/roadmap-request';
 import { roadmapAbout, startMarks } from '../run/run-about';
 import { startOnce } from '../run/run-handles';
 import type { Settings } from '../settings';
@@ -62,7 +62,7 @@ export async function startIssueRun(client: Client, trigger: IssueTrigger, setti
   }
   const forge = await forgePlan(repo, tasks, settings.dexHome, env);
   const checked = buildRoadmapInput({ roadmap: '', forge }, settings, env);
-  const input = { ...checked.input, issue: { number: trigger.number, ...(trigger.url ? { url: trigger.url } : {}) } };
+  const input = { ...checked.input, issue: { number: trigger.number, ...(trigger.url ? { url: trigger.url } : {}) }, ...forgeWebUi(checked.input.land, settings, workflowId, env) };
   const marks = startMarks({ ...roadmapAbout(input, checked.tasks), title: `#${trigger.number}: ${trigger.title}` });
   const started = await startOnce(client, workflowId, PLAN_KINDS.roadmap.workflowType, [input], settings.taskQueue, marks);
   return started ? `${issue}: started ${workflowId}` : `${issue}: ${workflowId} started before; nothing started`;

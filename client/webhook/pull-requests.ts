@@ -13,7 +13,7 @@ import { commentsBy, readGithubPull } from '../../host/forge/github-issues';
 import { githubLogin } from '../../host/forge/github-reviews';
 import { forgePlan } from '../fleet/forge-roadmap-source';
 import { PLAN_KINDS } from '../plan-kinds';
-import { buildRoadmapInput } from '../requests/roadmap-request';
+import { buildRoadmapInput, forgeWebUi } from '../requests/roadmap-request';
 import { roadmapAbout, startMarks } from '../run/run-about';
 import { startOnce } from '../run/run-handles';
 import type { Settings } from '../settings';
@@ -51,6 +51,7 @@ export async function startPullRun(client: Client, comment: IssueComment, text: 
     taskDefaults: { ...checked.input.taskDefaults, fromBranch: pull.head },
     issue: { number: comment.number, url: pull.url },
     land: { ...land, branch: pull.head, pr: { ...land.pr!, profile: 'review' as const, onto } },
+    ...forgeWebUi(land, settings, workflowId, env),
   };
   const marks = startMarks({ ...roadmapAbout(input, checked.tasks), title: `#${comment.number}: ${text.slice(0, 80)}` });
   const started = await startOnce(client, workflowId, PLAN_KINDS.roadmap.workflowType, [input], settings.taskQueue, marks);

@@ -56,6 +56,8 @@ export interface RoadmapInput {
   plan?: RoadmapTask[];
   /** A run started from a forge issue: its pull request says `Fixes #N`, and dex's comment on the issue shows the run (docs/forge-triggers.md). */
   issue?: IssueRef;
+  /** The run's page in the Web UI, when TEMPORAL_UI_URL names the UI: dex's comments on the forge link it (docs/forge-triggers.md#dex-on-the-pull-request). */
+  webUi?: string;
 }
 
 /** `land:` in dex.config.yaml, checked by the client. */

@@ -1,11 +1,8 @@
-import { ActivityFailure, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { DexActivities } from '../../activities';
+import { ActivityFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { issueStateComment, type IssueState } from '../../core/forge/issue-run';
 import { innermostMessage } from '../../core/run/failure-message';
 import type { RoadmapInput, RoadmapTaskState } from '../../core/roadmap/roadmap-types';
-import { forgePolicy } from '../run/policies';
-import { summarized } from '../run/summarized';
-import { forgeTarget } from './pr/forge';
+import { forgeTarget, issueCommentActivities } from './pr/forge';
 
 /**
  * Shows a run that came from a forge issue on that issue (docs/forge-triggers.md#the-state-comment):
@@ -15,8 +12,7 @@ import { forgeTarget } from './pr/forge';
 export async function tellIssue(input: RoadmapInput, tasks: readonly RoadmapTaskState[], state: IssueState['state'], step: (text: string) => void, reason?: string): Promise<void> {
   const pr = input.land?.pr;
   if (!input.issue || !pr) return;
-  const { commentOnIssue: comment } = proxyActivities<DexActivities>({ ...forgePolicy, taskQueue: input.taskDefaults.hostQueue });
-  const { commentOnIssue } = summarized({ commentOnIssue: comment });
+  const { commentOnIssue } = issueCommentActivities(input.taskDefaults.hostQueue);
   const prOf = (t: RoadmapTaskState | undefined) => (t?.pullRequest ? { number: t.pullRequest.number, url: t.pullRequest.url, merged: t.pullRequest.merged !== undefined } : undefined);
   const pullRequest = prOf(tasks.find((t) => t.pullRequest) ?? tasks[0]);
   const costUsd = tasks.reduce((sum, t) => sum + t.costUsd, 0);

@@ -57,7 +57,12 @@ describe('/dex approve on the pull request', () => {
     // eve reads the repository: her /dex approve is refused in a reply, and the run still waits.
     const refused = await commentOnPull(pr.number, 'eve', 'Looks fine to me.\n/dex approve');
     expect(refused.body.said).toBe(`${forge.owner}/${forge.repo}#${pr.number}: /dex approve by eve (read): refused`);
-    expect(forge.issues.on(pr.number).map((c) => c.body)).toEqual([`@eve: \`/dex approve\` needs write access to ${forge.owner}/${forge.repo} (you have read); nothing was done.`]);
+    expect(forge.issues.on(pr.number).map((c) => c.body).filter((b) => b.startsWith('@'))).toEqual([`@eve: \`/dex approve\` needs write access to ${forge.owner}/${forge.repo} (you have read); nothing was done.`]);
+    // dex's one comment on its pull request says what it waits for, the run and task, and the cost so far.
+    const own = forge.issues.on(pr.number).find((c) => c.body.includes(`<!-- dex:state ${workflowId} -->`))!;
+    expect(own.body).toContain('**dex is working on this**: green: waiting for you to approve the merge');
+    expect(own.body).toContain(`- task \`issue-101\` of run \`${workflowId}\``);
+    expect(own.body).toMatch(/- cost so far: \d+\.\d\d USD/);
     expect((await waitForGate(handle, 'merge')).waitingFor?.gate).toBe('merge');
     // A comment with no command does nothing.
     expect((await commentOnPull(pr.number, 'ana', 'Nice.')).body).toEqual({ ignored: 'issue_comment' });
@@ -69,6 +74,11 @@ describe('/dex approve on the pull request', () => {
     expect(result.tasks.map((t) => [t.id, t.state])).toEqual([['issue-101', 'completed']]);
     expect(forge.pulls[0].merged).toBe(true);
     expect(forge.issues.on(pr.number).at(-1)?.body).toBe(`@ana: approved gate "merge" of task issue-101 of ${workflowId}.`);
+    // One comment of dex's on the pull request, edited in place to its end.
+    const states = forge.issues.on(pr.number).filter((c) => c.body.includes('<!-- dex:state '));
+    expect(states).toHaveLength(1);
+    expect(states[0].body).toContain('**dex: done**: merged');
+    expect(states[0].edits.length).toBeGreaterThan(0);
     // Approving again, with nothing waiting, is answered, not an error.
     const late = await commentOnPull(pr.number, 'ana', '/dex approve');
     expect(late.body.said).toMatch(/: \/dex approve by ana: nothing done: /);

@@ -1,6 +1,9 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { CiChanged, ForgeActivities, ForgeTarget, PullRequestLanding } from '../../../core/roadmap/pull-request-types';
 import type { ForgeRepository } from '../../../core/fleet/repo-locator';
+import type { createIssueCommentActivities } from '../../../activities/roadmap/issue-comment';
+
+type IssueCommentActivities = ReturnType<typeof createIssueCommentActivities>;
 import type { RoadmapInput } from '../../../core/roadmap/roadmap-types';
 import { forgePolicy } from '../../run/policies';
 import { summarized } from '../../run/summarized';
@@ -12,6 +15,12 @@ export function forgeActivities(hostQueue: string) {
 }
 
 export type Forge = ReturnType<typeof forgeActivities>;
+
+/** dex's one comment on an issue or pull request (docs/forge-triggers.md#the-state-comment), on the host that holds the repository. */
+export function issueCommentActivities(hostQueue: string) {
+  const { commentOnIssue } = proxyActivities<IssueCommentActivities>({ ...forgePolicy, taskQueue: hostQueue });
+  return summarized({ commentOnIssue });
+}
 
 /** Where the forge activities act: the landing's forge settings, without the rest of `land.pr`. */
 export const forgeTarget = (pr: PullRequestLanding): ForgeTarget => ({

@@ -1,5 +1,6 @@
-import { ActivityFailure, isCancellation, patched, sleep } from '@temporalio/workflow';
-import type { DexStatus } from '../../../core/forge/dex-status';
+import { ActivityFailure, isCancellation, patched, sleep, workflowInfo } from '@temporalio/workflow';
+import { landingComment, type DexStatus } from '../../../core/forge/dex-status';
+import { stateMarker } from '../../../core/forge/issue-run';
 import { innermostMessage } from '../../../core/run/failure-message';
 import type { RoadmapTask } from '../../../core/roadmap/roadmap';
 import type { PullRequestRef } from '../../../core/roadmap/pull-request-types';
@@ -8,7 +9,7 @@ import { describePushed, pushFinalized } from '../landing-branch';
 import type { Landing, LandingContext } from '../landing-types';
 import { waitForCi } from './ci-wait';
 import { fixCi } from './fix-ci-child';
-import { forgeActivities, forgeTarget } from './forge';
+import { forgeActivities, forgeTarget, issueCommentActivities } from './forge';
 import { forgetRecordedState, tickMerged } from '../landing-remote';
 import { showChecks } from './pr-board';
 import { replyInThreads, reviseAfterReview, type Revised } from './revise-child';
@@ -34,6 +35,7 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
   const pr = input.land!.pr!;
   const target = forgeTarget(pr);
   const forge = forgeActivities(input.taskDefaults.hostQueue);
+  const { commentOnIssue: commentOn } = issueCommentActivities(input.taskDefaults.hostQueue);
   const rounds = { finalize: 0 };
   let fixes = 0;
   let moved = 0;
@@ -49,8 +51,13 @@ export async function landThroughPullRequest(ctx: LandingContext, task: RoadmapT
   let head: string | undefined;
   const tell = async (state: DexStatus['state'], description: string) => {
     if (!head || !patched('dex-status-on-the-head')) return;
+    const status = { state, description, ...(input.webUi ? { url: input.webUi } : {}) };
     try {
-      await forge.setDexStatus({ target, sha: head, status: { state, description } }, `PR · dex status ${state}: ${description}`);
+      await forge.setDexStatus({ target, sha: head, status }, `PR · dex status ${state}: ${description}`);
+      // And dex's one comment on the pull request, edited in place: the same line, the run, the cost so far, the Web UI.
+      const run = workflowInfo().workflowId;
+      const body = landingComment(stateMarker(run), { workflowId: run, taskId: task.id, status, costUsd: ctx.board.get(task.id).costUsd, ...(input.webUi ? { webUi: input.webUi } : {}) });
+      if (ref) await commentOn({ target, issue: ref.number, run, body }, `PR #${ref.number} · dex's comment: ${description}`);
     } catch (err) {
       if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
       ctx.step?.(`${task.id}: could not set the dex status: ${innermostMessage(err)}`);
