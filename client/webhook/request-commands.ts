@@ -3,14 +3,26 @@
  * with write access it starts a run of that request on the issue's repository, one per comment
  * whatever the forge redelivers, and dex replies with the run; from anyone else, a reply and nothing.
  */
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { requestIn } from '../../core/forge/issue-run';
 import type { Settings } from '../settings';
 import { commenterMay } from './gate-commands';
 import type { IssueComment } from './github-events';
 import { startIssueRun } from './issue-runs';
-import { startPullRun } from './pull-requests';
-import { landingOf } from '../../core/forge/gate-command';
+import { landingOfPull, startPullRun } from './pull-requests';
+import { reviewSubmittedSignal } from '../../core/run/definitions';
+
+/** Tells run `landing` of `text`, asked in `comment` on its pull request; says what was done. */
+async function askRun(client: Client, comment: IssueComment, landing: { workflowId: string; taskId: string }, text: string): Promise<string> {
+  const { owner, repo, number: pr, commentId: reviewId, author } = comment;
+  try {
+    await client.workflow.getHandle(landing.workflowId).signal(reviewSubmittedSignal, { owner, repo, pr, taskId: landing.taskId, reviewId, state: 'commented', author, request: text });
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return `nothing done: no dex run ${landing.workflowId} is open here`;
+    throw err;
+  }
+  return `on it: told ${landing.workflowId} (task ${landing.taskId}), which takes it up on this branch`;
+}
 
 /** Answers the request `comment` makes of `@handle`; the webhook log's line, or undefined when it makes none. */
 export async function answerRequest(client: Client, comment: IssueComment, handle: string, settings: Settings, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
@@ -19,9 +31,12 @@ export async function answerRequest(client: Client, comment: IssueComment, handl
   const asked = `@${handle}`;
   const may = await commenterMay(comment, asked, env);
   if (typeof may === 'string') return may;
-  if (comment.isPull && landingOf(comment.description)) {
-    await may.reply("this pull request is dex's own: review it, and dex answers the review here (docs/forge-triggers.md#reviews-answered-on-the-same-pr); nothing was done.");
-    return `${comment.owner}/${comment.repo}#${comment.number}: ${asked} on dex's own pull request: nothing started`;
+  // On a pull request dex works on already (its own, or a person's it took up), the request goes to that run, as a review would.
+  const landing = comment.isPull ? await landingOfPull(may.target, comment.number, comment.description, env) : undefined;
+  if (landing) {
+    const said = await askRun(client, comment, landing, text);
+    await may.reply(`${said}.`);
+    return `${comment.owner}/${comment.repo}#${comment.number}: ${asked} by ${comment.author}: ${said}`;
   }
   if (comment.isPull) {
     const { said, reply } = await startPullRun(client, comment, text, may.target, settings, env);

@@ -17,6 +17,8 @@ export interface ReviewSubmitted {
   reviewId: number;
   state: ReviewState;
   author: string;
+  /** `@dex <request>` in a comment on the pull request (its id is `reviewId`): taken as a review whose text is the request. */
+  request?: string;
 }
 
 /** One comment earlier in a thread: the reviewer's first word, dex's question, an answer. */

@@ -48,6 +48,9 @@ const dex = useDexEnvironment({
     ...inPhase('revise', [
       toolTurn('issue-2-c777', ['write_file', { path: 'src/greet.js', content: "// greets\nexports.greet = () => 'hi';\n" }]),
       completionTurn('issue-2-c777', { status: 'complete', summary: 'commented greet' }),
+      // `@dex also export it as hello` on the same pull request, later.
+      toolTurn('issue-2-c777', ['write_file', { path: 'src/greet.js', content: "// greets\nexports.greet = () => 'hi';\nexports.hello = exports.greet;\n" }]),
+      completionTurn('issue-2-c777', { status: 'complete', summary: 'exported greet as hello too' }),
     ]),
   ],
 });
@@ -205,6 +208,12 @@ describe('reviews answered on the same pull request', () => {
     expect((await asked2.delivered).body.said).toBe(`${forge.owner}/${forge.repo}#${number}: review ${asked2.review.id} by ana (changes requested): told ${workflowId} (task issue-2-c777)`);
     await expect.poll(() => forge.reviews.thread(asked2.comments[0].id).length, { timeout: 120_000, interval: 500 }).toBe(2);
     await waitForGate(handle, 'merge', { timeoutMs: 120_000 });
+    // `@dex` again on that pull request goes to the same run, as a review: a commit, and dex's answer on the pull request.
+    const again = await team.deliver('issue_comment', { action: 'created', issue: { number, title: 'Greet', body: 'Adds greet.', pull_request: { url: 'x' } }, comment: { id: 779, body: '@dex also export it as hello', user: { login: 'ana', type: 'User' } } });
+    expect(again.body.said).toBe(`${forge.owner}/${forge.repo}#${number}: @dex by ana: on it: told ${workflowId} (task issue-2-c777), which takes it up on this branch`);
+    await expect.poll(() => forge.issues.on(number).some((c) => c.author === 'dex-bot' && c.body.startsWith('exported greet as hello too')), { timeout: 120_000, interval: 500 }).toBe(true);
+    await waitForGate(handle, 'merge', { timeoutMs: 120_000 });
+    expect((await promisify(execFile)('git', ['-C', forge.bare, 'show', 'feature/greet:src/greet.js'])).stdout).toContain('exports.hello');
     const approved = await team.deliver('issue_comment', { action: 'created', issue: { number, title: 'Greet', body: 'Adds greet.', pull_request: { url: 'x' } }, comment: { id: 778, body: '/dex approve', user: { login: 'ana', type: 'User' } } });
     expect(approved.body.said).toBe(`${forge.owner}/${forge.repo}#${number}: /dex approve by ana: approved gate "merge" of task issue-2-c777 of ${workflowId}`);
     expect(((await handle.result()) as RoadmapResult).tasks.map((t) => t.state)).toEqual(['completed']);

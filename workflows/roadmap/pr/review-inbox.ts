@@ -8,13 +8,15 @@ import type { ReviewSubmitted } from '../../../core/forge/review';
  */
 export class ReviewInbox {
   private readonly queued = new Map<string, ReviewSubmitted[]>();
-  private readonly seen = new Set<number>();
+  // By kind and id: a review's id and a comment's (a request's) come from different sequences on GitHub.
+  private readonly seen = new Set<string>();
   private readonly approvals = new Map<string, string>();
 
   /** Takes `review` in; returns what the run's steps say of it, or undefined for a review heard before. */
   notify(review: ReviewSubmitted): string | undefined {
-    if (this.seen.has(review.reviewId)) return undefined;
-    this.seen.add(review.reviewId);
+    const key = `${review.request === undefined ? 'review' : 'comment'} ${review.reviewId}`;
+    if (this.seen.has(key)) return undefined;
+    this.seen.add(key);
     const said = `${review.taskId} PR #${review.pr}: ${review.author} ${review.state.replace('_', ' ')}`;
     if (review.state === 'approved') {
       this.approvals.set(review.taskId, review.author);
@@ -22,7 +24,7 @@ export class ReviewInbox {
     }
     if (review.state === 'changes_requested') this.approvals.delete(review.taskId);
     this.queued.set(review.taskId, [...(this.queued.get(review.taskId) ?? []), review]);
-    return `${said} (review ${review.reviewId}, queued)`;
+    return review.request === undefined ? `${said} (review ${review.reviewId}, queued)` : `${review.taskId} PR #${review.pr}: ${review.author} asked @dex ${review.request} (comment ${review.reviewId}, queued)`;
   }
 
   /** True when a review of `taskId` waits to be taken. */

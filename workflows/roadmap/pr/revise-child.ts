@@ -27,7 +27,10 @@ export async function reviseAfterReview(
   round: number,
 ): Promise<{ ok: true; revised?: Revised } | { ok: false; reason: string }> {
   const name = `PR #${ref.number}`;
-  const review = await forge.readReview({ target, pr: ref.number, reviewId: submitted.reviewId }, `review · read ${submitted.author}'s review of ${name}`);
+  // A request in a comment is a review with its text and no line comments: nothing more to read.
+  const review = submitted.request !== undefined
+    ? { id: submitted.reviewId, author: submitted.author, state: submitted.state, body: `@dex ${submitted.request}`, comments: [] }
+    : await forge.readReview({ target, pr: ref.number, reviewId: submitted.reviewId }, `review · read ${submitted.author}'s review of ${name}`);
   if (!review.comments.length && !review.body.trim()) return { ok: true };
   ctx.step?.(`${task.id} ${name}: ${review.author}'s review (${review.comments.length} comment${review.comments.length === 1 ? '' : 's'}); revise run ${round}`);
   const revise = { pullRequest: `${name} (${ref.url})`, round, review };
