@@ -12,6 +12,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { execFileSync } from 'node:child_process';
 import type { CheckLog, ChecksReport, ForgeActivities, MergeOutcome, PullRequestRef } from '../../core/roadmap/pull-request-types';
 import type { Review } from '../../core/forge/review';
+
 import type { DexStore } from '../../store/dex-store';
 import type { RecordedForge, RecordedForgeCall } from '../requests/forge-recording';
 
@@ -62,7 +63,7 @@ function indexCalls(calls: RecordedForgeCall[]) {
 }
 
 /** The forge activities that answer as `recorded` did, over the bare repository `remote`, check logs put in `store()`. */
-export function replayedForgeActivities(recorded: RecordedForge, remote: string, store: () => DexStore): ForgeActivities {
+export function replayedForgeActivities(recorded: RecordedForge, remote: string, store: () => DexStore): ForgeActivities & { commentOnIssue(): Promise<{ url: string }> } {
   const { opened, reads, merges, logs, failures, reviews, replies } = indexCalls(recorded.calls);
   const pushed = new Map<number, string[]>();
   const firstRead = new Map<string, number>();
@@ -110,6 +111,11 @@ export function replayedForgeActivities(recorded: RecordedForge, remote: string,
 
     async setDexStatus() {
       // What the forge showed a person: nothing the replay reads back.
+    },
+
+    async commentOnIssue() {
+      // dex's comments on the issue or pull request: shown to people, never read back.
+      return { url: '' };
     },
 
     async replyInThread({ thread, marker }) {
