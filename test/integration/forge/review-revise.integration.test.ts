@@ -167,6 +167,7 @@ describe('reviews answered on the same pull request', () => {
     // Approved on the forge: the merge gate passes, the pull request merges once.
     await review(pr.number, 'ana', 'APPROVED').delivered;
     const result = (await handle.result()) as RoadmapResult;
+    dex.recordHistory(handle.workflowId, 'roadmap-workflow-reviews.json');
     expect(result.tasks.map((t) => [t.id, t.state])).toEqual([['issue-101', 'completed']]);
     expect(forge.pulls[pr.number - 1].merged).toBe(true);
     expect((await promisify(execFile)('git', ['-C', forge.bare, 'show', 'main:src/one.js'])).stdout).toContain('/** one, clearer */');

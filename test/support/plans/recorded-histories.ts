@@ -141,6 +141,19 @@ export const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) =>
       expect(signals(h)).toContain('ciChanged');
     },
   },
+  // An issue's task landed through a pull request that was reviewed (docs/forge-triggers.md#reviews-answered-on-the-same-pr):
+  // three revise runs (three comments; a question asked back; the answer), replies in threads, the dex status, an approving review.
+  'roadmap-workflow-reviews.json': {
+    recordedBy: 'test/integration/forge/review-revise.integration.test.ts',
+    covers: (h) => {
+      expect(children(h)).toEqual(['taskWorkflow', 'taskWorkflow', 'taskWorkflow', 'taskWorkflow']);
+      expect(activities(h).filter((a) => a === 'readReview')).toHaveLength(3);
+      expect(activities(h).filter((a) => a === 'replyInThread').length).toBeGreaterThanOrEqual(5);
+      expect(activities(h)).toContain('setDexStatus');
+      expect(signals(h).filter((s) => s === 'reviewSubmitted').length).toBeGreaterThanOrEqual(5);
+      expect(patches(h)).toContain('dex-status-on-the-head');
+    },
+  },
   'roadmap-workflow-pr-conflict.json': {
     recordedBy: 'test/integration/roadmap/landing-pr-conflict.integration.test.ts',
     covers: (h) => {
