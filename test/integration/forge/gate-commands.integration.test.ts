@@ -4,12 +4,13 @@
  * (spawned) on a dev server, the fake GitHub as the forge, `land.pr.profile: review` so a green pull
  * request waits at `merge` for a person.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { issueRunId } from '../../../core/forge/issue-run';
 import type { RoadmapResult } from '../../../core/roadmap/roadmap-types';
 import { completionTurn, toolTurn } from '../../support/model/cassette-builder';
 import { useDexEnvironment, waitForGate } from '../../support/env/dex-environment';
 import { addOneTurns, useForgeTeam } from '../../support/forge/forge-team';
+import { webhook } from '../../support/forge/ci-webhook';
 
 const dex = useDexEnvironment({
   server: 'dev',
@@ -28,6 +29,9 @@ const team = useForgeTeam(dex, {
     'test/ok.test.js': "require('node:test')('ok', () => {});\n",
   },
 });
+
+const stops: (() => void)[] = [];
+afterAll(() => stops.forEach((stop) => stop()));
 
 /** Posts GitHub's `issue_comment created` delivery of `body` by `author` on pull request `number`. */
 function commentOnPull(number: number, author: string, body: string) {
@@ -51,6 +55,8 @@ describe('/dex approve on the pull request', () => {
     expect(started.status, team.log()).toBe(200);
     const workflowId = issueRunId(forge.owner, forge.repo, issue.number);
     const handle = dex.env.client.workflow.getHandle(workflowId);
+    // Each completed check signals the run, as the receiver does for GitHub's check_run deliveries.
+    stops.push(webhook(forge, handle));
     await waitForGate(handle, 'merge', { timeoutMs: 120_000 });
     const pr = forge.pulls[0];
 
@@ -101,6 +107,8 @@ describe('/dex approve on the pull request', () => {
       `@ana: ${workflowId} started before; nothing started.`,
     ]);
     const handle = dex.env.client.workflow.getHandle(workflowId);
+    // Each completed check signals the run, as the receiver does for GitHub's check_run deliveries.
+    stops.push(webhook(forge, handle));
     await waitForGate(handle, 'merge', { timeoutMs: 120_000 });
     const pr = forge.pulls.find((p) => p.head === 'dex/issue-102-c555')!;
     expect(pr.title).toBe('issue-102-c555: add src/two.js exporting two()');

@@ -61,7 +61,8 @@ describe('an issue labelled dex, through dex webhook', () => {
     for (const _ of [1, 2]) expect((await deliverIssue(issue.number, 'dex')).body.said).toBe(`${forge.owner}/${forge.repo}#${issue.number}: ${workflowId} started before; nothing started`);
 
     const handle = dex.env.client.workflow.getHandle(workflowId);
-    const result = (await handle.result()) as RoadmapResult;
+    const stop = webhook(forge, handle);
+    const result = (await handle.result().finally(stop)) as RoadmapResult;
     expect(result.tasks.map((t) => [t.id, t.state])).toEqual([['issue-101', 'completed']]);
     // The comment's activity was refused once for the rate limit, and its second attempt came 3 s later.
     const events = (await handle.fetchHistory()).events ?? [];
