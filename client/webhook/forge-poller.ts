@@ -9,6 +9,7 @@
 import type { ForgeRepository } from '../../core/fleet/repo-locator';
 import { commentsSince, labelledIssues, reviewsSince } from '../../host/forge/github-poll';
 import type { IssueComment, IssueTrigger, ReviewDelivery } from './github-events';
+import { firstLine } from './webhook-server';
 
 /** What a polled item is answered with: the receiver's own handlers. */
 interface PollHandlers {
@@ -22,7 +23,6 @@ interface PollHandlers {
 const OVERLAP_MS = 5 * 60_000;
 
 const later = (a: string, b: string) => (Date.parse(a) > Date.parse(b) ? a : b);
-const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0];
 
 /** Polls `repo` every `everyMs` from `since` (ISO time) on, until stopped. */
 export function startPolling(repo: ForgeRepository, opts: { everyMs: number; label: string; since: string }, handlers: PollHandlers, env: NodeJS.ProcessEnv = process.env): { stop(): Promise<void> } {

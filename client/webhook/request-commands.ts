@@ -3,24 +3,20 @@
  * with write access it starts a run of that request on the issue's repository, one per comment
  * whatever the forge redelivers, and dex replies with the run; from anyone else, a reply and nothing.
  */
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { requestIn } from '../../core/forge/issue-run';
 import type { Settings } from '../settings';
 import { commenterMay } from './gate-commands';
 import type { IssueComment } from './github-events';
 import { startIssueRun } from './issue-runs';
 import { landingOfPull, startPullRun } from './pull-requests';
-import { reviewSubmittedSignal } from '../../core/run/definitions';
+import { tellReview } from './review-routing';
 
 /** Tells run `landing` of `text`, asked in `comment` on its pull request; says what was done. */
 async function askRun(client: Client, comment: IssueComment, landing: { workflowId: string; taskId: string }, text: string): Promise<string> {
   const { owner, repo, number: pr, commentId: reviewId, author } = comment;
-  try {
-    await client.workflow.getHandle(landing.workflowId).signal(reviewSubmittedSignal, { owner, repo, pr, taskId: landing.taskId, reviewId, state: 'commented', author, request: text });
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return `nothing done: no dex run ${landing.workflowId} is open here`;
-    throw err;
-  }
+  const told = await tellReview(client, landing.workflowId, { owner, repo, pr, taskId: landing.taskId, reviewId, state: 'commented', author, request: text });
+  if (!told) return `nothing done: no dex run ${landing.workflowId} is open here`;
   return `on it: told ${landing.workflowId} (task ${landing.taskId}), which takes it up on this branch`;
 }
 

@@ -7,6 +7,7 @@
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { reviewSubmittedSignal } from '../../core/run/definitions';
+import type { ReviewSubmitted } from '../../core/forge/review';
 import { githubPermission } from '../../host/forge/github-issues';
 import { githubLogin } from '../../host/forge/github-reviews';
 import { forgeRepositoryAt } from '../fleet/forge-repo-check';
@@ -27,11 +28,17 @@ export async function answerReview(client: Client, review: ReviewDelivery, env: 
   const permission = await githubPermission(target, review.author, env);
   if (!MAY_DECIDE.has(permission)) return `${where}: ${what}: needs write access (${review.author} has ${permission}): ignored`;
   const { owner, repo, pr, reviewId, state, author } = review;
+  if (!(await tellReview(client, landing.workflowId, { owner, repo, pr, taskId: landing.taskId, reviewId, state, author }))) return `${where}: ${what}: no dex run ${landing.workflowId} is open here: ignored`;
+  return `${where}: ${what}: told ${landing.workflowId} (task ${landing.taskId})`;
+}
+
+/** Signals `reviewSubmitted` to run `workflowId` (a review, or `@dex` asked on its pull request); false when no such run is open. */
+export async function tellReview(client: Client, workflowId: string, review: ReviewSubmitted): Promise<boolean> {
   try {
-    await client.workflow.getHandle(landing.workflowId).signal(reviewSubmittedSignal, { owner, repo, pr, taskId: landing.taskId, reviewId, state, author });
+    await client.workflow.getHandle(workflowId).signal(reviewSubmittedSignal, review);
+    return true;
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return `${where}: ${what}: no dex run ${landing.workflowId} is open here: ignored`;
+    if (err instanceof WorkflowNotFoundError) return false;
     throw err;
   }
-  return `${where}: ${what}: told ${landing.workflowId} (task ${landing.taskId})`;
 }

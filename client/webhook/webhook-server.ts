@@ -85,53 +85,54 @@ async function handle(req: IncomingMessage, opts: WebhookServerOptions): Promise
     opts.log(`${described(event)}: signalled ${told} run${told === 1 ? '' : 's'}`);
     return { status: 200, body: { signalled: told } };
   } catch (err) {
-    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    const reason = firstLine(err);
     opts.log(`${described(event)}: could not signal the runs: ${reason}`);
     // A 5xx shows as a failed delivery on GitHub, where a person can redeliver it.
     throw new HttpError(503, `could not signal the runs: ${reason}`);
   }
 }
 
-/** An issue given the trigger label: its run started, or found started before. */
-async function startIssue(trigger: IssueTrigger, opts: WebhookServerOptions): Promise<{ status: number; body: unknown }> {
+/** An error's first line: what a log line and GitHub's delivery page show of it. */
+export const firstLine = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0];
+
+/**
+ * One delivery answered by `answer`: its log line `what: line` and a 200; or, when it throws, the log
+ * line `what: where: failed.log: reason` and a 503, which GitHub shows as a failed delivery a person can redeliver.
+ */
+async function answered(opts: WebhookServerOptions, what: string, where: string, failed: { log: string; http: string }, answer: () => Promise<{ line: string; body: unknown }>) {
   try {
-    const said = await opts.startIssue(trigger);
-    opts.log(`issues labeled ${opts.label}: ${said}`);
-    return { status: 200, body: { issue: trigger.number, said } };
+    const { line, body } = await answer();
+    opts.log(`${what}: ${line}`);
+    return { status: 200, body };
   } catch (err) {
-    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-    opts.log(`issues labeled ${opts.label}: ${trigger.owner}/${trigger.repo}#${trigger.number}: could not start its run: ${reason}`);
-    // A 5xx shows as a failed delivery on GitHub, where a person can redeliver it.
-    throw new HttpError(503, `could not start the issue's run: ${reason}`);
+    const reason = firstLine(err);
+    opts.log(`${what}: ${where}: ${failed.log}: ${reason}`);
+    throw new HttpError(503, `${failed.http}: ${reason}`);
   }
 }
 
-/** A comment: a gate command in it answered (and replied to), or nothing to do. */
-async function answerComment(comment: IssueComment, opts: WebhookServerOptions): Promise<{ status: number; body: unknown }> {
+/** An issue given the trigger label: its run started, or found started before. */
+const startIssue = (trigger: IssueTrigger, opts: WebhookServerOptions) =>
+  answered(opts, `issues labeled ${opts.label}`, `${trigger.owner}/${trigger.repo}#${trigger.number}`, { log: 'could not start its run', http: "could not start the issue's run" }, async () => {
+    const said = await opts.startIssue(trigger);
+    return { line: said, body: { issue: trigger.number, said } };
+  });
+
+/** A comment: a gate command or a request in it answered (and replied to), or nothing to do. */
+const answerComment = (comment: IssueComment, opts: WebhookServerOptions) => {
   const where = `${comment.owner}/${comment.repo}#${comment.number}`;
-  try {
+  return answered(opts, 'issue_comment created', where, { log: 'could not answer it', http: 'could not answer the comment' }, async () => {
     const said = await opts.answerComment(comment);
-    opts.log(`issue_comment created: ${said ?? `${where}: no /dex command`}`);
-    return { status: 200, body: said ? { said } : { ignored: 'issue_comment' } };
-  } catch (err) {
-    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-    opts.log(`issue_comment created: ${where}: could not answer it: ${reason}`);
-    throw new HttpError(503, `could not answer the comment: ${reason}`);
-  }
-}
+    return { line: said ?? `${where}: no /dex command`, body: said ? { said } : { ignored: 'issue_comment' } };
+  });
+};
 
 /** A review: told to the run of the pull request's landing, or why not. */
-async function answerReview(review: ReviewDelivery, opts: WebhookServerOptions): Promise<{ status: number; body: unknown }> {
-  try {
+const answerReview = (review: ReviewDelivery, opts: WebhookServerOptions) =>
+  answered(opts, 'pull_request_review submitted', `${review.owner}/${review.repo}#${review.pr}`, { log: 'could not tell its run', http: "could not tell the review's run" }, async () => {
     const said = await opts.answerReview(review);
-    opts.log(`pull_request_review submitted: ${said}`);
-    return { status: 200, body: { said } };
-  } catch (err) {
-    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-    opts.log(`pull_request_review submitted: ${review.owner}/${review.repo}#${review.pr}: could not tell its run: ${reason}`);
-    throw new HttpError(503, `could not tell the review's run: ${reason}`);
-  }
-}
+    return { line: said, body: { said } };
+  });
 
 function respond(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'Content-Type': 'application/json' });
