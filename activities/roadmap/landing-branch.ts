@@ -42,6 +42,8 @@ export interface ProposalText {
   preExistingFailures?: string[];
   /** No test command was found for the task; this person let it through the `unverified` gate. */
   unverifiedApprovedBy?: string;
+  /** The project's own checks besides its tests as they last ran: `lint passed · build failed (fails on the base too, not blocking)`. */
+  checks?: string;
   /** The issue the run came from: the description says `Fixes #N`, so the forge closes it with the merge. */
   fixes?: number;
   /** The issue a roadmap run came from (several tasks, several pull requests): the description says `Part of #N`, and dex closes it once all have landed. */
@@ -67,6 +69,7 @@ export function proposalMarkdown(p: ProposalText): string {
   if (p.preExistingFailures?.length) {
     verify.push(`- pre-existing failures (already failing on the base, not caused by this change):`, ...p.preExistingFailures.map((f) => `  - ${f}`));
   }
+  if (p.checks) verify.push(`- checks: ${p.checks}`);
   return [
     `# ${p.taskId}: ${p.title}`,
     '',

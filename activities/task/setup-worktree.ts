@@ -3,6 +3,8 @@ import { FAILURE, nonRetryable } from '../../core/run/failure-types';
 import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import { describeDetectedVerify, describeSetup, setupDidSomething, type SetupConfig, type SetupResult } from '../../core/run/setup-types';
 import { detectTestCommands } from '../../host/dependencies/test-command';
+import { detectChecks } from '../../host/checks/detect-checks';
+import { describePickedChecks, resolveChecks, type ChecksConfig } from '../../core/task/project-checks';
 import { prepareDependencies } from '../../host/dependencies/prepare-dependencies';
 import { SetupFailed } from '../../host/dependencies/setup-failed';
 import type { ActivityDeps } from '../deps';
@@ -31,6 +33,8 @@ interface SetupWorktreeInput {
   artifactId: string;
   /** Pick the project's test commands from the worktree once it is set up: the config has no `verify:`. */
   detectVerify?: boolean;
+  /** Pick the project's own checks besides its tests (lint, typecheck, build), as `checks:` of the config turns them on; absent: none. */
+  checks?: ChecksConfig;
 }
 
 /** The activity that makes a worktree ready to build and test (docs/real-repositories.md). */
@@ -64,17 +68,23 @@ export const createSetupActivities = (deps: ActivityDeps) => {
         });
         // After setup, so the commands fit what it made (a venv's `python`).
         const verify = input.detectVerify ? detectTestCommands(input.worktreePath) : [];
+        const checks = input.checks === undefined ? [] : resolveChecks(detectChecks(input.worktreePath), input.checks);
         const result: SetupResult = {
           steps: outcome.steps,
           copied: outcome.copied,
           durationMs: Date.now() - started,
           artifactId: input.artifactId,
           ...(verify.length ? { verify } : {}),
+          ...(checks.length ? { checks } : {}),
         };
         // The first lines are what `dex log` shows (what setup did, the verify it picked or `none found`); the install's output follows.
         // A repository with nothing to set up and no verify looked for has no report.
-        const head = [describeSetup(result), ...(input.detectVerify ? [`verify: ${describeDetectedVerify(verify)}`] : [])].join('\n');
-        if (!setupDidSomething(result) && !input.detectVerify) return { ...result, artifactId: '' };
+        const head = [
+          describeSetup(result),
+          ...(input.detectVerify ? [`verify: ${describeDetectedVerify(verify)}`] : []),
+          ...(input.checks !== undefined ? [`checks: ${describePickedChecks(checks)}`] : []),
+        ].join('\n');
+        if (!setupDidSomething(result) && !input.detectVerify && !checks.length) return { ...result, artifactId: '' };
         await deps.store.putArtifact(input.artifactId, 'setup', redactor.redact([head, outcome.report].filter(Boolean).join('\n\n')));
         return setupDidSomething(result) ? result : { ...result, artifactId: '' };
       } catch (err) {

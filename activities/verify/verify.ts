@@ -9,6 +9,7 @@ import { runAgentCommand } from '../../host/sandbox/run-agent-command';
 import { assertSandboxAvailable } from '../../host/sandbox/sandbox-availability';
 import { lastLines, outputTail, progressIntervalFor, type ShellCommandResult } from '../../host/shell/shell-command';
 import { failureCause, failuresOf, splitByBaseline } from '../../core/task/verify-failures';
+import { describeChecks, type CheckResult, type ProjectCheck } from '../../core/task/project-checks';
 import { plural } from '../../core/text/plural';
 import { refreshDependencies } from '../../host/dependencies/refresh-dependencies';
 import { hostDependencyCache } from '../run/host-dependency-cache';
@@ -35,6 +36,11 @@ export interface VerifyInput {
    * failures not in this list fail the verify (docs/roadmaps.md#baseline-aware-verify).
    */
   baseline?: string[];
+  /**
+   * The project's own checks besides its tests: each runs after the tests, whatever they did, and
+   * is reported on its own (docs/real-repositories.md#checks-besides-tests). @default none
+   */
+  checks?: ProjectCheck[];
 }
 
 /** The last {@link VERIFY_TAIL} lines and characters of `output`. */
@@ -46,26 +52,40 @@ function causeOf(run: ShellCommandResult): { cause: string } {
   return { cause: failureCause(run.output) ?? outcome };
 }
 
+const failed = (run: ShellCommandResult): boolean => run.timedOut || run.exitCode !== 0;
+
 function describeOutcome(run: ShellCommandResult): string {
   if (run.timedOut) return 'timed out';
   if (run.exitCode === null) return `killed by ${run.killedBy}`;
   return `exit code ${run.exitCode}`;
 }
 
-function formatReport(runs: { command: string; run: ShellCommandResult }[], total: number, passed: boolean, split?: { preExisting: string[]; fresh: string[] }): string {
+/** One command as verify ran it: a test command, or a check (`name`). */
+interface VerifyRun {
+  command: string;
+  run: ShellCommandResult;
+  check?: string;
+}
+
+function formatReport(runs: VerifyRun[], total: number, testsPassed: boolean, split?: { preExisting: string[]; fresh: string[] }, checks?: CheckResult[]): string {
+  // Without checks the head says it of the whole verify, as it always has; with them, of the tests, and the checks follow.
+  const what = checks ? 'Tests' : 'Verification';
   const head = split
     ? [
-        passed ? `Verification passed: no new failures in ${plural(total, 'command')}.` : `Verification failed: ${plural(split.fresh.length, 'new failure')}.`,
+        testsPassed ? `${what} passed: no new failures in ${plural(total, 'command')}.` : `${what} failed: ${plural(split.fresh.length, 'new failure')}.`,
         split.fresh.length ? `New failures (yours to fix):\n${split.fresh.map((f) => `- ${f}`).join('\n')}` : '',
         split.preExisting.length ? `Pre-existing failures (the base commit had them; they do not block you):\n${split.preExisting.map((f) => `- ${f}`).join('\n')}` : '',
       ].filter(Boolean).join('\n')
-    : passed
-      ? `Verification passed: ${plural(total, 'command')}.`
-      : `Verification failed at command ${runs.length} of ${total}.`;
-  const sections = runs.map(({ command, run }) => {
-    return `$ ${command}\n(${describeOutcome(run)}, ${run.durationMs} ms)\n${outputTail(run)}`.trimEnd();
+    : testsPassed
+      ? `${what} passed: ${plural(total, 'command')}.`
+      : `${what} failed at command ${runs.filter((r) => !r.check).length} of ${total}.`;
+  const overall = checks ? `Verification ${testsPassed && checks.every((c) => c.passed) ? 'passed' : 'failed'}. ` : '';
+  // Which failed checks are the task's own is known once the base was asked (workflows/task/agent/check-baseline.ts).
+  const checksLine = checks ? `Checks (the project's own, besides its tests): ${describeChecks(checks)}.` : '';
+  const sections = runs.map(({ command, run, check }) => {
+    return `$ ${command}${check ? `   (check: ${check})` : ''}\n(${describeOutcome(run)}, ${run.durationMs} ms)\n${outputTail(run)}`.trimEnd();
   });
-  return [head, ...sections].join('\n\n');
+  return [overall + head, checksLine, ...sections].filter(Boolean).join('\n\n');
 }
 
 /** The activity that runs a task's verify commands. */
@@ -93,37 +113,47 @@ export const createVerifyActivities = (deps: ActivityDeps) => {
       await store.putArtifact(verifyResultKey(input.artifactId), 'verify-result', JSON.stringify(result));
       return result;
     }
-    const runs: { command: string; run: ShellCommandResult }[] = [];
-    for (const command of input.commands) {
-      const run = await runAgentCommand(command, input.worktreePath, input.sandbox, {
+    const runs: VerifyRun[] = [];
+    const runOne = (command: string) =>
+      runAgentCommand(command, input.worktreePath, input.sandbox, {
         timeoutMs: input.timeoutMs,
         outputLimitBytes: VERIFY_OUTPUT_LIMIT_BYTES,
         signal: ctx.cancellationSignal,
         onProgress: (progress) => ctx.heartbeat({ command: runs.length, ...progress }),
         progressIntervalMs: progressIntervalFor(ctx.info.heartbeatTimeoutMs),
       });
+    for (const command of input.commands) {
+      const run = await runOne(command);
       runs.push({ command, run });
-      if ((run.timedOut || run.exitCode !== 0) && !input.baseline) break;
+      if (failed(run) && !input.baseline) break;
     }
+    const tests = [...runs];
+    // Every check runs even when a test failed: the agent hears of all it has to fix in one round.
+    for (const check of input.checks ?? []) runs.push({ command: check.command, check: check.name, run: await runOne(check.command) });
 
-    const failing = runs.filter(({ run }) => run.timedOut || run.exitCode !== 0);
-    const last = failing.at(-1)?.run;
-    const split = input.baseline ? splitByBaseline(runs.flatMap(({ command, run }) => failuresOf({ command, ...run }, realpathSync(input.worktreePath))), input.baseline) : undefined;
-    const passed = split ? split.fresh.length === 0 : !last;
+    const last = tests.filter(({ run }) => failed(run)).at(-1)?.run;
+    const split = input.baseline ? splitByBaseline(tests.flatMap(({ command, run }) => failuresOf({ command, ...run }, realpathSync(input.worktreePath))), input.baseline) : undefined;
+    const testsPassed = split ? split.fresh.length === 0 : !last;
+    const checks = runs.flatMap(({ command, run, check }) => (check ? [{ name: check, command, passed: !failed(run), ...(failed(run) ? causeOf(run) : {}) }] : []));
+    const firstFailedCheck = runs.find(({ run, check }) => check && failed(run));
+    const passed = testsPassed && !firstFailedCheck;
+    // What the agent and every view are told first: a test's failure, else the first check's.
+    const why = testsPassed ? firstFailedCheck : last && { run: last };
     const result: VerifyResult = {
       passed,
       artifactId: input.artifactId,
-      commands: runs.map(({ command, run }) => ({
+      commands: tests.map(({ command, run }) => ({
         command,
         exitCode: run.exitCode,
         timedOut: run.timedOut,
         durationMs: run.durationMs,
       })),
-      tail: passed || !last ? '' : tailOf(last.output),
-      ...(passed || !last ? {} : causeOf(last)),
+      tail: passed || !why ? '' : tailOf(why.run.output),
+      ...(passed || !why ? {} : { cause: `${'check' in why && why.check ? `${why.check}: ` : ''}${causeOf(why.run).cause}` }),
       ...(split ? { preExisting: split.preExisting, newFailures: split.fresh } : {}),
+      ...(input.checks?.length ? { checks, testsPassed } : {}),
     };
-    const report = formatReport(runs, input.commands.length, passed, split);
+    const report = formatReport(runs, input.commands.length, testsPassed, split, input.checks?.length ? checks : undefined);
     await store.putArtifact(input.artifactId, 'verify', refresh.note ? `${refresh.note}\n\n${report}` : report);
     // Written last: once it exists, the report above exists too.
     await store.putArtifact(verifyResultKey(input.artifactId), 'verify-result', JSON.stringify(result));

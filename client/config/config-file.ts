@@ -18,6 +18,8 @@ import { parseYamlInput } from '../../core/parsing/yaml-input';
 import { parseProtectedPaths, parseSandbox } from './sandbox-config';
 import { isRecord, knownKeys } from './config-section';
 import { parseSetup } from './setup-config';
+import { parseChecksConfig } from './checks-config';
+import type { ChecksConfig } from '../../core/task/project-checks';
 import { detectTestCommands } from '../../host/dependencies/test-command';
 import type { SetupConfig } from '../../core/run/setup-types';
 
@@ -29,6 +31,8 @@ export interface DexConfig {
   detectVerify: boolean;
   /** `setup: false` and no `verify:`: the checkout has no test command dex knows (docs/real-repositories.md#no-test-command-found). */
   verifyNoneFound?: boolean;
+  /** The project's own checks besides its tests (docs/real-repositories.md#checks-besides-tests). @default {} (every one detected) */
+  checks: ChecksConfig;
   /** Model per phase, `default` for the rest. @default { default: "claude-sonnet-4-6" } */
   models: Record<string, string>;
   /** Models per weight × phase (`models.large.review`), over `models`. */
@@ -80,7 +84,7 @@ const FILE = 'dex.config.yaml';
 const TOP_KEYS = [
   'verify', 'models', 'maxIterations', 'maxRetries', 'maxTokens', 'gates', 'tools',
   'phases', 'retryMap', 'budgets', 'runaway', 'maxParallel', 'continueAsNewAfterTasks', 'sandbox', 'protectedPaths',
-  'land', 'landCommand', 'verifyBaseline', 'thinking', 'planner', 'memory', 'setup', 'agent', 'claude',
+  'land', 'landCommand', 'verifyBaseline', 'thinking', 'planner', 'memory', 'setup', 'agent', 'claude', 'checks',
 ];
 const BUDGET_KEYS = ['usd', 'tokens'];
 const GATE_NAMES = ['beforePhase', 'afterVerify'];
@@ -129,6 +133,7 @@ export function parseDexConfig(text: string, repoPath: string): DexConfig {
     // Picked by the host from the set-up worktree, where the tests will run (a venv's python, pnpm or npm).
     verify: [],
     detectVerify: raw.verify === undefined,
+    checks: parseChecksConfig(raw.checks, fail),
     models: { default: DEFAULT_MODEL },
     maxIterations: 20,
     maxRetries: 3,

@@ -26,7 +26,7 @@ export function taskFailureLines(r: TaskResult): string[] {
 }
 
 /** A task's type and steps, and its verify failures told apart (docs/roadmaps.md): from its status while it runs, its result once it ended. */
-export function taskShapeLines(r: Pick<TaskResult, 'type' | 'steps' | 'verify' | 'preExistingFailures' | 'verifyDetected' | 'unverifiedApprovedBy' | 'worker' | 'moves'>): string[] {
+export function taskShapeLines(r: Pick<TaskResult, 'type' | 'steps' | 'verify' | 'preExistingFailures' | 'verifyDetected' | 'checks' | 'unverifiedApprovedBy' | 'worker' | 'moves'>): string[] {
   const lines: string[] = [];
   // A fleet task (docs/fleet.md#seeing-the-fleet): where it runs, and every move from a lost worker.
   if (r.worker) lines.push(`worker: ${r.worker}`);
@@ -34,6 +34,8 @@ export function taskShapeLines(r: Pick<TaskResult, 'type' | 'steps' | 'verify' |
   // Said like `setup:`: which commands verify runs when dex picked them, or `none found` (docs/real-repositories.md#no-test-command-found).
   const letThrough = r.unverifiedApprovedBy ? ` (nothing tested: ${r.unverifiedApprovedBy} let it through the unverified gate)` : '';
   if (r.verifyDetected) lines.push(`verify: ${r.verifyDetected}${letThrough}`);
+  // The project's own checks besides its tests, each on its own (docs/real-repositories.md#checks-besides-tests).
+  if (r.checks) lines.push(`checks: ${r.checks}`);
   if (r.type || r.steps) {
     const s = r.steps;
     const steps = s

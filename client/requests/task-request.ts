@@ -75,6 +75,7 @@ export function taskDefaultsFrom(
     verify: config.verify,
     ...(config.detectVerify ? { detectVerify: true } : {}),
     ...(config.verifyNoneFound ? { verifyNoneFound: true } : {}),
+    checks: config.checks,
     maxIterations: config.maxIterations,
     maxRetries: config.maxRetries,
     gates: config.gates,

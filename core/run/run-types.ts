@@ -123,6 +123,8 @@ export interface RunStatus {
   type?: string;
   /** A task whose config has no `verify:`: the commands setup picked, `npm test (detected)`, or `none found`. */
   verifyDetected?: string;
+  /** A task with the project's own checks (docs/real-repositories.md#checks-besides-tests): how each last ran, `lint passed · build failed`. */
+  checks?: string;
   /** A fleet task: the worker that holds it now, and its moves from lost workers (docs/fleet.md#what-a-lost-worker-costs). */
   worker?: string;
   moves?: WorkerMove[];

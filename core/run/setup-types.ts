@@ -3,6 +3,7 @@
  * `setup:` section of `dex.config.yaml` as the client parsed it, and what the setup step
  * reports. Plain data: it crosses workflow history as JSON.
  */
+import type { ProjectCheck } from '../task/project-checks';
 
 /** The `setup:` section of `dex.config.yaml`; absent, dex detects the repository's ecosystems. */
 export interface SetupConfig {
@@ -51,6 +52,12 @@ export interface SetupResult {
    * Absent when none fits, when not asked, and in results of older releases.
    */
   verify?: string[];
+  /**
+   * The project's own checks besides its tests, picked from the set-up worktree as the config
+   * turns them on (docs/real-repositories.md#checks-besides-tests). Absent when none, when not
+   * asked, and in results of older releases.
+   */
+  checks?: ProjectCheck[];
 }
 
 /** What every view says of a task for which dex looked for the project's test commands and found none. */

@@ -10,6 +10,7 @@ import type { SandboxPolicy } from '../safety/sandbox-policy';
 import type { SetupConfig } from '../run/setup-types';
 import type { ForgeRepository } from '../fleet/repo-locator';
 import type { WorkerMove } from '../fleet/placement-types';
+import type { CheckResult, ChecksConfig } from './project-checks';
 
 /** The completion object a phase ends with (docs/interfaces.md#the-agent-and-the-model). */
 export type Completion =
@@ -63,6 +64,12 @@ export interface TaskInput {
    * (docs/real-repositories.md#no-test-command-found).
    */
   verifyNoneFound?: boolean;
+  /**
+   * The project's own checks besides its tests (lint, typecheck, build) that setup picks, as
+   * `checks:` of the config turns them on (docs/real-repositories.md#checks-besides-tests).
+   * Absent in runs started before dex ran them: those run none.
+   */
+  checks?: ChecksConfig;
   /** Model turns a phase may take before it fails. */
   maxIterations: number;
   /** Retries of failed checks (through the retry map), and, counted apart, of rejects that ask for one (docs/roadmaps.md). */
@@ -185,6 +192,8 @@ export interface TaskResult {
   setup?: string;
   /** The verify commands setup picked, when the config had none: `npm test (detected)`, or `none found`. */
   verifyDetected?: string;
+  /** How the project's own checks besides its tests last ran, as `dex status` shows it: `lint passed · build failed`. */
+  checks?: string;
   /** Who let a task with no test command found end at the `unverified` gate (docs/real-repositories.md#no-test-command-found). */
   unverifiedApprovedBy?: string;
   /** A fleet task: the worker it ended on, and its moves from lost workers (docs/fleet.md#what-a-lost-worker-costs). */
@@ -219,4 +228,8 @@ export interface VerifyResult {
   preExisting?: string[];
   /** With a baseline: the failures that are new, which do. */
   newFailures?: string[];
+  /** The project's own checks besides its tests, each as it ran (docs/real-repositories.md#checks-besides-tests); absent without checks. */
+  checks?: CheckResult[];
+  /** With checks: whether the test commands passed, whatever the checks did. */
+  testsPassed?: boolean;
 }

@@ -30,10 +30,12 @@ function nodeTest(dir: string): string | undefined {
     return undefined;
   }
   if (typeof test !== 'string' || !test.trim() || NPM_PLACEHOLDER.test(test)) return undefined;
-  if (existsSync(join(dir, 'pnpm-lock.yaml'))) return 'pnpm test';
-  if (existsSync(join(dir, 'yarn.lock'))) return 'yarn test';
-  return 'npm test';
+  return `${nodePackageManagerOf(dir)} test`;
 }
+
+/** The package manager a Node project's lockfile names, which setup put on PATH at the project's version. */
+export const nodePackageManagerOf = (dir: string): 'pnpm' | 'yarn' | 'npm' =>
+  existsSync(join(dir, 'pnpm-lock.yaml')) ? 'pnpm' : existsSync(join(dir, 'yarn.lock')) ? 'yarn' : 'npm';
 
 /** `go test ./...` for a Go module. */
 const goTest = (dir: string): string | undefined => (existsSync(join(dir, 'go.mod')) ? 'go test ./...' : undefined);

@@ -74,6 +74,7 @@ export async function describePushed(ctx: LandingContext, task: RoadmapTask, res
     key: ctx.key, taskId: task.id, title: task.title, summary: result.summary, remote: p.remote, targetBranch: p.target,
     proposedBranch: p.branch, sha: p.sha, targetHead: p.targetHead, preExistingFailures: preExistingFailures ?? result.preExistingFailures, costUsd, tokens,
     ...(result.unverifiedApprovedBy ? { unverifiedApprovedBy: result.unverifiedApprovedBy } : {}),
+    ...(result.checks ? { checks: result.checks } : {}),
     // An issue's one task fixes it; an issue's roadmap is closed by dex once every task has landed (issue-state.ts).
     ...(ctx.input.issue ? (ctx.board.tasks.length > 1 ? { partOf: ctx.input.issue.number } : { fixes: ctx.input.issue.number }) : {}),
   };

@@ -38,6 +38,7 @@ export function runDetails(s: RunStatus, workflowId: string): string {
   parts.push(whereLine(s));
   // Which verify commands dex picked for a task whose config names none (docs/real-repositories.md#verify-without-configuration).
   if (s.verifyDetected) parts.push(`verify: ${s.verifyDetected}`);
+  if (s.checks) parts.push(`checks: ${s.checks}`);
   // A fleet task: the worker that holds it, and where it came from (docs/fleet.md#seeing-the-fleet).
   if (s.worker) parts.push([`worker: ${s.worker}`, ...(s.moves ?? []).map((m) => `moved from ${m.from} at ${m.at}: ${m.why}`)].join('; '));
   const steps = (s.recent ?? []).slice(-DETAILS_STEPS);

@@ -3,6 +3,7 @@ import type { VerifyResult } from '../../core/task/task-types';
 import type { RunStatus } from '../../core/run/run-types';
 import type { TaskResult } from '../../core/task/task-types';
 import { describeSetup, type SetupResult } from '../../core/run/setup-types';
+import { describeChecks } from '../../core/task/project-checks';
 import type { RunControl } from '../run/run-control';
 import { RunLedger } from '../run/run-ledger';
 import { ParentLink } from './parent-link';
@@ -92,6 +93,7 @@ export class TaskProgress {
       ...(this.type ? { type: this.type } : {}),
       ...(this.setup ? { setup: describeSetup(this.setup) } : {}),
       ...(this.verifyDetected ? { verifyDetected: this.verifyDetected } : {}),
+      ...(this.lastVerify?.checks ? { checks: describeChecks(this.lastVerify.checks) } : {}),
       ...(this.worker ? { worker: this.worker } : {}),
       ...(this.moves.length ? { moves: this.moves } : {}),
       ...(this.baseline ? { verify: verifyStatus(this.baseline, this.lastVerify) } : {}),
@@ -100,8 +102,8 @@ export class TaskProgress {
 }
 
 /** What a task's result keeps of its last status and verify, so `dex status` of an ended run still shows them (docs/interfaces.md). */
-export function endedFields(progress: TaskProgress): Pick<TaskResult, 'type' | 'steps' | 'verify' | 'verifyTail' | 'verifyCause' | 'verifyDetected' | 'unverifiedApprovedBy' | 'worker' | 'moves'> {
-  const { type, steps, verify } = progress.status();
+export function endedFields(progress: TaskProgress): Pick<TaskResult, 'type' | 'steps' | 'verify' | 'verifyTail' | 'verifyCause' | 'verifyDetected' | 'checks' | 'unverifiedApprovedBy' | 'worker' | 'moves'> {
+  const { type, steps, verify, checks } = progress.status();
   const failed = progress.lastVerify && !progress.lastVerify.passed ? progress.lastVerify : undefined;
   return {
     ...(type ? { type } : {}),
@@ -110,6 +112,7 @@ export function endedFields(progress: TaskProgress): Pick<TaskResult, 'type' | '
     ...(failed ? { verifyTail: failed.tail } : {}),
     ...(failed?.cause ? { verifyCause: failed.cause } : {}),
     ...(progress.verifyDetected ? { verifyDetected: progress.verifyDetected } : {}),
+    ...(checks ? { checks } : {}),
     ...(progress.unverifiedApprovedBy ? { unverifiedApprovedBy: progress.unverifiedApprovedBy } : {}),
     ...(progress.worker ? { worker: progress.worker } : {}),
     ...(progress.moves.length ? { moves: progress.moves } : {}),

@@ -1,4 +1,5 @@
 import type { TaskInput, Worktree } from '../../core/task/task-types';
+import type { ProjectCheck } from '../../core/task/project-checks';
 import type { RunControl } from '../run/run-control';
 import type { HostActivities } from './activities';
 import type { TaskPlanner } from './planner';
@@ -17,6 +18,10 @@ export class TaskRun {
    * (startTask sets them; docs/real-repositories.md#verify-without-configuration).
    */
   verify: string[];
+  /** The project's own checks besides its tests that setup picked (docs/real-repositories.md#checks-besides-tests); none until then. */
+  checks: ProjectCheck[] = [];
+  /** Which checks fail on the task's base commit too, by command, once a failure made the task ask (agent/check-baseline.ts). */
+  readonly checksFailingOnBase: Record<string, boolean> = {};
 
   /** @param steps the phases in order: the same array the run's progress reads for its status. */
   constructor(

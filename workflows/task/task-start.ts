@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, patched, workflowInfo } from '@temporalio/workflow';
 import { FAILURE } from '../../core/run/failure-types';
 import { describeDetectedVerify, describeSetup } from '../../core/run/setup-types';
+import { describePickedChecks } from '../../core/task/project-checks';
 import { setupReportId, taskBranch, taskWorktreeName } from '../../core/run/ids';
 import type { SequenceStart } from './phase-sequence';
 import type { TaskRun } from './task-run';
@@ -64,6 +65,7 @@ export async function startTask(run: TaskRun): Promise<SequenceStart | undefined
       sandbox: input.sandbox,
       artifactId: setupReportId(workflowId),
       ...(input.detectVerify ? { detectVerify: true } : {}),
+      ...(input.checks !== undefined ? { checks: input.checks } : {}),
     };
     progress.setup = await acts.setupWorktree(setup, 'setup · dependencies').catch((err: unknown) => {
       progress.setupTail = setupTailOf(err);
@@ -76,6 +78,11 @@ export async function startTask(run: TaskRun): Promise<SequenceStart | undefined
       run.verify = detected;
       progress.verifyDetected = describeDetectedVerify(detected);
       progress.ledger.step(`verify · ${progress.verifyDetected}`);
+    }
+    // Absent from results of runs that did not ask: those replay as they ran.
+    if (progress.setup.checks?.length) {
+      run.checks = progress.setup.checks;
+      progress.ledger.step(`checks · ${describePickedChecks(run.checks)}`);
     }
   }
   noteNoTestCommand(run);

@@ -76,6 +76,29 @@ describe('verify', () => {
     expect(silent.cause).toBe('exit code 3');
   });
 
+  it("runs the project's checks after the tests, every one even when a test failed, and reports each on its own", async () => {
+    const checks = [
+      { name: 'lint', command: 'echo "src/a.js:3:1: error  no-console" >&2; exit 1' },
+      { name: 'build', command: 'echo built > built.txt' },
+    ];
+    const onlyChecks = await runActivity(activities.verify, [{ ...input(['echo tests ok'], 'v-checks'), checks }]);
+    expect(onlyChecks).toMatchObject({ passed: false, testsPassed: true, cause: 'lint: src/a.js:3:1: error  no-console' });
+    expect(onlyChecks.checks).toEqual([
+      { ...checks[0], passed: false, cause: 'src/a.js:3:1: error  no-console' },
+      { ...checks[1], passed: true },
+    ]);
+    const report = (await store.getArtifact('v-checks'))?.content ?? '';
+    expect(report).toContain('Verification failed. Tests passed: 1 command.');
+    expect(report).toContain("Checks (the project's own, besides its tests): lint failed · build passed.");
+    expect(report).toContain('(check: lint)');
+
+    const both = await runActivity(activities.verify, [{ ...input(['echo "Error: test broke"; exit 1', 'touch never-ran'], 'v-both'), checks }]);
+    expect(both).toMatchObject({ passed: false, testsPassed: false, cause: 'Error: test broke' });
+    expect(both.checks?.map((c) => c.passed)).toEqual([false, true]);
+    expect(existsSync(join(worktree, 'never-ran'))).toBe(false);
+    expect(existsSync(join(worktree, 'built.txt'))).toBe(true);
+  });
+
   it('kills a command that runs too long and fails', async () => {
     const started = Date.now();
     const result = await runActivity(activities.verify, [input(['echo waiting; sleep 30'], 'v-slow', 300)]);

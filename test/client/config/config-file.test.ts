@@ -31,6 +31,7 @@ describe('parseDexConfig', () => {
   const defaults = {
     verify: [],
     detectVerify: true,
+    checks: {},
     models: { default: DEFAULT_MODEL },
     maxIterations: 20,
     maxRetries: 3,
@@ -60,6 +61,7 @@ describe('parseDexConfig', () => {
       'models: { plan: claude-opus-4-1, large: { review: claude-opus-4-5 } }',
       'thinking: { phases: [review], budgetTokens: 2048 }',
       'verifyBaseline: false',
+      'checks: { build: false }',
       'maxIterations: 5',
       'maxRetries: 2',
       'maxTokens: 4096',
@@ -83,6 +85,7 @@ describe('parseDexConfig', () => {
     expect(parseDexConfig(text, repo)).toEqual({
       verify: ['npm run lint', 'npm test'],
       detectVerify: false,
+      checks: { build: false },
       models: { default: DEFAULT_MODEL, plan: 'claude-opus-4-1' },
       modelsByWeight: { large: { review: 'claude-opus-4-5' } },
       thinking: { phases: ['review'], budgetTokens: 2048 },
@@ -154,8 +157,18 @@ describe('parseDexConfig', () => {
     ['sandbox: { allowHosts: ["http://x.org"] }', 'sandbox.allowHosts'],
     ['sandbox: { limits: { memoryMb: 0 } }', 'sandbox.limits.memoryMb'],
     ['protectedPaths: [/etc/passwd]', 'protectedPaths'],
+    ['checks: lint', 'checks'],
+    ['checks: { lint: true }', 'checks.lint'],
+    ['checks: { "lint it": false }', 'checks.lint it'],
   ])('rejects the wrong type in `%s`, naming the key', (text, key) => {
     expect(rejection(text).message).toMatch(new RegExp(`^dex\\.config\\.yaml: "${key.replace(/\./g, '\\.')}" `));
+  });
+
+  it("runs the project's own checks by default; `checks:` turns them off, one or all, or gives their commands", () => {
+    expect(parseDexConfig('', repo).checks).toEqual({});
+    expect(parseDexConfig('checks: true', repo).checks).toEqual({});
+    expect(parseDexConfig('checks: false', repo).checks).toBe(false);
+    expect(parseDexConfig('checks: { lint: false, build: "npm run build:fast" }', repo).checks).toEqual({ lint: false, build: 'npm run build:fast' });
   });
 
   it('rejects a file that is not YAML, or not a map', () => {

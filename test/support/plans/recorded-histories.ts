@@ -67,6 +67,16 @@ export const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) =>
       expect(activities(h)).toContain('commitCheckpoint');
     },
   },
+  // The agent's fix broke the project's lint: verify failed on it alone, the base was asked once (lint passes there), the second fix passed (docs/real-repositories.md#checks-besides-tests).
+  'task-workflow-checks.json': {
+    recordedBy: 'test/integration/task/project-checks.integration.test.ts',
+    covers: (h) => {
+      expect(activities(h).filter((a) => a === 'verify')).toHaveLength(2);
+      expect(activities(h).filter((a) => a === 'verifyBaseline')).toHaveLength(1);
+      expect(activities(h)).toContain('setupWorktree');
+      expect(activities(h)).toContain('commitCheckpoint');
+    },
+  },
   // A Claude Code session asked to write a protected path, waited at its gate, went on once approved (docs/claude-code.md).
   'task-workflow-claude-code.json': {
     recordedBy: 'test/integration/claude-code/claude-code.integration.test.ts',

@@ -6,6 +6,8 @@ import type { Completion } from '../../../core/task/task-types';
 import type { VerifyResult } from '../../../core/task/task-types';
 import type { RunawayWatch } from './runaway-watch';
 import type { PhaseAttempt } from '../task-run';
+import { blockingChecks, describeChecks } from '../../../core/task/project-checks';
+import { withCheckBaseline } from './check-baseline';
 
 /**
  * What an agent phase does once its agent answers (dex's own loop, workflows/task/agent/agent-phase.ts,
@@ -77,7 +79,8 @@ async function verifyCompletion(t: Turn, summary: string): Promise<TurnEnd> {
     await acts.keepPhaseArtifact({ transcriptId: t.transcriptId, seq: t.assistantSeq, artifactId, kind: phase }, `${phase} · keep artifact`);
   }
   const commands = t.run.verify;
-  if (!CHANGING_PHASES.has(phase) || commands.length === 0) return { kind: 'verified', summary, verify: undefined };
+  const checks = t.run.checks;
+  if (!CHANGING_PHASES.has(phase) || (commands.length === 0 && checks.length === 0)) return { kind: 'verified', summary, verify: undefined };
   await control.unpaused();
   progress.at({ phase, turn, activity: 'verify' });
   const verify = await acts.verify({
@@ -87,9 +90,23 @@ async function verifyCompletion(t: Turn, summary: string): Promise<TurnEnd> {
     artifactId: verifyReportId(t.transcriptId, turn),
     sandbox: input.sandbox,
     ...(progress.baseline ? { baseline: progress.baseline } : {}),
-  }, `verify · ${stepText(commands.join(' && '))}`);
+    ...(checks.length ? { checks } : {}),
+  }, `verify · ${stepText([...commands, ...checks.map((c) => c.command)].join(' && '))}`).then((ran) => withCheckBaseline(t.run, ran));
   progress.lastVerify = verify;
+  if (verify.checks) progress.ledger.step(`checks · ${describeChecks(verify.checks)}`);
   if (verify.passed) return { kind: 'verified', summary, verify };
   const stopped = await stoppedAsRunaway(t, t.runaway.afterVerifyFailure(verify.tail, verify.cause));
-  return stopped ?? { followUp: { artifactIds: [verify.artifactId], text: 'Verification failed (output above). Fix the cause, then complete again.' } };
+  return stopped ?? { followUp: { artifactIds: [verify.artifactId], text: verifyFailedText(verify) } };
+}
+
+/** What the agent is told when verify failed: the report is above; which checks are its own, and which fail on the base too. */
+function verifyFailedText(verify: VerifyResult): string {
+  const text = 'Verification failed (output above). Fix the cause, then complete again.';
+  const own = blockingChecks(verify.checks).map((c) => c.name);
+  const before = (verify.checks ?? []).filter((c) => c.preExisting).map((c) => c.name);
+  return [
+    text,
+    ...(own.length ? [`Checks that fail because of your change: ${own.join(', ')}.`] : []),
+    ...(before.length ? [`Checks that fail on the base commit too (not yours to fix, they do not block you): ${before.join(', ')}.`] : []),
+  ].join('\n');
 }
