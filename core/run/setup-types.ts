@@ -36,6 +36,11 @@ export interface SetupStep {
   /** The cache key (a hash of the lockfiles, manifests, toolchain and commands); empty when nothing is cached. */
   key: string;
   durationMs: number;
+  /**
+   * How this install differs from the owner's plain one, for the setup line: the Node a package's
+   * engines asked for and the one used (docs/real-repositories.md#node-engines). Absent when none.
+   */
+  note?: string;
 }
 
 /** What the setup step reports; its output is a stored artifact. */
@@ -75,7 +80,7 @@ export const setupDidSomething = (result: SetupResult): boolean => result.steps.
 /** One line for a person: `npm from cache 0.3 s · python installed 12.1 s`, or `nothing to set up`. */
 export function describeSetup(result: SetupResult): string {
   const words: Record<SetupSource, string> = { cache: 'from cache', owner: "from the owner's checkout", installed: 'installed', ran: 'ran' };
-  const parts = result.steps.map((s) => `${s.ecosystem} ${words[s.source]} ${(s.durationMs / 1000).toFixed(1)} s`);
+  const parts = result.steps.map((s) => `${s.ecosystem} ${words[s.source]} ${(s.durationMs / 1000).toFixed(1)} s${s.note ? ` (${s.note})` : ''}`);
   if (result.copied.length) parts.push(`copied ${result.copied.join(', ')}`);
   return parts.length ? parts.join(' · ') : 'nothing to set up';
 }

@@ -11,14 +11,30 @@ interface CommandRun {
   output: string;
 }
 
-/** Lines that name one failed test, by test runner: TAP (`node --test`, tape), pytest, jest/vitest, go test, cargo test. */
+/**
+ * Maven Surefire's failed tests, each with its message on its own line: the summary's
+ * `[ERROR]   CalculatorTest.adds:12 expected: <4> but was: <5>` (surefire 2.19 and later; the line
+ * number, which moves as the file is edited, is no part of the name), and surefire 2.12's
+ * `Failed tests:   adds(demo.CalculatorTest): …` and the `Tests in error:` lines below it.
+ */
+const SUREFIRE_LINES: RegExp[] = [
+  /^\[ERROR\] {2,}(?:Run \d+: )?([\w$]+(?:[.>][\w$]+)+)(?::\d+)?(?: |$)/,
+  /^(?:(?:Failed tests|Tests in error):)?\s*([\w$]+\((?:[\w$]+\.)+[\w$]+\)): \S/,
+];
+
+/** Lines that name one failed test, by test runner: TAP (`node --test`, tape), pytest, jest/vitest, go test, cargo test, Maven Surefire. */
 const FAILED_TEST_LINES: RegExp[] = [
+  ...SUREFIRE_LINES,
   /^\s*not ok \d+ - (.+?)(?:\s+#\s.*)?$/, // TAP; a `# SKIP`/`# TODO` directive is not part of the name
   /^FAILED (\S+)/, // pytest -rf summary
   /^\s*[✕×] (.+?)(?: \(\d+ m?s\))?$/, // jest / vitest
   /^--- FAIL: (\S+)/, // go test
   /^test (\S+) \.\.\. FAILED$/, // cargo test
   /^(\S+) --- FAILED$/, // cargo test -q
+  /^\s*\d+\/\d+ Test\s+#\d+: (.+?)\s*\.*[\w ]*\*{3}\w/, // ctest, as each test ends (`1/3 Test #1: parse ….***Failed`)
+  /^\s*\d+ - (.+?) \((?:Failed|SEGFAULT|Timeout|Not Run|Subprocess aborted|Subprocess killed|Child aborted|Exception|ILLEGAL|BUS|OTHER_FAULT|INTERRUPT|NUMERICAL)\)$/, // ctest's summary
+  /^\[\s+FAILED\s+\] (?!\d+ tests?,)(\S+?)(?:, where .*| \(\d+ ms\))?$/, // GoogleTest, never its `1 test, listed below:`
+  /^\s*\d+\/\d+ (.+?)\s+(?:FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS)\s+\d+(?:\.\d+)?s\b/, // meson test
 ];
 
 /**
@@ -52,7 +68,7 @@ const ERROR_HEAD = /^(\w*Error|error|\w*Exception|assert\w*|fail(ed|ure)?|panic|
 /** What a failed test's message looks like below its name: an error, an expectation, a panic, `file:line: …`. */
 const MESSAGE_LINE = /\b(\w*Error|error|\w*Exception|assert\w*|expected|received|panic|panicked)\b|!==|^[\w./-]+:\d+(:\d+)?: /i;
 /** Lines that never say the cause: counts (`# fail 1`, `0 failed`), stack frames, the source line a Node crash quotes (`throw …`), a YAML block's key alone (`error: |-`). */
-const NOISE = /^#\s*\w+\s+\d+$|^\d+ (failed|passed|errors?)\b|^at\s|^\S+\s\(\S+:\d+:\d+\)$|^node:internal\/|^throw\s|^\w+:\s*[|>]-?$/;
+const NOISE = /^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout):\s+\d+$|^#\s*\w+\s+\d+$|^\d+ (failed|passed|errors?)\b|^at\s|^\S+\s\(\S+:\d+:\d+\)$|^node:internal\/|^throw\s|^\w+:\s*[|>]-?$|^\[(INFO|WARNING|ERROR)\]( -+)?$/;
 /**
  * A failed test's line, for a cause: the runners' lines above, node's spec reporter's `✖ name`
  * (not its summary's heading), uvu's `FAIL "name"`, and pytest's `ERROR collecting file`, a
@@ -73,6 +89,13 @@ const SUITE_STOPPERS: RegExp[] = [
   /^error\[E\d+\]: /,
   /\berror TS\d+: /,
   /^\.?\/?[\w./-]+\.go:\d+:\d+: |cannot find package |no required module provides package |cannot find module providing package /,
+  // C and C++ (gcc, clang): a compile error, a symbol the linker cannot find; CMake's or meson's configure failing as the build reruns it; a build without tests.
+  /^\S+\.(c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|ipp|inl|m|mm):\d+(:\d+)?: (fatal )?error: /,
+  /undefined reference to [`']/,
+  /^CMake Error at |^\S*meson\.build:\d+:\d+: ERROR: /,
+  /^No tests were found\b/,
+  // javac, as Maven's compiler plugin says it (`[ERROR] /…/Foo.java:[12,5] cannot find symbol`) and as Gradle's does.
+  /^\[ERROR\] \S+\.java:\[\d+,\d+\] |^\S+\.java:\d+: error: /,
 ];
 /** What `/bin/sh` (dash), bash or busybox print for a command not on PATH: `/bin/sh: 1: cargo: not found`, `bash: line 1: cargo: command not found`. */
 const NOT_FOUND = /^(?:\/(?:usr\/)?bin\/)?(?:sh|bash|dash|ash)(?:: line \d+|: \d+)?: ([\w.+-]+): (?:command )?not found$/;
@@ -81,12 +104,17 @@ const MESSAGE_WITHIN = 20;
 /** At most this many characters of each line of a cause. */
 const CAUSE_LINE_CHARS = 200;
 
-/** A line as a cause shows it: without pytest's `____ … ____` rulers, its `E   ` gutter, or a thread's id in a Rust panic. */
+/**
+ * A line as a cause shows it: without pytest's `____ … ____` rulers, its `E   ` gutter, a thread's
+ * id in a Rust panic, ctest's dot leader and time, or the columns of meson's.
+ */
 const tidy = (line: string): string =>
   line
     .replace(/^[_=!⎯]{3,}\s*|\s*[_=!⎯]{3,}$/g, '')
     .replace(/^E\s{2,}/, '')
-    .replace(/^(thread '[^']*') \(\d+\) panicked/, '$1 panicked');
+    .replace(/^(thread '[^']*') \(\d+\) panicked/, '$1 panicked')
+    .replace(/^(\d+\/\d+ Test\s+#\d+: .+?) \.{2,}(.*?)\s+[\d.]+ sec$/, '$1 $2')
+    .replace(/^\d+\/\d+ .+?\s+(FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS)\s+\d.*$/, (meson) => meson.replace(/\s{2,}/g, ' '));
 
 /**
  * What made a verify command fail, in a line or three, for `dex status`, `dex log` and the
@@ -104,7 +132,10 @@ export function failureCause(output: string): string | undefined {
     const next = lines.findIndex((l, j) => j > i && said(j));
     // A line that ends in a colon goes on below; rustc says where under its error (`--> src/lib.rs:1:41`).
     // Go's `cannot find package "x" in any of:` goes on with the folders it looked in, which say nothing.
-    const goesOn = (lines[i].endsWith(':') && !lines[i].endsWith('in any of:')) || (/^error\[E\d+\]/.test(lines[i]) && lines[next]?.startsWith('-->'));
+    // GoogleTest's `file:line: Failure` goes on with what failed (`Expected equality of these values:`).
+    const goesOn = ((lines[i].endsWith(':') || lines[i].endsWith(': Failure')) && !lines[i].endsWith('in any of:')) || (/^error\[E\d+\]/.test(lines[i]) && lines[next]?.startsWith('-->'));
+    // javac says which symbol below `cannot find symbol` (`symbol:   variable x`).
+    if (/\.java:\[\d+,\d+\] cannot find symbol$/.test(lines[i]) && /^(\[ERROR\]\s+)?symbol:/.test(lines[next] ?? '')) return [i, next];
     return goesOn && next > i && next <= i + 3 ? [i, next] : [i];
   };
   const show = (picked: number[]) => picked.map((i) => (lines[i].length > CAUSE_LINE_CHARS ? `${lines[i].slice(0, CAUSE_LINE_CHARS - 1)}…` : lines[i])).join('\n');
@@ -115,6 +146,8 @@ export function failureCause(output: string): string | undefined {
   const testLines = lines.some((l) => MOCHA_SUMMARY.test(l)) ? [...CAUSE_TEST_LINES, MOCHA_TEST_LINE] : CAUSE_TEST_LINES;
   const test = lines.findIndex((l, i) => said(i) && testLines.some((p) => p.test(l)));
   if (test >= 0) {
+    // Surefire says the message on the test's own line, or on the next when it ends at the test's line number.
+    if (SUREFIRE_LINES.some((p) => p.test(lines[test]))) return show(/:\d+$/.test(lines[test]) && said(test + 1) ? [test, test + 1] : [test]);
     const within = (j: number) => j > test && j <= test + MESSAGE_WITHIN && said(j);
     // pytest marks the line that says why with `E` in its gutter: that one, not its `ImportError while importing…` heading.
     const gutter = output.replace(/\x1b\[[0-9;]*m/g, '').split('\n').map((l) => l.trim());

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dexGitSync } from '../git/dex-git';
 
 /** Where inside the sandbox setup finds its download caches (npm's, pip's, the package managers dex fetches), bound from the host. */
 export const DOWNLOADS_INSIDE = '/home/dex/.cache/dex-downloads';
@@ -41,10 +42,26 @@ export interface EcosystemPlan {
   binDirs: string[];
   /** Host folders of the toolchain the sandbox mounts read-only (a toolchain outside /usr). */
   toolchainPaths: string[];
+  /** Why this machine cannot run the plan (no build tool to be had): setup fails with this line and runs nothing. */
+  unavailable?: string;
+  /**
+   * The least processes (threads count) setup's, verify's and the agent's commands in the worktree
+   * may have, above `sandbox.limits.processes`: a JVM build and its tests start hundreds of threads.
+   */
+  processes?: number;
 }
 
 /** The names of `names` that exist in `dir`. */
 export const present = (dir: string, names: string[]): string[] => names.filter((name) => existsSync(join(dir, name)));
+
+/** Git's answer in `dir` to `args` as paths (through dex's one door to git: host/git/dex-git.ts), or undefined outside a git repository. */
+export function gitPaths(dir: string, args: string[]): string[] | undefined {
+  try {
+    return dexGitSync(dir, args).split('\0').filter(Boolean);
+  } catch {
+    return undefined;
+  }
+}
 
 /** The text of the file at `path`, or undefined when it cannot be read (a project file detection may find absent). */
 export function readText(path: string): string | undefined {
@@ -69,4 +86,6 @@ export interface HostToolchains {
   goRoot?: string;
   /** `rustc --print sysroot`: the toolchain's own folder, without rustup or ~/.cargo. */
   rustSysroot?: string;
+  /** `java.home` of the JDK Maven and Gradle run: JAVA_HOME's, else the owner's `java`. */
+  javaHome?: string;
 }

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
@@ -9,17 +9,20 @@ import type { HostToolchains } from './ecosystem-plan';
 
 /**
  * How each toolchain names the folder it is installed in, asked of the owner's own `python3`,
- * `node`, `go` and `rustc` (docs/real-repositories.md#toolchains): pyenv's and volta's shims and
+ * `node`, `go`, `rustc` and `java` (docs/real-repositories.md#toolchains): pyenv's and volta's shims and
  * rustup's proxies pick the version the project asks for (`.python-version`, package.json's
- * `volta`, `rust-toolchain.toml`) and run the real one, which says where it lives.
+ * `volta`, `rust-toolchain.toml`) and run the real one, which says where it lives. The folder is
+ * on the first line of its output, or on the line `line` finds (java says it on stderr).
  */
-const PROBES: Record<keyof HostToolchains, { ecosystems: string[]; argv: string[]; folder: (out: string) => string }> = {
+const PROBES: Record<keyof HostToolchains, { ecosystems: string[]; argv: string[]; line?: RegExp; folder: (out: string) => string }> = {
   // sys.base_prefix: the installation, also when the owner's python3 is a virtual environment's.
   pythonPrefix: { ecosystems: ['python'], argv: ['python3', '-c', 'import sys; print(sys.base_prefix)'], folder: (out) => out },
   nodePrefix: { ecosystems: ['npm', 'pnpm', 'yarn'], argv: ['node', '-p', 'process.execPath'], folder: (out) => dirname(dirname(out)) },
   goRoot: { ecosystems: ['go'], argv: ['go', 'env', 'GOROOT'], folder: (out) => out },
   // The toolchain's own folder (~/.rustup/toolchains/<name>): cargo and rustc without rustup's proxies, ~/.cargo or RUSTUP_HOME.
   rustSysroot: { ecosystems: ['rust'], argv: ['rustc', '--print', 'sysroot'], folder: (out) => out },
+  // The JDK Maven and Gradle run: JAVA_HOME's when set, as their scripts choose it, else the PATH's `java`.
+  javaHome: { ecosystems: ['maven', 'gradle'], argv: ['java', '-XshowSettings:properties', '-version'], line: /^\s*java\.home = (.+)$/m, folder: (out) => out },
 };
 
 /**
@@ -60,23 +63,28 @@ export function mountable(folder: string, home = homedir()): boolean {
   return !['credentials', 'credentials.toml', '.netrc', '.npmrc', '.pypirc'].some((name) => existsSync(join(folder, name)));
 }
 
-/** The first line `argv` prints run in `dir` with the owner's environment (its program from PATH, else where installers put it); undefined when it fails. */
-function probe(argv: string[], dir: string): string | undefined {
-  const program = findOnPath(argv[0]) ?? fallbacks(argv[0]).find((path) => existsSync(path));
+/** The program `name` as the owner's tools pick it: JAVA_HOME's `java` first (Maven's and Gradle's scripts do), else from PATH, else where installers put it. */
+function programFor(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const javaHome = name === 'java' && env.JAVA_HOME ? join(env.JAVA_HOME, 'bin', 'java') : undefined;
+  if (javaHome && existsSync(javaHome)) return javaHome;
+  return findOnPath(name) ?? fallbacks(name).find((path) => existsSync(path));
+}
+
+/** What `argv` prints run in `dir` with the owner's environment: the first line, or `line`'s match on stdout and stderr; undefined when it fails. */
+function probe(argv: string[], dir: string, line?: RegExp): string | undefined {
+  const program = programFor(argv[0]);
   if (!program) return undefined;
-  try {
-    const out = execFileSync(program, argv.slice(1), {
-      cwd: dir,
-      // Never install or download a toolchain while looking for one.
-      env: { ...process.env, RUSTUP_AUTO_INSTALL: '0', GOTOOLCHAIN: 'local' },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-      timeout: 15_000,
-    });
-    return out.split('\n')[0].trim() || undefined;
-  } catch {
-    return undefined;
-  }
+  const run = spawnSync(program, argv.slice(1), {
+    cwd: dir,
+    // Never install or download a toolchain while looking for one.
+    env: { ...process.env, RUSTUP_AUTO_INSTALL: '0', GOTOOLCHAIN: 'local' },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 15_000,
+  });
+  if (run.status !== 0) return undefined;
+  const found = line ? line.exec(`${run.stdout}\n${run.stderr}`)?.[1] : run.stdout.split('\n')[0];
+  return found?.trim() || undefined;
 }
 
 /**
@@ -87,9 +95,9 @@ function probe(argv: string[], dir: string): string | undefined {
  */
 export function hostToolchains(dir: string, ecosystems: string[], known: (keyof HostToolchains)[] = []): HostToolchains {
   const found: HostToolchains = {};
-  for (const [name, { ecosystems: users, argv, folder }] of Object.entries(PROBES) as [keyof HostToolchains, (typeof PROBES)[keyof HostToolchains]][]) {
+  for (const [name, { ecosystems: users, argv, line, folder }] of Object.entries(PROBES) as [keyof HostToolchains, (typeof PROBES)[keyof HostToolchains]][]) {
     if (known.includes(name) || !users.some((e) => ecosystems.includes(e))) continue;
-    const out = probe(argv, dir);
+    const out = probe(argv, dir, line);
     if (!out || !existsSync(out)) continue;
     const path = realpathSync(folder(realpathSync(out)));
     if (isSystemPath(path) || mountable(path)) found[name] = path;

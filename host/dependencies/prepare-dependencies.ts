@@ -15,11 +15,13 @@ import { detectEcosystems, withToolchains } from './ecosystems';
 import { hostToolchains } from './host-toolchains';
 import { binPaths, inWorktree, readSetupState, writeSetupState, type SetupState } from './setup-state';
 import { copyOwnerFiles } from './owner-files';
-import { installFailed, type SetupFailed } from './setup-failed';
+import { installFailed, SetupFailed } from './setup-failed';
 import { ownerHasSame } from './owner-install';
 import { setupTrust } from '../sandbox/machine-trust';
 import { withOwnerVersions } from './python/python-owner-versions';
 import { removeTree } from '../worktree/remove-tree';
+import { NODE_ECOSYSTEMS, projectNode } from './node/node-engines';
+import { engineRetry, recordedEngines, writeEngineRecord } from './node/engine-retry';
 
 /** What setting up one worktree needs. */
 interface PrepareRequest {
@@ -167,13 +169,16 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
   const copied = request.ownerDir && config?.copy?.length ? await copyOwnerFiles(request.ownerDir, worktree, config.copy) : [];
   // Detected once: the ecosystems say which toolchains to look up, and are the plans unless the config has commands.
   const found = detectEcosystems(worktree);
-  const toolchains = toolchainsOf(worktree, request.ownerDir, found.map((plan) => plan.ecosystem));
+  const owned = toolchainsOf(worktree, request.ownerDir, found.map((plan) => plan.ecosystem));
+  // The Node the project asks for (engines, .nvmrc), where the owner has one: docs/real-repositories.md#node-engines.
+  const { toolchains, note: nodeNote } = found.some((plan) => NODE_ECOSYSTEMS.includes(plan.ecosystem)) ? projectNode(worktree, owned) : { toolchains: owned };
   const plans = plansFor(worktree, config, toolchains, found).map((plan) => withOwnerVersions(plan, request.ownerDir));
   const state: SetupState = { config, sandbox: request.sandbox, toolchains, plans: [] };
   const steps: SetupStep[] = [];
   const report: string[] = [];
   const onWait = request.onWait ?? (() => request.command.onProgress?.({ outputBytes: 0 }));
   for (const plan of plans) {
+    if (plan.unavailable) throw new SetupFailed(`setup failed: ${plan.ecosystem}: ${plan.unavailable}`, '');
     const started = Date.now();
     const command = (request.update && plan.updateCommand) || plan.command;
     let key = planKey(plan, worktree);
@@ -191,9 +196,21 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
         source = 'owner';
       } else {
         for (const output of plan.outputs) await removeTree(join(worktree, output));
-        const run = await install({ ...plan, command: plan.prepare ? `${plan.prepare} && ${command}` : command }, request, sandbox);
-        report.push(`$ ${command}\n(exit code ${run.exitCode}, ${run.durationMs} ms)\n${run.output}`.trimEnd());
-        if (run.exitCode !== 0 || run.timedOut) throw installFailed({ ...plan, command }, run, request.config, sandbox);
+        let ran = { plan, command };
+        const installOnce = async () => {
+          const run = await install({ ...ran.plan, command: plan.prepare ? `${plan.prepare} && ${ran.command}` : ran.command }, request, sandbox);
+          report.push(`$ ${ran.command}\n(exit code ${run.exitCode}, ${run.durationMs} ms)\n${run.output}`.trimEnd());
+          return run;
+        };
+        let run = await installOnce();
+        // A package whose engines exclude this Node: installed again as its owner would (a Node of theirs that fits, or the manager's flag).
+        const retry = run.exitCode !== 0 && !run.timedOut ? engineRetry(plan, command, run.output) : undefined;
+        if (retry) {
+          ran = retry;
+          run = await installOnce();
+        }
+        if (run.exitCode !== 0 || run.timedOut) throw installFailed({ ...ran.plan, command: ran.command }, run, request.config, sandbox);
+        if (retry) await writeEngineRecord(worktree, retry.record);
         // An update rewrote the lockfile: the dependencies are kept under the key of the files as they are now.
         key = planKey(plan, worktree);
         if (key) await cache.store(key, plan, worktree);
@@ -202,8 +219,12 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
     } finally {
       await claim?.release();
     }
-    steps.push({ ecosystem: plan.ecosystem, command: source === 'cache' || source === 'owner' ? plan.command : command, source, key, durationMs: Date.now() - started });
-    state.plans.push({ ecosystem: plan.ecosystem, key, outputs: plan.outputs, scratch: plan.scratch, binDirs: plan.binDirs, commandEnv: plan.commandEnv, toolchainPaths: plan.toolchainPaths });
+    // What the install did past a package's engines travels with node_modules: a restore runs on the same Node and says so too.
+    const engines = NODE_ECOSYSTEMS.includes(plan.ecosystem) ? recordedEngines(plan, worktree) : { plan };
+    const note = [NODE_ECOSYSTEMS.includes(plan.ecosystem) ? nodeNote : undefined, engines.note].filter(Boolean).join('; ');
+    steps.push({ ecosystem: plan.ecosystem, command: source === 'cache' || source === 'owner' ? plan.command : command, source, key, durationMs: Date.now() - started, ...(note ? { note } : {}) });
+    const { binDirs, toolchainPaths } = engines.plan;
+    state.plans.push({ ecosystem: plan.ecosystem, key, outputs: plan.outputs, scratch: plan.scratch, binDirs, commandEnv: plan.commandEnv, toolchainPaths, processes: plan.processes });
   }
   await writeSetupState(worktree, state);
   return { steps, copied, report: report.join('\n\n') };
@@ -231,7 +252,7 @@ async function install(plan: EcosystemPlan, request: PrepareRequest, sandbox: Sa
   // Offline, the package managers work from their download caches and fail at once instead of retrying a network that is not there.
   if (offline) Object.assign(env, OFFLINE_ENV);
   const hosts = offline ? [] : [...new Set([...plan.hosts, ...(config?.allowHosts ?? [])])];
-  const limits = { ...sandbox.limits, memoryMb: Math.max(sandbox.limits.memoryMb, SETUP_ADDRESS_SPACE_MB) };
+  const limits = { ...sandbox.limits, memoryMb: Math.max(sandbox.limits.memoryMb, SETUP_ADDRESS_SPACE_MB), processes: Math.max(sandbox.limits.processes, plan.processes ?? 0) };
   const policy: SandboxPolicy = { ...sandbox, limits, allowHosts: hosts, env: [...sandbox.env, ...(config?.env ?? [])] };
   if (!confined) for (const name of config?.env ?? []) if (process.env[name] !== undefined) env[name] = process.env[name]!;
   // The machine's CAs, told to every package manager (unconfined, they read the worker's own settings).

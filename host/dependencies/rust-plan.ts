@@ -1,16 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { dexGitSync } from '../git/dex-git';
-import type { EcosystemPlan } from './ecosystem-plan';
-
-/** Git's answer in `dir` to `args` as paths (through dex's one door to git: host/git/dex-git.ts), or undefined outside a git repository. */
-function gitPaths(dir: string, args: string[]): string[] | undefined {
-  try {
-    return dexGitSync(dir, args).split('\0').filter(Boolean);
-  } catch {
-    return undefined;
-  }
-}
+import { gitPaths, type EcosystemPlan } from './ecosystem-plan';
 
 /**
  * The crate's manifests: the root's Cargo.toml and every workspace member's (any Cargo.toml git

@@ -2,6 +2,7 @@ import type { SandboxPolicy } from '../../core/safety/sandbox-policy';
 import type { SetupConfig } from '../../core/run/setup-types';
 import { lastLines, type ShellCommandResult } from '../shell/shell-command';
 import type { EcosystemPlan } from './ecosystem-plan';
+import { cmakeError } from './native/cmake-error';
 
 /** A setup that failed: one line for a person (`message`), and the tail of the failing command's output. */
 export class SetupFailed extends Error {
@@ -19,11 +20,16 @@ const SETUP_TAIL = { lines: 15, chars: 1500 } as const;
 
 /**
  * Lines that explain an install's failure whatever else it printed, most telling first: corepack
- * refusing a package manager it cannot verify, pnpm's coded errors (docs/real-repositories.md#what-runs-with-network).
+ * refusing a package manager it cannot verify, pnpm's coded errors (docs/real-repositories.md#what-runs-with-network),
+ * a library pkg-config does not have, meson's and autoconf's errors (docs/real-repositories.md#c-and-c).
  */
 const CAUSES: RegExp[] = [
   /No compatible signature found|Cannot find matching keyid/i,
   /\bERR_PNPM_\w+/,
+  /^(-- )?Package '[^']+'.* not found|^(-- )?No package '[^']+' found/,
+  /^\S*meson\.build:\d+:\d+: ERROR: |^configure: error: /,
+  // Maven: what it could not get (a dependency, a plugin, a parent POM), an enforcer rule's finding, javac's error (docs/real-repositories.md#maven-and-gradle).
+  /^\[ERROR\] .*(could not be resolved|Could not (resolve|transfer|find) |Non-resolvable|Detected (Maven|JDK) Version: |\.java:\[\d+,\d+\] )/,
 ];
 /**
  * A certificate problem in the words of the TLS library that met it (OpenSSL's, Node's, rustls'):
@@ -31,7 +37,7 @@ const CAUSES: RegExp[] = [
  * added to that line (docs/real-repositories.md#a-registry-behind-a-ca-of-its-own).
  */
 const CERTIFICATE_PROBLEM =
-  /certificate verify failed: [^'"()]*[^'"() ]|invalid peer certificate: \w+|unable to (get|verify) [^,;'"()]*certificate|self[- ]signed certificate( in certificate chain)?|certificate has expired|UnknownIssuer/i;
+  /certificate verify failed: [^'"()]*[^'"() ]|invalid peer certificate: \w+|unable to (get|verify) [^,;'"()]*certificate|self[- ]signed certificate( in certificate chain)?|certificate has expired|UnknownIssuer|PKIX path building failed/i;
 /** A line that starts as an error: `error: …` (uv, cargo), `ERROR: …` (pip), `Error: …`, `TypeError: …`, `npm error …`, `error[E…]`. */
 const ERROR_HEAD = /^(npm (error|ERR!) |error(\[\w+\])?:|ERROR:|fatal:|\w*Error\b( \[\w+\])?:)/i;
 /**
@@ -54,7 +60,7 @@ const TELLING_CHARS = 300;
 export function telling(output: string): string {
   const lines = output.replace(/\x1b\[[0-9;]*m/g, '').split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).filter((l) => l && !NOT_TELLING.test(l));
   const certificate = lines.map((l) => CERTIFICATE_PROBLEM.exec(l)?.[0]).find(Boolean);
-  const known = CAUSES.map((cause) => lines.find((l) => cause.test(l))).find(Boolean);
+  const known = CAUSES.map((cause) => lines.find((l) => cause.test(l))).find(Boolean) ?? cmakeError(output);
   // An uncaught exception's own line, its innermost cause last (`[cause]: Error: …`, yarn's `➤ YN0001: │ RequestError: …`).
   const thrown = lines.filter((l) => THROWN.test(l)).at(-1);
   const line =
@@ -65,8 +71,8 @@ export function telling(output: string): string {
     lines.find((l) => /\berror\b/i.test(l)) ??
     lines.at(-1) ??
     '';
-  // uv says a cause's chain as `cause: …` lines: the line itself is what matters.
-  const bare = line.replace(/^(cause|caused by):\s*/i, '');
+  // uv says a cause's chain as `cause: …` lines, CMake its findings as `-- …`: the line itself is what matters.
+  const bare = line.replace(/^(cause|caused by):\s*|^-- /i, '');
   const shown = bare.length > TELLING_CHARS ? `${bare.slice(0, TELLING_CHARS - 1)}…` : bare;
   if (!certificate || shown.includes(certificate)) return shown;
   return `${shown.slice(0, TELLING_CHARS - certificate.length - 3)} (${certificate})`;

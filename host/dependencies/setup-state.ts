@@ -12,7 +12,7 @@ export interface SetupState {
   /** The owner's toolchains setup found (host-toolchains.ts): a later setup of this worktree uses the same. */
   toolchains?: HostToolchains;
   /** The plans set up, each with the key it was set up for. */
-  plans: (Pick<EcosystemPlan, 'ecosystem' | 'outputs' | 'scratch' | 'binDirs' | 'commandEnv' | 'toolchainPaths'> & { key: string })[];
+  plans: (Pick<EcosystemPlan, 'ecosystem' | 'outputs' | 'scratch' | 'binDirs' | 'commandEnv' | 'toolchainPaths' | 'processes'> & { key: string })[];
 }
 
 /** How a command in the worktree runs once it is set up: bin folders first on PATH, the environment its tools need. */
@@ -24,6 +24,8 @@ interface CommandSetup {
   readOnlyPaths: string[];
   /** Paths (relative to the worktree) that are dependencies, never the task's work: checkpoints and rollbacks leave them out. */
   dependencyPaths: string[];
+  /** The least processes a command may have, the plans' own (a JVM build's); 0 when none asks. */
+  processes: number;
 }
 
 /**
@@ -67,12 +69,13 @@ export const binPaths = (dirs: string[], worktree: string): string[] => dirs.map
 
 /** How commands in `worktree` run, from its setup state; nothing special before setup. */
 export function commandSetup(worktree: string, state: SetupState | undefined = readSetupState(worktree)): CommandSetup {
-  const setup: CommandSetup = { pathDirs: [], env: {}, readOnlyPaths: [], dependencyPaths: [] };
+  const setup: CommandSetup = { pathDirs: [], env: {}, readOnlyPaths: [], dependencyPaths: [], processes: 0 };
   for (const plan of state?.plans ?? []) {
     setup.pathDirs.push(...binPaths(plan.binDirs, worktree));
     for (const [name, value] of Object.entries(plan.commandEnv)) setup.env[name] = inWorktree(value, worktree);
     setup.readOnlyPaths.push(...plan.toolchainPaths);
     setup.dependencyPaths.push(...plan.outputs, ...(plan.scratch ?? []));
+    setup.processes = Math.max(setup.processes, plan.processes ?? 0);
   }
   return setup;
 }

@@ -2,15 +2,18 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readText } from './ecosystem-plan';
 import { pythonTest } from './python/python-test';
+import { nativeTest } from './native/native-test';
+import { jvmTest } from './jvm/jvm-test';
 
 /**
  * The project's own test commands, picked from a set-up worktree when `dex.config.yaml` has no
  * `verify:` (docs/real-repositories.md#verify-without-configuration). One per ecosystem found, in
  * this order: Node (the `test` script, by the package manager setup used), Python (pytest, when
- * the project uses it), Go, Rust. Empty when none fits: the task then runs without verify.
+ * the project uses it), Go, Rust, C/C++ (ctest, `meson test`, make's `check` or `test`), Maven or
+ * Gradle (offline). Empty when none fits: the task then runs without verify.
  */
 export function detectTestCommands(worktree: string): string[] {
-  return [nodeTest(worktree), pythonTest(worktree), goTest(worktree), rustTest(worktree)].filter((c): c is string => c !== undefined);
+  return [nodeTest(worktree), pythonTest(worktree), goTest(worktree), rustTest(worktree), nativeTest(worktree), jvmTest(worktree)].filter((c): c is string => c !== undefined);
 }
 
 /** What `npm init` writes as the test script: a placeholder that always fails, not a test suite. */

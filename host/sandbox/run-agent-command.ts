@@ -19,6 +19,8 @@ interface CommandExtras extends ProcessExtras {
   readOnlyFiles?: [string, string][];
   /** `host:port` entries of the allowed hosts that may be an address of this host (setup's private registry; never the agent's). */
   localHosts?: string[];
+  /** The least processes the command may have, when above the policy's (a JVM build's: docs/real-repositories.md#maven-and-gradle). */
+  processes?: number;
 }
 
 const MIB = 1024 * 1024;
@@ -72,7 +74,9 @@ export async function runAgentCommand(
   opts: ShellCommandOptions,
   extras: CommandExtras = commandSetup(worktree),
 ): Promise<ShellCommandResult> {
-  const sandbox = policy ?? DEFAULT_SANDBOX;
+  const given = policy ?? DEFAULT_SANDBOX;
+  const processes = Math.max(given.limits.processes, extras.processes ?? 0);
+  const sandbox = processes === given.limits.processes ? given : { ...given, limits: { ...given.limits, processes } };
   const pathDirs = extras.pathDirs ?? [];
   if (sandbox.mode === 'off') {
     const env = { ...NO_ONE_AT_THE_TERMINAL, ...commandEnv(), ...extras.env };

@@ -137,6 +137,8 @@ def tox_env():
     try:
         if Path("tox.ini").exists():
             parser.read("tox.ini")
+        elif Path("setup.cfg").exists() and "[tox:tox]" in Path("setup.cfg").read_text(errors="replace"):
+            parser.read("setup.cfg")
         elif Path("pyproject.toml").exists():
             tox = load_toml("pyproject.toml").get("tool", {}).get("tox", {})
             if "legacy_tox_ini" in tox:
@@ -150,7 +152,8 @@ def tox_env():
     if not parser.has_section("testenv"):
         return [], [], []
     section = parser["testenv"]
-    deps = [l.strip() for l in section.get("deps", "").splitlines()]
+    # `-r{toxinidir}/test-requirements.txt`: tox's root is the worktree's.
+    deps = [re.sub(r"\{(toxinidir|tox_root)\}/?", "./", l.strip()) for l in section.get("deps", "").splitlines()]
     deps = [l for l in deps if l and not l.startswith("#") and "{" not in l and not TOX_FACTOR.match(l)]
     listed = lambda key: [v.strip() for v in re.split(r"[,\s]+", section.get(key, "")) if v.strip()]
     return deps, listed("extras"), listed("dependency_groups")
@@ -180,14 +183,21 @@ def requirement_files():
     return names
 
 
+def test_folders():
+    """Where owners keep tests: tests/ or test/ at the root, or inside a package (pkg/tests, src/pkg/tests)."""
+    packages = [p.parent for p in (*Path(".").glob("*/__init__.py"), *Path("src").glob("*/__init__.py"))]
+    return [d for d in (Path("tests"), Path("test"), *(pkg / t for pkg in packages for t in ("tests", "test"))) if d.is_dir()]
+
+
 def uses_pytest(project):
     if any(Path(p).exists() for p in ("conftest.py", "pytest.ini", "tests/conftest.py", "test/conftest.py")):
         return True
     if "pytest" in project.pyproject.get("tool", {}) or project.setup_cfg.has_section("tool:pytest"):
         return True
-    if Path("tox.ini").exists() and "[pytest]" in Path("tox.ini").read_text(errors="replace"):
+    # tox's `[pytest]` or `commands = pytest …`, nox's session.run("pytest"): files that key the cache.
+    if any(p.is_file() and re.search(r"(^|[\s\[\"'])(py\.test|pytest)\b", p.read_text(errors="replace"), re.M) for p in (Path("tox.ini"), Path("noxfile.py"))):
         return True
-    return any(any(Path(d).glob("**/test_*.py")) or any(Path(d).glob("**/*_test.py")) for d in ("tests", "test") if Path(d).is_dir())
+    return any(any(d.glob("**/test_*.py")) or any(d.glob("**/*_test.py")) for d in test_folders())
 
 
 class Plan:
@@ -234,7 +244,7 @@ class Plan:
         deps, extras, groups = tox_env()
         for dep in deps:
             if dep.startswith("-r"):
-                path = dep[2:].strip()
+                path = os.path.normpath(dep[2:].strip())
                 if Path(path).exists() and path not in self.files:
                     self.files.append(path)
             elif not dep.startswith("-") and dep != ".":

@@ -163,6 +163,7 @@ describe('commandSetup', () => {
       env: { VIRTUAL_ENV: `${worktree}/.venv` },
       readOnlyPaths: ['/opt/go'],
       dependencyPaths: ['.venv'],
+      processes: 0,
     });
     // The state sits in git's folder, where the sandbox mounts nothing writable.
     expect(existsSync(join(worktree, '.git', 'dex-setup.json'))).toBe(true);

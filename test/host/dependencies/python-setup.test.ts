@@ -42,14 +42,25 @@ describe('python-setup.py: what each project shape installs', () => {
     const tox = '[tox]\nenvlist = py311\n\n[testenv]\ndeps =\n    pytest\n    py38: mock\n    -rrequirements-test.txt\n    {[base]deps}\nextras = testing\ncommands = pytest\n';
     const pyproject = '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n\n[project]\nname = "money"\nversion = "1.0"\n\n[project.optional-dependencies]\ntesting = ["hypothesis"]\n';
     const got = shape({ 'pyproject.toml': pyproject, 'tox.ini': tox, 'requirements-test.txt': 'freezegun\n', 'money.py': '' });
-    expect(got.commands).toEqual([VENV, [...PIP, '--use-pep517', '-e', '.[testing]', '-r', 'requirements-test.txt', 'pytest']]);
+    // tox runs pytest: ensured even where no requirement brings it (the dry run cannot look, so it lists the check's install).
+    expect(got.commands).toEqual([VENV, [...PIP, '--use-pep517', '-e', '.[testing]', '-r', 'requirements-test.txt', 'pytest'], [...PIP, 'pytest']]);
+  });
+
+  it("a package whose tests live inside it, pytest from a requirements file tox's deps name through {toxinidir}", () => {
+    const tox = '[testenv]\ndeps = -r{toxinidir}/requirements/ci.txt\ncommands = python -m unittest\n';
+    const files = { 'setup.py': 'from setuptools import setup\nsetup(name="wire")\n', 'wire/__init__.py': '', 'wire/tests/__init__.py': '', 'wire/tests/test_wire.py': 'def test_x():\n    pass\n' };
+    const got = shape({ ...files, 'tox.ini': tox, 'requirements/ci.txt': 'pytest\n' });
+    expect(got.commands).toEqual([VENV, [...PIP, '--use-pep517', '-e', '.[dev,test,testing,tests]', '-r', 'requirements/ci.txt'], [...PIP, 'pytest']]);
+    // tox's settings in setup.cfg (`[tox:tox]`) are read the same; a package's tests/ alone make pytest ensured.
+    const cfg = '[metadata]\nname = wire\n\n[tox:tox]\nenvlist = py311\n\n[testenv]\ndeps = -r {tox_root}/requirements/ci.txt\n';
+    expect(shape({ ...files, 'setup.cfg': cfg, 'requirements/ci.txt': '' }).commands).toEqual([VENV, [...PIP, '--use-pep517', '-e', '.[dev,test,testing,tests]', '-r', 'requirements/ci.txt'], [...PIP, 'pytest']]);
   });
 
   it('[tool.tox] in pyproject.toml, and a noxfile\'s test session', () => {
     const pyproject = `${HATCH}[project]\nname = "p"\nversion = "1"\n\n[tool.tox.env_run_base]\ndeps = ["pytest-mock"]\n`;
     const nox = 'import nox\n\n@nox.session\ndef tests(session):\n    session.install(".[fast]", "pytest")\n    session.run("pytest")\n\n@nox.session\ndef lint(session):\n    session.install("ruff")\n';
     const got = shape({ 'pyproject.toml': pyproject, 'noxfile.py': nox });
-    expect(got.commands).toEqual([VENV, [...PIP, '--use-pep517', '-e', '.[fast]', 'pytest-mock', 'pytest']]);
+    expect(got.commands).toEqual([VENV, [...PIP, '--use-pep517', '-e', '.[fast]', 'pytest-mock', 'pytest'], [...PIP, 'pytest']]);
   });
 
   it('requirements files of an application that is no package: the files, the test/dev lists under other names, no editable install', () => {

@@ -43,4 +43,13 @@ describe("a failed setup's one line", () => {
       'setup failed: pnpm `corepack pnpm install --frozen-lockfile` exited 1 (network only to registry.npmjs.org): Error: No compatible signature found in package metadata',
     );
   });
+
+  it("is Maven's finding, not its `Failed to execute goal … :` heading: an enforcer rule, what it could not get, javac's error, Java's certificate problem", () => {
+    expect(telling(output('maven-enforcer.txt'))).toBe('[ERROR] Detected Maven Version: 3.8.7 is not in the allowed range [3.9,).');
+    const unresolvable = '[ERROR] [ERROR] Some problems were encountered while processing the POMs:\n[ERROR] Unresolveable build extension: Plugin org.sonatype.central:central-publishing-maven-plugin:0.7.0 or one of its dependencies could not be resolved: Unknown host repo.maven.apache.org\n';
+    expect(telling(unresolvable)).toMatch(/^\[ERROR\] Unresolveable build extension: .* could not be resolved/);
+    expect(telling('[ERROR] COMPILATION ERROR :\n[ERROR] /tmp/p/a/src/main/java/A.java:[18,15] cannot access java.io.IOException\n')).toBe('[ERROR] /tmp/p/a/src/main/java/A.java:[18,15] cannot access java.io.IOException');
+    const pkix = '[ERROR] Failed to execute goal on project a: Could not resolve dependencies for project g:a:jar:1: Failed to collect dependencies at org.junit.jupiter:junit-jupiter:jar:5.10.2: Failed to read artifact descriptor for org.junit.jupiter:junit-jupiter:jar:5.10.2: Could not transfer artifact org.junit.jupiter:junit-jupiter:pom:5.10.2 from/to company (https://127.0.0.1:4443/maven2): PKIX path building failed: sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid certification path to requested target\n';
+    expect(telling(pkix)).toMatch(/^\[ERROR\] Failed to execute goal on project a: Could not resolve dependencies .* \(PKIX path building failed\)$/);
+  });
 });

@@ -37,6 +37,7 @@ describe("the project's own test commands, when the config names none", () => {
   });
 
   it('is none for a project none of these fit', () => {
-    expect(detectTestCommands(project({ 'README.md': '# hi\n', 'Makefile': 'test:\n\ttrue\n' }))).toEqual([]);
+    // A Makefile's `test` target is a test command (test/host/dependencies/native/native-test.test.ts); an `all` alone is none.
+    expect(detectTestCommands(project({ 'README.md': '# hi\n', 'Makefile': 'all:\n\ttrue\n' }))).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import type { TaskResult } from '../../../core/task/task-types';
 import { useDexEnvironment } from '../../support/env/dex-environment';
 import { fileAt } from '../../support/env/dev-server-env';
 import { fixTurns, type RealProject } from '../../support/projects/real-projects';
-import { PINNED_PNPM, SHIPPED_YARN, YARN_CLASSIC, pnpmProject, pnpmWorkspaceProject, yarnBerryProject, yarnClassicProject } from '../../support/projects/real-projects-node';
+import { NEWER_ENGINES_DEV_DEPENDENCY, PINNED_PNPM, SHIPPED_YARN, YARN_CLASSIC, pnpmProject, pnpmWorkspaceProject, yarnBerryProject, yarnClassicProject, yarnNewerEnginesProject } from '../../support/projects/real-projects-node';
 
 const FIX = { path: 'src/duration.js', old_string: 'ms(text) + 1', new_string: 'ms(text)' };
 const WS_FIX = { path: 'packages/duration/index.js', old_string: 'ms(text) + 1', new_string: 'ms(text)' };
@@ -22,6 +22,7 @@ const CASSETTE = [
   ...fixTurns('N-ws', WS_FIX),
   ...fixTurns('N-ws-again', WS_FIX),
   ...fixTurns('N-berry', FIX),
+  ...fixTurns('N-engines', FIX),
 ];
 
 const dex = useDexEnvironment({ server: 'dev', cassette: CASSETTE, queue: 'dex-it-node-pm' });
@@ -87,5 +88,15 @@ describe('pnpm and yarn projects on the machine\'s Node, with no configuration (
     expect(existsSync(join(dex.worker.dexHome, 'deps-cache', '.downloads', 'yarn'))).toBe(true);
     const fetched = join(dex.worker.dexHome, 'deps-cache', '.downloads', 'package-managers');
     expect((existsSync(fetched) ? readdirSync(fetched) : []).filter((name) => name.startsWith('@yarnpkg'))).toEqual([]);
+  });
+
+  it(`a yarn classic project whose devDependency's engines exclude this Node (${NEWER_ENGINES_DEV_DEPENDENCY.name} asks ${NEWER_ENGINES_DEV_DEPENDENCY.node}): installed as its owner would, and the setup line says so (docs/real-repositories.md#node-engines)`, async () => {
+    const { name, version, node } = NEWER_ENGINES_DEV_DEPENDENCY;
+    const project = yarnNewerEnginesProject();
+    const loads = `node -e "import('${name}').then((m) => process.exit(m.default('ab') === 2 ? 0 : 1))"`;
+    const result = await fixes('N-engines', project.repo, project.fix, ['yarn test', loads]);
+    if (Number(process.versions.node.split('.')[0]) >= 22) expect(result.setup).toMatch(/^yarn installed \d+\.\d s$/);
+    // On Node 20: a Node of the owner's that satisfies it (nvm, fnm, volta), else this Node with yarn's --ignore-engines.
+    else expect(result.setup).toMatch(new RegExp(`^yarn installed \\d+\\.\\d s \\(engines: node ${node} asked \\(${name}@${version}\\), (\\S+ \\(\\w+\\) used|${process.versions.node} used: --ignore-engines)\\)$`));
   });
 });

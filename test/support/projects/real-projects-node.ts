@@ -63,6 +63,31 @@ export function yarnClassicProject(): RealProject {
   return { repo, fix: FIX };
 }
 
+/** A devDependency whose `engines` exclude Node 20: string-width 9.0.0 asks for `>=22` (and runs on Node 20 all the same). */
+export const NEWER_ENGINES_DEV_DEPENDENCY = { name: 'string-width', version: '9.0.0', node: '>=22' };
+
+/**
+ * A yarn classic project with that devDependency: its lockfile made with `--ignore-engines`, as an
+ * owner on Node 20 makes it (on Node 22 yarn needs no flag and writes the same lockfile).
+ */
+export function yarnNewerEnginesProject(): RealProject {
+  const { name, version } = NEWER_ENGINES_DEV_DEPENDENCY;
+  const repo = commitProject(
+    'durations-yarn-engines',
+    {
+      'package.json': manifest('durations-yarn-engines', { devDependencies: { uvu: '0.5.6', [name]: version } }),
+      '.gitignore': 'node_modules/\n',
+      'src/duration.js': DURATION(true),
+      'test/duration.test.js': DURATION_TEST,
+    },
+    (dir) => {
+      npx(dir, `yarn@${YARN_CLASSIC}`, 'install', '--ignore-scripts', '--ignore-engines', '--non-interactive', '--no-progress');
+      rmSync(join(dir, 'node_modules'), { recursive: true, force: true });
+    },
+  );
+  return { repo, fix: FIX };
+}
+
 /**
  * A pnpm workspace: the bug is in `packages/duration`, whose own dependency `ms` pnpm links into
  * `packages/duration/node_modules` only; the root's test imports it.
