@@ -131,14 +131,14 @@ export const createVerifyActivities = (deps: ActivityDeps) => {
     // Every check runs even when a test failed: the agent hears of all it has to fix in one round.
     for (const check of input.checks ?? []) runs.push({ command: check.command, check: check.name, run: await runOne(check.command) });
 
-    const last = tests.filter(({ run }) => failed(run)).at(-1)?.run;
+    const lastFailedTest = tests.filter(({ run }) => failed(run)).at(-1);
     const split = input.baseline ? splitByBaseline(tests.flatMap(({ command, run }) => failuresOf({ command, ...run }, realpathSync(input.worktreePath))), input.baseline) : undefined;
-    const testsPassed = split ? split.fresh.length === 0 : !last;
+    const testsPassed = split ? split.fresh.length === 0 : !lastFailedTest;
     const checks = runs.flatMap(({ command, run, check }) => (check ? [{ name: check, command, passed: !failed(run), ...(failed(run) ? causeOf(run) : {}) }] : []));
     const firstFailedCheck = runs.find(({ run, check }) => check && failed(run));
     const passed = testsPassed && !firstFailedCheck;
     // What the agent and every view are told first: a test's failure, else the first check's.
-    const why = testsPassed ? firstFailedCheck : last && { run: last };
+    const why = testsPassed ? firstFailedCheck : lastFailedTest;
     const result: VerifyResult = {
       passed,
       artifactId: input.artifactId,
@@ -149,7 +149,7 @@ export const createVerifyActivities = (deps: ActivityDeps) => {
         durationMs: run.durationMs,
       })),
       tail: passed || !why ? '' : tailOf(why.run.output),
-      ...(passed || !why ? {} : { cause: `${'check' in why && why.check ? `${why.check}: ` : ''}${causeOf(why.run).cause}` }),
+      ...(passed || !why ? {} : { cause: `${why.check ? `${why.check}: ` : ''}${causeOf(why.run).cause}` }),
       ...(split ? { preExisting: split.preExisting, newFailures: split.fresh } : {}),
       ...(input.checks?.length ? { checks, testsPassed } : {}),
     };

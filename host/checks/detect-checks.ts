@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProjectCheck } from '../../core/task/project-checks';
 import { readText } from '../dependencies/ecosystem-plan';
-import { hostToolchains } from '../dependencies/host-toolchains';
+import { readSetupState } from '../dependencies/setup-state';
 import { nodePackageManagerOf } from '../dependencies/test-command';
 
 /** npm scripts that are a check, by the name every view gives it; the first script present of each is run. */
@@ -50,7 +50,8 @@ const goChecks = (dir: string): ProjectCheck[] => (existsSync(join(dir, 'go.mod'
 /** `cargo clippy` when the owner's Rust toolchain has clippy (rustup's `clippy` component): it fails only on lints the project denies. */
 function rustChecks(dir: string): ProjectCheck[] {
   if (!existsSync(join(dir, 'Cargo.toml'))) return [];
-  const sysroot = hostToolchains(dir, ['rust']).rustSysroot;
+  // The toolchain setup found and recorded for this worktree: not looked up again.
+  const sysroot = readSetupState(dir)?.toolchains?.rustSysroot;
   return sysroot && existsSync(join(sysroot, 'bin', 'cargo-clippy')) ? [{ name: 'clippy', command: 'cargo clippy --all-targets -q' }] : [];
 }
 
