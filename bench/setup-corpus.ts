@@ -105,7 +105,7 @@ async function main(): Promise<number> {
   const all = Object.values(results);
   process.stdout.write(corpusMarkdown(all));
   const rate = successRate(all);
-  log(`results: ${resultsPath} — ${rate.passed}/${rate.counted} passed (${rate.percent}%)`);
+  log(`results: ${resultsPath} — ${rate.zeroConfig}/${rate.all} passed with nothing written (${rate.zeroConfigPercent}%, exclusions and written verifies counted as failures); ${rate.passed}/${rate.counted} without the exclusions (${rate.percent}%)`);
   return 0;
 }
 

@@ -15,14 +15,23 @@ const result = (over: Partial<CorpusResult>): CorpusResult => ({
 });
 
 describe('the set-up corpus report (bench/setup-corpus.ts)', () => {
-  it('counts passed projects over those not excluded, and those that needed their verify written', () => {
+  it('counts every exclusion as a failure and a verify the manifest gives as a miss, beside the rate without exclusions', () => {
     const rate = successRate([
       result({ name: 'a', passed: true }),
       result({ name: 'b', passed: true, verifySource: 'manifest' }),
       result({ name: 'c', verifyFailure: { command: 'npm test', cause: 'x' } }),
       result({ name: 'd', excluded: 'fails by hand too' }),
     ]);
-    expect(rate).toEqual({ counted: 3, passed: 2, passedDetected: 1, percent: 66.7 });
+    expect(rate).toEqual({ all: 4, excluded: 1, zeroConfig: 1, zeroConfigPercent: 25, counted: 3, passed: 2, percent: 66.7 });
+  });
+
+  it('heads the report with the zero-config rate, then the rate without exclusions', () => {
+    const md = corpusMarkdown([result({ name: 'a', passed: true }), result({ name: 'b', passed: true, verifySource: 'manifest' }), result({ name: 'c', excluded: 'x' })]);
+    const headline = md.split('\n')[0];
+    expect(headline).toMatch(/^\*\*1 of 3 projects \(33\.3%\) set up and passed/);
+    expect(headline).toContain('the 1 excluded project counted as a failure and the 1 project that passed only with a verify the manifest gives counted as a miss of detection');
+    expect(headline).toContain('Without the exclusions, 2 of 2 (100%) set up and passed, counting the 1 with a written verify.');
+    expect(md).toMatch(/\| b \|.*\| passed, verify written \|/);
   });
 
   it("keeps a setup failure's cause and drops the install line the plan column shows", () => {
@@ -48,5 +57,6 @@ describe('the set-up corpus report (bench/setup-corpus.ts)', () => {
     expect(rows).toHaveLength(2);
     expect(rows[1]).toContain('a \\| b');
     expect(md).toContain('**1 of 2 projects (50%)');
+    expect(md).toContain('Without the exclusions, 1 of 2 (50%)');
   });
 });
