@@ -72,6 +72,16 @@ export function readText(path: string): string | undefined {
   }
 }
 
+/** The JSON object at `path` (what a setup recorded in the worktree), empty when there is none or it is not one. */
+export function readRecord<T>(path: string): Partial<T> {
+  try {
+    const value: unknown = JSON.parse(readText(path) ?? '{}');
+    return value && typeof value === 'object' ? (value as Partial<T>) : {};
+  } catch {
+    return {};
+  }
+}
+
 /**
  * The installation folders of the owner's toolchains for a project, as the owner's shell finds
  * them (host-toolchains.ts, docs/real-repositories.md#toolchains): each is mounted read-only in

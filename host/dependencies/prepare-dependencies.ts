@@ -21,7 +21,7 @@ import { setupTrust } from '../sandbox/machine-trust';
 import { withOwnerVersions } from './python/python-owner-versions';
 import { removeTree } from '../worktree/remove-tree';
 import { NODE_ECOSYSTEMS, projectNode } from './node/node-engines';
-import { engineRetry, recordedEngines, writeEngineRecord } from './node/engine-retry';
+import { installRetry, recordedRetry } from './install-retry';
 
 /** What setting up one worktree needs. */
 interface PrepareRequest {
@@ -197,20 +197,21 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
       } else {
         for (const output of plan.outputs) await removeTree(join(worktree, output));
         let ran = { plan, command };
-        const installOnce = async () => {
-          const run = await install({ ...ran.plan, command: plan.prepare ? `${plan.prepare} && ${ran.command}` : ran.command }, request, sandbox);
-          report.push(`$ ${ran.command}\n(exit code ${run.exitCode}, ${run.durationMs} ms)\n${run.output}`.trimEnd());
+        const logged = async (what: EcosystemPlan, shown = what.command) => {
+          const run = await install(what, request, sandbox);
+          report.push(`$ ${shown}\n(exit code ${run.exitCode}, ${run.durationMs} ms)\n${run.output}`.trimEnd());
           return run;
         };
+        const installOnce = () => logged({ ...ran.plan, command: plan.prepare ? `${plan.prepare} && ${ran.command}` : ran.command }, ran.command);
         let run = await installOnce();
-        // A package whose engines exclude this Node: installed again as its owner would (a Node of theirs that fits, or the manager's flag).
-        const retry = run.exitCode !== 0 && !run.timedOut ? engineRetry(plan, command, run.output) : undefined;
+        // What the project asks of its toolchain stopped the install (a package's Node engines, Maven's enforcer): installed again as its owner would.
+        const retry = run.exitCode !== 0 && !run.timedOut ? await installRetry(plan, command, run.output, { worktree, downloads: request.downloads, run: logged }) : undefined;
         if (retry) {
           ran = retry;
           run = await installOnce();
         }
         if (run.exitCode !== 0 || run.timedOut) throw installFailed({ ...ran.plan, command: ran.command }, run, request.config, sandbox);
-        if (retry) await writeEngineRecord(worktree, retry.record);
+        await retry?.keep(worktree);
         // An update rewrote the lockfile: the dependencies are kept under the key of the files as they are now.
         key = planKey(plan, worktree);
         if (key) await cache.store(key, plan, worktree);
@@ -219,11 +220,11 @@ export async function prepareDependencies(request: PrepareRequest): Promise<Prep
     } finally {
       await claim?.release();
     }
-    // What the install did past a package's engines travels with node_modules: a restore runs on the same Node and says so too.
-    const engines = NODE_ECOSYSTEMS.includes(plan.ecosystem) ? recordedEngines(plan, worktree) : { plan };
-    const note = [NODE_ECOSYSTEMS.includes(plan.ecosystem) ? nodeNote : undefined, engines.note].filter(Boolean).join('; ');
+    // What an install run again did travels with its outputs: a restore runs on the same Node or Maven and says so too.
+    const recorded = recordedRetry(plan, worktree);
+    const note = [NODE_ECOSYSTEMS.includes(plan.ecosystem) ? nodeNote : undefined, recorded.note].filter(Boolean).join('; ');
     steps.push({ ecosystem: plan.ecosystem, command: source === 'cache' || source === 'owner' ? plan.command : command, source, key, durationMs: Date.now() - started, ...(note ? { note } : {}) });
-    const { binDirs, toolchainPaths } = engines.plan;
+    const { binDirs, toolchainPaths } = recorded.plan;
     state.plans.push({ ecosystem: plan.ecosystem, key, outputs: plan.outputs, scratch: plan.scratch, binDirs, commandEnv: plan.commandEnv, toolchainPaths, processes: plan.processes });
   }
   await writeSetupState(worktree, state);

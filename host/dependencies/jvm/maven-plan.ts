@@ -10,10 +10,10 @@ const CENTRAL = ['repo.maven.apache.org', 'repo1.maven.org'];
 
 /**
  * Maven's home in the worktree (`user.home` of its JVM, and HOME of the wrapper's script): its
- * `.m2` holds the local repository, the wrapper's Maven and the settings setup wrote. Cached as a
- * whole, never committed.
+ * `.m2` holds the local repository, the wrapper's Maven and the settings setup wrote; beside it,
+ * the Maven an enforcer asked for (maven-enforcer.ts). Cached as a whole, never committed.
  */
-const HOME = '.dex/maven';
+export const DEX_MAVEN_HOME = '.dex/maven';
 const WRAPPER_PROPERTIES = '.mvn/wrapper/maven-wrapper.properties';
 const WRAPPER_JAR = '.mvn/wrapper/maven-wrapper.jar';
 
@@ -82,9 +82,9 @@ export function mavenPlan(dir: string, given?: MavenMachine): EcosystemPlan | un
   const mirrors = mirrorsXml(machine.mirrors);
   const jarTracked = (gitPaths(dir, ['ls-files', '-z', '--', WRAPPER_JAR]) ?? []).length > 0;
   const env: Record<string, string> = {
-    MAVEN_OPTS: `-Duser.home={worktree}/${HOME} -Dmaven.repo.local={worktree}/${HOME}/.m2/repository`,
+    MAVEN_OPTS: `-Duser.home={worktree}/${DEX_MAVEN_HOME} -Dmaven.repo.local={worktree}/${DEX_MAVEN_HOME}/.m2/repository`,
     // The wrapper's Maven: older scripts put it in MAVEN_USER_HOME, newer ones in $HOME/.m2.
-    ...(wrapper ? { HOME: `{worktree}/${HOME}`, MAVEN_USER_HOME: `{worktree}/${HOME}/.m2` } : {}),
+    ...(wrapper ? { HOME: `{worktree}/${DEX_MAVEN_HOME}`, MAVEN_USER_HOME: `{worktree}/${DEX_MAVEN_HOME}/.m2` } : {}),
   };
   const hosts = [...CENTRAL, ...machine.mirrors.filter((m) => !m.blocked).map((m) => new URL(m.url).host), ...pomRepositoryHosts(modules.map((pom) => readText(join(dir, pom)) ?? '')), ...wrapperHosts(dir)];
   return {
@@ -92,7 +92,7 @@ export function mavenPlan(dir: string, given?: MavenMachine): EcosystemPlan | un
     command: withJvmSetup(`${mavenCommand(dir)} ${FETCH}`),
     inputs: [...modules, ...present(dir, [WRAPPER_PROPERTIES, '.mvn/maven.config', '.mvn/extensions.xml'])],
     // An older wrapper script downloads its jar into the project: setup's, never the task's work.
-    outputs: [HOME, ...(wrapper && !jarTracked ? [WRAPPER_JAR] : [])],
+    outputs: [DEX_MAVEN_HOME, ...(wrapper && !jarTracked ? [WRAPPER_JAR] : [])],
     scratch: [...new Set(modules.map((pom) => join(dirname(pom), 'target')))],
     hosts: [...new Set(hosts)],
     toolchain: [wrapper ? 'java -version 2>&1 | head -1' : 'mvn --version 2>&1 | head -3', jvmSetupVersion(mirrors)],
@@ -101,7 +101,7 @@ export function mavenPlan(dir: string, given?: MavenMachine): EcosystemPlan | un
       ...JVM_SETUP_ENV,
       MAVEN_OPTS: `${env.MAVEN_OPTS} ${QUIET_TRANSFERS}`,
       DEX_MAVEN_MIRRORS: mirrors,
-      DEX_MAVEN_SETTINGS_FILE: `{worktree}/${HOME}/.m2/settings.xml`,
+      DEX_MAVEN_SETTINGS_FILE: `{worktree}/${DEX_MAVEN_HOME}/.m2/settings.xml`,
     },
     commandEnv: env,
     binDirs: maven?.binDir ? [maven.binDir] : [],

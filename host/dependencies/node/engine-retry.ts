@@ -1,7 +1,7 @@
 import { isAbsolute, join } from 'node:path';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { readText, type EcosystemPlan } from '../ecosystem-plan';
+import { readRecord, type EcosystemPlan } from '../ecosystem-plan';
 import { engineNote } from './node-engines';
 import { nodeSatisfying, ownerNodes, type OwnerNode } from './owner-nodes';
 
@@ -69,12 +69,7 @@ export async function writeEngineRecord(worktree: string, record: EngineRecord):
 
 /** What the worktree's Node dependencies were installed past, as installed, restored or copied: the plan to record and the setup line's note. */
 export function recordedEngines(plan: EcosystemPlan, worktree: string): { plan: EcosystemPlan; note?: string } {
-  let record: Partial<EngineRecord> = {};
-  try {
-    record = JSON.parse(readText(join(worktree, RECORD)) ?? '{}') as Partial<EngineRecord>;
-  } catch {
-    return { plan };
-  }
+  const record = readRecord<EngineRecord>(join(worktree, RECORD));
   const prefix = record.nodePrefix && existsSync(join(record.nodePrefix, 'bin', 'node')) ? record.nodePrefix : undefined;
   return { plan: prefix ? onNode(plan, prefix) : plan, note: typeof record.note === 'string' ? record.note : undefined };
 }

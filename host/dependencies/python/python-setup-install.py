@@ -149,8 +149,12 @@ def pip_mode(project, dry):
         if run(install + ["-c", constraints] + args, dry=dry, check=False) != 0:
             print("dex: the owner's venv versions do not fit the project's requirements; installing without them", flush=True)
             constraints = None
-    if args and not constraints:
-        run(install + args, dry=dry)
+    if args and not constraints and run(install + args, dry=dry, check=not (project.is_package and plan.requirements)) != 0:
+        # tox's order: its deps first, then the project over them. pyflakes's tox pins flake8, whose own pin
+        # of pyflakes excludes the worktree's version: one resolve refuses what tox installs with a warning.
+        print("dex: the requirements conflict with the project in one resolve; installing them first and the project over them, as tox does", flush=True)
+        run(install + [a for f in plan.files for a in ("-r", f)] + plan.requirements, dry=dry)
+        run(install + ["--use-pep517", "-e", plan.project_arg()], dry=dry)
     check_editable(project, dry, before)
     ensure_pytest(project, install, dry)
 

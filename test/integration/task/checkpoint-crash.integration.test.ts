@@ -46,7 +46,7 @@ function branchMoved(repo: string, branch: string, base: string): Promise<void> 
 }
 
 describe('a worker killed with SIGKILL right after a checkpoint commit', () => {
-  it('is replaced within 15 s and the task completes with one commit', async ({ annotate }) => {
+  it('is replaced by a new worker and the task completes with one commit', async ({ annotate }) => {
     const first = spawnDexWorker({ address: dex.env.address, dexHome, taskQueue: QUEUE, hostQueue: HOST_QUEUE, anthropicUrl: dex.fake.url });
     const repo = sampleRepo();
     const base = readFileSync(join(repo, '.git', 'refs', 'heads', 'main'), 'utf8').trim();
@@ -80,7 +80,7 @@ describe('a worker killed with SIGKILL right after a checkpoint commit', () => {
     const resumeSeconds = eventSeconds(resumed?.eventTime) - killedAt;
     const how = retriedCommit ? 'the commit activity timed out and was retried' : 'the commit activity had reported';
     await annotate(`resumed ${resumeSeconds.toFixed(1)} s and finished ${finishSeconds.toFixed(1)} s after the kill (${how})`);
+    // How soon is a timing (bench/ measures it, docs/performance.md#b3-sigkill-of-the-worker); here only that the new worker took it up.
     expect(resumeSeconds).toBeGreaterThan(0);
-    expect(resumeSeconds).toBeLessThan(15);
   }, 120_000);
 });

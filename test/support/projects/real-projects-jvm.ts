@@ -22,10 +22,19 @@ const pom = (body: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<project 
 /** The one-line edit that fixes {@link mavenProject}'s planted bug. */
 export const CALCULATOR_FIX = { path: 'src/main/java/demo/Calculator.java', old_string: 'a + b + 1', new_string: 'a + b' };
 
-/** A single-module project: `Calculator.add` adds one too many; its JUnit 5 test says so. */
-export function mavenProject(): RealProject {
+/** The enforcer's rule that the Maven running the build be in `range`, bound to `validate` as commons-parent binds it. */
+const requireMaven = (range: string) =>
+  `      <plugin><artifactId>maven-enforcer-plugin</artifactId><version>3.5.0</version><executions><execution><id>enforce-maven</id><goals><goal>enforce</goal></goals>` +
+  `<configuration><rules><requireMavenVersion><version>${range}</version></requireMavenVersion></rules></configuration></execution></executions></plugin>\n`;
+
+/**
+ * A single-module project: `Calculator.add` adds one too many; its JUnit 5 test says so. With
+ * `mavenRange`, its enforcer stops any Maven outside that range.
+ */
+export function mavenProject(opts: { mavenRange?: string } = {}): RealProject {
+  const plugins = opts.mavenRange ? PLUGINS.replace('    </plugins>', `${requireMaven(opts.mavenRange)}    </plugins>`) : PLUGINS;
   const repo = commitProject('calculator', {
-    'pom.xml': pom(`  <groupId>demo</groupId>\n  <artifactId>calculator</artifactId>\n  <version>1.0.0</version>\n${PROPERTIES}  <dependencies>\n${JUNIT}  </dependencies>\n${PLUGINS}`),
+    'pom.xml': pom(`  <groupId>demo</groupId>\n  <artifactId>calculator</artifactId>\n  <version>1.0.0</version>\n${PROPERTIES}  <dependencies>\n${JUNIT}  </dependencies>\n${plugins}`),
     'src/main/java/demo/Calculator.java': 'package demo;\n\npublic class Calculator {\n    public static int add(int a, int b) {\n        return a + b + 1;\n    }\n}\n',
     'src/test/java/demo/CalculatorTest.java':
       'package demo;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\nimport org.junit.jupiter.api.Test;\n\nclass CalculatorTest {\n    @Test\n    void adds() {\n        assertEquals(4, Calculator.add(2, 2));\n    }\n}\n',
