@@ -21,6 +21,7 @@ import { createJudgeGateActivities } from './task/judge-gate';
 import { createClassifyActivities } from './task/classify-task';
 import { createVerifyBaselineActivities } from './verify/verify-baseline';
 import { createSetupActivities } from './task/setup-worktree';
+import { createChangeSizeActivities } from './task/change-size';
 import { createTaskSlotActivities } from './run/task-slot';
 import { createWorktreeStateActivities } from './task/worktree-state';
 import { createIssueCommentActivities } from './roadmap/issue-comment';
@@ -42,6 +43,7 @@ export const createActivities = (deps: ActivityDeps) => {
     ...createVerifyBaselineActivities(deps),
     ...createSetupActivities(deps),
     ...createTaskWorktreeActivities(deps),
+    ...createChangeSizeActivities(deps),
     ...createPhaseRecordActivities(deps),
     ...createRoadmapFileActivities(deps),
     ...createLandingActivities(deps),

@@ -51,6 +51,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   retry: async () => (require('./commands/retry') as typeof RetryCommands).retryCommand,
   'replay-test': async () => (require('./commands/replay-test') as typeof ReplayTestCommands).replayTestCommand,
   clean: async () => (require('./clean/clean-command') as typeof CleanCommands).cleanCommand,
+  choose: async () => (require('./commands/signal-commands') as typeof SignalCommands).chooseCommand,
   ...Object.fromEntries(
     (['approve', 'reject', 'pause', 'resume', 'cancel'] as const).map((name) => [
       name,

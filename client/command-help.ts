@@ -6,6 +6,7 @@
  */
 import { InvalidInput } from '../core/run/invalid-input';
 import { WEBHOOK_HELP } from './webhook/webhook-help';
+import { GATE_HELP } from './gate-help';
 
 /** One option of a command: how the parser reads it and how the help shows it. */
 interface OptionHelp {
@@ -36,12 +37,6 @@ const LLM = {
 const DETACH = { type: 'boolean', help: 'start the run and return at once: no worker of its own, no progress' } as const satisfies OptionHelp;
 const UNSAFE_NO_SANDBOX = { type: 'boolean', help: "run the agent's commands unconfined when no sandbox can be had (every progress line says so)" } as const satisfies OptionHelp;
 const RUN_ID = 'a run id as `dex list` shows it';
-const TASK_OF_ROADMAP = {
-  type: 'string',
-  value: 'TASK',
-  help: 'sent to a roadmap: the task whose gate this answers (default: the task that waits)',
-} as const satisfies OptionHelp;
-
 // `satisfies`, not a type: each command's options keep their literal types, so the values a
 // command parses with them are typed (a boolean option's value is a boolean).
 /** Every command's help, in the order `dex help` lists them. */
@@ -94,6 +89,7 @@ export const COMMAND_HELP = {
       description: { type: 'string', value: 'TEXT', help: 'what the task is about, beyond its title' },
       repo: { type: 'string', value: 'DIR', help: 'the git repository (default: the current folder), or a forge repository (https://github.com/OWNER/NAME or OWNER/NAME), run on the fleet (docs/fleet.md)' },
       weight: { type: 'string', value: 'W', help: 'trivial | small | medium | large: the phases to run (default: implement only)' },
+      attempts: { type: 'string', value: 'N', help: "best of N: N attempts at once, each on its own branch, the best by evidence lands (2 to 8; 1: off; default: the config's attempts:, docs/attempts.md)" },
       llm: LLM,
       detach: DETACH,
       'unsafe-no-sandbox': UNSAFE_NO_SANDBOX,
@@ -185,8 +181,9 @@ export const COMMAND_HELP = {
     options: { follow: { type: 'boolean', help: 'keep printing new steps until the run ends' } },
   },
   diff: {
-    synopsis: 'dex diff ID',
-    about: "What a task changed against the commit its branch started from; for a running or failed task, the worktree's uncommitted changes too (when the worktree is on this host). A roadmap: each task's.",
+    synopsis: 'dex diff ID [ATTEMPT]',
+    about:
+      "What a task changed against the commit its branch started from; for a running or failed task, the worktree's uncommitted changes too (when the worktree is on this host). A roadmap: each task's. With ATTEMPT (a letter), that attempt's branch of a best-of-N task (docs/attempts.md).",
     options: {},
   },
   retry: {
@@ -209,26 +206,7 @@ export const COMMAND_HELP = {
       'unsafe-no-sandbox': UNSAFE_NO_SANDBOX,
     },
   },
-  approve: {
-    synopsis: 'dex approve ID',
-    about: 'Passes the gate the run waits at.',
-    options: {
-      note: { type: 'string', value: 'TEXT', help: 'a note that goes into the next prompt' },
-      by: { type: 'string', value: 'NAME', help: 'who approves' },
-      'budget-usd': { type: 'string', value: 'N', help: 'for a run waiting in budget_exceeded: the new budget in USD' },
-      task: TASK_OF_ROADMAP,
-    },
-  },
-  reject: {
-    synopsis: 'dex reject ID',
-    about: 'Fails the gate the run waits at: the task ends rejected; with --retry its phase goes round again with the reason while retries last.',
-    options: {
-      reason: { type: 'string', value: 'TEXT', required: true, help: 'why (goes into the next prompt when the phase is retried)' },
-      retry: { type: 'boolean', help: 'run the phase again with the reason as context instead of ending the task' },
-      by: { type: 'string', value: 'NAME', help: 'who rejects' },
-      task: TASK_OF_ROADMAP,
-    },
-  },
+  ...GATE_HELP,
   pause: { synopsis: 'dex pause ID', about: 'Stops the run after its current activity; a run that waits at a gate still waits for its answer, then stops.', options: {} },
   resume: { synopsis: 'dex resume ID', about: 'Lets a paused run go on.', options: {} },
   cancel: {

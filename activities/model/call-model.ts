@@ -56,6 +56,8 @@ export interface ModelCallInput {
   allowance?: Allowance;
   /** Extended thinking: the model may think for up to this many tokens first, on top of `maxTokens` (docs/roadmaps.md#models-and-thinking). */
   thinkingBudget?: number;
+  /** Sampling temperature (an attempt of a best-of-N task, docs/attempts.md); absent, the API's default. */
+  temperature?: number;
   /** Where a reply that only reads (read_file, list_files) has its reads run by this call (activities/model/reads-in-turn.ts); absent, never. */
   reads?: ReadsPlace;
   /** How far this call may go on answering after a reply whose reads it ran (activities/model/reading-turns.ts); absent, one turn. */
@@ -130,6 +132,7 @@ export const createModelActivities = (deps: ActivityDeps) => {
       model: input.model,
       max_tokens: maxTokens,
       ...thinking,
+      ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
       system: [{ type: 'text' as const, text: SYSTEM_PROMPT, cache_control: EPHEMERAL }],
       tools: AGENT_TOOLS.map((tool, i) => (i === AGENT_TOOLS.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool)),
       messages: withConversationBreakpoint(messages),

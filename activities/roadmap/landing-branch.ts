@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { totalTokens } from '../../core/run/budget-reservation';
 import { safeName } from '../../core/run/ids';
 import type { TokenUsage } from '../../core/run/run-types';
+import type { AttemptChoice, AttemptRow } from '../../core/task/attempts';
+import { attemptMarkdown, attemptsHeadline } from '../../core/text/attempt-table';
 import type { ActivityDeps } from '../deps';
 import { landingRepository, type LandingPlace } from './landing-repository';
 import { heartbeatingWhileRunning } from '../run/local-heartbeat';
@@ -44,6 +46,9 @@ export interface ProposalText {
   unverifiedApprovedBy?: string;
   /** The project's own checks besides its tests as they last ran: `lint passed · build failed (fails on the base too, not blocking)`. */
   checks?: string;
+  /** A best-of-N task (docs/attempts.md): every attempt, and which one this branch is and why. */
+  attempts?: AttemptRow[];
+  chosen?: AttemptChoice;
   /** The issue the run came from: the description says `Fixes #N`, so the forge closes it with the merge. */
   fixes?: number;
   /** The issue a roadmap run came from (several tasks, several pull requests): the description says `Part of #N`, and dex closes it once all have landed. */
@@ -70,6 +75,7 @@ export function proposalMarkdown(p: ProposalText): string {
     verify.push(`- pre-existing failures (already failing on the base, not caused by this change):`, ...p.preExistingFailures.map((f) => `  - ${f}`));
   }
   if (p.checks) verify.push(`- checks: ${p.checks}`);
+  if (p.attempts?.length && p.chosen) verify.push(`- ${attemptsHeadline(p.attempts, p.chosen)}`, '', attemptMarkdown(p.attempts, p.chosen));
   return [
     `# ${p.taskId}: ${p.title}`,
     '',

@@ -5,6 +5,9 @@
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { repoNameOf } from '../../core/run/ids';
+import { attemptWorkflowId } from '../../core/task/attempts';
+import type { TaskResult } from '../../core/task/task-types';
+import { runEnd } from '../run/follow-run';
 import { DEX_REPO } from '../../core/run/search-attributes';
 import { PLAN_KINDS } from '../plan-kinds';
 import { runState } from '../render/run-list';
@@ -47,7 +50,27 @@ export class RunFates {
     for (const parent of new Set([described.parentExecution?.workflowId, described.rootExecution?.workflowId])) {
       if (parent && parent !== id && (await this.of(parent)).kind === 'open') return { kind: 'open', state, under: parent };
     }
+    const parent = described.parentExecution?.workflowId;
+    if (parent && described.type === PLAN_KINDS.task.workflowType) {
+      const attempt = await this.asAttempt(id, parent, state);
+      if (attempt) return attempt;
+    }
     return { kind: 'ended', state, completed: described.status.name === 'COMPLETED' };
+  }
+
+  /**
+   * An attempt of a best-of-N task (a task whose parent is a task, docs/attempts.md) is its
+   * parent's: its branch is a result only when the parent completed and chose it; the others'
+   * go, however each attempt ended. Undefined for a task under any other parent.
+   */
+  private async asAttempt(id: string, parent: string, state: string): Promise<RunFate | undefined> {
+    const handle = this.client.workflow.getHandle(parent);
+    const described = await handle.describe();
+    if (described.type !== PLAN_KINDS.task.workflowType) return undefined;
+    const completed = described.status.name === 'COMPLETED';
+    const chosen = completed ? (await runEnd<TaskResult>(handle)).result?.chosen?.name : undefined;
+    const isChosen = chosen !== undefined && attemptWorkflowId(parent, chosen) === id;
+    return { kind: 'ended', state: `${state}, attempt of ${parent}, ${isChosen ? 'chosen' : 'not chosen'}`, completed: isChosen };
   }
 
   /** How long the namespace keeps an ended run, in ms; undefined when the server does not say. */

@@ -95,8 +95,8 @@ type Replayed = { workflowId: string; end?: RunEnd<unknown> } & Partial<Omit<Scr
 /** `--dev-server`: the replay's input, checked (InvalidInput before anything starts), and what starts it in real time. */
 function startReplay(recorded: RecordedRun, copy: string, llm: string, unsafeNoSandbox: boolean | undefined, settings: Settings, out: Output) {
   if (recorded.kind === 'task') {
-    const { title, description, weight } = recorded.task!;
-    const { input, repoName } = buildTaskInput({ title, description, weight, repo: copy, llm, unsafeNoSandbox }, settings);
+    const { title, description, weight, attempts } = recorded.task!;
+    const { input, repoName } = buildTaskInput({ title, description, weight, attempts, repo: copy, llm, unsafeNoSandbox }, settings);
     return async () => {
       const { driveTask } = require('../run/drive-task') as typeof DriveTask;
       return driveTask(input, repoName, settings, out);

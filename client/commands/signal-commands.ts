@@ -2,7 +2,9 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle }
 import type { ApproveInput, RejectInput, RunStatus } from '../../core/run/run-types';
 import { InvalidInput } from '../../core/run/invalid-input';
 import { decideUpdate, pauseSignal, resumeSignal, statusQuery, type DecideInput, type DecideResult } from '../../core/run/definitions';
-import { onePositional, parseCommandArgs, type Output } from '../cli-context';
+import { onePositional, parseCommandArgs, UsageError, type Output } from '../cli-context';
+import { COMMAND_HELP, usageOf } from '../command-help';
+import { findRun, statusOf } from '../run-lookup';
 import { connectSaying } from '../run/slow-wait';
 import { readSettings } from '../settings';
 
@@ -22,6 +24,7 @@ const sent = <T>(payload: T): T => JSON.parse(JSON.stringify(payload)) as T;
 /** What a decision did, as the command says it: the gate it passed, and for `reject --retry` that the phase goes round again. */
 export function decisionSaid(input: DecideInput, passed: DecideResult): string {
   const gate = `gate "${passed.gate}"${passed.taskId ? ` of task ${passed.taskId}` : ''}`;
+  if (input.action === 'approve' && input.choice) return `chose attempt ${input.choice} at ${gate}: it lands`;
   if (input.action === 'approve') return `approved ${gate}`;
   return `rejected ${gate}${input.retry ? ': retrying: its phase runs again with the reason as context (while retries last)' : ''}`;
 }
@@ -99,6 +102,43 @@ export async function signalCommand(name: SignalName, argv: string[], out: Outpu
     }
     const said = await send(handle);
     out.result(`${id}: ${said}`, { id, sent: name, payload, result: said });
+    return 0;
+  } finally {
+    await conns.close();
+  }
+}
+
+/** Why attempt `letter` cannot be chosen for the task whose status is `task`; undefined when it can (docs/attempts.md#the-choose-gate). */
+export function choiceProblem(task: Pick<RunStatus, 'waitingFor' | 'attempts'>, letter: string): string | undefined {
+  const gate = task.waitingFor?.gate;
+  if (gate !== 'choose') return `it does not wait at gate "choose" (${gate ? `it waits at gate "${gate}": dex approve or dex reject answers it` : 'it waits at no gate'})`;
+  const completed = (task.attempts ?? []).filter((r) => r.state === 'completed').map((r) => r.name);
+  if (completed.includes(letter)) return undefined;
+  const row = task.attempts?.find((r) => r.name === letter);
+  return `attempt ${letter} is not one of its completed attempts (${completed.join(', ') || 'none completed'}${row ? `; ${letter} is ${row.state}` : ''})`;
+}
+
+/** `dex choose ID ATTEMPT`: lands attempt ATTEMPT of a best-of-N task waiting at its `choose` gate, or of a roadmap's task that waits there. */
+export async function chooseCommand(argv: string[], out: Output): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, COMMAND_HELP.choose.options);
+  if (positionals.length !== 2) throw new UsageError(`expected a run id and an attempt's letter: ${usageOf('choose')}`);
+  const [id, given] = positionals;
+  if (!/^[A-Za-z]$/.test(given)) throw new UsageError(`an attempt is one letter (A, B, …), not "${given}": ${usageOf('choose')}`);
+  const letter = given.toUpperCase();
+  const conns = await connectSaying(readSettings(), out.info);
+  try {
+    const run = await findRun(conns.client, id);
+    if (!run.running) throw new InvalidInput(`${id}: nothing waits: the run has ended`);
+    const status = await statusOf(run.handle);
+    // A roadmap passes the decision on to its task (the one named, else the one that waits), whose status has the attempts.
+    const taskId = status.kind === 'roadmap' ? (values.task ?? status.waitingFor?.taskId) : undefined;
+    const child = taskId ? status.tasks?.find((t) => t.id === taskId)?.workflowId : undefined;
+    if (status.kind === 'roadmap' && !child) throw new InvalidInput(`${id}: ${taskId ? `no running task ${taskId}` : 'nothing waits: no task waits at a gate'}`);
+    const problem = choiceProblem(child ? await statusOf(conns.client.workflow.getHandle(child)) : status, letter);
+    if (problem) throw new InvalidInput(`${id}${taskId ? ` (task ${taskId})` : ''}: ${problem}`);
+    const input: DecideInput = { action: 'approve', choice: letter, by: values.by, note: values.note, ...(taskId ? { taskId } : {}) };
+    const said = await decide(run.handle, input);
+    out.result(`${id}: ${said}`, { id, sent: 'choose', payload: sent(input), result: said });
     return 0;
   } finally {
     await conns.close();

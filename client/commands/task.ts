@@ -16,7 +16,7 @@ export async function taskCommand(argv: string[], out: Output): Promise<number> 
   const onForge = await checkForgeRepository(values.repo);
   const settings = commandSettings(values.detach);
   // Bad input stops before the mirror is made: nothing left behind.
-  if (onForge) checkTaskRequest({ title: positionals[0] ?? '', weight: values.weight, llm: values.llm });
+  if (onForge) checkTaskRequest({ title: positionals[0] ?? '', weight: values.weight, attempts: values.attempts, llm: values.llm });
   const forge = onForge ? { repo: onForge, config: await forgeTaskConfig(onForge, settings.dexHome) } : undefined;
   const { input, repoName } = buildTaskInput(
     {
@@ -25,6 +25,7 @@ export async function taskCommand(argv: string[], out: Output): Promise<number> 
       description: values.description,
       repo: values.repo,
       weight: values.weight,
+      attempts: values.attempts,
       llm: values.llm,
       unsafeNoSandbox: values['unsafe-no-sandbox'],
     },
@@ -32,7 +33,7 @@ export async function taskCommand(argv: string[], out: Output): Promise<number> 
   );
   // Loaded only once the input is known to be good: bad input answers without loading the SDK.
   const { driveTask, exitCodeFor } = require('../run/drive-task') as typeof DriveTask;
-  const task = { title: input.title, description: input.description, weight: values.weight };
+  const task = { title: input.title, description: input.description, weight: values.weight, ...(values.attempts ? { attempts: values.attempts } : {}) };
   const recording = startRecording(input.llm, values.detach, { kind: 'task', repo: input.repoPath, task }, out.info);
   const run = await driveTask(input, repoName, settings, out, { detach: values.detach });
   if (recording && run.end) finishRecording(recording, run.workflowId, run.end);

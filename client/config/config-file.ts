@@ -16,9 +16,11 @@ import { ALWAYS_PROTECTED_PATHS, DEFAULT_SANDBOX, type SandboxPolicy } from '../
 import { InvalidInput } from '../../core/run/invalid-input';
 import { parseYamlInput } from '../../core/parsing/yaml-input';
 import { parseProtectedPaths, parseSandbox } from './sandbox-config';
-import { isRecord, knownKeys } from './config-section';
+import { DURATION, isRecord, knownKeys } from './config-section';
 import { parseSetup } from './setup-config';
 import { parseChecksConfig } from './checks-config';
+import { parseAttemptsConfig } from './attempts-config';
+import type { AttemptsConfig } from '../../core/task/attempts';
 import type { ChecksConfig } from '../../core/task/project-checks';
 import { detectTestCommands } from '../../host/dependencies/test-command';
 import type { SetupConfig } from '../../core/run/setup-types';
@@ -78,19 +80,20 @@ export interface DexConfig {
   verifyBaseline?: boolean;
   /** Tokens of run and project memory in first prompts (docs/roadmaps.md#memory); `false`: none. @default client/config/memory-config.ts */
   memory?: MemoryRef | false;
+  /** Best of N (docs/attempts.md): each task runs as this many attempts at once, the best landing. @default off */
+  attempts?: AttemptsConfig;
 }
 
 const FILE = 'dex.config.yaml';
 const TOP_KEYS = [
   'verify', 'models', 'maxIterations', 'maxRetries', 'maxTokens', 'gates', 'tools',
   'phases', 'retryMap', 'budgets', 'runaway', 'maxParallel', 'continueAsNewAfterTasks', 'sandbox', 'protectedPaths',
-  'land', 'landCommand', 'verifyBaseline', 'thinking', 'planner', 'memory', 'setup', 'agent', 'claude', 'checks',
+  'land', 'landCommand', 'verifyBaseline', 'thinking', 'planner', 'memory', 'setup', 'agent', 'claude', 'checks', 'attempts',
 ];
 const BUDGET_KEYS = ['usd', 'tokens'];
 const GATE_NAMES = ['beforePhase', 'afterVerify'];
 const GATE_KEYS = ['deadline', 'defaultAction', 'by', 'model', 'instructions', 'onModelError'];
 const TOOL_KEYS = ['commandTimeoutMs', 'outputLimitBytes'];
-const DURATION = /^\d+(\.\d+)?\s*(ms|s|m|h|d)$/;
 
 function fail(key: string, problem: string): never {
   throw new InvalidInput(`${FILE}: "${key}" ${problem}`);
@@ -199,6 +202,8 @@ export function parseDexConfig(text: string, repoPath: string): DexConfig {
   config.land = parseLandConfig(raw.land, raw.landCommand, fail);
   if (config.land?.pr) tokenStaysWithWorker(config.land.pr.tokenEnv, { 'sandbox.env': config.sandbox.env, 'setup.env': config.setup ? config.setup.env : undefined }, fail);
   if (raw.memory !== undefined) config.memory = parseMemoryConfig(raw.memory, fail);
+  const attempts = parseAttemptsConfig(raw.attempts, fail);
+  if (attempts) config.attempts = attempts;
   if (raw.verifyBaseline !== undefined) {
     if (typeof raw.verifyBaseline !== 'boolean') fail('verifyBaseline', 'must be true or false');
     config.verifyBaseline = raw.verifyBaseline;

@@ -8,6 +8,9 @@ import { WEIGHTS, type Weight } from '../../core/task/weight';
 /** How a config section reports a bad value: the key and what is wrong with it (InvalidInput, exit 2). */
 export type Fail = (key: string, problem: string) => never;
 
+/** A duration as the config writes one (`30m`, `24h`): a gate's deadline, the attempts' time limit. */
+export const DURATION = /^\d+(\.\d+)?\s*(ms|s|m|h|d)$/;
+
 /** True for a YAML map (not a list, not null). */
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

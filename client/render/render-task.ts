@@ -2,6 +2,7 @@ import type { TaskResult } from '../../core/task/task-types';
 import { failureCause } from '../../core/task/verify-failures';
 import { formatUsd, tokensDetail } from '../../core/text/spending';
 import { plural } from '../../core/text/plural';
+import { attemptLines } from '../../core/text/attempt-table';
 
 /** `lines` indented under a heading line. */
 const indented = (lines: string): string[] => lines.split('\n').map((line) => `  ${line}`);
@@ -26,7 +27,9 @@ export function taskFailureLines(r: TaskResult): string[] {
 }
 
 /** A task's type and steps, and its verify failures told apart (docs/roadmaps.md): from its status while it runs, its result once it ended. */
-export function taskShapeLines(r: Pick<TaskResult, 'type' | 'steps' | 'verify' | 'preExistingFailures' | 'verifyDetected' | 'checks' | 'unverifiedApprovedBy' | 'worker' | 'moves'>): string[] {
+export function taskShapeLines(
+  r: Pick<TaskResult, 'type' | 'steps' | 'verify' | 'preExistingFailures' | 'verifyDetected' | 'checks' | 'unverifiedApprovedBy' | 'worker' | 'moves' | 'attempts' | 'chosen'>,
+): string[] {
   const lines: string[] = [];
   // A fleet task (docs/fleet.md#seeing-the-fleet): where it runs, and every move from a lost worker.
   if (r.worker) lines.push(`worker: ${r.worker}`);
@@ -36,6 +39,8 @@ export function taskShapeLines(r: Pick<TaskResult, 'type' | 'steps' | 'verify' |
   if (r.verifyDetected) lines.push(`verify: ${r.verifyDetected}${letThrough}`);
   // The project's own checks besides its tests, each on its own (docs/real-repositories.md#checks-besides-tests).
   if (r.checks) lines.push(`checks: ${r.checks}`);
+  // A best-of-N task (docs/attempts.md): each attempt's evidence, and which one was chosen and why.
+  if (r.attempts?.length) lines.push(...attemptLines(r.attempts, r.chosen));
   if (r.type || r.steps) {
     const s = r.steps;
     const steps = s

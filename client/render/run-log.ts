@@ -123,7 +123,9 @@ export function renderDecision(d: GateDecision): string {
   const signal = d.via === 'signal' ? ' (signal)' : '';
   if (d.action === 'reject') return `  ${gate}rejected${by}${signal}: ${d.reason}${d.retry ? ' (its phase runs again)' : ''}`;
   const budget = d.budgetUsd !== undefined ? ` with a budget of ${formatUsd(d.budgetUsd)}` : '';
-  return `  ${gate}approved${by}${signal}${budget}${d.note ? `: ${d.note}` : ''}`;
+  // `dex choose` (docs/attempts.md#the-choose-gate): which attempt the person landed.
+  const choice = d.choice ? `, choosing attempt ${d.choice}` : '';
+  return `  ${gate}approved${by}${signal}${budget}${choice}${d.note ? `: ${d.note}` : ''}`;
 }
 
 /** A step's identity, to print each once while following: a tool step counts once its result is there. */

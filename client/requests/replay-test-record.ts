@@ -32,7 +32,7 @@ export interface RecordedStart {
   /** The branch checked out when it started (a roadmap lands on it). */
   branch: string;
   startCommit: string;
-  task?: { title: string; description?: string; weight?: string };
+  task?: { title: string; description?: string; weight?: string; attempts?: string };
   /** A roadmap's file, relative to the repository. */
   roadmap?: string;
 }

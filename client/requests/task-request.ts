@@ -18,6 +18,7 @@ import { chooseSandbox } from '../run/sandbox-choice';
 import type { Settings } from '../settings';
 import { memoryOf } from '../config/memory-config';
 import { checkClaudeCodeRun } from '../config/agent-config';
+import { isAttemptCount, MAX_ATTEMPTS, withAttemptCount } from '../../core/task/attempts';
 
 /** What a person asks for with `dex task`. */
 interface TaskRequest {
@@ -26,6 +27,8 @@ interface TaskRequest {
   repo?: string;
   weight?: string;
   llm?: string;
+  /** `--attempts N`: best of N over the config's `attempts:` count (docs/attempts.md); 1 turns them off. */
+  attempts?: string;
   /** `--unsafe-no-sandbox`: run the agent's commands unconfined. */
   unsafeNoSandbox?: boolean;
   /** `--repo` named a forge repository, checked, with its config as its default branch has it (client/fleet/). */
@@ -86,24 +89,34 @@ export function taskDefaultsFrom(
     ...(config.setup !== undefined ? { setup: config.setup } : {}),
     protectedPaths: config.protectedPaths,
     ...(memoryOf(config) ? { memory: memoryOf(config) } : {}),
+    ...(config.attempts ? { attempts: config.attempts } : {}),
   };
 }
 
 /** `agents` as an input field, absent when no phase has an agent of its own. */
 const agentsOf = (agents: TaskInput['agents']) => (agents ? { agents } : {});
 
-/** The task's title, trimmed, once its title and weight are checked; throws InvalidInput. */
-function checkedTitle(req: Pick<TaskRequest, 'title' | 'weight'>): string {
+/** `--attempts N` as a count, checked; undefined when not given. */
+function attemptCountOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!isAttemptCount(n)) throw new InvalidInput(`--attempts must be a whole number from 1 (off) to ${MAX_ATTEMPTS}, not "${value}"`);
+  return n;
+}
+
+/** The task's title, trimmed, once its title, weight and attempts are checked; throws InvalidInput. */
+function checkedTitle(req: Pick<TaskRequest, 'title' | 'weight' | 'attempts'>): string {
   const title = req.title?.trim() ?? '';
   if (!title) throw new InvalidInput('the task title is empty');
   if (req.weight !== undefined && !(WEIGHTS as readonly string[]).includes(req.weight)) {
     throw new InvalidInput(`unknown --weight "${req.weight}": use ${WEIGHTS.join(', ')}`);
   }
+  attemptCountOf(req.attempts);
   return title;
 }
 
-/** The checks of a task request that need no repository (its title, weight and `--llm`), for one whose repository is on a forge; throws InvalidInput. */
-export function checkTaskRequest(req: Pick<TaskRequest, 'title' | 'weight' | 'llm'>, env: NodeJS.ProcessEnv = process.env): void {
+/** The checks of a task request that need no repository (its title, weight, attempts and `--llm`), for one whose repository is on a forge; throws InvalidInput. */
+export function checkTaskRequest(req: Pick<TaskRequest, 'title' | 'weight' | 'attempts' | 'llm'>, env: NodeJS.ProcessEnv = process.env): void {
   checkedTitle(req);
   parseLlmSpec(req.llm, env);
 }
@@ -116,7 +129,8 @@ export function buildTaskInput(req: TaskRequest, settings: Settings, env: NodeJS
   const repoPath = forge ? forge.repo.gitUrl : resolveRepository(req.repo ?? process.cwd());
   const llm = parseLlmSpec(req.llm, env);
   const config = forge ? forge.config : loadDexConfig(repoPath);
-  const defaults = taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox);
+  const { attempts: configured, ...defaults } = taskDefaultsFrom(config, llm, repoPath, settings.hostQueue, req.unsafeNoSandbox);
+  const attempts = withAttemptCount(configured, attemptCountOf(req.attempts));
   return {
     repoName: forge ? forge.repo.repo : repoNameOf(repoPath),
     input: {
@@ -131,6 +145,7 @@ export function buildTaskInput(req: TaskRequest, settings: Settings, env: NodeJS
       budget: config.budgets.task,
       // A single task is often asked to fix what is red: its base's failures count unless the repository says otherwise.
       verifyBaseline: config.verifyBaseline ?? false,
+      ...(attempts ? { attempts } : {}),
     },
   };
 }

@@ -27,8 +27,8 @@ export function timeSkippingSettings(settings: Settings, dexHome: string): Setti
 /** What starts the recorded run again on `copy`, checked (InvalidInput before anything starts). */
 export function recordedPlanStart(recorded: RecordedRun, copy: string, llm: string, unsafeNoSandbox: boolean | undefined, settings: Settings): PlanStart {
   if (recorded.kind === 'task') {
-    const { title, description, weight } = recorded.task!;
-    const { input, repoName } = buildTaskInput({ title, description, weight, repo: copy, llm, unsafeNoSandbox }, settings);
+    const { title, description, weight, attempts } = recorded.task!;
+    const { input, repoName } = buildTaskInput({ title, description, weight, attempts, repo: copy, llm, unsafeNoSandbox }, settings);
     return { workflowType: PLAN_KINDS.task.workflowType, workflowId: numberedWorkflowId(taskWorkflowIdPrefix(repoName, input.taskId), 1), args: [input] };
   }
   if (!recorded.roadmap) throw new InvalidInput('the recording names no roadmap');

@@ -1,7 +1,7 @@
 import { DependencyError, dependencyDepths } from './dependency-phases';
 import { InvalidInput } from '../run/invalid-input';
 import { WEIGHTS, type Weight } from '../task/weight';
-
+import { isAttemptCount, MAX_ATTEMPTS } from '../task/attempts';
 
 /** One task of a ROADMAP.md. */
 export interface RoadmapTask {
@@ -13,6 +13,8 @@ export interface RoadmapTask {
   /** A task type whose step pattern replaces the weight's phases (code_modify, code_create, research). */
   type?: string;
   depends: string[];
+  /** `(attempts: N)`: best of N for this task over the config's `attempts:` (docs/attempts.md#roadmaps); 1 turns them off. Absent when the line says none. */
+  attempts?: number;
   /** True when the box is already ticked: the task is skipped. */
   done: boolean;
   /** 1-based line of the item, for messages and for ticking its box. */
@@ -21,16 +23,17 @@ export interface RoadmapTask {
 
 const ITEM = /^(\s*)[-*+]\s+\[([ xX])\]\s+(.*)$/;
 const ID_PREFIX = /^([A-Za-z][\w.-]*):\s+/;
-const ATTRIBUTE = /\s*\((weight|depends|type):\s*([^)]*)\)/g;
+const ATTRIBUTE = /\s*\((weight|depends|type|attempts):\s*([^)]*)\)/g;
 
 function parseAttributes(
   text: string,
   line: number,
   invalid: (what: string) => InvalidInput,
-): { rest: string; weight?: Weight; type?: string; depends: string[] } {
+): { rest: string; weight?: Weight; type?: string; depends: string[]; attempts?: number } {
   let weight: Weight | undefined;
   let type: string | undefined;
   let depends: string[] = [];
+  let attempts: number | undefined;
   const rest = text.replace(ATTRIBUTE, (_m, key: string, value: string) => {
     const v = value.trim();
     if (key === 'weight') {
@@ -40,18 +43,21 @@ function parseAttributes(
       weight = v as Weight;
     } else if (key === 'type') {
       type = v;
+    } else if (key === 'attempts') {
+      attempts = /^\d+$/.test(v) ? Number(v) : NaN;
+      if (!isAttemptCount(attempts)) throw invalid(`line ${line}: attempts "${v}" must be a whole number from 1 (off) to ${MAX_ATTEMPTS}`);
     } else {
       depends = v.split(',').map((d) => d.trim()).filter(Boolean);
     }
     return '';
   });
-  return { rest: rest.trim(), weight, type, depends };
+  return { rest: rest.trim(), weight, type, depends, attempts };
 }
 
 /**
  * Parses a ROADMAP.md (docs/interfaces.md#files): GitHub task-list items at any depth are tasks; the id
- * is the `ID:` prefix, else `T<n>` by order; `(weight: …)`, `(type: …)` and `(depends: …)`
- * are attributes. Throws InvalidInput for no tasks, a duplicate id, an unknown dependency
+ * is the `ID:` prefix, else `T<n>` by order; `(weight: …)`, `(type: …)`, `(depends: …)` and
+ * `(attempts: N)` are attributes. Throws InvalidInput for no tasks, a duplicate id, an unknown dependency
  * or a cycle, naming the line or the ids after `source` (the file) when given.
  */
 export function parseRoadmap(markdown: string, source?: string): RoadmapTask[] {
@@ -64,7 +70,7 @@ export function parseRoadmap(markdown: string, source?: string): RoadmapTask[] {
     const [, indent, box, text] = m;
     const prefix = ID_PREFIX.exec(text);
     const id = prefix ? prefix[1] : `T${tasks.length + 1}`;
-    const { rest, weight, type, depends } = parseAttributes(prefix ? text.slice(prefix[0].length) : text, i + 1, invalid);
+    const { rest, weight, type, depends, attempts } = parseAttributes(prefix ? text.slice(prefix[0].length) : text, i + 1, invalid);
     const description: string[] = [];
     for (let j = i + 1; j < lines.length; j++) {
       const l = lines[j];
@@ -80,6 +86,8 @@ export function parseRoadmap(markdown: string, source?: string): RoadmapTask[] {
       weight,
       type,
       depends,
+      // Only when the line asks: tasks read before attempts existed stay as they were in recorded histories.
+      ...(attempts !== undefined ? { attempts } : {}),
       done: box !== ' ',
       line: i + 1,
     });

@@ -4,6 +4,7 @@
  * Plain data: it crosses workflow history as JSON.
  */
 import type { SandboxMode } from '../safety/sandbox-policy';
+import type { AttemptChoice, AttemptRow } from '../task/attempts';
 import type { WorkerMove } from '../fleet/placement-types';
 
 /** Token counts of one or more model calls, as the Anthropic API reports them. */
@@ -53,6 +54,8 @@ export interface ApproveInput {
   budgetUsd?: number;
   /** Sent to a roadmap: the task whose gate this is for (default: the task that waits). */
   taskId?: string;
+  /** At a best-of-N task's `choose` gate: the attempt to land instead of the one the evidence chose (`dex choose ID B`). */
+  choice?: string;
 }
 
 /** The `reject` signal's payload (docs/interfaces.md#people-in-the-loop). */
@@ -134,4 +137,7 @@ export interface RunStatus {
   commit?: string;
   branch?: string;
   error?: string;
+  /** A best-of-N task (docs/attempts.md): each attempt as it stands, and the choice once made. */
+  attempts?: AttemptRow[];
+  chosen?: AttemptChoice;
 }

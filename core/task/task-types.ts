@@ -1,4 +1,5 @@
 import type { Agent, ClaudeSetup } from './agent-engine';
+import type { AttemptChoice, AttemptEvidence, AttemptRow, AttemptsConfig, AttemptVariant } from './attempts';
 import type { ReviseRequest } from '../forge/review';
 /**
  * Types of task runs (`taskWorkflow`): the task's input, its limits, the completion a phase
@@ -120,6 +121,10 @@ export interface TaskInput {
    * @default 30000
    */
   holdSpendingMs?: number;
+  /** Best of N (docs/attempts.md): this task runs as `count` attempts at once, and the best by evidence lands. */
+  attempts?: AttemptsConfig;
+  /** Set for one attempt of a best-of-N task: its letter, its parent's run and what differs in it (docs/attempts.md). */
+  attempt?: { name: string; of: string; variant: AttemptVariant };
 }
 
 /** What a finalize run merges into the task's existing branch, and how often the model may try. */
@@ -201,6 +206,11 @@ export interface TaskResult {
   moves?: WorkerMove[];
   /** The tail of a failed setup's output (the task then stopped before any model call). */
   setupTail?: string;
+  /** An attempt of a best-of-N task: what it proved, measured as it ended (docs/attempts.md#how-the-choice-is-made). */
+  evidence?: AttemptEvidence;
+  /** A best-of-N task: every attempt as it ended, and which one was chosen and why (`branch` is the chosen one's). */
+  attempts?: AttemptRow[];
+  chosen?: AttemptChoice;
 }
 
 /** A prepared git worktree for one task. */

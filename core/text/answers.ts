@@ -14,8 +14,14 @@ interface Answers {
   temporal: string[];
 }
 
-/** The commands that answer `workflowId` waiting at `gate` (the `budget` gate: with a new budget). */
+/** The commands that answer `workflowId` waiting at `gate` (the `budget` gate: with a new budget; `choose`: with an attempt, docs/attempts.md#the-choose-gate). */
 export function answersFor(workflowId: string, gate: string): Answers {
+  if (gate === 'choose') {
+    return {
+      dex: [`dex approve ${workflowId}`, `dex choose ${workflowId} ATTEMPT`, `dex reject ${workflowId} --reason "…"`],
+      temporal: [stockSignal(workflowId, 'approve', {}), stockSignal(workflowId, 'approve', { choice: 'B' }), stockSignal(workflowId, 'reject', { reason: 'why' })],
+    };
+  }
   if (gate === 'budget') {
     return {
       dex: [`dex approve ${workflowId} --budget-usd N`, `dex reject ${workflowId} --reason "…"`],

@@ -1,37 +1,18 @@
-import {
-  ApplicationFailure,
-  CancelledFailure,
-  ChildWorkflowFailure,
-  ParentClosePolicy,
-  startChild,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
+import { classifyChildFailure, type ChildEnd } from '../run/child-end';
 import { roadmapTaskWorkflowId } from '../../core/run/ids';
 import { phasesFor } from '../../core/task/phases';
 import { modelsForWeight } from '../../core/run/model-choice';
 import { agentsForWeight } from '../../core/task/agent-engine';
+import { withAttemptCount } from '../../core/task/attempts';
 import type { RoadmapTask } from '../../core/roadmap/roadmap';
 import type { RoadmapInput } from '../../core/roadmap/roadmap-types';
 import type { Budget } from '../../core/run/run-types';
-import type { TaskInput, TaskResult } from '../../core/task/task-types';
+import type { TaskInput } from '../../core/task/task-types';
 import type { taskWorkflow } from '../task/workflow';
-import { FAILURE } from '../../core/run/failure-types';
 import { taskMemoryRef } from './run-memory';
 import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../../core/run/definitions';
 import { SUMMARY_BYTES, clipText } from '../../core/limits/server-limits';
-
-/** How a child task ended: its result, or why it did not complete. */
-type ChildEnd =
-  | { id: string; result: TaskResult }
-  | { id: string; failure: { kind: 'failed' | 'rejected' | 'cancelled'; message: string; result?: TaskResult } };
-
-/** How a child's failure reads to the roadmap: cancelled, rejected (its gate said no) or failed. */
-export function classifyChildFailure(id: string, err: unknown): ChildEnd {
-  const cause = err instanceof ChildWorkflowFailure ? err.cause : err;
-  const kind = cause instanceof CancelledFailure ? 'cancelled' : cause instanceof ApplicationFailure && cause.type === FAILURE.TaskRejected ? 'rejected' : 'failed';
-  const result = cause instanceof ApplicationFailure ? (cause.details?.[0] as TaskResult | undefined) : undefined;
-  return { id, failure: { kind, message: cause instanceof Error ? cause.message : String(err), result } };
-}
 
 /** `agents` as an input field, absent when no phase has an agent of its own (so inputs of runs without it stay the same). */
 const agentsOf = (agents: TaskInput['agents']) => (agents ? { agents } : {});
@@ -90,8 +71,11 @@ export class RoadmapChildren {
     const tokens = [taskBudget?.tokens, leftTokens].filter((v): v is number => v !== undefined);
     const limits = { ...(taskBudget?.usd !== undefined ? { usd: taskBudget.usd } : {}), ...(tokens.length ? { tokens: Math.min(...tokens) } : {}) };
     const budget = Object.keys(limits).length ? limits : undefined;
+    // Best of N (docs/attempts.md#roadmaps): the line's `(attempts: N)` over the config's; set only when asked, so inputs of runs without it stay the same.
+    const { attempts: configured, ...defaults } = this.input.taskDefaults;
+    const attempts = withAttemptCount(configured, task.attempts);
     return {
-      ...this.input.taskDefaults,
+      ...defaults,
       taskId: task.id,
       title: task.title,
       description: task.description,
@@ -102,6 +86,7 @@ export class RoadmapChildren {
       budget,
       ...(runBudget?.usd !== undefined ? { runBudgeted: true } : {}),
       ...taskMemoryRef(this.input),
+      ...(attempts ? { attempts } : {}),
     };
   }
 }

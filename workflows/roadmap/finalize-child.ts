@@ -6,7 +6,7 @@ import type { TaskInput, TaskResult } from '../../core/task/task-types';
 import { addUsage, addUsd, ZERO_USAGE } from '../../core/run/usage';
 import type { taskWorkflow } from '../task/workflow';
 import type { RoadmapBoard } from './board';
-import { classifyChildFailure } from './children';
+import { classifyChildFailure } from '../run/child-end';
 import type { RunGrants } from './run-grants';
 import { SHORT_WORKFLOW_TASK_TIMEOUT } from '../../core/run/definitions';
 import { SUMMARY_BYTES, clipText } from '../../core/limits/server-limits';

@@ -75,6 +75,8 @@ export async function describePushed(ctx: LandingContext, task: RoadmapTask, res
     proposedBranch: p.branch, sha: p.sha, targetHead: p.targetHead, preExistingFailures: preExistingFailures ?? result.preExistingFailures, costUsd, tokens,
     ...(result.unverifiedApprovedBy ? { unverifiedApprovedBy: result.unverifiedApprovedBy } : {}),
     ...(result.checks ? { checks: result.checks } : {}),
+    // A best-of-N task's attempts (docs/attempts.md); absent for every other task, whose descriptions stay as they were.
+    ...(result.attempts?.length && result.chosen ? { attempts: result.attempts, chosen: result.chosen } : {}),
     // An issue's one task fixes it; an issue's roadmap is closed by dex once every task has landed (issue-state.ts).
     ...(ctx.input.issue ? (ctx.board.tasks.length > 1 ? { partOf: ctx.input.issue.number } : { fixes: ctx.input.issue.number }) : {}),
   };

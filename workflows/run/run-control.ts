@@ -12,6 +12,8 @@ import { approveSignal, decideUpdate, pauseSignal, rejectSignal, resumeSignal, t
 export class RunControl {
   waitingFor: RunStatus['waitingFor'] = null;
   paused = false;
+  /** A best-of-N task's check of the attempt a decision chooses (workflows/task/attempts/best-of.ts); throws to refuse it. */
+  vetChoice?: (choice: string) => void;
   private decision: DecideInput | undefined;
 
   /**
@@ -53,6 +55,10 @@ export class RunControl {
   private decisionTarget(input: DecideInput): DecideResult {
     if (input?.action !== 'approve' && input?.action !== 'reject') throw new Error('action must be "approve" or "reject"');
     if (input.action === 'reject' && !input.reason) throw new Error('a reject needs a reason');
+    if (this.takesLocally(input) && input.action === 'approve' && input.choice !== undefined) {
+      if (!this.vetChoice || this.waitingFor!.gate !== 'choose') throw new Error(`a choice is for the choose gate of a best-of-N task; this run waits at ${this.waitingFor!.gate}`);
+      this.vetChoice(input.choice);
+    }
     if (this.takesLocally(input)) return { gate: this.waitingFor!.gate, ...(this.waitingFor!.taskId ? { taskId: this.waitingFor!.taskId } : {}) };
     const elsewhere = this.waitingElsewhere?.(input.taskId);
     if (elsewhere === 'no such task') throw new Error(`no such task: ${input.taskId}`);

@@ -1,6 +1,7 @@
 import { DETAILS_QUOTE_BYTES, clipText } from '../../core/limits/server-limits';
 import type { RunStatus } from '../../core/run/run-types';
 import { answersFor } from '../../core/text/answers';
+import { attemptMarkdown, attemptsHeadline } from '../../core/text/attempt-table';
 import { formatUsd, tokensText } from '../../core/text/spending';
 
 /** How many of the latest steps the details show. */
@@ -39,6 +40,8 @@ export function runDetails(s: RunStatus, workflowId: string): string {
   // Which verify commands dex picked for a task whose config names none (docs/real-repositories.md#verify-without-configuration).
   if (s.verifyDetected) parts.push(`verify: ${s.verifyDetected}`);
   if (s.checks) parts.push(`checks: ${s.checks}`);
+  // A best-of-N task (docs/attempts.md): absent for every other run, whose details stay as they were.
+  if (s.attempts?.length) parts.push(attemptsHeadline(s.attempts, s.chosen), attemptMarkdown(s.attempts, s.chosen));
   // A fleet task: the worker that holds it, and where it came from (docs/fleet.md#seeing-the-fleet).
   if (s.worker) parts.push([`worker: ${s.worker}`, ...(s.moves ?? []).map((m) => `moved from ${m.from} at ${m.at}: ${m.why}`)].join('; '));
   const steps = (s.recent ?? []).slice(-DETAILS_STEPS);

@@ -23,6 +23,7 @@ const POLICIES = {
   removeWorktree: gitPolicy,
   mergeTarget: gitPolicy,
   recordWorktreeState: gitPolicy,
+  measureChange: gitPolicy,
   fetchContext: localIoPolicy,
   recordPhase: localIoPolicy,
   keepPhaseArtifact: localIoPolicy,

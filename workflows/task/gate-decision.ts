@@ -43,6 +43,8 @@ export async function decideAtGate(args: PhaseAttempt, gate: string, config: Gat
   }
   progress.ledger.spend(verdict.usage, verdict.costUsd);
   await progress.parent.spent();
+  // An attempt of a best-of-N task is scored by its AI review too (docs/attempts.md#how-the-choice-is-made).
+  progress.review = verdict.verdict;
   const by = `model ${model}`;
   if (verdict.verdict === 'approve') return { action: 'approve', by, ...(verdict.findings ? { note: verdict.findings } : {}) };
   if (verdict.verdict === 'reject') return { action: 'reject', by, reason: verdict.findings || 'rejected by the gate\'s model', retry: true };

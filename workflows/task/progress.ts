@@ -32,6 +32,8 @@ export class TaskProgress {
   verifyDetected?: string;
   /** No test command was found: the task waits at the `unverified` gate before it ends. */
   unverified = false;
+  /** The last verdict of the task's gate model (an AI review), when a gate is `by: model`. */
+  review?: 'approve' | 'reject' | 'ask';
   /** Who let it end there. */
   unverifiedApprovedBy?: string;
   /** A fleet task's worker now, and its moves (workflows/run/placement.ts). */

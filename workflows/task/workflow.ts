@@ -10,6 +10,8 @@ import { placeTask, recordState } from './fleet/take-up';
 import { runFinalize } from './finalize';
 import { runBranchPhase } from './branch-phase';
 import { passUnverified } from './gate-decision';
+import { attemptEvidence } from './attempts/attempt-evidence';
+import { bestOfAttempts } from './attempts/best-of';
 import { runPhaseSequence } from './phase-sequence';
 import { endedFields, TaskProgress } from './progress';
 import { TaskBudget } from './task-budget';
@@ -26,6 +28,7 @@ import { FAILURE, nonRetryable } from '../../core/run/failure-types';
  * resumes where it was.
  */
 export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
+  if (input.attempts && input.attempts.count > 1) return bestOfAttempts(input);
   const { workflowId } = workflowInfo();
   // A copy: the planner may replace the steps not yet run (./planner.ts).
   const phases = [...(input.phases?.length ? input.phases : ['implement'])];
@@ -83,8 +86,9 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
     if (outcome.kind === 'verified') {
       // A fleet task's branch stays on its worker: its end recorded on the forge is what a landing, a finalize or fix-ci run elsewhere starts from.
       if (input.repo && patched('fleet-records-its-end')) await recordState(run);
+      const evidence = input.attempt ? { evidence: await attemptEvidence(input, progress, acts, worktree) } : {};
       await acts.removeWorktree({ repoPath: input.repoPath, repo: input.repo, worktreePath: worktree.path }, 'worktree · remove (the branch stays)');
-      return await finish('completed', { summary: outcome.summary, verifyPassed: progress.lastVerify?.passed ?? true });
+      return await finish('completed', { summary: outcome.summary, verifyPassed: progress.lastVerify?.passed ?? true, ...evidence });
     }
     if (outcome.kind === 'rejected') {
       await rollback(worktree);
@@ -96,6 +100,8 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
         if (worktree) await rollback(worktree);
+        // A cancelled attempt of a best-of-N task leaves no worktree behind; its branch stays until `dex clean`.
+        if (worktree && input.attempt) await acts.removeWorktree({ repoPath: input.repoPath, repo: input.repo, worktreePath: worktree.path }, 'worktree · remove (attempt cancelled)');
         await finish('cancelled');
       });
       throw err;

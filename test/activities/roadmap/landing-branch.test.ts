@@ -82,6 +82,31 @@ describe('branch-mode landing activities', () => {
     expect(untested).not.toContain('passed');
   });
 
+  it("says which attempt of a best-of-N task it is and why, with every attempt's row; nothing of it for any other task (docs/attempts.md)", () => {
+    const text: ProposalText = {
+      key: 'roadmap-x-1/T1', taskId: 'T1', title: 'Add one', remote: 'origin', targetBranch: 'main', proposedBranch: 'dex/T1',
+      sha: 'a'.repeat(40), targetHead: 'b'.repeat(40), costUsd: 0.8, tokens: ZERO_USAGE, checks: 'lint passed',
+    };
+    expect(proposalMarkdown(text)).not.toContain('attempts');
+    const evidence = { passed: true, testsFixed: ['adds'], testsBroken: [], checksFailed: [], lines: 14, files: 1 };
+    const attempts = [
+      { name: 'A', workflowId: 'task-T1-A', state: 'failed' as const, costUsd: 0.3 },
+      { name: 'B', workflowId: 'task-T1-B', state: 'completed' as const, costUsd: 0.5, evidence, score: 8.8 },
+    ];
+    const chosen = { name: 'B', by: 'evidence', reason: '2 tried, 1 passed, chose B: all tests pass, 1 fixed, 14 lines, $0.5000' };
+    const lines = proposalMarkdown({ ...text, attempts, chosen }).split('\n');
+    const at = lines.indexOf('- checks: lint passed');
+    expect(lines.slice(at + 1, at + 7)).toEqual([
+      '- attempts: 2 tried, 1 passed, chose B: all tests pass, 1 fixed, 14 lines, $0.5000',
+      '',
+      '| attempt | state | variant | tests | checks | lines | review | cost | score |',
+      '|---|---|---|---|---|---|---|---|---|',
+      '| A | failed | as configured | — | — | — | — | $0.3000 | — |',
+      '| **B** chosen | completed | as configured | pass, 1 fixed | pass | 14 | — | $0.5000 | 8.8 |',
+    ]);
+    expect(lines[at + 7]).toBe('');
+  });
+
   it('runs the landCommand once per landing; a failure is an outcome with its output tail, and runs again', async () => {
     const count = join(dir, 'count');
     const input = { key: 'roadmap-x-1/T1', repoPath: repo, env: { DEX_BRANCH: 'dex/T1' }, command: `echo x >> '${count}'; echo "$DEX_BRANCH"; echo https://pr/1` };

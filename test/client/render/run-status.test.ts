@@ -54,6 +54,35 @@ describe('dex status of a live run', () => {
   });
 });
 
+describe('dex status of a best-of-N task (docs/attempts.md)', () => {
+  const evidence = { passed: true, testsFixed: [], testsBroken: [], checksFailed: [], lines: 14, files: 1 };
+  const attempts: RunStatus['attempts'] = [
+    { name: 'A', workflowId: `${ID}-A`, state: 'failed', costUsd: 0.2, note: 'verify failed: adds' },
+    { name: 'B', workflowId: `${ID}-B`, state: 'completed', costUsd: 0.3, evidence, score: -1 },
+  ];
+  const reason = '2 tried, 1 passed, chose B: all tests pass, 14 lines, $0.3000';
+
+  it('shows the attempts table while it waits at the choose gate, and `dex choose` among the answers', () => {
+    const choosing: RunStatus = { ...waiting, type: undefined, steps: undefined, waitingFor: { gate: 'choose', since: waiting.waitingFor!.since, reason }, attempts };
+    const lines = renderLiveStatus(ID, choosing, { startTime }).split('\n');
+    expect(lines.slice(3, 8)).toEqual([
+      'attempts: 2, 1 failed, 1 completed',
+      '  attempt  state      variant        tests  checks  lines  review  cost     score',
+      '  A        failed     as configured  —      —       —      —       $0.2000  —',
+      '  B        completed  as configured  pass   pass    14     —       $0.3000  -1',
+      '  A: verify failed: adds',
+    ]);
+    expect(lines).toContain(`  dex choose ${ID} ATTEMPT`);
+  });
+
+  it('shows the choice and the table once it ended, the chosen attempt marked', () => {
+    const result: TaskResult = { taskId: 'fix-sum', state: 'completed', branch: `dex/${ID}-B`, turns: 2, tokens: waiting.tokens, costUsd: 0.5, verifyPassed: true, attempts, chosen: { name: 'B', by: 'ana', reason } };
+    const lines = renderEndedStatus('taskWorkflow', ID, { state: 'completed', result }, { startTime }).split('\n');
+    expect(lines).toContain(`attempts: ${reason} (chosen by ana)`);
+    expect(lines).toContain('* B        completed  as configured  pass   pass    14     —       $0.3000  -1');
+  });
+});
+
 describe('dex status of an ended run', () => {
   it('shows its title, how long it took and its Web UI page', () => {
     const result: TaskResult = { taskId: 'fix-sum', state: 'completed', branch: 'dex/x', commit: 'abc', turns: 1, tokens: waiting.tokens, costUsd: 0.0012, verifyPassed: true };
@@ -71,6 +100,7 @@ describe('what a decision does, as the commands say it', () => {
     );
     expect(decisionSaid({ action: 'reject', reason: 'no' }, { gate: 'blocked', taskId: 'T1' })).toBe('rejected gate "blocked" of task T1');
     expect(decisionSaid({ action: 'approve' }, { gate: 'blocked' })).toBe('approved gate "blocked"');
+    expect(decisionSaid({ action: 'approve', choice: 'B' }, { gate: 'choose' })).toBe('chose attempt B at gate "choose": it lands');
   });
 
   it('says when a pause takes effect: after the gate a run waits at, else after its current step', () => {
@@ -107,5 +137,6 @@ describe("a run's decisions in dex log", () => {
       '  gate "after-verify:implement" rejected by ana: out of scope (its phase runs again)',
       '  approved by bo (signal): ok',
     ]);
+    expect(renderDecision({ action: 'approve', choice: 'B', by: 'ana', gate: 'choose', via: 'decide' })).toBe('  gate "choose" approved by ana, choosing attempt B');
   });
 });

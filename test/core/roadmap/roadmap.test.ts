@@ -47,6 +47,21 @@ describe('parseRoadmap', () => {
     expect(() => parseRoadmap('- [ ] A: one (weight: huge)\n')).toThrow('line 1: unknown weight "huge"');
   });
 
+  it('reads `(attempts: N)` beside the other attributes, and sets it only on the lines that ask (docs/attempts.md#roadmaps)', () => {
+    const tasks = parseRoadmap('- [ ] A: one (weight: small) (attempts: 3)\n- [ ] B: two (attempts: 1) (depends: A)\n- [ ] C: three\n');
+    expect(tasks[0]).toMatchObject({ title: 'one', weight: 'small', attempts: 3 });
+    expect(tasks[1]).toMatchObject({ title: 'two', depends: ['A'], attempts: 1 });
+    // A line without it has no such key: tasks as recorded histories hold them stay the same.
+    expect('attempts' in tasks[2]).toBe(false);
+    expect(JSON.stringify(parseRoadmap(ROADMAP))).not.toContain('attempts');
+  });
+
+  it.each(['9', '0', 'three', '2.5', ''])('refuses `(attempts: %s)`, naming the line', (value) => {
+    expect(() => parseRoadmap(`- [ ] A: one\n- [ ] B: two (attempts: ${value})\n`, 'ROADMAP.md')).toThrow(
+      new InvalidInput(`ROADMAP.md: line 2: attempts "${value}" must be a whole number from 1 (off) to 8`),
+    );
+  });
+
   it('ticks exactly the box of the task it lands', () => {
     const ticked = tickTask(ROADMAP, 'T3');
     expect(ticked).toContain('- [x] T3: Cover sum with tests');

@@ -77,6 +77,15 @@ export const RUNS: Record<string, { recordedBy: string; covers: (h: Recorded) =>
       expect(activities(h)).toContain('commitCheckpoint');
     },
   },
+  // Best of N: three attempts as child runs, the evidence chose C, a person chose B at the choose gate (docs/attempts.md).
+  'task-workflow-attempts.json': {
+    recordedBy: 'test/integration/attempts/best-of-attempts.integration.test.ts',
+    covers: (h) => {
+      expect(children(h)).toEqual(['taskWorkflow', 'taskWorkflow', 'taskWorkflow']);
+      expect(activities(h)).toEqual([]);
+      expect(h.events.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'decide')).toBe(true);
+    },
+  },
   // A Claude Code session asked to write a protected path, waited at its gate, went on once approved (docs/claude-code.md).
   'task-workflow-claude-code.json': {
     recordedBy: 'test/integration/claude-code/claude-code.integration.test.ts',

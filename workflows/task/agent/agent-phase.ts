@@ -37,7 +37,9 @@ export async function runAgentPhase(args: PhaseAttempt): Promise<PhaseOutcome> {
   const cassetteScope = workflowInfo().root?.workflowId ?? workflowId;
   const runaway = new RunawayWatch(input.runaway, CHANGING_PHASES.has(phase));
   const budgetTokens = thinkingBudget(input.thinking, phase);
-  const thinking = budgetTokens ? { thinkingBudget: budgetTokens } : {};
+  // An attempt of a best-of-N task may sample at its own temperature; thinking needs the default (docs/attempts.md).
+  const temperature = input.attempt?.variant.temperature;
+  const thinking = budgetTokens ? { thinkingBudget: budgetTokens } : temperature !== undefined ? { temperature } : {};
   const agent = agentOf(input.agents, phase);
 
   await control.unpaused();
