@@ -16,7 +16,7 @@ const wandering = (task: string) => [
 
 const dex = useDexEnvironment({
   server: 'dev',
-  cassette: [...fixes('T-first-A'), ...slow('T-first-B'), ...slow('T-first-C'), ...wandering('T-cut-A'), ...wandering('T-cut-B'), ...fixes('T-cut-C'), ...wandering('T-none-A'), ...wandering('T-none-B')],
+  cassette: [...fixes('T-time-A'), ...slow('T-time-B'), ...fixes('T-first-A'), ...slow('T-first-B'), ...slow('T-first-C'), ...wandering('T-cut-A'), ...wandering('T-cut-B'), ...fixes('T-cut-C'), ...wandering('T-none-A'), ...wandering('T-none-B')],
   queue: 'dex-it-best-of-stopping',
 });
 
@@ -33,6 +33,15 @@ describe('best of N: stopping early', () => {
     expect(dex.requestsFor('T-first-B')).toHaveLength(1);
     expect(dex.requestsFor('T-first-C')).toHaveLength(1);
     expect(worktrees(repo)).toHaveLength(1);
+  });
+
+  it('timeLimit: when it comes, the attempts still running are cancelled and the best finished one is chosen', async () => {
+    const { handle } = await dex.startTask('T-time', { attempts: { count: 2, timeLimitMs: 8000 } });
+    const result = (await handle.result()) as TaskResult;
+    expect(result.state, result.error).toBe('completed');
+    expect(result.chosen?.name).toBe('A');
+    expect(result.attempts!.map((r) => [r.state, r.note])).toEqual([['completed', undefined], ['cancelled', 'stopped: the time limit came']]);
+    expect(dex.requestsFor('T-time-B')).toHaveLength(1);
   });
 
   it('the budget runs out mid-way: the attempts still running stop, and the one that passed is offered at the choose gate', async () => {

@@ -2,17 +2,20 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { RoadmapResult } from '../../../core/roadmap/roadmap-types';
 import type { RunStatus } from '../../../core/run/run-types';
-import { completionTurn, toolTurn } from '../../support/model/cassette-builder';
+import { costOf } from '../../../core/run/pricing';
+import { completionTurn, TEST_MODEL, toolTurn, usageTotals } from '../../support/model/cassette-builder';
 import { useDexEnvironment } from '../../support/env/dex-environment';
 import { checkoutFile, roadmapRepo, startRoadmap, subjects } from '../../support/plans/roadmap-fixture';
 
 /** Attempt `name` writes src/double.js with `extra` lines of comment: A the most, C none. */
-const writes = (name: string, extra: number) => [
-  toolTurn(`T1-${name}`, ['write_file', { path: 'src/double.js', content: `${'// note\n'.repeat(extra)}const { sum } = require('./math');\nmodule.exports = { double: (a) => sum(a, a) };\n` }]),
-  completionTurn(`T1-${name}`, { status: 'complete', summary: `double, ${extra} notes` }),
+const writes = (name: string, extra: number, task = 'T1') => [
+  toolTurn(`${task}-${name}`, ['write_file', { path: 'src/double.js', content: `${'// note\n'.repeat(extra)}const { sum } = require('./math');\nmodule.exports = { double: (a) => sum(a, a) };\n` }]),
+  completionTurn(`${task}-${name}`, { status: 'complete', summary: `double, ${extra} notes` }),
 ];
 
-const dex = useDexEnvironment({ server: 'time-skipping', cassette: [...writes('A', 40), ...writes('B', 10), ...writes('C', 0)], queue: 'dex-ts-attempts' });
+const T2_LINES = [...writes('A', 5, 'T2'), ...writes('B', 0, 'T2')];
+
+const dex = useDexEnvironment({ server: 'time-skipping', cassette: [...writes('A', 40), ...writes('B', 10), ...writes('C', 0), ...T2_LINES], queue: 'dex-ts-attempts' });
 
 const ROADMAP = '# Roadmap\n\n- [ ] T1: Add double in src/double.js (attempts: 3)\n';
 const CONFIG = 'verify: ["node --test"]\nattempts:\n  count: 2\n  choose: person\n';
@@ -46,5 +49,24 @@ describe('best of N in a roadmap, on the time-skipping server', () => {
     expect(checkoutFile(repo, 'ROADMAP.md')).toContain('- [x] T1');
     expect(subjects(repo).filter((s) => s.startsWith('dex: land T1'))).toHaveLength(1);
     execFileSync('node', ['--test'], { cwd: repo, stdio: 'ignore' });
+  });
+});
+
+describe('the roadmap budget covers the attempts', () => {
+  it("a task's attempts are reserved from the run budget before the first starts, and the roadmap's cost is theirs", async () => {
+    const repo = roadmapRepo('# Roadmap\n\n- [ ] T2: Add double in src/double.js (attempts: 2)\n', 'verify: ["node --test"]\nbudgets:\n  task: { usd: 0.3 }\n  run: { usd: 1 }\n');
+    const { handle } = await startRoadmap(dex, repo);
+    const result = (await handle.result()) as RoadmapResult;
+    expect(result.state).toBe('completed');
+    expect(checkoutFile(repo, 'src/double.js')).not.toContain('// note');
+    const { events } = await handle.fetchHistory();
+    const requests = (events ?? []).flatMap((e) => {
+      const signal = e.workflowExecutionSignaledEventAttributes;
+      return signal?.signalName === 'budgetRequest' ? [JSON.parse(Buffer.from(signal.input!.payloads![0].data!).toString('utf8')) as { taskId: string; usd: number }] : [];
+    });
+    // One request, of the task's whole budget, before any attempt asked its parent for a grant.
+    expect(requests.map((r) => [r.taskId, r.usd])).toEqual([['T2', 0.3]]);
+    const spent = costOf(TEST_MODEL, usageTotals(T2_LINES));
+    expect(result.costUsd).toBeCloseTo(spent, 8);
   });
 });
