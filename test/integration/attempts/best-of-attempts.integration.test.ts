@@ -8,7 +8,8 @@ import { commitsOnBranch } from '../../support/env/dev-server-env';
 import { runDex } from '../../support/env/dex-cli';
 
 const GATE = 'after-verify:implement';
-const WRONG = { path: 'src/math.js', old_string: 'return a - b;', new_string: 'return a * b;' };
+/** A's change breaks the module: every test fails now, not only the one that failed on the base. */
+const WRONG = { path: 'src/math.js', old_string: 'return a - b;', new_string: 'return a - b +;' };
 const FIX = { path: 'src/math.js', old_string: 'return a - b;', new_string: 'return a + b;' };
 /** B's fix comes with 60 lines of helpers nobody asked for. */
 const HELPERS = { path: 'src/helpers.js', content: Array.from({ length: 60 }, (_, i) => `exports.h${i} = (x) => x + ${i};`).join('\n') + '\n' };
@@ -17,8 +18,8 @@ const review = (task: string, verdict: string) => inPhase(GATE, [toolTurn(task, 
 /** A: a wrong fix, then gives up after verify fails twice; B: right, with a big change; C: right and small. */
 const threeAttempts = (id: string) => [
   toolTurn(`${id}-A`, ['edit_file', WRONG]),
-  completionTurn(`${id}-A`, { status: 'complete', summary: 'multiplies now' }),
-  completionTurn(`${id}-A`, { status: 'complete', summary: 'still multiplies' }),
+  completionTurn(`${id}-A`, { status: 'complete', summary: 'fixed' }),
+  completionTurn(`${id}-A`, { status: 'complete', summary: 'fixed, surely' }),
   toolTurn(`${id}-B`, ['edit_file', FIX], ['write_file', HELPERS]),
   completionTurn(`${id}-B`, { status: 'complete', summary: 'adds, with helpers' }),
   ...review(`${id}-B`, 'approve'),
@@ -38,12 +39,12 @@ describe('best of N: attempts at once, the best by evidence chosen', () => {
     const result = (await handle.result()) as TaskResult;
     expect(result.state, result.error).toBe('completed');
     expect(result.chosen).toMatchObject({ name: 'C', by: 'evidence' });
-    expect(result.chosen!.reason).toMatch(/^3 tried, 2 passed, chose C: all tests pass, 2 lines against 62, review approve, \$/);
+    expect(result.chosen!.reason).toMatch(/^3 tried, 2 passed, chose C: all tests pass, 1 fixed, 2 lines against 62, review approve, \$/);
     expect(result.branch).toBe(`dex/${handle.workflowId}-C`);
     const rows = Object.fromEntries(result.attempts!.map((r) => [r.name, r]));
     expect(rows.A).toMatchObject({ state: 'failed' });
-    expect(rows.B).toMatchObject({ state: 'completed', evidence: { passed: true, lines: 62, files: 2, review: 'approve' } });
-    expect(rows.C).toMatchObject({ state: 'completed', evidence: { passed: true, lines: 2, files: 1, review: 'approve' } });
+    expect(rows.B).toMatchObject({ state: 'completed', evidence: { passed: true, testsFixed: [expect.stringContaining('sum adds two numbers')], lines: 62, files: 2, review: 'approve' } });
+    expect(rows.C).toMatchObject({ state: 'completed', evidence: { passed: true, testsFixed: [expect.stringContaining('sum adds two numbers')], lines: 2, files: 1, review: 'approve' } });
     expect(rows.C.score!).toBeGreaterThan(rows.B.score!);
     // Every attempt's branch is kept; the chosen one holds only the small fix.
     expect(branchesOf(repo)).toEqual(expect.arrayContaining(['A', 'B', 'C'].map((n) => `dex/${handle.workflowId}-${n}`)));

@@ -39,9 +39,11 @@ describe('a worker killed with SIGKILL while three attempts run', () => {
     expect(result.attempts!.map((r) => [r.name, r.state])).toEqual([['A', 'completed'], ['B', 'completed'], ['C', 'completed']]);
     for (const row of result.attempts!) expect(commitsOnBranch(repo, row.branch!)).toHaveLength(1);
     const perCall = requestsPerCall(dex.fake.requests);
-    // Six calls in all, each made once, but the one in flight when the worker died.
+    // Six calls in all. B's hanging call was made again by the new worker; another attempt's call
+    // may have been in flight at the kill too, and is asked again once at most; none is asked thrice.
     expect(perCall.size).toBe(6);
-    expect([...perCall.entries()].filter(([, n]) => n > 1)).toEqual([[HANGING_CALL, 2]]);
+    expect(perCall.get(HANGING_CALL)).toBe(2);
+    expect(Math.max(...perCall.values())).toBe(2);
     expect(result.tokens).toEqual(usageTotals(CASSETTE));
   }, 180_000);
 });

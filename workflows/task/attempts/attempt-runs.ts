@@ -145,6 +145,8 @@ export class AttemptRuns {
       models,
       ...(config.attemptBudgetUsd !== undefined ? { budget: { usd: config.attemptBudgetUsd } } : {}),
       ...(budgeted ? { runBudgeted: true } : {}),
+      // Evidence is measured against the base (tests fixed and broken): the base's verify runs once for all attempts (it is cached per base).
+      verifyBaseline: true,
       attempt: { name, of: workflowInfo().workflowId, variant },
     };
   }
