@@ -85,9 +85,10 @@ export function listQuery(filters: ListFilters): string {
 /** Temporal's status of a run, as a dex state would read (`RUNNING` → `running`). */
 const temporalState = (info: Pick<WorkflowExecutionInfo, 'status'>): string => info.status.name.toLowerCase();
 
-/** The command that answers a run waiting in `state`. */
-function answerFor(id: string, state: string): string {
-  return state === 'budget_exceeded' ? `dex approve ${id} --budget-usd N` : `dex approve ${id}  (or: dex reject ${id} --reason TEXT)`;
+/** The command that answers a run waiting in `state` at `gate` (a best-of-N task's `choose` gate also takes `dex choose`, docs/attempts.md#the-choose-gate). */
+function answerFor(id: string, state: string, gate?: string): string {
+  if (state === 'budget_exceeded') return `dex approve ${id} --budget-usd N`;
+  return gate === 'choose' ? `dex approve ${id}  (or: dex choose ${id} ATTEMPT)` : `dex approve ${id}  (or: dex reject ${id} --reason TEXT)`;
 }
 
 /** A run's state: its `DexState`, or Temporal's status for a run without one or ended from outside. */
@@ -117,7 +118,7 @@ export function runRow(info: WorkflowExecutionInfo): RunRow {
     costUsd: attrs.get(DEX_COST_USD),
     started: info.startTime.toISOString(),
     closed: info.closeTime?.toISOString(),
-    answer: live && WAITING_STATES.has(state) ? answerFor(info.workflowId, state) : undefined,
+    answer: live && WAITING_STATES.has(state) ? answerFor(info.workflowId, state, waitingFor) : undefined,
   };
 }
 

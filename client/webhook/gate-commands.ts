@@ -43,8 +43,9 @@ export async function answerGateCommand(client: Client, comment: IssueComment, e
   const run = taken ?? runOfComment(comment.owner, comment.repo, comment.number, comment.isPull, comment.description);
   const decision = decisionOf(command, comment.author, run.taskId);
   if (!decision) {
-    await may.reply('`/dex reject` needs a reason: `/dex reject <why>`; nothing was done.');
-    return `${where}: ${asked} by ${comment.author} without a reason: refused`;
+    const needs = command.action === 'choose' ? 'an attempt: `/dex choose B`' : 'a reason: `/dex reject <why>`';
+    await may.reply(`\`${asked}\` needs ${needs}; nothing was done.`);
+    return `${where}: ${asked} by ${comment.author} without ${command.action === 'choose' ? 'an attempt' : 'a reason'}: refused`;
   }
   let said: string;
   try {

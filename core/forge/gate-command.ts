@@ -1,5 +1,5 @@
 /**
- * `/dex approve|reject|retry` in a forge comment (docs/forge-triggers.md#gates-from-the-forge): what it
+ * `/dex approve|reject|retry|choose` in a forge comment (docs/forge-triggers.md#gates-from-the-forge): what it
  * asks, and which run it is for. Pure: the webhook reads the delivery, checks who wrote it, and sends
  * the decision.
  */
@@ -8,12 +8,12 @@ import { issueRunId } from './issue-run';
 
 /** A gate command as a person wrote it. */
 interface GateCommand {
-  action: 'approve' | 'reject' | 'retry';
-  /** The rest of the line: the reason of a reject or retry, a note of an approval. */
+  action: 'approve' | 'reject' | 'retry' | 'choose';
+  /** The rest of the line: the reason of a reject or retry, a note of an approval, the attempt chosen (docs/attempts.md#the-choose-gate). */
   text?: string;
 }
 
-const COMMAND = /^\/dex\s+(approve|reject|retry)\b[ \t]*(.*)$/im;
+const COMMAND = /^\/dex\s+(approve|reject|retry|choose)\b[ \t]*(.*)$/im;
 
 /** The gate command a comment's text holds (on a line of its own), if any. */
 export function gateCommandIn(body: string): GateCommand | undefined {
@@ -23,9 +23,13 @@ export function gateCommandIn(body: string): GateCommand | undefined {
   return { action: m[1].toLowerCase() as GateCommand['action'], ...(text ? { text } : {}) };
 }
 
-/** The decision `command` by `by` stands for; a reject needs a reason (undefined: it has none). */
+/** The decision `command` by `by` stands for; a reject needs a reason, a choice an attempt's letter (undefined: it has none). */
 export function decisionOf(command: GateCommand, by: string, taskId?: string): DecideInput | undefined {
   const task = taskId ? { taskId } : {};
+  if (command.action === 'choose') {
+    const letter = /^[a-h]$/i.exec(command.text ?? '')?.[0].toUpperCase();
+    return letter ? { action: 'approve', by, choice: letter, ...task } : undefined;
+  }
   if (command.action === 'approve') return { action: 'approve', by, ...(command.text ? { note: command.text } : {}), ...task };
   if (command.action === 'retry') return { action: 'reject', by, retry: true, reason: command.text ?? `${by} asked for a retry on the forge`, ...task };
   return command.text ? { action: 'reject', by, reason: command.text, ...task } : undefined;

@@ -40,7 +40,7 @@ const CASSETTE = [
   write('F1', 'src/one.js', 'exports.one = () => 1;\n'),
   write('F1', 'src/two.js', 'exports.two = () => 2;\n'),
   done('F1'),
-  ...['S1', 'S2', 'S3', 'D1', 'D2', 'C1', 'C2'].flatMap((t) => [write(t, `src/${t}.js`, `exports.${t} = 1;\n`), done(t)]),
+  ...['S1', 'S2', 'S3', 'D1', 'D2', 'C1', 'C2', 'A1-A', 'A1-B', 'A1-C'].flatMap((t) => [write(t, `src/${t}.js`, `exports.${t} = 1;\n`), done(t)]),
 ];
 
 const cluster = useClusterEnv({ cassette: CASSETTE });
@@ -92,8 +92,8 @@ async function workersUp(count: number): Promise<void> {
 }
 
 /** Starts task `taskId` on the forge repository: it asks the fleet's queue for a worker. */
-async function startFleetTask(taskId: string, setup: TaskInput['setup'] = false): Promise<WorkflowHandle> {
-  const input = taskInput(taskId, repo.gitUrl, `${QUEUE}@nowhere`, { repo, fleetQueue: fleetQueueOf(QUEUE), verify: ['node --test'], setup });
+async function startFleetTask(taskId: string, setup: TaskInput['setup'] = false, more: Partial<TaskInput> = {}): Promise<WorkflowHandle> {
+  const input = taskInput(taskId, repo.gitUrl, `${QUEUE}@nowhere`, { repo, fleetQueue: fleetQueueOf(QUEUE), verify: ['node --test'], setup, ...more });
   return cluster.env.client.workflow.start('taskWorkflow', { workflowId: `task-fleet-${taskId}-1`, taskQueue: QUEUE, args: [input] });
 }
 
@@ -164,6 +164,19 @@ describe('a fleet of three workers on the cluster test bed', () => {
     const results = (await Promise.all(handles.map((h) => h.result()))) as TaskResult[];
     expect(results.map((r) => r.state)).toEqual(['completed', 'completed', 'completed']);
     expect(new Set(results.map((r) => r.worker))).toEqual(new Set(machines.map((m) => m.name)));
+  }, 420_000);
+
+  it('a fleet task of three attempts on three workers of one task each: an attempt on each, the chosen one on the forge', async () => {
+    const machines = ['b1', 'b2', 'b3'].map((n) => startMachine(n, ['--tasks', '1']));
+    await workersUp(3);
+    const handle = await startFleetTask('A1', false, { attempts: { count: 3 } });
+    const result = (await handle.result()) as TaskResult;
+    expect(result.state, result.error).toBe('completed');
+    const attempts = (await Promise.all(result.attempts!.map((r) => cluster.env.client.workflow.getHandle(r.workflowId).result()))) as TaskResult[];
+    expect(new Set(attempts.map((a) => a.worker))).toEqual(new Set(machines.map((m) => m.name)));
+    // The chosen attempt's commit is on the forge, where a landing on any worker starts from.
+    expect(forgeGit('cat-file', '-t', result.commit!)).toBe('commit');
+    expect(result.branch).toBe(`dex/task-fleet-A1-1-${result.chosen!.name}`);
   }, 420_000);
 
   it('a drained worker takes no new task, finishes the one it holds, and exits', async () => {

@@ -84,8 +84,10 @@ describe("dex list: a run's row", () => {
     expect(row).toMatchObject({ state: 'terminated', waitingFor: undefined, answer: undefined });
   });
 
-  it('answers a run over budget with a new budget', () => {
+  it('answers a run over budget with a new budget, and one at the choose gate with an attempt', () => {
     expect(runRow(info({ id: 't', attrs: [{ key: DEX_STATE, value: 'budget_exceeded' }] })).answer).toBe('dex approve t --budget-usd N');
+    // A best-of-N task waiting at its choose gate is answered with an attempt too (docs/attempts.md#the-choose-gate).
+    expect(runRow(info({ id: 'c', attrs: [{ key: DEX_STATE, value: 'waiting' }, { key: DEX_WAITING_FOR, value: 'choose' }] })).answer).toBe('dex approve c  (or: dex choose c ATTEMPT)');
   });
 });
 

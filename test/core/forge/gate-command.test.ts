@@ -9,13 +9,18 @@ describe('a /dex gate command in a comment', () => {
     expect(gateCommandIn('please /dex approve')).toBeUndefined();
     expect(gateCommandIn('/dex approved')).toBeUndefined();
     expect(gateCommandIn('/dex merge')).toBeUndefined();
+    expect(gateCommandIn('/dex choose B')).toEqual({ action: 'choose', text: 'B' });
   });
 
-  it('stands for the decision dex approve and dex reject send; a reject needs a reason', () => {
+  it('stands for the decision dex approve, dex reject and dex choose send; a reject needs a reason, a choice a letter', () => {
     expect(decisionOf({ action: 'approve', text: 'ship it' }, 'ana', 'T1')).toEqual({ action: 'approve', by: 'ana', note: 'ship it', taskId: 'T1' });
     expect(decisionOf({ action: 'retry' }, 'ana')).toEqual({ action: 'reject', by: 'ana', retry: true, reason: 'ana asked for a retry on the forge' });
     expect(decisionOf({ action: 'reject', text: 'no' }, 'ana')).toEqual({ action: 'reject', by: 'ana', reason: 'no' });
     expect(decisionOf({ action: 'reject' }, 'ana')).toBeUndefined();
+    // At a best-of-N task's choose gate: the attempt, one letter (docs/attempts.md#the-choose-gate).
+    expect(decisionOf({ action: 'choose', text: 'b' }, 'ana', 'T1')).toEqual({ action: 'approve', by: 'ana', choice: 'B', taskId: 'T1' });
+    expect(decisionOf({ action: 'choose', text: 'the second one' }, 'ana')).toBeUndefined();
+    expect(decisionOf({ action: 'choose' }, 'ana')).toBeUndefined();
   });
 
   it("goes to the run and task a pull request of dex's names, else to the issue's run", () => {
