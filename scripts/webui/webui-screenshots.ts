@@ -8,7 +8,7 @@
  * yours is never touched; starts the credential-free workflow host (`dex worker --workflows-only`,
  * as `dex server` does), runs `dex demo` (a completed task) and a foreground task whose model
  * answers "blocked", killing its command once it waits, a task whose phase is a Claude Code
- * session (docs/claude-code.md), and a roadmap task landing through a pull request on the tests'
+ * session (docs/claude-code.md), a best-of-3 task (docs/attempts.md), and a roadmap task landing through a pull request on the tests'
  * fake GitHub, waiting for CI (scripts/webui/webui-pr-landing.ts); then photographs, with Debian's
  * Chromium driven by playwright-core, the list of waiting runs that `dex list` links to and each
  * run's page. Everything it started, and the temporary folder, goes at the end, on success or
@@ -26,6 +26,7 @@ import { ensureTemporalCli } from '../../client/toolchain/toolchain';
 import { searchAttributeArgs } from '../../client/server/dev-server';
 import { freePort, portOpen } from '../../host/local-ports';
 import { claudeCodeLines, completionLine } from './webui-cassettes';
+import { attemptsTask } from './webui-attempts';
 import { shootList, shootRun } from './webui-pages';
 import { PR_WAITING, startPrLanding } from './webui-pr-landing';
 import { sandboxAvailability } from '../../host/sandbox/sandbox-availability';
@@ -38,10 +39,7 @@ const VIEWPORT = { width: 1400, height: 900 };
 /** How long one dex command may take (the demo takes a few seconds). */
 const DEX_TIMEOUT_MS = 180_000;
 /** Without these, this machine's closed network makes Chromium misbehave (docs of the machine). */
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',];
 
 /** What the waiting run's model answers: it stops and asks a person. */
 const BLOCKED_REASON =
@@ -51,7 +49,6 @@ const WAITING_TASK = { title: 'Fix sum in src/math.js', description: 'test/math.
 const started = Date.now();
 const say = (line: string) => console.error(`[screenshots ${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -249,6 +246,8 @@ async function main(): Promise<number> {
     const ccId = String(cc.workflowId);
     say(`claude-code task ${ccId}: ${String(cc.state)}`);
 
+    // 5b. A task of three attempts (docs/attempts.md): the Current Details hold the table of attempts and the choice.
+    const bestId = await attemptsTask(work, (args) => dex(args, env));
     // 6. A roadmap task landing through a pull request on the fake GitHub, waiting for its CI (build held pending).
     const pr = await startPrLanding(work, env, (name, args, e, log) => startBackground(name, process.execPath, [DEX, ...args], e, log), ensureTemporalCli(say), say);
     closers.push(pr.close);
@@ -273,6 +272,7 @@ async function main(): Promise<number> {
     await shootRun(page, ui, waitingId, BLOCKED_REASON.split(',')[0], join(outDir, 'webui-waiting.png'));
     await shootRun(page, ui, ccId, 'completed', join(outDir, 'webui-claude-code.png'));
     await shootRun(page, ui, pr.id, PR_WAITING, join(outDir, 'webui-pr-waiting.png'));
+    await shootRun(page, ui, bestId, 'chose', join(outDir, 'webui-attempts.png'));
     say(`done: the pictures are in ${outDir}`);
     return 0;
   } finally {

@@ -44,6 +44,8 @@ export class TaskBudget {
     const { taskId } = this.input;
     while (!fits(worst, leftOf(this.ledger.budget, this.ledger.spent()))) {
       const reason = `the next model call may cost up to ${describeReserve(worst)}, more than is left of the task's budget`;
+      // An attempt's cap is not raised by a person: the attempt ends (docs/attempts.md#attempts-wait-for-no-one).
+      if (this.input.attempt) return 'rejected';
       const decision = await this.control.waitAt('budget', {}, { taskId, reason });
       if (decision.action === 'reject') return 'rejected';
       this.ledger.budget = decision.budgetUsd !== undefined ? { ...this.ledger.budget, usd: decision.budgetUsd } : undefined;

@@ -16,7 +16,7 @@ const wandering = (task: string) => [
 
 const dex = useDexEnvironment({
   server: 'dev',
-  cassette: [...fixes('T-time-A'), ...slow('T-time-B'), ...fixes('T-first-A'), ...slow('T-first-B'), ...slow('T-first-C'), ...wandering('T-cut-A'), ...wandering('T-cut-B'), ...fixes('T-cut-C'), ...wandering('T-none-A'), ...wandering('T-none-B')],
+  cassette: [completionTurn('T-ask-A', { status: 'blocked', reason: 'Which sum do you mean?' }), ...fixes('T-ask-B'), ...fixes('T-time-A'), ...slow('T-time-B'), ...fixes('T-first-A'), ...slow('T-first-B'), ...slow('T-first-C'), ...wandering('T-cut-A'), ...wandering('T-cut-B'), ...fixes('T-cut-C'), ...wandering('T-none-A'), ...wandering('T-none-B')],
   queue: 'dex-it-best-of-stopping',
 });
 
@@ -33,6 +33,14 @@ describe('best of N: stopping early', () => {
     expect(dex.requestsFor('T-first-B')).toHaveLength(1);
     expect(dex.requestsFor('T-first-C')).toHaveLength(1);
     expect(worktrees(repo)).toHaveLength(1);
+  });
+
+  it('an attempt that asks a person ends rejected at once, and the other goes on and is chosen', async () => {
+    const { handle } = await dex.startTask('T-ask', { attempts: { count: 2 } });
+    const result = (await handle.result()) as TaskResult;
+    expect(result.state, result.error).toBe('completed');
+    expect(result.chosen?.name).toBe('B');
+    expect(result.attempts![0]).toMatchObject({ state: 'rejected', note: expect.stringContaining('it asked a person: Which sum do you mean?') });
   });
 
   it('timeLimit: when it comes, the attempts still running are cancelled and the best finished one is chosen', async () => {

@@ -47,6 +47,8 @@ export type TurnEnd = PhaseOutcome | { followUp: FollowUp };
 /** The reason a runaway phase stops, once a person rejected it at the `runaway` gate; undefined to go on. */
 export async function stoppedAsRunaway(t: Turn, stuck: string | undefined): Promise<PhaseOutcome | undefined> {
   if (!stuck) return undefined;
+  // An attempt of a best-of-N task waits for no person: the others go on, and choosing is the one decision (docs/attempts.md#attempts-wait-for-no-one).
+  if (t.run.input.attempt) return { kind: 'rejected', reason: `stopped as a runaway: ${stuck}` };
   const decision = await t.run.control.waitAt('runaway', {}, { taskId: t.run.input.taskId, reason: stuck });
   return decision.action === 'reject' ? { kind: 'rejected', reason: `stopped as a runaway: ${stuck}` } : undefined;
 }
@@ -61,6 +63,7 @@ export async function answerCompletion(t: Turn, completion: Completion | null | 
   if (completion.status === 'blocked') {
     // In a checking phase, "blocked" is a finding: the phase fails and the retry map decides.
     if (FINDING_PHASES.has(phase)) return { kind: 'failed', error: `${phase} found problems`, output: completion.reason };
+    if (input.attempt) return { kind: 'rejected', reason: `it asked a person: ${completion.reason}` };
     const decision = await control.waitAt('blocked', {}, { taskId: input.taskId, reason: completion.reason });
     if (decision.action === 'reject') return { kind: 'rejected', reason: decision.reason, retry: decision.retry };
     return { followUp: { text: `A person answered${decision.by ? ` (${decision.by})` : ''}: ${decision.note ?? 'go ahead'}` } };

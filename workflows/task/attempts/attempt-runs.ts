@@ -122,8 +122,12 @@ export class AttemptRuns {
       if (result.baseSha) row.baseSha = result.baseSha;
       if (result.evidence) row.evidence = result.evidence;
     }
-    // A cancelled attempt keeps the reason it was stopped for; a failed one says what failed.
-    const note = state === 'completed' ? (result?.evidence?.passed === false ? result.verifyCause : undefined) : state === 'cancelled' ? row.note : (result?.verifyCause ?? message);
+    // A cancelled attempt keeps the reason it was stopped for, a rejected one why it ended, a failed one what failed.
+    const note =
+      state === 'completed' ? (result?.evidence?.passed === false ? result.verifyCause : undefined)
+      : state === 'cancelled' ? row.note
+      : state === 'rejected' ? (message?.replace(/^rejected: /, '') ?? result?.verifyCause)
+      : (result?.verifyCause ?? message);
     if (note) row.note = note.split('\n')[0].slice(0, 200);
     this.settled(this.taskIdOf(row.name), row.costUsd);
     const e = row.evidence;
