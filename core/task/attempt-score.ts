@@ -53,14 +53,15 @@ export function describeChoice(rows: AttemptRow[], chosen: AttemptRow): string {
 export function evidenceOf(args: {
   verifyPassed: boolean;
   baseline?: string[];
-  lastFailures?: string[];
+  /** The base's failures that still fail after the attempt (verify's `preExisting`). */
+  stillFailing?: string[];
   newFailures?: string[];
   checksFailed: string[];
   lines: number;
   files: number;
   review?: AttemptEvidence['review'];
 }): AttemptEvidence {
-  const failing = new Set(args.lastFailures ?? []);
+  const failing = new Set(args.stillFailing ?? []);
   const testsFixed = (args.baseline ?? []).filter((t) => !failing.has(t));
   const testsBroken = args.newFailures ?? [];
   return {

@@ -1,6 +1,7 @@
-import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import { formatUsd } from '../../core/text/spending';
-import { budgetGrantSignal, budgetRequestSignal, type TaskSpending } from '../../core/run/definitions';
+import { budgetRequestSignal, type TaskSpending } from '../../core/run/definitions';
+import { sendGrant } from '../run/budget-grant';
 import type { RunControl } from '../run/run-control';
 import type { RunLedger } from '../run/run-ledger';
 import { inIdOrder } from './id-order';
@@ -103,11 +104,7 @@ export class RunGrants {
     return `${asks.join(', ')}; ${formatUsd(Math.max(0, this.left()))} of the ${formatUsd(this.ledger.budget?.usd ?? 0)} run budget is not yet reserved`;
   }
 
-  private async tell(taskId: string, grant: { usd: number } | { denied: true }): Promise<void> {
-    try {
-      await getExternalWorkflowHandle(this.idOf(taskId)).signal(budgetGrantSignal, grant);
-    } catch {
-      // The task ended meanwhile: nothing waits for the answer.
-    }
+  private tell(taskId: string, grant: { usd: number } | { denied: true }): Promise<void> {
+    return sendGrant(this.idOf(taskId), grant);
   }
 }

@@ -17,7 +17,7 @@ export async function attemptEvidence(input: TaskInput, progress: TaskProgress, 
   return evidenceOf({
     verifyPassed: last?.passed ?? false,
     baseline: progress.baseline,
-    lastFailures: [...(last?.preExisting ?? []), ...(last?.newFailures ?? [])],
+    stillFailing: last?.preExisting,
     newFailures: last?.newFailures,
     checksFailed: (last?.checks ?? []).filter((c) => !c.passed && !c.preExisting).map((c) => c.name),
     lines: size.lines,

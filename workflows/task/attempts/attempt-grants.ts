@@ -1,6 +1,7 @@
 import { condition, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { TaskInput } from '../../../core/task/task-types';
 import { budgetGrantSignal, budgetRequestSignal, type TaskSpending } from '../../../core/run/definitions';
+import { sendGrant } from '../../run/budget-grant';
 
 /**
  * One budget for all the attempts of a best-of-N task (docs/attempts.md#budget-and-stopping):
@@ -106,11 +107,6 @@ export class AttemptGrants {
 
   private async tell(taskId: string, grant: { usd: number } | { denied: true }): Promise<void> {
     const id = this.idOf(taskId);
-    if (!id) return;
-    try {
-      await getExternalWorkflowHandle(id).signal(budgetGrantSignal, grant);
-    } catch {
-      // The attempt ended meanwhile: nothing waits for the answer.
-    }
+    if (id) await sendGrant(id, grant);
   }
 }
